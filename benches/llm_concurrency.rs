@@ -1,0 +1,2 @@
+//! Benchmark: llm_concurrency (being built; see its issue).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: neo4j_write (being built; see its issue).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: plan (being built; see its issue).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark: tree (being built; see its issue).
+fn main() {}

@@ -1,0 +1,47 @@
+//! Command-line surface: the clap definitions of every subcommand. Each
+//! subcommand's arguments and `run` live in their own file under `cmd/`.
+
+use crate::cmd;
+use clap::{Parser, Subcommand};
+
+const AFTER_HELP: &str = "\
+Examples:
+  kgroute tree fixtures/supply_agreement.txt --format text
+  kgroute plan fixtures/ --index indices/credit_agreement.yaml
+  kgroute ingest fixtures/ --index indices/credit_agreement.yaml
+
+With no LLM configured (KGROUTE_LLM_URL / --llm-url) the offline rules
+extractor runs; with no Neo4j configured (--neo4j / NEO4J_URI) the graph is
+written to import files under the output folder.";
+
+/// Route contract sections to an LLM by predicted graph value and build a
+/// knowledge graph from what it extracts.
+#[derive(Debug, Parser)]
+#[command(name = "kgroute", version, about, long_about = None, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse a document's headings into a skeleton tree with line pointers.
+    Tree(cmd::tree::TreeArgs),
+    /// Predict each section's tier and route, with payload cut and cost; no LLM.
+    Plan(cmd::plan::PlanArgs),
+    /// Run the whole pipeline on a batch: tree, route, extract, graph, report.
+    Ingest(cmd::ingest::IngestArgs),
+    /// Apply a reviewer's decisions from sections.csv to an index YAML.
+    Review(cmd::review::ReviewArgs),
+    /// Show how the index stabilised across batches (reports/history.csv).
+    History(cmd::history::HistoryArgs),
+    /// Work with graphability index files.
+    #[command(subcommand)]
+    Index(IndexCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Validate index YAML files (a base and its overlays), reporting every problem.
+    Check(cmd::index_check::IndexCheckArgs),
+}

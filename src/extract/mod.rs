@@ -1,0 +1,97 @@
+//! Extraction stage: turns each section routed to the LLM into
+//! schema-checked entities, relations and an actual graphability tier.
+//!
+//! Two extractors emit the same [`SectionExtraction`]: an OpenAI-compatible
+//! LLM client, and the deterministic offline rules extractor that runs when
+//! no LLM is configured. Hands `Vec<SectionExtraction>` per document to the
+//! graph stage.
+
+use crate::index::Tier;
+use serde::{Deserialize, Serialize};
+
+/// What the extractor is given for one section: the whole section by its
+/// line pointers, with its place in the document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SectionInput {
+    pub doc_id: String,
+    pub doc_type: String,
+    pub node_id: String,
+    pub title: String,
+    pub breadcrumb: String,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The section's own text (`start_line..=end_line` of the source).
+    pub text: String,
+    /// The matched index entry is an ontological anchor (pinned Very High).
+    pub anchor: bool,
+}
+
+/// A named thing found in a section.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Entity {
+    pub name: String,
+    /// One of the ontology's entity types.
+    #[serde(rename = "type")]
+    pub entity_type: String,
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// A typed edge between two entities of the same section.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Relation {
+    pub source: String,
+    /// One of the ontology's relation types (UPPER_SNAKE_CASE).
+    #[serde(rename = "type")]
+    pub relation_type: String,
+    pub target: String,
+    #[serde(default)]
+    pub evidence: String,
+}
+
+/// An item removed after extraction, with the reason, so nothing disappears
+/// silently.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pruned {
+    /// `entity` or `relation`.
+    pub item: String,
+    pub what: String,
+    pub reason: String,
+}
+
+/// How a section's extraction ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "state", content = "reason")]
+pub enum SectionStatus {
+    /// Extracted now.
+    Ok,
+    /// Answered from the on-disk cache: no request made.
+    Cached,
+    /// Gave up after retries; the reason says why. The document continues.
+    Failed(String),
+}
+
+/// Everything the extraction stage learned about one section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SectionExtraction {
+    pub doc_id: String,
+    pub node_id: String,
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+    pub pruned: Vec<Pruned>,
+    /// The model's own rating of the section, when it gave one.
+    pub model_tier: Option<Tier>,
+    pub model_why: Option<String>,
+    /// Tier from relational density (relations per 1,000 chars).
+    pub density_tier: Tier,
+    /// The tier used for alignment: the model's rating checked against
+    /// density and anchors.
+    pub actual_tier: Tier,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// Which extractor produced it: `rules` or `llm:<model>`.
+    pub extractor: String,
+    pub status: SectionStatus,
+}

@@ -1,0 +1,18 @@
+//! kgroute: turns corpora of long contracts into a knowledge graph while
+//! paying an LLM for as little text as possible.
+//!
+//! Stages, each a module that hands one data type to the next:
+//! tree ([`tree::DocTree`]) -> index/route ([`route::RoutePlan`]) ->
+//! extract ([`extract::SectionExtraction`]) -> graph -> sink -> report.
+//! See ARCHITECTURE.md.
+
+pub mod cli;
+pub mod cmd;
+pub mod extract;
+pub mod graph;
+pub mod index;
+pub mod pipeline;
+pub mod report;
+pub mod route;
+pub mod sink;
+pub mod tree;

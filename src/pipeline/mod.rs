@@ -1,0 +1,1 @@
+//! The staged batch pipeline behind `kgroute ingest`.

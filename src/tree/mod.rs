@@ -1,0 +1,120 @@
+//! Tree stage: turns a document's heading structure into a skeleton tree of
+//! sections with exact line pointers, without any LLM.
+//!
+//! Hands a [`DocTree`] to the routing stage. The text of a section is never
+//! copied into the tree: consumers follow `start_line..=end_line` back into the
+//! [`SourceText`].
+
+pub mod source;
+
+pub use source::{InputError, SourceText};
+
+use serde::{Deserialize, Serialize};
+
+/// How the document's headings were recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocFormat {
+    Markdown,
+    Text,
+}
+
+/// What a node is, so later stages can treat tables of contents, empty
+/// structural headings and annexes differently from ordinary sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    Section,
+    Preamble,
+    Toc,
+    Structural,
+    Schedule,
+    Exhibit,
+    Signature,
+    Fallback,
+}
+
+/// One heading and the span of text it owns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    pub title: String,
+    /// 4-digit zero-padded pre-order id; `0000` is the preamble.
+    pub node_id: String,
+    /// 1-based line of the heading (PageIndex/Proxy-Pointer field).
+    pub line_num: usize,
+    /// 1-based, inclusive: from the heading line to the line before the next
+    /// heading of any level. Children are not part of this span.
+    pub start_line: usize,
+    pub end_line: usize,
+    pub level: u8,
+    /// Size of the node's own span in characters (not bytes).
+    pub chars: usize,
+    /// Ancestor titles and own title joined with ` > `.
+    pub breadcrumb: String,
+    pub kind: NodeKind,
+    pub nodes: Vec<Node>,
+}
+
+/// The skeleton tree of one document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocTree {
+    pub doc_name: String,
+    /// Stable id: file stem plus a content-hash prefix.
+    pub doc_id: String,
+    pub line_count: usize,
+    pub format: DocFormat,
+    pub structure: Vec<Node>,
+}
+
+impl DocTree {
+    /// Every node in pre-order (document order).
+    pub fn iter(&self) -> impl Iterator<Item = &Node> {
+        let mut stack: Vec<&Node> = self.structure.iter().rev().collect();
+        std::iter::from_fn(move || {
+            let node = stack.pop()?;
+            stack.extend(node.nodes.iter().rev());
+            Some(node)
+        })
+    }
+
+    /// Every node in pre-order with its parent's node id.
+    pub fn iter_with_parent(&self) -> Vec<(&Node, Option<&str>)> {
+        fn walk<'a>(
+            nodes: &'a [Node],
+            parent: Option<&'a str>,
+            out: &mut Vec<(&'a Node, Option<&'a str>)>,
+        ) {
+            for n in nodes {
+                out.push((n, parent));
+                walk(&n.nodes, Some(&n.node_id), out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.structure, None, &mut out);
+        out
+    }
+
+    pub fn find(&self, node_id: &str) -> Option<&Node> {
+        self.iter().find(|n| n.node_id == node_id)
+    }
+}
+
+impl Node {
+    /// The span of this node and all its descendants (first..=last line).
+    pub fn subtree_span(&self) -> (usize, usize) {
+        let mut end = self.end_line;
+        let mut cur = self;
+        while let Some(last) = cur.nodes.last() {
+            end = end.max(last.end_line);
+            cur = last;
+        }
+        (self.start_line, end)
+    }
+}
+
+/// Builds the tree of a document. Never fails: a document without headings
+/// becomes one `fallback` node.
+pub fn build_tree(source: &SourceText) -> DocTree {
+    let _ = source;
+    todo!("issue 2: tree builder")
+}

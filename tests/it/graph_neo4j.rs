@@ -1,0 +1,1 @@
+//! Integration tests: graph_neo4j.

@@ -1,0 +1,10 @@
+pub mod util;
+
+mod extract;
+mod graph_neo4j;
+mod index;
+mod ingest;
+mod llm;
+mod plan;
+mod report;
+mod tree;

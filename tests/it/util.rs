@@ -1,0 +1,54 @@
+//! Shared helpers for integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` next to the repository (CI lays it there too).
+pub fn shared() -> PathBuf {
+    repo().join("..").join("shared")
+}
+
+/// A file of the shared corpus, e.g. `credit_agreements/emerson_2018.md`.
+pub fn corpus(rel: &str) -> PathBuf {
+    let p = shared().join("corpora").join(rel);
+    assert!(p.exists(), "shared corpus file missing: {}", p.display());
+    p
+}
+
+/// Every document of the shared corpus (not the labels list).
+pub fn corpus_documents() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["credit_agreements", "other"] {
+        let d = shared().join("corpora").join(dir);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    repo().join("fixtures").join(name)
+}
+
+/// A fresh temp directory, removed when dropped.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// A `kgroute` command for the binary under test.
+pub fn kgroute() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("kgroute").expect("kgroute binary")
+}
+
+pub fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
