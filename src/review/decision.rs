@@ -81,9 +81,10 @@ pub fn parse_action(cell: &str) -> Result<Option<Action>, String> {
 /// The columns review needs.
 const NEEDED: [&str; 5] = ["doc_id", "node_id", "heading", "matched_entry", "decision"];
 
-/// Reads every non-blank decision of a `sections.csv`. Returns the
-/// decisions, or every problem found (each naming the file and line).
-pub fn read_decisions(csv_path: &Path) -> Result<Result<Vec<Decision>, Vec<String>>> {
+/// Reads every non-blank decision of a `sections.csv`. Returns the valid
+/// decisions and every problem found (each naming the file and line); an
+/// `Err` only when the file cannot be read as a sections.csv at all.
+pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
     let file = csv_path.display().to_string();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
@@ -139,11 +140,7 @@ pub fn read_decisions(csv_path: &Path) -> Result<Result<Vec<Decision>, Vec<Strin
             Err(msg) => errors.push(format!("{origin}: {msg}")),
         }
     }
-    Ok(if errors.is_empty() {
-        Ok(decisions)
-    } else {
-        Err(errors)
-    })
+    Ok((decisions, errors))
 }
 
 /// Which index name a decision is about: the heading for add/alias/ignore,
@@ -159,11 +156,11 @@ fn subject(d: &Decision) -> (bool, String) {
 }
 
 /// Collapses identical decisions about the same title (the same heading
-/// occurs in many documents) and reports conflicting ones.
-pub fn dedupe(decisions: Vec<Decision>) -> Result<Vec<Decision>, Vec<String>> {
+/// occurs in many documents); conflicting ones go to `errors` and are
+/// dropped.
+pub fn dedupe(decisions: Vec<Decision>, errors: &mut Vec<String>) -> Vec<Decision> {
     let mut first: HashMap<(bool, String), Decision> = HashMap::new();
     let mut out = Vec::new();
-    let mut errors = Vec::new();
     for d in decisions {
         let key = subject(&d);
         match first.get(&key) {
@@ -178,11 +175,7 @@ pub fn dedupe(decisions: Vec<Decision>) -> Result<Vec<Decision>, Vec<String>> {
             }
         }
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    out
 }
 
 #[cfg(test)]

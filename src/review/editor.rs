@@ -440,7 +440,19 @@ impl IndexText {
             e = self.find_entry(entry)?.expect("entry still there");
         }
         let from = e.tier;
-        let moved: Vec<String> = self.lines.drain(e.start..e.end).collect();
+        // Comment lines right above the entry (indented at least as deep)
+        // describe it and move with it.
+        let key_line = self.tier_block(from).map_or(0, |b| b.key_line);
+        let mut start = e.start;
+        while start > key_line + 1 {
+            let l = &self.lines[start - 1];
+            if l.trim_start().starts_with('#') && indent_of(l) >= e.indent {
+                start -= 1;
+            } else {
+                break;
+            }
+        }
+        let moved: Vec<String> = self.lines.drain(start..e.end).collect();
         if self.entries(from)?.is_empty() {
             if let Some(b) = self.tier_block(from) {
                 let line = self.lines[b.key_line].clone();

@@ -68,10 +68,19 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
             problems.join("\n  ")
         );
     }
-    let decisions = read_decisions(csv_path)?
-        .and_then(decision::dedupe)
-        .map_err(ReviewErrors)?;
-    let result = apply_decisions(&original, &decisions).map_err(ReviewErrors)?;
+    // Every problem is reported at once: bad cells, conflicts, and
+    // decisions that cannot be applied.
+    let (decisions, mut errors) = read_decisions(csv_path)?;
+    let decisions = decision::dedupe(decisions, &mut errors);
+    let result = apply_decisions(&original, &decisions);
+    let result = match result {
+        Ok(r) if errors.is_empty() => r,
+        Ok(_) => return Err(ReviewErrors(errors).into()),
+        Err(more) => {
+            errors.extend(more);
+            return Err(ReviewErrors(errors).into());
+        }
+    };
     let problems = check_index_text(&result.edited);
     if !problems.is_empty() {
         anyhow::bail!(
