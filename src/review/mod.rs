@@ -40,12 +40,13 @@ impl ReviewResult {
         self.original != self.edited
     }
 
-    /// A unified diff of the edit, `a/<name>` -> `b/<name>`.
+    /// A unified diff of the edit, with `name` on both header lines (so
+    /// `patch` can apply it).
     pub fn diff(&self, name: &str) -> String {
         similar::TextDiff::from_lines(&self.original, &self.edited)
             .unified_diff()
             .context_radius(3)
-            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .header(name, &format!("{name} (reviewed)"))
             .to_string()
     }
 }

@@ -421,3 +421,261 @@ fn history_without_a_file_says_how_to_get_one() {
             predicate::str::contains("none.csv").and(predicate::str::contains("kgroute ingest")),
         );
 }
+
+// ---------------------------------------------------------------------------
+// kgroute review: editing an index line by line
+
+/// A realistic index: comments everywhere, flow and block aliases,
+/// bare-string entries, `[]` and one-line flow tiers.
+const INDEX: &str = "\
+# Credit agreement index (baseline from the article)
+document_type: credit_agreement
+version: \"2\"
+description: >
+  Sections of syndicated credit agreements.
+match:
+  fuzzy_threshold: 0.82             # token similarity 0..1
+anchors:                            # pinned Very High
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+# --- the tiers ---
+very_high:
+  - title: Definitions
+    aliases: [Defined Terms, Certain Defined Terms]   # 1.01 in most deals
+    note: the ontology's backbone
+  - title: Events of Default
+  - Subsidiaries
+high:
+  - title: Use of Proceeds
+    aliases:
+      - Purpose of Loans
+  # guarantee sections
+  - title: Company Guaranty
+    note: parent guarantee
+medium: []   # filled by review
+low:
+  - Governing Law            # bare string
+  - title: Confidentiality
+very_low: [No Waivers, Counterparts]
+";
+
+const EXPECTED: &str = "\
+# Credit agreement index (baseline from the article)
+document_type: credit_agreement
+version: \"2\"
+description: >
+  Sections of syndicated credit agreements.
+match:
+  fuzzy_threshold: 0.82             # token similarity 0..1
+anchors:                            # pinned Very High
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+# --- the tiers ---
+very_high:
+  - title: Definitions
+    aliases: [Defined Terms, Certain Defined Terms, Defs]   # 1.01 in most deals
+    note: the ontology's backbone
+  - title: Events of Default
+  - Subsidiaries
+  # guarantee sections
+  - title: Company Guaranty
+    note: parent guarantee
+high:
+  - title: Use of Proceeds
+    aliases:
+      - Purpose of Loans
+      - Proceeds
+medium:   # filled by review
+  - title: Types of Advances
+    note: added by review from emerson-1 0004
+low:
+  - title: Governing Law            # bare string
+    aliases: [Applicable Law]
+  - title: Confidentiality
+  - Counterparts
+very_low:
+  - No Waivers
+  - title: \"Notices: Addresses\"
+    note: added by review from emerson-1 0010
+";
+
+const REVIEWED_CSV: &str = "\
+doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision
+emerson-1,0004,Article 1 > Section 1.03 Types of Advances,Section 1.03 Types of Advances,826,835,800,,none,0.00,,llm,19,2,0,low,low,medium,new,300,80,ok,add:Medium
+emerson-1,0005,Article 1 > Section 1.04 Applicable Law,Section 1.04 Applicable Law,836,840,400,,none,0.00,,llm,3,0,0,very_low,very_low,very_low,new,100,20,ok,alias:governing law
+emerson-1,0006,Article 1 > Section 1.05 Defs,Section 1.05 Defs,841,850,900,,none,0.00,,llm,5,4,0,high,high,high,new,200,50,ok,alias:Definitions
+emerson-1,0007,Article 5 > Section 5.01 Proceeds,Section 5.01 Proceeds,900,910,500,,none,0.00,,llm,4,2,0,high,high,high,new,120,40,ok,alias:Use of Proceeds
+emerson-1,0008,Article 9 > Section 9.01 Company Guaranty,Section 9.01 Company Guaranty,1000,1050,6000,Company Guaranty,exact,1.00,high,llm,30,40,0,very_high,very_high,very_high,deviation,2000,600,ok,retier:very_high
+emerson-1,0009,Article 9 > Section 9.02 Counterparts,Section 9.02 Counterparts,1051,1060,700,Counterparts,exact,1.00,very_low,llm:audit,2,1,0,low,low,low,deviation,100,20,ok,retier:low
+emerson-1,0010,Article 9 > Section 9.03 Notices: Addresses,Section 9.03 Notices: Addresses,1061,1070,1200,,none,0.00,,llm,12,0,0,very_low,very_low,very_low,new,200,30,ok,add:very_low
+emerson-1,0011,Article 9 > Section 9.04 Benchmark Replacement Setting,Section 9.04 Benchmark Replacement Setting,1071,1090,3000,,none,0.00,,llm,8,3,0,low,low,low,new,500,90,ok,ignore
+emerson-1,0012,Article 9 > Section 9.05 Governing Law,Section 9.05 Governing Law,1091,1095,300,Governing Law,exact,1.00,low,skip,,,,,,,not_scanned,,,not_sent,
+att-2,0020,Article 2 > SECTION 2.03. TYPES OF ADVANCES,SECTION 2.03. TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:medium
+";
+
+fn review_setup(csv_text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempdir();
+    let csv = dir.path().join("sections.csv");
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&csv, csv_text).unwrap();
+    std::fs::write(&index, INDEX).unwrap();
+    (dir, csv, index)
+}
+
+/// Titles per tier key, read with a real YAML parser.
+fn tiers_of(yaml: &str) -> HashMap<String, Vec<String>> {
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).unwrap();
+    Tier::ALL
+        .iter()
+        .map(|t| {
+            let titles = v[t.key()]
+                .as_sequence()
+                .map(|s| {
+                    s.iter()
+                        .map(|e| {
+                            e.as_str()
+                                .or_else(|| e["title"].as_str())
+                                .unwrap()
+                                .to_string()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (t.key().to_string(), titles)
+        })
+        .collect()
+}
+
+#[test]
+fn review_write_edits_the_index_in_place_keeping_comments() {
+    let (_dir, csv, index) = review_setup(REVIEWED_CSV);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "moved `Company Guaranty` from high to very_high",
+        ));
+    let edited = read(&index);
+    assert_eq!(edited, EXPECTED);
+    for comment in INDEX.lines().filter_map(|l| l.find('#').map(|i| &l[i..])) {
+        assert!(edited.contains(comment), "comment lost: {comment}");
+    }
+    let tiers = tiers_of(&edited);
+    assert!(tiers["very_high"].contains(&"Company Guaranty".to_string()));
+    assert!(!tiers["high"].contains(&"Company Guaranty".to_string()));
+    assert_eq!(tiers["medium"], ["Types of Advances"]);
+    assert_eq!(
+        tiers["low"],
+        ["Governing Law", "Confidentiality", "Counterparts"]
+    );
+    assert_eq!(tiers["very_low"], ["No Waivers", "Notices: Addresses"]);
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&edited).unwrap();
+    assert_eq!(v["low"][0]["aliases"][0].as_str(), Some("Applicable Law"));
+    assert_eq!(v["high"][0]["aliases"][1].as_str(), Some("Proceeds"));
+    assert_eq!(v["very_high"][0]["aliases"][2].as_str(), Some("Defs"));
+    assert_eq!(v["version"].as_str(), Some("2"));
+
+    // Running the same review again changes nothing.
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("no change"));
+    assert_eq!(read(&index), EXPECTED);
+}
+
+#[test]
+fn review_without_write_prints_a_diff_and_leaves_the_file() {
+    let (_dir, csv, index) = review_setup(REVIEWED_CSV);
+    let out = kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .assert()
+        .success();
+    let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(read(&index), INDEX);
+    assert!(
+        diff.starts_with(&format!("--- {}\n", index.display())),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-medium: []   # filled by review\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+medium:   # filled by review\n+  - title: Types of Advances\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+  - title: \"Notices: Addresses\"\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-very_low: [No Waivers, Counterparts]\n"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn review_reports_every_bad_decision_with_its_row() {
+    let bad = REVIEWED_CSV
+        .replace(",add:Medium\n", ",add:mid\n")
+        .replace(",alias:Definitions\n", ",alias:Defined Stuff\n")
+        .replace(",ignore\n", ",drop\n")
+        .replace(",add:very_low\n", ",retier:high\n");
+    let (_dir, csv, index) = review_setup(&bad);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("4 problem(s)")
+                .and(predicate::str::contains("sections.csv:2 (doc emerson-1, node 0004): unknown tier `mid`"))
+                .and(predicate::str::contains("valid tiers: very_high, high, medium, low, very_low"))
+                .and(predicate::str::contains("sections.csv:9 (doc emerson-1, node 0011): unknown decision `drop`; valid decisions: add:<tier>, alias:<entry>, retier:<tier>, ignore"))
+                .and(predicate::str::contains("sections.csv:4 (doc emerson-1, node 0006): unknown entry `Defined Stuff`"))
+                .and(predicate::str::contains("entries: Company Guaranty, Confidentiality, Counterparts, Definitions"))
+                .and(predicate::str::contains("sections.csv:8 (doc emerson-1, node 0010): `retier:high` on a section with no matched_entry")),
+        );
+    assert_eq!(
+        read(&index),
+        INDEX,
+        "nothing is written when a decision is bad"
+    );
+}
+
+#[test]
+fn conflicting_decisions_for_one_title_are_an_error() {
+    let conflicting = REVIEWED_CSV.replace(
+        "TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:medium",
+        "TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:low",
+    );
+    let (_dir, csv, index) = review_setup(&conflicting);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sections.csv:11 (doc att-2, node 0020): `add:low` for `Types of Advances` conflicts with `add:Medium`"));
+}
