@@ -2,9 +2,9 @@
 //! suggestions, history) and the review loop (`kgroute review`,
 //! `kgroute history`).
 
-use super::util::{kgroute, read, tempdir};
+use super::util::{corpus, kgroute, read, tempdir};
 use kgroute::extract::{Entity, Relation, SectionExtraction, SectionStatus};
-use kgroute::index::{MatchMethod, Tier, TitleMatch};
+use kgroute::index::{normalize_title, DensityThresholds, MatchMethod, Tier, TitleMatch};
 use kgroute::report::{
     append_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
 };
@@ -678,4 +678,228 @@ fn conflicting_decisions_for_one_title_are_an_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("sections.csv:11 (doc att-2, node 0020): `add:low` for `Types of Advances` conflicts with `add:Medium`"));
+}
+
+// ---------------------------------------------------------------------------
+// The review loop on a real contract: batch 1 -> scripted review of its
+// suggestions -> batch 2 with the edited index; history shows both.
+
+/// The article's baseline index (abridged), laid out as people write it.
+const BASELINE: &str = "\
+# Credit agreements: the article's baseline index
+document_type: credit_agreement
+version: \"1\"
+description: >
+  Baseline from the graphability article.
+match:
+  fuzzy_threshold: 0.82
+anchors:
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+very_high:   # deep NER/RE
+  - title: Definitions
+    aliases: [Defined Terms]
+  - Litigation
+  - Environmental Matters
+  - Subsidiaries
+  - Payment of Obligations
+  - Events of Default
+  - Successors and Assigns
+high:
+  - The Facility
+  - Corporate Existence and Power
+  - Compliance with Laws
+  - title: Use of Proceeds
+    note: who gets the money
+medium:
+  - Swing Line Loans
+  - Competitive Bid Advances
+  - Successor Agent
+  - Funding Indemnification
+  - Collateral
+low:
+  - Method of Payment
+  - Telephonic Notices
+  - Market Disruption
+  - Judgment Currency
+  - Confidentiality
+very_low:
+  - No Waivers
+  - Waiver of Jury Trial
+  - No Fiduciary Duty
+  - Service of Process
+";
+
+/// normalised title or alias -> (entry title, tier), read from an index.
+fn lookup_table(yaml: &str) -> HashMap<String, (String, Tier)> {
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).unwrap();
+    let mut out = HashMap::new();
+    for tier in Tier::ALL {
+        for e in v[tier.key()].as_sequence().into_iter().flatten() {
+            let title = e.as_str().or_else(|| e["title"].as_str()).unwrap().to_string();
+            let aliases = e["aliases"].as_sequence().cloned().unwrap_or_default();
+            for name in std::iter::once(title.clone()).chain(aliases.iter().map(|a| a.as_str().unwrap().to_string())) {
+                out.insert(normalize_title(&name), (title.clone(), tier));
+            }
+        }
+    }
+    out
+}
+
+/// A stand-in for the upstream stages, enough to drive the report: Markdown
+/// headings become sections, titles are looked up exactly in the index, and
+/// sent sections get one relation per `shall` (density decides the tier).
+fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
+    let path = corpus("credit_agreements/emerson_2018.md");
+    let text = read(&path);
+    let lines: Vec<&str> = text.lines().collect();
+    let heads: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with('#')).collect();
+    let table = lookup_table(index_yaml);
+    let density = DensityThresholds::default();
+    let mut sections = Vec::new();
+    let mut extractions = Vec::new();
+    let mut crumbs: Vec<(u8, String)> = Vec::new();
+    for (k, &i) in heads.iter().enumerate() {
+        let end = heads.get(k + 1).copied().unwrap_or(lines.len());
+        let level = lines[i].chars().take_while(|&c| c == '#').count() as u8;
+        let title = lines[i].trim_start_matches('#').trim().to_string();
+        crumbs.retain(|(l, _)| *l < level);
+        crumbs.push((level, title.clone()));
+        let body = lines[i..end].join("\n");
+        let chars = body.chars().count();
+        let node_id = format!("{:04}", k + 1);
+        let found = table.get(&normalize_title(&title)).cloned();
+        let route = if level == 1 && chars < 200 {
+            Route::Empty
+        } else {
+            match &found {
+                Some((_, t)) if !t.is_sent() => Route::Skip,
+                _ => Route::Llm,
+            }
+        };
+        let mut s = section(&node_id, &title, found.as_ref().map(|(e, t)| (e.as_str(), *t)), route, chars);
+        s.breadcrumb = crumbs.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(" > ");
+        s.start_line = i + 1;
+        s.end_line = end;
+        s.level = level;
+        if route == Route::Llm {
+            let n = body.matches(" shall ").count();
+            let rels: Vec<(String, String)> = (0..n).map(|j| ("SHALL".to_string(), format!("obligation {j}"))).collect();
+            let rels: Vec<(&str, &str, &str)> = rels.iter().map(|(t, o)| ("Borrower", t.as_str(), o.as_str())).collect();
+            let mut e = extraction("emerson", &node_id, density.tier_for(n, chars), &rels);
+            e.density_tier = e.actual_tier;
+            e.tokens_in = chars as u64 / 4;
+            extractions.push(e);
+        }
+        sections.push(s);
+    }
+    DocumentOutcome {
+        doc_id: "emerson".into(),
+        doc_name: "emerson_2018.md".into(),
+        path: path.clone(),
+        plan: Some(RoutePlan {
+            doc_id: "emerson".into(),
+            doc_name: "emerson_2018.md".into(),
+            doc_type: "credit_agreement".into(),
+            sections,
+        }),
+        extractions,
+        error: None,
+    }
+}
+
+fn batch_of(id: &str, version: &str, index_yaml: &str) -> BatchReport {
+    BatchReport {
+        batch_id: id.into(),
+        index_version: version.into(),
+        documents: vec![emerson_outcome(index_yaml)],
+        input_per_million: 3.0,
+        output_per_million: 15.0,
+        extractor: "rules".into(),
+        sink: "files".into(),
+    }
+}
+
+/// The reviewer's script: `add:<suggested tier>` on the first row of each
+/// suggested title.
+fn decide_suggestions(report_dir: &Path) -> usize {
+    let sugg: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&read(&report_dir.join("suggestions.yaml"))).unwrap();
+    let wanted: HashMap<String, String> = sugg["suggestions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|s| (s["normalized"].as_str().unwrap().to_string(), s["suggested_tier"].as_str().unwrap().to_string()))
+        .collect();
+    let csv_path = report_dir.join("sections.csv");
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let heading = headers.iter().position(|h| h == "heading").unwrap();
+    let decision = headers.iter().position(|h| h == "decision").unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&headers).unwrap();
+    let mut done = std::collections::HashSet::new();
+    for rec in r.records() {
+        let mut row: Vec<String> = rec.unwrap().iter().map(String::from).collect();
+        let key = normalize_title(&row[heading]);
+        if let Some(tier) = wanted.get(&key) {
+            if done.insert(key) {
+                row[decision] = format!("add:{tier}");
+            }
+        }
+        w.write_record(&row).unwrap();
+    }
+    std::fs::write(&csv_path, w.into_inner().unwrap()).unwrap();
+    done.len()
+}
+
+#[test]
+fn review_loop_on_emerson_brings_new_sections_down() {
+    let dir = tempdir();
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&index, BASELINE).unwrap();
+    let history = dir.path().join("reports").join("history.csv");
+
+    let b1_dir = dir.path().join("reports").join("b1");
+    let b1 = write_batch_reports(&b1_dir, &batch_of("b1", "1", BASELINE)).unwrap();
+    append_history(&history, &b1).unwrap();
+    let (_, rows) = csv_rows(&b1_dir.join("sections.csv"));
+    assert_eq!(rows.len(), 104, "one row per heading of the contract");
+    assert!(b1.totals.new_sections > 0 && b1.totals.perfect > 0, "{:?}", b1.totals);
+    let decided = decide_suggestions(&b1_dir);
+    assert!(decided > 10, "only {decided} suggestions");
+
+    kgroute()
+        .arg("review")
+        .arg(b1_dir.join("sections.csv"))
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    let edited = read(&index);
+    for line in BASELINE.lines() {
+        assert!(edited.contains(line), "review lost `{line}`");
+    }
+    assert!(edited.contains("  - title: Types of Advances\n    note: added by review from emerson 0004\n"), "{edited}");
+
+    let b2_dir = dir.path().join("reports").join("b2");
+    let b2 = write_batch_reports(&b2_dir, &batch_of("b2", "2", &edited)).unwrap();
+    append_history(&history, &b2).unwrap();
+    assert_eq!(b2.totals.sections, b1.totals.sections);
+    assert_eq!(b2.totals.new_sections, 0, "every suggestion was adopted");
+    assert!(b2.totals.new_pct < b1.totals.new_pct);
+    assert!(b2.totals.payload_cut_pct >= b1.totals.payload_cut_pct);
+    let sugg = read(&b2_dir.join("suggestions.yaml"));
+    assert!(sugg.contains("suggestions: []"), "{sugg}");
+
+    let out = kgroute().args(["history", "--file"]).arg(&history).assert().success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(rows[1].starts_with("b1 ") && rows[2].starts_with("b2 "), "{table}");
+    assert!(rows[1].contains(&format!("{:.1}", b1.totals.new_pct)), "{table}");
+    assert!(rows[2].contains(" 0.0 "), "{table}");
 }
