@@ -48,19 +48,26 @@ pub const COLUMNS: [&str; 23] = [
     "decision",
 ];
 
+/// True when a spreadsheet would run the cell as a formula, or when the
+/// cell already starts with a `'` that [`unguard_cell`] would remove.
+fn needs_guard(text: &str) -> bool {
+    text.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        || text.strip_prefix('\'').is_some_and(needs_guard)
+}
+
 /// Prefixes `'` to a text cell a spreadsheet would evaluate as a formula.
 pub fn guard_cell(text: &str) -> String {
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+    if needs_guard(text) {
         format!("'{text}")
     } else {
         text.to_string()
     }
 }
 
-/// Undoes [`guard_cell`]: drops a `'` that precedes a formula character.
+/// Undoes [`guard_cell`]: drops the `'` it added.
 pub fn unguard_cell(text: &str) -> &str {
     match text.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        Some(rest) if needs_guard(rest) => rest,
         _ => text,
     }
 }
@@ -156,5 +163,16 @@ mod tests {
         }
         assert_eq!(guard_cell("Definitions"), "Definitions");
         assert_eq!(unguard_cell("'quoted'"), "'quoted'");
+        assert_eq!(guard_cell("'=x"), "''=x");
+        assert_eq!(unguard_cell("''=x"), "'=x");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn guard_round_trips_and_never_starts_a_formula(s in "\\PC{0,20}") {
+            let g = guard_cell(&s);
+            proptest::prop_assert!(!g.starts_with(['=', '+', '-', '@', '\t', '\r']));
+            proptest::prop_assert_eq!(unguard_cell(&g), s.as_str());
+        }
     }
 }

@@ -18,6 +18,8 @@ use serde_yaml_ng::Value;
 pub struct IndexText {
     lines: Vec<String>,
     trailing_newline: bool,
+    /// `\r\n` when the file was written with Windows line ends.
+    newline: &'static str,
 }
 
 /// One list item under a tier key.
@@ -93,16 +95,19 @@ impl IndexText {
     pub fn new(text: &str) -> Self {
         let trailing_newline = text.ends_with('\n') || text.is_empty();
         let lines = text.lines().map(str::to_string).collect();
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
         IndexText {
             lines,
             trailing_newline,
+            newline,
         }
     }
 
+    /// The file's text, with its original line ends.
     pub fn render(&self) -> String {
-        let mut out = self.lines.join("\n");
+        let mut out = self.lines.join(self.newline);
         if self.trailing_newline && !self.lines.is_empty() {
-            out.push('\n');
+            out.push_str(self.newline);
         }
         out
     }
@@ -489,6 +494,83 @@ mod tests {
         assert_eq!(split_comment("low: []  # none"), ("low: []", "  # none"));
         assert_eq!(split_comment("- \"A # B\""), ("- \"A # B\"", ""));
         assert_eq!(split_comment("- A#B"), ("- A#B", ""));
+    }
+
+    fn edited(text: &str, edit: impl FnOnce(&mut IndexText) -> Result<()>) -> String {
+        let mut t = IndexText::new(text);
+        edit(&mut t).unwrap();
+        let out = t.render();
+        assert!(
+            crate::review::check_index_text(&out).is_empty(),
+            "{out}: {:?}",
+            crate::review::check_index_text(&out)
+        );
+        out
+    }
+
+    #[test]
+    fn alias_on_an_entry_of_a_one_line_flow_tier() {
+        let out = edited(
+            "high: [Use of Proceeds, Litigation]  # short\nlow: []\n",
+            |t| t.add_alias("litigation", "Legal Proceedings"),
+        );
+        assert_eq!(
+            out,
+            "high:  # short\n  - Use of Proceeds\n  - title: Litigation\n    aliases: [Legal Proceedings]\nlow: []\n"
+        );
+    }
+
+    #[test]
+    fn alias_under_an_empty_or_unindented_block_list() {
+        let out = edited(
+            "low:\n- title: Governing Law\n  aliases:\n  - Applicable Law\n  note: boilerplate\n",
+            |t| t.add_alias("Governing Law", "Choice of Law"),
+        );
+        assert_eq!(
+            out,
+            "low:\n- title: Governing Law\n  aliases:\n  - Applicable Law\n  - Choice of Law\n  note: boilerplate\n"
+        );
+        let out = edited("low:\n  - title: Notices\n    aliases: []\n", |t| {
+            t.add_alias("Notices", "Addresses, Notices")
+        });
+        assert_eq!(
+            out,
+            "low:\n  - title: Notices\n    aliases: [\"Addresses, Notices\"]\n"
+        );
+        let out = edited("low:\n  - title: Notices\n    note: x\n", |t| {
+            t.add_alias("Notices", "Addresses")
+        });
+        assert_eq!(
+            out,
+            "low:\n  - title: Notices\n    aliases: [Addresses]\n    note: x\n"
+        );
+    }
+
+    #[test]
+    fn retier_empties_a_tier_to_brackets_and_keeps_line_ends() {
+        let out = edited(
+            "very_high:\r\n  - Definitions\r\nhigh:   # keep me\r\n  - title: Litigation\r\n    note: claims\r\n\r\n# low next\r\nlow: []\r\n",
+            |t| t.retier("Litigation", Tier::VeryHigh),
+        );
+        assert_eq!(
+            out,
+            "very_high:\r\n  - Definitions\r\n  - title: Litigation\r\n    note: claims\r\nhigh: []   # keep me\r\n\r\n# low next\r\nlow: []\r\n"
+        );
+    }
+
+    #[test]
+    fn retier_reindents_between_list_styles_and_adds_missing_tiers() {
+        let out = edited(
+            "high:\n- title: Fees\n  aliases:\n  - Facility Fee\nlow:\n    - Notices\n",
+            |t| {
+                t.retier("Fees", Tier::Low)?;
+                t.add_entry(Tier::VeryLow, "Counterparts", "added by review from d 0001")
+            },
+        );
+        assert_eq!(
+            out,
+            "high: []\nlow:\n    - Notices\n    - title: Fees\n      aliases:\n      - Facility Fee\n\nvery_low:\n  - title: Counterparts\n    note: added by review from d 0001\n"
+        );
     }
 
     #[test]

@@ -121,4 +121,20 @@ mod tests {
             reads_back(s, true);
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_printable_title_reads_back(s in "[ -~]{1,40}") {
+            reads_back(&s, false);
+            reads_back(&s, true);
+        }
+
+        #[test]
+        fn an_added_entry_is_found_with_its_exact_title(s in "[A-Za-z][ -~]{0,30}") {
+            let mut t = crate::review::IndexText::new("high:\n  - Litigation  # x\nlow: []\n");
+            t.add_entry(crate::index::Tier::Low, &s, "added by review from d 0001").unwrap();
+            let e = t.entries(crate::index::Tier::Low).unwrap();
+            proptest::prop_assert_eq!(&e[0].title, &s);
+        }
+    }
 }

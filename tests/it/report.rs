@@ -738,9 +738,15 @@ fn lookup_table(yaml: &str) -> HashMap<String, (String, Tier)> {
     let mut out = HashMap::new();
     for tier in Tier::ALL {
         for e in v[tier.key()].as_sequence().into_iter().flatten() {
-            let title = e.as_str().or_else(|| e["title"].as_str()).unwrap().to_string();
+            let title = e
+                .as_str()
+                .or_else(|| e["title"].as_str())
+                .unwrap()
+                .to_string();
             let aliases = e["aliases"].as_sequence().cloned().unwrap_or_default();
-            for name in std::iter::once(title.clone()).chain(aliases.iter().map(|a| a.as_str().unwrap().to_string())) {
+            for name in std::iter::once(title.clone())
+                .chain(aliases.iter().map(|a| a.as_str().unwrap().to_string()))
+            {
                 out.insert(normalize_title(&name), (title.clone(), tier));
             }
         }
@@ -755,7 +761,9 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
     let path = corpus("credit_agreements/emerson_2018.md");
     let text = read(&path);
     let lines: Vec<&str> = text.lines().collect();
-    let heads: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].starts_with('#')).collect();
+    let heads: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with('#'))
+        .collect();
     let table = lookup_table(index_yaml);
     let density = DensityThresholds::default();
     let mut sections = Vec::new();
@@ -779,15 +787,30 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
                 _ => Route::Llm,
             }
         };
-        let mut s = section(&node_id, &title, found.as_ref().map(|(e, t)| (e.as_str(), *t)), route, chars);
-        s.breadcrumb = crumbs.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join(" > ");
+        let mut s = section(
+            &node_id,
+            &title,
+            found.as_ref().map(|(e, t)| (e.as_str(), *t)),
+            route,
+            chars,
+        );
+        s.breadcrumb = crumbs
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" > ");
         s.start_line = i + 1;
         s.end_line = end;
         s.level = level;
         if route == Route::Llm {
             let n = body.matches(" shall ").count();
-            let rels: Vec<(String, String)> = (0..n).map(|j| ("SHALL".to_string(), format!("obligation {j}"))).collect();
-            let rels: Vec<(&str, &str, &str)> = rels.iter().map(|(t, o)| ("Borrower", t.as_str(), o.as_str())).collect();
+            let rels: Vec<(String, String)> = (0..n)
+                .map(|j| ("SHALL".to_string(), format!("obligation {j}")))
+                .collect();
+            let rels: Vec<(&str, &str, &str)> = rels
+                .iter()
+                .map(|(t, o)| ("Borrower", t.as_str(), o.as_str()))
+                .collect();
             let mut e = extraction("emerson", &node_id, density.tier_for(n, chars), &rels);
             e.density_tier = e.actual_tier;
             e.tokens_in = chars as u64 / 4;
@@ -831,7 +854,12 @@ fn decide_suggestions(report_dir: &Path) -> usize {
         .as_sequence()
         .unwrap()
         .iter()
-        .map(|s| (s["normalized"].as_str().unwrap().to_string(), s["suggested_tier"].as_str().unwrap().to_string()))
+        .map(|s| {
+            (
+                s["normalized"].as_str().unwrap().to_string(),
+                s["suggested_tier"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let csv_path = report_dir.join("sections.csv");
     let mut r = csv::Reader::from_path(&csv_path).unwrap();
@@ -867,7 +895,11 @@ fn review_loop_on_emerson_brings_new_sections_down() {
     append_history(&history, &b1).unwrap();
     let (_, rows) = csv_rows(&b1_dir.join("sections.csv"));
     assert_eq!(rows.len(), 104, "one row per heading of the contract");
-    assert!(b1.totals.new_sections > 0 && b1.totals.perfect > 0, "{:?}", b1.totals);
+    assert!(
+        b1.totals.new_sections > 0 && b1.totals.perfect > 0,
+        "{:?}",
+        b1.totals
+    );
     let decided = decide_suggestions(&b1_dir);
     assert!(decided > 10, "only {decided} suggestions");
 
@@ -883,7 +915,12 @@ fn review_loop_on_emerson_brings_new_sections_down() {
     for line in BASELINE.lines() {
         assert!(edited.contains(line), "review lost `{line}`");
     }
-    assert!(edited.contains("  - title: Types of Advances\n    note: added by review from emerson 0004\n"), "{edited}");
+    assert!(
+        edited.contains(
+            "  - title: Types of Advances\n    note: added by review from emerson 0004\n"
+        ),
+        "{edited}"
+    );
 
     let b2_dir = dir.path().join("reports").join("b2");
     let b2 = write_batch_reports(&b2_dir, &batch_of("b2", "2", &edited)).unwrap();
@@ -895,11 +932,21 @@ fn review_loop_on_emerson_brings_new_sections_down() {
     let sugg = read(&b2_dir.join("suggestions.yaml"));
     assert!(sugg.contains("suggestions: []"), "{sugg}");
 
-    let out = kgroute().args(["history", "--file"]).arg(&history).assert().success();
+    let out = kgroute()
+        .args(["history", "--file"])
+        .arg(&history)
+        .assert()
+        .success();
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let rows: Vec<&str> = table.lines().collect();
     assert_eq!(rows.len(), 3, "{table}");
-    assert!(rows[1].starts_with("b1 ") && rows[2].starts_with("b2 "), "{table}");
-    assert!(rows[1].contains(&format!("{:.1}", b1.totals.new_pct)), "{table}");
+    assert!(
+        rows[1].starts_with("b1 ") && rows[2].starts_with("b2 "),
+        "{table}"
+    );
+    assert!(
+        rows[1].contains(&format!("{:.1}", b1.totals.new_pct)),
+        "{table}"
+    );
     assert!(rows[2].contains(" 0.0 "), "{table}");
 }
