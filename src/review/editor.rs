@@ -289,11 +289,9 @@ impl IndexText {
     /// `low: [A, B]` into block lists; appends a missing tier key.
     fn open_block_list(&mut self, tier: Tier) -> Result<(usize, usize)> {
         let Some(block) = self.tier_block(tier) else {
-            if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
-                self.lines.push(String::new());
-            }
-            self.lines.push(format!("{}:", tier.key()));
-            return Ok((self.lines.len(), 2));
+            let at = self.new_tier_position(tier);
+            self.lines.insert(at, format!("{}:", tier.key()));
+            return Ok((at + 1, 2));
         };
         let value = self.key_value(block).to_string();
         if value.is_empty() {
@@ -319,16 +317,60 @@ impl IndexText {
         Ok((at + n, 2))
     }
 
+    /// Where a missing tier key goes: after the list of the nearest higher
+    /// tier, else before the nearest lower tier (and the comments above
+    /// it), else at the end of the file after a blank line.
+    fn new_tier_position(&mut self, tier: Tier) -> usize {
+        let higher = Tier::ALL.iter().rev().filter(|t| t.rank() > tier.rank());
+        if let Some(b) = higher.filter_map(|t| self.tier_block(*t)).next() {
+            return b.content_end;
+        }
+        let lower = Tier::ALL.iter().filter(|t| t.rank() < tier.rank());
+        if let Some(b) = lower.filter_map(|t| self.tier_block(*t)).next() {
+            let mut at = b.key_line;
+            while at > 0 && self.lines[at - 1].starts_with('#') {
+                at -= 1;
+            }
+            return at;
+        }
+        if self.lines.last().is_some_and(|l| !l.trim().is_empty()) {
+            self.lines.push(String::new());
+        }
+        self.lines.len()
+    }
+
     /// Appends `- title: <title>` (and `note:`) at the end of a tier's list.
     pub fn add_entry(&mut self, tier: Tier, title: &str, note: &str) -> Result<()> {
+        self.add_entry_with_aliases(tier, title, &[], note)
+    }
+
+    /// Appends `- title: <title>`, `aliases: [...]` (when any) and `note:`
+    /// at the end of a tier's list.
+    pub fn add_entry_with_aliases(
+        &mut self,
+        tier: Tier,
+        title: &str,
+        aliases: &[&str],
+        note: &str,
+    ) -> Result<()> {
         let (at, indent) = self.open_block_list(tier)?;
         let pad = " ".repeat(indent);
-        let new = vec![
-            format!("{pad}- title: {}", yaml_scalar(title, false)),
-            format!("{pad}  note: {}", yaml_scalar(note, false)),
-        ];
+        let mut new = vec![format!("{pad}- title: {}", yaml_scalar(title, false))];
+        if !aliases.is_empty() {
+            let list: Vec<String> = aliases.iter().map(|a| yaml_scalar(a, true)).collect();
+            new.push(format!("{pad}  aliases: [{}]", list.join(", ")));
+        }
+        new.push(format!("{pad}  note: {}", yaml_scalar(note, false)));
         self.lines.splice(at..at, new);
         Ok(())
+    }
+
+    /// The path of the base this overlay `extends:`, if it is an overlay.
+    pub fn extends(&self) -> Option<String> {
+        let line = self.lines.iter().find(|l| top_key(l) == Some("extends"))?;
+        let (content, _) = split_comment(line);
+        let value = content.split_once(':')?.1.trim();
+        serde_yaml_ng::from_str::<String>(value).ok()
     }
 
     /// Adds `alias` to the aliases of the entry titled `entry`, turning a
@@ -569,7 +611,7 @@ mod tests {
         );
         assert_eq!(
             out,
-            "high: []\nlow:\n    - Notices\n    - title: Fees\n      aliases:\n      - Facility Fee\n\nvery_low:\n  - title: Counterparts\n    note: added by review from d 0001\n"
+            "high: []\nlow:\n    - Notices\n    - title: Fees\n      aliases:\n      - Facility Fee\nvery_low:\n  - title: Counterparts\n    note: added by review from d 0001\n"
         );
     }
 

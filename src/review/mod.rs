@@ -71,9 +71,10 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
     }
     // Every problem is reported at once: bad cells, conflicts, and
     // decisions that cannot be applied.
+    let bases = load_bases(index_path, &IndexText::new(&original))?;
     let (decisions, mut errors) = read_decisions(csv_path)?;
     let decisions = decision::dedupe(decisions, &mut errors);
-    let result = apply_decisions(&original, &decisions);
+    let result = apply_decisions(&original, &bases, &decisions);
     let result = match result {
         Ok(r) if errors.is_empty() => r,
         Ok(_) => return Err(ReviewErrors(errors).into()),
@@ -93,21 +94,77 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
     Ok(result)
 }
 
-fn entry_list(text: &IndexText) -> String {
-    let mut titles: Vec<String> = text
-        .all_entries()
-        .unwrap_or_default()
-        .into_iter()
+fn entry_list(text: &IndexText, bases: &[IndexText]) -> String {
+    let mut titles: Vec<String> = std::iter::once(text)
+        .chain(bases)
+        .flat_map(|t| t.all_entries().unwrap_or_default())
         .map(|e| e.title)
         .collect();
     titles.sort();
+    titles.dedup();
     titles.join(", ")
 }
 
-/// Applies decisions, in order, to an index's text. Returns every problem
-/// (each naming its CSV row) when any decision cannot be applied.
+/// How many `extends:` levels review follows.
+const MAX_EXTENDS: usize = 8;
+
+/// The bases an overlay extends, nearest first (paths relative to the file
+/// that names them).
+pub fn load_bases(index_path: &Path, text: &IndexText) -> Result<Vec<IndexText>> {
+    let mut bases = Vec::new();
+    let mut from = index_path.to_path_buf();
+    let mut next = text.extends();
+    while let Some(rel) = next {
+        if bases.len() == MAX_EXTENDS {
+            anyhow::bail!(
+                "{}: more than {MAX_EXTENDS} levels of `extends:`",
+                index_path.display()
+            );
+        }
+        let path = from.parent().unwrap_or(Path::new(".")).join(&rel);
+        let base_text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "{}: cannot read its base `extends: {rel}` ({})",
+                from.display(),
+                path.display()
+            )
+        })?;
+        let base = IndexText::new(&base_text);
+        next = base.extends();
+        bases.push(base);
+        from = path;
+    }
+    Ok(bases)
+}
+
+/// Looks a name up in the file, then in its bases. The flag says whether it
+/// was found in the file itself.
+fn find_in(
+    text: &IndexText,
+    bases: &[IndexText],
+    find: impl Fn(&IndexText) -> Result<Option<editor::EntryBlock>>,
+) -> Result<Option<(editor::EntryBlock, bool)>, String> {
+    if let Some(e) = find(text).map_err(|e| e.to_string())? {
+        return Ok(Some((e, true)));
+    }
+    for b in bases {
+        if let Some(e) = find(b).map_err(|e| format!("in a base file: {e}"))? {
+            return Ok(Some((e, false)));
+        }
+    }
+    Ok(None)
+}
+
+/// Applies decisions, in order, to an index's text (`bases` are the files
+/// it `extends:`, nearest first; empty for a base index). Returns every
+/// problem (each naming its CSV row) when any decision cannot be applied.
+///
+/// In an overlay, an entry that lives in a base is changed the overlay way:
+/// `retier` adds the title to the overlay's target tier, `alias` adds the
+/// title with the new alias to the base entry's tier (aliases merge).
 pub fn apply_decisions(
     index_text: &str,
+    bases: &[IndexText],
     decisions: &[Decision],
 ) -> Result<ReviewResult, Vec<String>> {
     let mut text = IndexText::new(index_text);
@@ -116,6 +173,7 @@ pub fn apply_decisions(
     let mut errors = Vec::new();
     for d in decisions {
         let o = &d.origin;
+        let note = format!("added by review from {} {}", d.doc_id, d.node_id);
         let step: Result<(), String> = (|| {
             match &d.action {
                 Action::Ignore => notices.push(format!("{o}: `{}` ignored", d.title)),
@@ -123,10 +181,9 @@ pub fn apply_decisions(
                     if normalize_title(&d.title).is_empty() {
                         return Err(format!("heading `{}` has no words to add", d.heading));
                     }
-                    let existing = text
-                        .find_title_or_alias(&d.title)
-                        .map_err(|e| e.to_string())?;
-                    if let Some(e) = existing {
+                    if let Some((e, _)) =
+                        find_in(&text, bases, |t| t.find_title_or_alias(&d.title))?
+                    {
                         notices.push(format!(
                             "{o}: `{}` is already in the index as `{}` ({}); use retier:<tier> to move it",
                             d.title,
@@ -135,30 +192,27 @@ pub fn apply_decisions(
                         ));
                         return Ok(());
                     }
-                    let note = format!("added by review from {} {}", d.doc_id, d.node_id);
                     text.add_entry(*tier, &d.title, &note)
                         .map_err(|e| e.to_string())?;
                     changes.push(format!("{o}: added `{}` to {}", d.title, tier.key()));
                 }
                 Action::Alias(entry) => {
-                    let Some(target) = text.find_entry(entry).map_err(|e| e.to_string())? else {
+                    let Some((target, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
+                    else {
                         return Err(format!(
                             "unknown entry `{entry}` in `{}`; entries: {}",
                             d.raw,
-                            entry_list(&text)
+                            entry_list(&text, bases)
                         ));
                     };
-                    let existing = text
-                        .find_title_or_alias(&d.title)
-                        .map_err(|e| e.to_string())?;
-                    match existing {
-                        Some(e) if e.title == target.title => {
+                    match find_in(&text, bases, |t| t.find_title_or_alias(&d.title))? {
+                        Some((e, _)) if normalize_title(&e.title) == normalize_title(&target.title) => {
                             notices.push(format!(
                                 "{o}: `{}` already names `{}`",
                                 d.title, target.title
                             ));
                         }
-                        Some(e) => {
+                        Some((e, _)) => {
                             return Err(format!(
                                 "`{}` already names entry `{}` ({}); it cannot also be an alias of `{}`",
                                 d.title,
@@ -167,11 +221,19 @@ pub fn apply_decisions(
                                 target.title
                             ))
                         }
-                        None => {
+                        None if local => {
                             text.add_alias(&target.title, &d.title)
                                 .map_err(|e| e.to_string())?;
                             changes.push(format!(
                                 "{o}: `{}` is now an alias of `{}`",
+                                d.title, target.title
+                            ));
+                        }
+                        None => {
+                            text.add_entry_with_aliases(target.tier, &target.title, &[&d.title], &note)
+                                .map_err(|e| e.to_string())?;
+                            changes.push(format!(
+                                "{o}: `{}` is now an alias of the base entry `{}` (overlay entry)",
                                 d.title, target.title
                             ));
                         }
@@ -184,18 +246,25 @@ pub fn apply_decisions(
                             d.raw
                         ));
                     };
-                    let Some(found) = text.find_entry(entry).map_err(|e| e.to_string())? else {
+                    let Some((found, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
+                    else {
                         return Err(format!(
                             "matched entry `{entry}` is not in this index; entries: {}",
-                            entry_list(&text)
+                            entry_list(&text, bases)
                         ));
                     };
                     if found.tier == *tier {
                         notices.push(format!("{o}: `{}` is already {}", found.title, tier.key()));
                         return Ok(());
                     }
-                    text.retier(&found.title, *tier)
-                        .map_err(|e| e.to_string())?;
+                    if local {
+                        text.retier(&found.title, *tier)
+                            .map_err(|e| e.to_string())?;
+                    } else {
+                        let note = format!("retiered by review from {} {}", d.doc_id, d.node_id);
+                        text.add_entry(*tier, &found.title, &note)
+                            .map_err(|e| e.to_string())?;
+                    }
                     changes.push(format!(
                         "{o}: moved `{}` from {} to {}",
                         found.title,

@@ -950,3 +950,62 @@ fn review_loop_on_emerson_brings_new_sections_down() {
     );
     assert!(rows[2].contains(" 0.0 "), "{table}");
 }
+
+#[test]
+fn review_of_an_overlay_changes_base_entries_the_overlay_way() {
+    let dir = tempdir();
+    let base = dir.path().join("credit_agreement.yaml");
+    let overlay = dir.path().join("jpmorgan.yaml");
+    std::fs::write(&base, INDEX).unwrap();
+    let overlay_text = "\
+# JPMorgan-agented deals
+document_type: credit_agreement
+version: \"2-jpm\"
+extends: credit_agreement.yaml   # the base
+high:
+  - Agent's Fees
+";
+    std::fs::write(&overlay, overlay_text).unwrap();
+    let csv = dir.path().join("sections.csv");
+    let rows = REVIEWED_CSV
+        .lines()
+        .filter(|l| {
+            l.starts_with("doc_id")
+                || l.contains(",0005,")
+                || l.contains(",0008,")
+                || l.contains(",0004,")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&csv, rows + "\n").unwrap();
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&overlay)
+        .arg("--write")
+        .assert()
+        .success();
+    assert_eq!(read(&base), INDEX, "the base is not touched");
+    assert_eq!(
+        read(&overlay),
+        "\
+# JPMorgan-agented deals
+document_type: credit_agreement
+version: \"2-jpm\"
+extends: credit_agreement.yaml   # the base
+very_high:
+  - title: Company Guaranty
+    note: retiered by review from emerson-1 0008
+high:
+  - Agent's Fees
+medium:
+  - title: Types of Advances
+    note: added by review from emerson-1 0004
+low:
+  - title: Governing Law
+    aliases: [Applicable Law]
+    note: added by review from emerson-1 0005
+"
+    );
+}
