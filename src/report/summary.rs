@@ -170,6 +170,24 @@ impl BatchSummary {
     pub fn has_failures(&self) -> bool {
         self.failed_documents > 0 || self.totals.failed_sections > 0
     }
+
+    /// One line for the end of `kgroute ingest`.
+    pub fn headline(&self) -> String {
+        let t = &self.totals;
+        format!(
+            "batch {}: {} documents ({} failed), {} sections, perfect {:.1}%, mismatches {:.1}%, new {:.1}%, LLM payload cut {:.1}%, {} tokens, ${:.4}",
+            self.batch_id,
+            self.documents,
+            self.failed_documents,
+            t.sections,
+            t.perfect_pct,
+            t.mismatch_pct,
+            t.new_pct,
+            t.payload_cut_pct,
+            t.tokens_in + t.tokens_out,
+            t.cost_usd
+        )
+    }
 }
 
 /// Computes the per-document and batch statistics.

@@ -332,6 +332,13 @@ fn summary_counts_alignment_payload_cost_and_audit() {
     assert!((t.new_pct - 300.0 / 7.0).abs() < 1e-9);
     assert_eq!((summary.documents, summary.failed_documents), (3, 1));
     assert!(summary.has_failures());
+    assert!(
+        summary
+            .headline()
+            .starts_with("batch b1: 3 documents (1 failed), 9 sections, perfect 14.3%"),
+        "{}",
+        summary.headline()
+    );
 
     let md = read(&dir.path().join("summary.md"));
     assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality |"), "{md}");
