@@ -605,6 +605,22 @@ fn review_write_edits_the_index_in_place_keeping_comments() {
 }
 
 #[test]
+fn review_reads_a_csv_saved_by_a_spreadsheet() {
+    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends.
+    let saved = format!("\u{feff}{}", REVIEWED_CSV.replace('\n', "\r\n"));
+    let (_dir, csv, index) = review_setup(&saved);
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    assert_eq!(read(&index), EXPECTED);
+}
+
+#[test]
 fn review_without_write_prints_a_diff_and_leaves_the_file() {
     let (_dir, csv, index) = review_setup(REVIEWED_CSV);
     let out = kgroute()
