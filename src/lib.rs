@@ -13,6 +13,7 @@ pub mod graph;
 pub mod index;
 pub mod pipeline;
 pub mod report;
+pub mod review;
 pub mod route;
 pub mod sink;
 pub mod tree;

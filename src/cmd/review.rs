@@ -1,11 +1,65 @@
-//! `kgroute review` (being built; see its issue).
+//! `kgroute review <sections.csv> --index <YAML> [--write]`: applies the
+//! reviewer's `decision` column to an index. Without `--write` it prints the
+//! change as a unified diff; with `--write` it edits the file in place,
+//! keeping comments and formatting, and re-validates it.
 
 use super::Outcome;
+use crate::review;
+use std::io::Write;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Decisions (the `decision` column of sections.csv; blank = no change):
+  add:<tier>       the section's heading becomes a new entry of <tier>
+  alias:<entry>    the heading becomes an alias of the existing <entry>
+  retier:<tier>    the section's matched entry moves to <tier>
+  ignore           bespoke section; leave the index alone
+Tiers: very_high, high, medium, low, very_low (or `Very High`, ...).
+
+Examples:
+  kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml
+  kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write";
 
 #[derive(Debug, clap::Args)]
-pub struct ReviewArgs {}
+#[command(after_help = AFTER_HELP)]
+pub struct ReviewArgs {
+    /// The reviewed `sections.csv` (from `kgroute ingest`).
+    pub sections_csv: PathBuf,
+    /// The index YAML to edit.
+    #[arg(long, value_name = "YAML")]
+    pub index: PathBuf,
+    /// Edit the index in place instead of printing a diff.
+    #[arg(long)]
+    pub write: bool,
+}
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+    let result = review::review(&args.sections_csv, &args.index)?;
+    let mut err = std::io::stderr().lock();
+    for n in &result.notices {
+        writeln!(err, "note: {n}")?;
+    }
+    for c in &result.changes {
+        writeln!(err, "{c}")?;
+    }
+    if !result.changed() {
+        writeln!(err, "no change to {}", args.index.display())?;
+        return Ok(Outcome::Success);
+    }
+    if args.write {
+        review::write_index(&args.index, &result)?;
+        writeln!(
+            err,
+            "wrote {} ({} change(s)); it validates",
+            args.index.display(),
+            result.changes.len()
+        )?;
+    } else {
+        let name = args.index.display().to_string();
+        std::io::stdout()
+            .lock()
+            .write_all(result.diff(&name).as_bytes())?;
+        writeln!(err, "dry run: add --write to apply")?;
+    }
+    Ok(Outcome::Success)
 }

@@ -1,2 +1,137 @@
 //! Report stage: the mismatch CSV, summaries, suggestions and history that
 //! reviewers use to refine the index between batches.
+//!
+//! Takes what the pipeline learned about each document of a batch (its
+//! [`RoutePlan`] and [`SectionExtraction`]s) and writes, into one folder:
+//! `sections.csv` (one row per section, with an empty `decision` column for
+//! `kgroute review`), `summary.md` / `summary.json` (alignment, payload cut,
+//! cost, audit) and `suggestions.yaml` (candidate index entries). The batch's
+//! headline numbers go to `reports/history.csv` through [`append_history`].
+
+pub mod heading;
+pub mod history;
+pub mod quality;
+pub mod sections_csv;
+pub mod suggestions;
+pub mod summary;
+
+pub use heading::display_title;
+pub use history::{append_history, read_history, HistoryRow};
+pub use quality::MatchQuality;
+pub use summary::{BatchSummary, DocSummary};
+
+use crate::extract::SectionExtraction;
+use crate::route::{RoutePlan, RoutedSection};
+use anyhow::Context;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What the pipeline knows about one document at the end of a batch.
+#[derive(Debug, Clone)]
+pub struct DocumentOutcome {
+    pub doc_id: String,
+    pub doc_name: String,
+    pub path: PathBuf,
+    /// `None` when the document failed before routing (unreadable, no text).
+    pub plan: Option<RoutePlan>,
+    /// One per section that was sent (or answered from cache), matched to
+    /// the plan by `node_id`.
+    pub extractions: Vec<SectionExtraction>,
+    /// A whole-document failure, when there was one.
+    pub error: Option<String>,
+}
+
+/// Everything the report stage needs about a finished batch.
+#[derive(Debug, Clone)]
+pub struct BatchReport {
+    pub batch_id: String,
+    /// The index's `version:` (base and overlays, as the pipeline names it).
+    pub index_version: String,
+    pub documents: Vec<DocumentOutcome>,
+    /// USD per million input tokens (0 for the offline extractor).
+    pub input_per_million: f64,
+    /// USD per million output tokens.
+    pub output_per_million: f64,
+    /// `rules` or `llm:<model>`.
+    pub extractor: String,
+    /// `neo4j:<uri>` or `files:<dir>`.
+    pub sink: String,
+}
+
+/// One section of the plan joined with its extraction (if it had one).
+#[derive(Debug, Clone, Copy)]
+pub struct SectionView<'a> {
+    pub doc_id: &'a str,
+    pub section: &'a RoutedSection,
+    pub extraction: Option<&'a SectionExtraction>,
+    pub quality: MatchQuality,
+}
+
+impl DocumentOutcome {
+    /// The document's sections in plan order, each with its extraction and
+    /// match quality. Empty when the document has no plan.
+    pub fn sections(&self) -> Vec<SectionView<'_>> {
+        let Some(plan) = &self.plan else {
+            return Vec::new();
+        };
+        let by_node: HashMap<&str, &SectionExtraction> = self
+            .extractions
+            .iter()
+            .map(|e| (e.node_id.as_str(), e))
+            .collect();
+        plan.sections
+            .iter()
+            .map(|s| {
+                let extraction = by_node.get(s.node_id.as_str()).copied();
+                SectionView {
+                    doc_id: &self.doc_id,
+                    section: s,
+                    extraction,
+                    quality: quality::classify(s, extraction),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Names of the files [`write_batch_reports`] writes into its folder.
+pub const SECTIONS_CSV: &str = "sections.csv";
+pub const SUMMARY_MD: &str = "summary.md";
+pub const SUMMARY_JSON: &str = "summary.json";
+pub const SUGGESTIONS_YAML: &str = "suggestions.yaml";
+
+/// Writes `sections.csv`, `summary.md`, `summary.json` and
+/// `suggestions.yaml` into `out_dir` (created if missing) and returns the
+/// batch summary (for [`append_history`] and the command's last line).
+pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Result<BatchSummary> {
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create report folder {}", out_dir.display()))?;
+    sections_csv::write_sections_csv(&out_dir.join(SECTIONS_CSV), batch)?;
+    let summary = summary::summarize(batch);
+    summary::write_summary_json(&out_dir.join(SUMMARY_JSON), &summary)?;
+    summary::write_summary_md(&out_dir.join(SUMMARY_MD), batch, &summary)?;
+    suggestions::write_suggestions(&out_dir.join(SUGGESTIONS_YAML), batch)?;
+    Ok(summary)
+}
+
+/// Writes `contents` to `path` through a temporary file in the same folder
+/// and a rename, so a reader never sees half a report.
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
+    // An edited file keeps its permissions.
+    if let Ok(meta) = std::fs::metadata(path) {
+        std::fs::set_permissions(&tmp, meta.permissions())
+            .with_context(|| format!("cannot set permissions of {}", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod testdata;

@@ -1,1 +1,1034 @@
-//! Integration tests: report.
+//! Integration tests: the report stage (`sections.csv`, summaries,
+//! suggestions, history) and the review loop (`kgroute review`,
+//! `kgroute history`).
+
+use super::util::{corpus, kgroute, read, tempdir};
+use kgroute::extract::{Entity, Relation, SectionExtraction, SectionStatus};
+use kgroute::index::{normalize_title, DensityThresholds, MatchMethod, Tier, TitleMatch};
+use kgroute::report::{
+    append_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+};
+use kgroute::route::{Override, Route, RoutePlan, RoutedSection};
+use kgroute::tree::NodeKind;
+use predicates::prelude::*;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+// ---------------------------------------------------------------------------
+// Hand-built batches
+
+fn section(
+    node_id: &str,
+    title: &str,
+    entry: Option<(&str, Tier)>,
+    route: Route,
+    chars: usize,
+) -> RoutedSection {
+    RoutedSection {
+        node_id: node_id.into(),
+        title: title.into(),
+        breadcrumb: format!("Credit Agreement > {title}"),
+        kind: NodeKind::Section,
+        level: 2,
+        start_line: 10,
+        end_line: 12,
+        chars,
+        matched: TitleMatch {
+            entry: entry.map(|(e, _)| e.to_string()),
+            method: if entry.is_some() {
+                MatchMethod::Exact
+            } else {
+                MatchMethod::None
+            },
+            score: if entry.is_some() { 1.0 } else { 0.0 },
+            tier: entry.map(|(_, t)| t),
+            anchor: false,
+            noise: route == Route::Noise,
+            reserved: false,
+        },
+        predicted_tier: entry.map(|(_, t)| t),
+        route,
+        override_reason: Override::None,
+    }
+}
+
+fn extraction(
+    doc_id: &str,
+    node_id: &str,
+    actual: Tier,
+    rels: &[(&str, &str, &str)],
+) -> SectionExtraction {
+    SectionExtraction {
+        doc_id: doc_id.into(),
+        node_id: node_id.into(),
+        entities: vec![Entity {
+            name: "Borrower".into(),
+            entity_type: "Party".into(),
+            aliases: vec![],
+            description: String::new(),
+        }],
+        relations: rels
+            .iter()
+            .map(|(s, t, o)| Relation {
+                source: s.to_string(),
+                relation_type: t.to_string(),
+                target: o.to_string(),
+                evidence: String::new(),
+            })
+            .collect(),
+        pruned: vec![],
+        model_tier: Some(actual),
+        model_why: None,
+        density_tier: actual,
+        actual_tier: actual,
+        tokens_in: 2_000,
+        tokens_out: 500,
+        extractor: "rules".into(),
+        status: SectionStatus::Ok,
+    }
+}
+
+/// Two documents: one with every kind of section, one that failed whole.
+fn sample_batch() -> BatchReport {
+    let vh = Some(("Definitions", Tier::VeryHigh));
+    let mut audited = section(
+        "0005",
+        "Section 9.09 Governing Law",
+        Some(("Governing Law", Tier::Low)),
+        Route::Llm,
+        500,
+    );
+    audited.override_reason = Override::Audit;
+    let sections = vec![
+        section("0001", "Table of Contents", None, Route::Noise, 1_000),
+        section("0002", "Section 1.01 Definitions", vh, Route::Llm, 4_000),
+        section(
+            "0003",
+            "Section 1.03 Types of Advances",
+            None,
+            Route::Llm,
+            800,
+        ),
+        section(
+            "0004",
+            "=HYPERLINK(\"http://x\"), \"quoted\"",
+            Some(("Use of Proceeds", Tier::High)),
+            Route::Llm,
+            700,
+        ),
+        audited,
+        section(
+            "0006",
+            "Section 9.10 Waiver of Jury Trial | Venue",
+            Some(("Waiver of Jury Trial", Tier::VeryLow)),
+            Route::Skip,
+            1_500,
+        ),
+        section("0007", "ARTICLE IV", None, Route::Empty, 12),
+        section(
+            "0008",
+            "Section 2.02 Types of Advances",
+            None,
+            Route::Llm,
+            600,
+        ),
+    ];
+    let mut failed = extraction("emerson-1", "0008", Tier::Low, &[]);
+    failed.status = SectionStatus::Failed("HTTP 500 after 3 tries".into());
+    let extractions = vec![
+        extraction(
+            "emerson-1",
+            "0002",
+            Tier::VeryHigh,
+            &[
+                ("Guarantor", "GUARANTEES", "Obligations"),
+                ("Borrower", "IS_A", "Party"),
+            ],
+        ),
+        extraction(
+            "emerson-1",
+            "0003",
+            Tier::Low,
+            &[("Lender", "MAKES", "Advance")],
+        ),
+        extraction("emerson-1", "0004", Tier::VeryLow, &[]),
+        extraction(
+            "emerson-1",
+            "0005",
+            Tier::Medium,
+            &[("Borrower", "GOVERNED_BY", "New York Law")],
+        ),
+        failed,
+    ];
+    let doc = DocumentOutcome {
+        doc_id: "emerson-1".into(),
+        doc_name: "emerson_2018.md".into(),
+        path: PathBuf::from("corpora/emerson_2018.md"),
+        plan: Some(RoutePlan {
+            doc_id: "emerson-1".into(),
+            doc_name: "emerson_2018.md".into(),
+            doc_type: "credit_agreement".into(),
+            sections,
+        }),
+        extractions,
+        error: None,
+    };
+    let second = DocumentOutcome {
+        doc_id: "att-2".into(),
+        doc_name: "att_capital_1995.txt".into(),
+        path: PathBuf::from("corpora/att_capital_1995.txt"),
+        plan: Some(RoutePlan {
+            doc_id: "att-2".into(),
+            doc_name: "att_capital_1995.txt".into(),
+            doc_type: "credit_agreement".into(),
+            sections: vec![section(
+                "0001",
+                "SECTION 2.03. TYPES OF ADVANCES",
+                None,
+                Route::Llm,
+                1_000,
+            )],
+        }),
+        extractions: vec![extraction("att-2", "0001", Tier::Medium, &[])],
+        error: None,
+    };
+    let broken = DocumentOutcome {
+        doc_id: "broken-3".into(),
+        doc_name: "broken.txt".into(),
+        path: PathBuf::from("broken.txt"),
+        plan: None,
+        extractions: vec![],
+        error: Some("not UTF-8 at byte 17".into()),
+    };
+    BatchReport {
+        batch_id: "b1".into(),
+        index_version: "2".into(),
+        documents: vec![doc, second, broken],
+        input_per_million: 3.0,
+        output_per_million: 15.0,
+        extractor: "rules".into(),
+        sink: "files:out".into(),
+    }
+}
+
+fn csv_rows(path: &Path) -> (Vec<String>, Vec<HashMap<String, String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect();
+    (headers, rows)
+}
+
+#[test]
+fn sections_csv_has_one_guarded_row_per_section() {
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sample_batch()).unwrap();
+    let (headers, rows) = csv_rows(&dir.path().join("sections.csv"));
+    assert_eq!(
+        headers.join(","),
+        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
+    );
+    assert_eq!(
+        rows.len(),
+        9,
+        "8 + 1 sections; the failed document has none"
+    );
+    let by_node = |doc: &str, n: &str| {
+        rows.iter()
+            .find(|r| r["doc_id"] == doc && r["node_id"] == n)
+            .unwrap()
+    };
+    let quality: Vec<&str> = rows.iter().map(|r| r["match_quality"].as_str()).collect();
+    assert_eq!(
+        quality,
+        [
+            "noise",
+            "perfect",
+            "new",
+            "mismatch",
+            "deviation",
+            "not_scanned",
+            "empty",
+            "new",
+            "new"
+        ]
+    );
+    let defs = by_node("emerson-1", "0002");
+    assert_eq!(defs["predicted_tier"], "very_high");
+    assert_eq!(defs["relations"], "2");
+    assert_eq!(defs["match_method"], "exact");
+    assert_eq!(defs["match_score"], "1.00");
+    assert_eq!(defs["status"], "ok");
+    assert_eq!(defs["decision"], "");
+    let formula = by_node("emerson-1", "0004");
+    assert_eq!(formula["heading"], "'=HYPERLINK(\"http://x\"), \"quoted\"");
+    assert_eq!(by_node("emerson-1", "0005")["route"], "llm:audit");
+    let skipped = by_node("emerson-1", "0006");
+    assert_eq!(
+        (skipped["status"].as_str(), skipped["actual_tier"].as_str()),
+        ("not_sent", "")
+    );
+    let failed = by_node("emerson-1", "0008");
+    assert_eq!(failed["status"], "failed: HTTP 500 after 3 tries");
+    assert_eq!(
+        failed["actual_tier"], "",
+        "a failed section has no actual tier"
+    );
+    // The raw file quotes per RFC 4180: the formula heading's quotes are doubled.
+    let raw = read(&dir.path().join("sections.csv"));
+    assert!(
+        raw.contains("\"'=HYPERLINK(\"\"http://x\"\"), \"\"quoted\"\"\""),
+        "{raw}"
+    );
+}
+
+#[test]
+fn summary_counts_alignment_payload_cost_and_audit() {
+    let dir = tempdir();
+    let summary = write_batch_reports(dir.path(), &sample_batch()).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&dir.path().join("summary.json"))).unwrap();
+    assert_eq!(json["batch_id"], "b1");
+    assert_eq!(json["totals"]["sections"], 9);
+    assert_eq!(json["per_document"][2]["error"], "not UTF-8 at byte 17");
+    let cut = json["totals"]["payload_cut_pct"].as_f64().unwrap();
+    assert!((cut - summary.totals.payload_cut_pct).abs() < 1e-9);
+    let d = &summary.per_document[0].stats;
+    assert_eq!(d.sections, 8);
+    assert_eq!(d.aligned_sections, 6, "noise and empty are out");
+    assert_eq!(
+        (
+            d.perfect,
+            d.deviations,
+            d.mismatches,
+            d.new_sections,
+            d.not_scanned
+        ),
+        (1, 1, 1, 2, 1)
+    );
+    assert_eq!(d.chars_total, 9_112);
+    assert_eq!(d.chars_sent, 4_000 + 800 + 700 + 500 + 600);
+    assert_eq!(d.chars_skipped, 1_500);
+    let cut = 100.0 * (9_112 - 6_600) as f64 / 9_112.0;
+    assert!((d.payload_cut_pct - cut).abs() < 1e-9);
+    assert_eq!((d.tokens_in, d.tokens_out), (10_000, 2_500));
+    assert!((d.cost_usd - (0.01 * 3.0 + 0.0025 * 15.0)).abs() < 1e-9);
+    assert_eq!(d.failed_sections, 1);
+    assert_eq!(
+        (d.audited, d.audited_medium_plus, d.silent_loss_pct),
+        (1, 1, Some(100.0))
+    );
+    let t = &summary.totals;
+    assert_eq!((t.sections, t.new_sections, t.aligned_sections), (9, 3, 7));
+    assert!((t.new_pct - 300.0 / 7.0).abs() < 1e-9);
+    assert_eq!((summary.documents, summary.failed_documents), (3, 1));
+    assert!(summary.has_failures());
+    assert!(
+        summary
+            .headline()
+            .starts_with("batch b1: 3 documents (1 failed), 9 sections, perfect 14.3%"),
+        "{}",
+        summary.headline()
+    );
+
+    let md = read(&dir.path().join("summary.md"));
+    assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality |"), "{md}");
+    assert!(md.contains("| 0002 | Section 1.01 Definitions | 4000 | 1 | 2 | Very High | Very High (Definitions) | perfect |"), "{md}");
+    assert!(
+        md.contains("`[Guarantor]-(GUARANTEES)->[Obligations]`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("### Medium\n\n- `[Borrower]-(GOVERNED_BY)->[New York Law]`"),
+        "{md}"
+    );
+    assert!(md.contains("Failed: not UTF-8 at byte 17"), "{md}");
+    assert!(md.contains("silent-loss rate 100.0%"), "{md}");
+    assert!(
+        md.contains("| 0006 | Section 9.10 Waiver of Jury Trial \\| Venue |"),
+        "a pipe in a heading is escaped: {md}"
+    );
+}
+
+#[test]
+fn suggestions_group_new_sections_across_documents() {
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sample_batch()).unwrap();
+    let text = read(&dir.path().join("suggestions.yaml"));
+    assert!(text.starts_with("# kgroute suggestions"), "{text}");
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let list = v["suggestions"].as_sequence().unwrap();
+    assert_eq!(list.len(), 1, "{text}");
+    let s = &list[0];
+    assert_eq!(s["title"].as_str(), Some("Types of Advances"));
+    assert_eq!(s["normalized"].as_str(), Some("types of advances"));
+    assert_eq!(s["count"].as_u64(), Some(3));
+    // One Low and one Medium (the third failed): the tie goes to the higher tier.
+    assert_eq!(s["suggested_tier"].as_str(), Some("medium"));
+    assert_eq!(s["actual_tiers"]["low"].as_u64(), Some(1));
+    assert_eq!(s["documents"].as_sequence().unwrap().len(), 2);
+    assert_eq!(s["example_headings"].as_sequence().unwrap().len(), 3);
+}
+
+fn summary_with(batch_id: &str) -> BatchSummary {
+    let mut b = sample_batch();
+    b.batch_id = batch_id.into();
+    kgroute::report::summary::summarize(&b)
+}
+
+#[test]
+fn history_appends_rows_under_one_header_and_prints_a_table() {
+    let dir = tempdir();
+    let file = dir.path().join("reports").join("history.csv");
+    append_history(&file, &summary_with("batch-one")).unwrap();
+    append_history(&file, &summary_with("batch-two")).unwrap();
+    let text = read(&file);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], "batch_id,finished_at,index_version,documents,sections,perfect_pct,mismatch_pct,new_pct,payload_cut_pct");
+    assert!(
+        lines[1].starts_with("batch-one,") && lines[1].ends_with(",2,3,9,14.3,14.3,42.9,24.8"),
+        "{text}"
+    );
+    let out = kgroute()
+        .args(["history", "--file"])
+        .arg(&file)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = stdout.lines().collect();
+    assert_eq!(rows.len(), 3, "{stdout}");
+    assert!(rows[0].starts_with("batch      finished"), "{stdout}");
+    // Columns line up: every row has `new%` ending at the same column.
+    let end = rows[0].find("new%").unwrap() + 4;
+    assert!(
+        rows[1..].iter().all(|r| &r[end - 4..end] == "42.9"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn history_without_a_file_says_how_to_get_one() {
+    let dir = tempdir();
+    kgroute()
+        .args(["history", "--file"])
+        .arg(dir.path().join("none.csv"))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("none.csv").and(predicate::str::contains("kgroute ingest")),
+        );
+}
+
+// ---------------------------------------------------------------------------
+// kgroute review: editing an index line by line
+
+/// A realistic index: comments everywhere, flow and block aliases,
+/// bare-string entries, `[]` and one-line flow tiers.
+const INDEX: &str = "\
+# Credit agreement index (baseline from the article)
+document_type: credit_agreement
+version: \"2\"
+description: >
+  Sections of syndicated credit agreements.
+match:
+  fuzzy_threshold: 0.82             # token similarity 0..1
+anchors:                            # pinned Very High
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+# --- the tiers ---
+very_high:
+  - title: Definitions
+    aliases: [Defined Terms, Certain Defined Terms]   # 1.01 in most deals
+    note: the ontology's backbone
+  - title: Events of Default
+  - Subsidiaries
+high:
+  - title: Use of Proceeds
+    aliases:
+      - Purpose of Loans
+  # guarantee sections
+  - title: Company Guaranty
+    note: parent guarantee
+medium: []   # filled by review
+low:
+  - Governing Law            # bare string
+  - title: Confidentiality
+very_low: [No Waivers, Counterparts]
+";
+
+const EXPECTED: &str = "\
+# Credit agreement index (baseline from the article)
+document_type: credit_agreement
+version: \"2\"
+description: >
+  Sections of syndicated credit agreements.
+match:
+  fuzzy_threshold: 0.82             # token similarity 0..1
+anchors:                            # pinned Very High
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+# --- the tiers ---
+very_high:
+  - title: Definitions
+    aliases: [Defined Terms, Certain Defined Terms, Defs]   # 1.01 in most deals
+    note: the ontology's backbone
+  - title: Events of Default
+  - Subsidiaries
+  # guarantee sections
+  - title: Company Guaranty
+    note: parent guarantee
+high:
+  - title: Use of Proceeds
+    aliases:
+      - Purpose of Loans
+      - Proceeds
+medium:   # filled by review
+  - title: Types of Advances
+    note: added by review from emerson-1 0004
+low:
+  - title: Governing Law            # bare string
+    aliases: [Applicable Law]
+  - title: Confidentiality
+  - Counterparts
+very_low:
+  - No Waivers
+  - title: \"Notices: Addresses\"
+    note: added by review from emerson-1 0010
+";
+
+const REVIEWED_CSV: &str = "\
+doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision
+emerson-1,0004,Article 1 > Section 1.03 Types of Advances,Section 1.03 Types of Advances,826,835,800,,none,0.00,,llm,19,2,0,low,low,medium,new,300,80,ok,add:Medium
+emerson-1,0005,Article 1 > Section 1.04 Applicable Law,Section 1.04 Applicable Law,836,840,400,,none,0.00,,llm,3,0,0,very_low,very_low,very_low,new,100,20,ok,alias:governing law
+emerson-1,0006,Article 1 > Section 1.05 Defs,Section 1.05 Defs,841,850,900,,none,0.00,,llm,5,4,0,high,high,high,new,200,50,ok,alias:Definitions
+emerson-1,0007,Article 5 > Section 5.01 Proceeds,Section 5.01 Proceeds,900,910,500,,none,0.00,,llm,4,2,0,high,high,high,new,120,40,ok,alias:Use of Proceeds
+emerson-1,0008,Article 9 > Section 9.01 Company Guaranty,Section 9.01 Company Guaranty,1000,1050,6000,Company Guaranty,exact,1.00,high,llm,30,40,0,very_high,very_high,very_high,deviation,2000,600,ok,retier:very_high
+emerson-1,0009,Article 9 > Section 9.02 Counterparts,Section 9.02 Counterparts,1051,1060,700,Counterparts,exact,1.00,very_low,llm:audit,2,1,0,low,low,low,deviation,100,20,ok,retier:low
+emerson-1,0010,Article 9 > Section 9.03 Notices: Addresses,Section 9.03 Notices: Addresses,1061,1070,1200,,none,0.00,,llm,12,0,0,very_low,very_low,very_low,new,200,30,ok,add:very_low
+emerson-1,0011,Article 9 > Section 9.04 Benchmark Replacement Setting,Section 9.04 Benchmark Replacement Setting,1071,1090,3000,,none,0.00,,llm,8,3,0,low,low,low,new,500,90,ok,ignore
+emerson-1,0012,Article 9 > Section 9.05 Governing Law,Section 9.05 Governing Law,1091,1095,300,Governing Law,exact,1.00,low,skip,,,,,,,not_scanned,,,not_sent,
+att-2,0020,Article 2 > SECTION 2.03. TYPES OF ADVANCES,SECTION 2.03. TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:medium
+";
+
+fn review_setup(csv_text: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempdir();
+    let csv = dir.path().join("sections.csv");
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&csv, csv_text).unwrap();
+    std::fs::write(&index, INDEX).unwrap();
+    (dir, csv, index)
+}
+
+/// Titles per tier key, read with a real YAML parser.
+fn tiers_of(yaml: &str) -> HashMap<String, Vec<String>> {
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).unwrap();
+    Tier::ALL
+        .iter()
+        .map(|t| {
+            let titles = v[t.key()]
+                .as_sequence()
+                .map(|s| {
+                    s.iter()
+                        .map(|e| {
+                            e.as_str()
+                                .or_else(|| e["title"].as_str())
+                                .unwrap()
+                                .to_string()
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (t.key().to_string(), titles)
+        })
+        .collect()
+}
+
+#[test]
+fn review_write_edits_the_index_in_place_keeping_comments() {
+    let (_dir, csv, index) = review_setup(REVIEWED_CSV);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "moved `Company Guaranty` from high to very_high",
+        ));
+    let edited = read(&index);
+    assert_eq!(edited, EXPECTED);
+    for comment in INDEX.lines().filter_map(|l| l.find('#').map(|i| &l[i..])) {
+        assert!(edited.contains(comment), "comment lost: {comment}");
+    }
+    let tiers = tiers_of(&edited);
+    assert!(tiers["very_high"].contains(&"Company Guaranty".to_string()));
+    assert!(!tiers["high"].contains(&"Company Guaranty".to_string()));
+    assert_eq!(tiers["medium"], ["Types of Advances"]);
+    assert_eq!(
+        tiers["low"],
+        ["Governing Law", "Confidentiality", "Counterparts"]
+    );
+    assert_eq!(tiers["very_low"], ["No Waivers", "Notices: Addresses"]);
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&edited).unwrap();
+    assert_eq!(v["low"][0]["aliases"][0].as_str(), Some("Applicable Law"));
+    assert_eq!(v["high"][0]["aliases"][1].as_str(), Some("Proceeds"));
+    assert_eq!(v["very_high"][0]["aliases"][2].as_str(), Some("Defs"));
+    assert_eq!(v["version"].as_str(), Some("2"));
+
+    // Running the same review again changes nothing.
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("no change"));
+    assert_eq!(read(&index), EXPECTED);
+}
+
+#[test]
+fn review_reads_a_csv_saved_by_a_spreadsheet() {
+    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends.
+    let saved = format!("\u{feff}{}", REVIEWED_CSV.replace('\n', "\r\n"));
+    let (_dir, csv, index) = review_setup(&saved);
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    assert_eq!(read(&index), EXPECTED);
+}
+
+#[test]
+fn review_without_write_prints_a_diff_and_leaves_the_file() {
+    let (_dir, csv, index) = review_setup(REVIEWED_CSV);
+    let out = kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .assert()
+        .success();
+    let diff = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(read(&index), INDEX);
+    assert!(
+        diff.starts_with(&format!("--- {}\n", index.display())),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-medium: []   # filled by review\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+medium:   # filled by review\n+  - title: Types of Advances\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+  - title: \"Notices: Addresses\"\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-very_low: [No Waivers, Counterparts]\n"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn review_reports_every_bad_decision_with_its_row() {
+    let bad = REVIEWED_CSV
+        .replace(",add:Medium\n", ",add:mid\n")
+        .replace(",alias:Definitions\n", ",alias:Defined Stuff\n")
+        .replace(",ignore\n", ",drop\n")
+        .replace(",add:very_low\n", ",retier:high\n");
+    let (_dir, csv, index) = review_setup(&bad);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("4 problem(s)")
+                .and(predicate::str::contains("sections.csv:2 (doc emerson-1, node 0004): unknown tier `mid`"))
+                .and(predicate::str::contains("valid tiers: very_high, high, medium, low, very_low"))
+                .and(predicate::str::contains("sections.csv:9 (doc emerson-1, node 0011): unknown decision `drop`; valid decisions: add:<tier>, alias:<entry>, retier:<tier>, ignore"))
+                .and(predicate::str::contains("sections.csv:4 (doc emerson-1, node 0006): unknown entry `Defined Stuff`"))
+                .and(predicate::str::contains("entries: Company Guaranty, Confidentiality, Counterparts, Definitions"))
+                .and(predicate::str::contains("sections.csv:8 (doc emerson-1, node 0010): `retier:high` on a section with no matched_entry")),
+        );
+    assert_eq!(
+        read(&index),
+        INDEX,
+        "nothing is written when a decision is bad"
+    );
+}
+
+#[test]
+fn conflicting_decisions_for_one_title_are_an_error() {
+    let conflicting = REVIEWED_CSV.replace(
+        "TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:medium",
+        "TYPES OF ADVANCES,200,210,900,,none,0.00,,llm,10,2,0,medium,medium,medium,new,200,50,ok,add:low",
+    );
+    let (_dir, csv, index) = review_setup(&conflicting);
+    kgroute()
+        .args(["review"])
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sections.csv:11 (doc att-2, node 0020): `add:low` for `Types of Advances` conflicts with `add:Medium`"));
+}
+
+// ---------------------------------------------------------------------------
+// The review loop on a real contract: batch 1 -> scripted review of its
+// suggestions -> batch 2 with the edited index; history shows both.
+
+/// The article's baseline index (abridged), laid out as people write it.
+const BASELINE: &str = "\
+# Credit agreements: the article's baseline index
+document_type: credit_agreement
+version: \"1\"
+description: >
+  Baseline from the graphability article.
+match:
+  fuzzy_threshold: 0.82
+anchors:
+  - Subsidiaries
+noise:
+  - Table of Contents
+
+very_high:   # deep NER/RE
+  - title: Definitions
+    aliases: [Defined Terms]
+  - Litigation
+  - Environmental Matters
+  - Subsidiaries
+  - Payment of Obligations
+  - Events of Default
+  - Successors and Assigns
+high:
+  - The Facility
+  - Corporate Existence and Power
+  - Compliance with Laws
+  - title: Use of Proceeds
+    note: who gets the money
+medium:
+  - Swing Line Loans
+  - Competitive Bid Advances
+  - Successor Agent
+  - Funding Indemnification
+  - Collateral
+low:
+  - Method of Payment
+  - Telephonic Notices
+  - Market Disruption
+  - Judgment Currency
+  - Confidentiality
+very_low:
+  - No Waivers
+  - Waiver of Jury Trial
+  - No Fiduciary Duty
+  - Service of Process
+";
+
+/// normalised title or alias -> (entry title, tier), read from an index.
+fn lookup_table(yaml: &str) -> HashMap<String, (String, Tier)> {
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(yaml).unwrap();
+    let mut out = HashMap::new();
+    for tier in Tier::ALL {
+        for e in v[tier.key()].as_sequence().into_iter().flatten() {
+            let title = e
+                .as_str()
+                .or_else(|| e["title"].as_str())
+                .unwrap()
+                .to_string();
+            let aliases = e["aliases"].as_sequence().cloned().unwrap_or_default();
+            for name in std::iter::once(title.clone())
+                .chain(aliases.iter().map(|a| a.as_str().unwrap().to_string()))
+            {
+                out.insert(normalize_title(&name), (title.clone(), tier));
+            }
+        }
+    }
+    out
+}
+
+/// A stand-in for the upstream stages, enough to drive the report: Markdown
+/// headings become sections, titles are looked up exactly in the index, and
+/// sent sections get one relation per `shall` (density decides the tier).
+fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
+    let path = corpus("credit_agreements/emerson_2018.md");
+    let text = read(&path);
+    let lines: Vec<&str> = text.lines().collect();
+    let heads: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with('#'))
+        .collect();
+    let table = lookup_table(index_yaml);
+    let density = DensityThresholds::default();
+    let mut sections = Vec::new();
+    let mut extractions = Vec::new();
+    let mut crumbs: Vec<(u8, String)> = Vec::new();
+    for (k, &i) in heads.iter().enumerate() {
+        let end = heads.get(k + 1).copied().unwrap_or(lines.len());
+        let level = lines[i].chars().take_while(|&c| c == '#').count() as u8;
+        let title = lines[i].trim_start_matches('#').trim().to_string();
+        crumbs.retain(|(l, _)| *l < level);
+        crumbs.push((level, title.clone()));
+        let body = lines[i..end].join("\n");
+        let chars = body.chars().count();
+        let node_id = format!("{:04}", k + 1);
+        let found = table.get(&normalize_title(&title)).cloned();
+        let route = if level == 1 && chars < 200 {
+            Route::Empty
+        } else {
+            match &found {
+                Some((_, t)) if !t.is_sent() => Route::Skip,
+                _ => Route::Llm,
+            }
+        };
+        let mut s = section(
+            &node_id,
+            &title,
+            found.as_ref().map(|(e, t)| (e.as_str(), *t)),
+            route,
+            chars,
+        );
+        s.breadcrumb = crumbs
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" > ");
+        s.start_line = i + 1;
+        s.end_line = end;
+        s.level = level;
+        if route == Route::Llm {
+            let n = body.matches(" shall ").count();
+            let rels: Vec<(String, String)> = (0..n)
+                .map(|j| ("SHALL".to_string(), format!("obligation {j}")))
+                .collect();
+            let rels: Vec<(&str, &str, &str)> = rels
+                .iter()
+                .map(|(t, o)| ("Borrower", t.as_str(), o.as_str()))
+                .collect();
+            let mut e = extraction("emerson", &node_id, density.tier_for(n, chars), &rels);
+            e.density_tier = e.actual_tier;
+            e.tokens_in = chars as u64 / 4;
+            extractions.push(e);
+        }
+        sections.push(s);
+    }
+    DocumentOutcome {
+        doc_id: "emerson".into(),
+        doc_name: "emerson_2018.md".into(),
+        path: path.clone(),
+        plan: Some(RoutePlan {
+            doc_id: "emerson".into(),
+            doc_name: "emerson_2018.md".into(),
+            doc_type: "credit_agreement".into(),
+            sections,
+        }),
+        extractions,
+        error: None,
+    }
+}
+
+fn batch_of(id: &str, version: &str, index_yaml: &str) -> BatchReport {
+    BatchReport {
+        batch_id: id.into(),
+        index_version: version.into(),
+        documents: vec![emerson_outcome(index_yaml)],
+        input_per_million: 3.0,
+        output_per_million: 15.0,
+        extractor: "rules".into(),
+        sink: "files".into(),
+    }
+}
+
+/// The reviewer's script: `add:<suggested tier>` on the first row of each
+/// suggested title.
+fn decide_suggestions(report_dir: &Path) -> usize {
+    let sugg: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&read(&report_dir.join("suggestions.yaml"))).unwrap();
+    let wanted: HashMap<String, String> = sugg["suggestions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["normalized"].as_str().unwrap().to_string(),
+                s["suggested_tier"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let csv_path = report_dir.join("sections.csv");
+    let mut r = csv::Reader::from_path(&csv_path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let heading = headers.iter().position(|h| h == "heading").unwrap();
+    let decision = headers.iter().position(|h| h == "decision").unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&headers).unwrap();
+    let mut done = std::collections::HashSet::new();
+    for rec in r.records() {
+        let mut row: Vec<String> = rec.unwrap().iter().map(String::from).collect();
+        let key = normalize_title(&row[heading]);
+        if let Some(tier) = wanted.get(&key) {
+            if done.insert(key) {
+                row[decision] = format!("add:{tier}");
+            }
+        }
+        w.write_record(&row).unwrap();
+    }
+    std::fs::write(&csv_path, w.into_inner().unwrap()).unwrap();
+    done.len()
+}
+
+#[test]
+fn review_loop_on_emerson_brings_new_sections_down() {
+    let dir = tempdir();
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&index, BASELINE).unwrap();
+    let history = dir.path().join("reports").join("history.csv");
+
+    let b1_dir = dir.path().join("reports").join("b1");
+    let b1 = write_batch_reports(&b1_dir, &batch_of("b1", "1", BASELINE)).unwrap();
+    append_history(&history, &b1).unwrap();
+    let (_, rows) = csv_rows(&b1_dir.join("sections.csv"));
+    assert_eq!(rows.len(), 104, "one row per heading of the contract");
+    assert!(
+        b1.totals.new_sections > 0 && b1.totals.perfect > 0,
+        "{:?}",
+        b1.totals
+    );
+    let decided = decide_suggestions(&b1_dir);
+    assert!(decided > 10, "only {decided} suggestions");
+
+    kgroute()
+        .arg("review")
+        .arg(b1_dir.join("sections.csv"))
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    let edited = read(&index);
+    for line in BASELINE.lines() {
+        assert!(edited.contains(line), "review lost `{line}`");
+    }
+    assert!(
+        edited.contains(
+            "  - title: Types of Advances\n    note: added by review from emerson 0004\n"
+        ),
+        "{edited}"
+    );
+
+    let b2_dir = dir.path().join("reports").join("b2");
+    let b2 = write_batch_reports(&b2_dir, &batch_of("b2", "2", &edited)).unwrap();
+    append_history(&history, &b2).unwrap();
+    assert_eq!(b2.totals.sections, b1.totals.sections);
+    assert_eq!(b2.totals.new_sections, 0, "every suggestion was adopted");
+    assert!(b2.totals.new_pct < b1.totals.new_pct);
+    assert!(b2.totals.payload_cut_pct >= b1.totals.payload_cut_pct);
+    let sugg = read(&b2_dir.join("suggestions.yaml"));
+    assert!(sugg.contains("suggestions: []"), "{sugg}");
+
+    let out = kgroute()
+        .args(["history", "--file"])
+        .arg(&history)
+        .assert()
+        .success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<&str> = table.lines().collect();
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(
+        rows[1].starts_with("b1 ") && rows[2].starts_with("b2 "),
+        "{table}"
+    );
+    assert!(
+        rows[1].contains(&format!("{:.1}", b1.totals.new_pct)),
+        "{table}"
+    );
+    assert!(rows[2].contains(" 0.0 "), "{table}");
+}
+
+#[test]
+fn review_of_an_overlay_changes_base_entries_the_overlay_way() {
+    let dir = tempdir();
+    let base = dir.path().join("credit_agreement.yaml");
+    let overlay = dir.path().join("jpmorgan.yaml");
+    std::fs::write(&base, INDEX).unwrap();
+    let overlay_text = "\
+# JPMorgan-agented deals
+document_type: credit_agreement
+version: \"2-jpm\"
+extends: credit_agreement.yaml   # the base
+high:
+  - Agent's Fees
+";
+    std::fs::write(&overlay, overlay_text).unwrap();
+    let csv = dir.path().join("sections.csv");
+    let rows = REVIEWED_CSV
+        .lines()
+        .filter(|l| {
+            l.starts_with("doc_id")
+                || l.contains(",0005,")
+                || l.contains(",0008,")
+                || l.contains(",0004,")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&csv, rows + "\n").unwrap();
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&overlay)
+        .arg("--write")
+        .assert()
+        .success();
+    assert_eq!(read(&base), INDEX, "the base is not touched");
+    assert_eq!(
+        read(&overlay),
+        "\
+# JPMorgan-agented deals
+document_type: credit_agreement
+version: \"2-jpm\"
+extends: credit_agreement.yaml   # the base
+very_high:
+  - title: Company Guaranty
+    note: retiered by review from emerson-1 0008
+high:
+  - Agent's Fees
+medium:
+  - title: Types of Advances
+    note: added by review from emerson-1 0004
+low:
+  - title: Governing Law
+    aliases: [Applicable Law]
+    note: added by review from emerson-1 0005
+"
+    );
+}

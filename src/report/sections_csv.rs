@@ -1,0 +1,178 @@
+//! The mismatch report `sections.csv`: one row per section of every
+//! document, in the article's terms, with an empty `decision` column the
+//! reviewer fills in for `kgroute review`.
+//!
+//! UTF-8, one header row, RFC 4180 quoting (the `csv` crate). Tiers are
+//! written as index keys (`very_high`, ...) so a reviewer can copy them into
+//! decisions. `route` is `llm`, `skip`, `noise` or `empty`, with the reason a
+//! skip-predicted section was sent anyway appended (`llm:audit`,
+//! `llm:calibrate`). `status` is `ok`, `cached`, `failed: <reason>`, or
+//! `not_sent`.
+//!
+//! Spreadsheet formula injection: contract headings are untrusted text, and a
+//! spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or
+//! carriage return) as a formula. Every text cell starting with one of those
+//! gets a leading `'` (the spreadsheet convention for "this is text");
+//! [`unguard_cell`] removes it again when `kgroute review` reads the file.
+
+use super::{BatchReport, SectionView};
+use crate::extract::SectionStatus;
+use crate::route::{Override, Route};
+use anyhow::Context;
+use std::path::Path;
+
+/// The header, in order.
+pub const COLUMNS: [&str; 23] = [
+    "doc_id",
+    "node_id",
+    "breadcrumb",
+    "heading",
+    "start_line",
+    "end_line",
+    "chars",
+    "matched_entry",
+    "match_method",
+    "match_score",
+    "predicted_tier",
+    "route",
+    "entities",
+    "relations",
+    "pruned",
+    "model_tier",
+    "density_tier",
+    "actual_tier",
+    "match_quality",
+    "tokens_in",
+    "tokens_out",
+    "status",
+    "decision",
+];
+
+/// True when a spreadsheet would run the cell as a formula, or when the
+/// cell already starts with a `'` that [`unguard_cell`] would remove.
+fn needs_guard(text: &str) -> bool {
+    text.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        || text.strip_prefix('\'').is_some_and(needs_guard)
+}
+
+/// Prefixes `'` to a text cell a spreadsheet would evaluate as a formula.
+pub fn guard_cell(text: &str) -> String {
+    if needs_guard(text) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Undoes [`guard_cell`]: drops the `'` it added.
+pub fn unguard_cell(text: &str) -> &str {
+    match text.strip_prefix('\'') {
+        Some(rest) if needs_guard(rest) => rest,
+        _ => text,
+    }
+}
+
+fn route_cell(view: &SectionView<'_>) -> String {
+    let route = match view.section.route {
+        Route::Llm => "llm",
+        Route::Skip => "skip",
+        Route::Noise => "noise",
+        Route::Empty => "empty",
+    };
+    match view.section.override_reason {
+        Override::None => route.to_string(),
+        Override::Audit => format!("{route}:audit"),
+        Override::Calibrate => format!("{route}:calibrate"),
+    }
+}
+
+fn status_cell(view: &SectionView<'_>) -> String {
+    match view.extraction.map(|e| &e.status) {
+        None => "not_sent".to_string(),
+        Some(SectionStatus::Ok) => "ok".to_string(),
+        Some(SectionStatus::Cached) => "cached".to_string(),
+        Some(SectionStatus::Failed(reason)) => format!("failed: {reason}"),
+    }
+}
+
+/// The 23 cells of one section's row.
+pub fn row(view: &SectionView<'_>) -> Vec<String> {
+    let s = view.section;
+    let e = view.extraction;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let method = serde_json::to_value(s.matched.method)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    vec![
+        guard_cell(view.doc_id),
+        s.node_id.clone(),
+        guard_cell(&s.breadcrumb),
+        guard_cell(&s.title),
+        s.start_line.to_string(),
+        s.end_line.to_string(),
+        s.chars.to_string(),
+        guard_cell(s.matched.entry.as_deref().unwrap_or("")),
+        method,
+        format!("{:.2}", s.matched.score),
+        opt(s.predicted_tier.map(|t| t.key().to_string())),
+        route_cell(view),
+        opt(e.map(|e| e.entities.len().to_string())),
+        opt(e.map(|e| e.relations.len().to_string())),
+        opt(e.map(|e| e.pruned.len().to_string())),
+        opt(e.and_then(|e| e.model_tier).map(|t| t.key().to_string())),
+        opt(e.map(|e| e.density_tier.key().to_string())),
+        opt(super::quality::actual_tier(e).map(|t| t.key().to_string())),
+        view.quality.as_str().to_string(),
+        opt(e.map(|e| e.tokens_in.to_string())),
+        opt(e.map(|e| e.tokens_out.to_string())),
+        guard_cell(&status_cell(view)),
+        String::new(),
+    ]
+}
+
+/// Writes every section of every document of the batch, in batch and plan
+/// order. Documents without a plan contribute no rows (they are in the
+/// summary's failures).
+pub fn write_sections_csv(path: &Path, batch: &BatchReport) -> anyhow::Result<()> {
+    let mut w = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .from_writer(Vec::new());
+    w.write_record(COLUMNS)?;
+    for doc in &batch.documents {
+        for view in doc.sections() {
+            w.write_record(row(&view))?;
+        }
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| anyhow::anyhow!("cannot finish {}: {e}", path.display()))?;
+    super::write_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_cells_are_guarded_and_unguarded() {
+        for s in ["=SUM(A1)", "+1", "-cmd", "@x", "\tx"] {
+            let g = guard_cell(s);
+            assert_eq!(g, format!("'{s}"));
+            assert_eq!(unguard_cell(&g), s);
+        }
+        assert_eq!(guard_cell("Definitions"), "Definitions");
+        assert_eq!(unguard_cell("'quoted'"), "'quoted'");
+        assert_eq!(guard_cell("'=x"), "''=x");
+        assert_eq!(unguard_cell("''=x"), "'=x");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn guard_round_trips_and_never_starts_a_formula(s in "\\PC{0,20}") {
+            let g = guard_cell(&s);
+            proptest::prop_assert!(!g.starts_with(['=', '+', '-', '@', '\t', '\r']));
+            proptest::prop_assert_eq!(unguard_cell(&g), s.as_str());
+        }
+    }
+}

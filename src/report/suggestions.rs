@@ -1,0 +1,142 @@
+//! `suggestions.yaml`: the batch's new sections (titles not in the index)
+//! grouped by normalised title, most frequent first, as candidate index
+//! entries with the tier their extractions actually earned.
+
+use super::{display_title, BatchReport, MatchQuality};
+use crate::index::{normalize_title, Tier};
+use anyhow::Context;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+/// How many distinct example headings a suggestion keeps.
+const EXAMPLES: usize = 3;
+
+/// One candidate index entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    /// Display form of the heading (numbering stripped), as it would be
+    /// written in the index.
+    pub title: String,
+    /// The grouping key ([`crate::index::normalize_title`]).
+    pub normalized: String,
+    /// Occurrences across the batch.
+    pub count: usize,
+    /// The most common actual tier (ties go to the higher tier, so nothing
+    /// is under-rated); `None` when no occurrence was extracted.
+    pub suggested_tier: Option<String>,
+    /// Actual tier key -> occurrences, highest tier first.
+    pub actual_tiers: serde_yaml_ng::Mapping,
+    pub documents: Vec<String>,
+    pub example_headings: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct SuggestionsFile<'a> {
+    batch_id: &'a str,
+    index_version: &'a str,
+    suggestions: Vec<Suggestion>,
+}
+
+#[derive(Default)]
+struct Group {
+    count: usize,
+    titles: Vec<String>,
+    tiers: BTreeMap<Tier, usize>,
+    documents: BTreeSet<String>,
+    headings: Vec<String>,
+}
+
+/// Groups the batch's `new` sections by normalised title.
+pub fn collect(batch: &BatchReport) -> Vec<Suggestion> {
+    let mut groups: HashMap<String, Group> = HashMap::new();
+    for doc in &batch.documents {
+        for v in doc.sections() {
+            if v.quality != MatchQuality::New {
+                continue;
+            }
+            let key = normalize_title(&v.section.title);
+            if key.is_empty() {
+                continue;
+            }
+            let g = groups.entry(key).or_default();
+            g.count += 1;
+            g.titles.push(display_title(&v.section.title));
+            if let Some(t) = super::quality::actual_tier(v.extraction) {
+                *g.tiers.entry(t).or_default() += 1;
+            }
+            g.documents.insert(doc.doc_id.clone());
+            if g.headings.len() < EXAMPLES && !g.headings.contains(&v.section.title) {
+                g.headings.push(v.section.title.clone());
+            }
+        }
+    }
+    let mut out: Vec<Suggestion> = groups
+        .into_iter()
+        .map(|(normalized, g)| {
+            // Tier's Ord puts Very High first, so `min_by_key` on
+            // (-count, tier) picks the most common, higher tier on ties.
+            let suggested = g
+                .tiers
+                .iter()
+                .min_by_key(|(t, n)| (std::cmp::Reverse(**n), **t))
+                .map(|(t, _)| t.key().to_string());
+            let mut actual = serde_yaml_ng::Mapping::new();
+            for (t, n) in &g.tiers {
+                actual.insert(t.key().into(), (*n as u64).into());
+            }
+            Suggestion {
+                title: most_common(&g.titles),
+                normalized,
+                count: g.count,
+                suggested_tier: suggested,
+                actual_tiers: actual,
+                documents: g.documents.into_iter().collect(),
+                example_headings: g.headings,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.title.cmp(&b.title)));
+    out
+}
+
+fn most_common(titles: &[String]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in titles {
+        *counts.entry(t).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(t, _)| t.to_string())
+        .unwrap_or_default()
+}
+
+const HEADER: &str = "\
+# kgroute suggestions: sections whose titles are not in the graphability
+# index, grouped by normalised title across this batch, most frequent first.
+#
+# Each entry is a candidate index entry: `title` is the heading without its
+# numbering, `suggested_tier` the most common tier its extractions actually
+# earned (`actual_tiers` counts them), `documents` where it occurred.
+#
+# How to use it: frequent, generic titles belong in the index; bespoke ones
+# (occurring once, deal-specific) are better left out. Put the decision in
+# the `decision` column of sections.csv on one of the title's rows
+# (`add:<tier>`, `alias:<existing entry>` or `ignore`), then run
+#   kgroute review sections.csv --index <index.yaml>          # shows the diff
+#   kgroute review sections.csv --index <index.yaml> --write  # applies it
+";
+
+/// Writes `suggestions.yaml` with its comment header.
+pub fn write_suggestions(path: &Path, batch: &BatchReport) -> anyhow::Result<()> {
+    let file = SuggestionsFile {
+        batch_id: &batch.batch_id,
+        index_version: &batch.index_version,
+        suggestions: collect(batch),
+    };
+    let body = serde_yaml_ng::to_string(&file)?;
+    let text = format!("{HEADER}\n{body}");
+    super::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
+}

@@ -1,0 +1,216 @@
+//! Reading the reviewer's decisions from the `decision` column of
+//! `sections.csv`. Every bad row is collected; errors name the file and the
+//! CSV line, and list the valid choices.
+
+use crate::index::{normalize_title, Tier};
+use crate::report::display_title;
+use crate::report::sections_csv::unguard_cell;
+use anyhow::{Context, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What a reviewer decided for one section.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// `add:<tier>`: the (new) heading becomes an entry of that tier.
+    Add(Tier),
+    /// `alias:<entry>`: the heading becomes an alias of that entry.
+    Alias(String),
+    /// `retier:<tier>`: the matched entry moves to that tier.
+    Retier(Tier),
+    /// `ignore`: bespoke; leave the index alone.
+    Ignore,
+}
+
+/// One decided row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// `sections.csv:<line>` with the row's doc and node, for messages.
+    pub origin: String,
+    pub doc_id: String,
+    pub node_id: String,
+    /// The heading as written in the CSV.
+    pub heading: String,
+    /// Numbering stripped: what goes into the index.
+    pub title: String,
+    pub matched_entry: Option<String>,
+    pub action: Action,
+    /// The cell as typed.
+    pub raw: String,
+}
+
+pub const VALID_DECISIONS: &str = "add:<tier>, alias:<entry>, retier:<tier>, ignore";
+
+fn valid_tiers() -> String {
+    Tier::ALL.map(|t| t.key()).join(", ")
+}
+
+/// Parses one `decision` cell; `Ok(None)` for a blank one.
+pub fn parse_action(cell: &str) -> Result<Option<Action>, String> {
+    let cell = cell.trim();
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    let (verb, arg) = match cell.split_once(':') {
+        Some((v, a)) => (v.trim().to_ascii_lowercase(), Some(a.trim())),
+        None => (cell.to_ascii_lowercase(), None),
+    };
+    let tier = |arg: Option<&str>| -> Result<Tier, String> {
+        let a = arg.unwrap_or("");
+        Tier::parse(a).ok_or_else(|| {
+            format!(
+                "unknown tier `{a}` in `{cell}`; valid tiers: {} (e.g. `{verb}:medium`)",
+                valid_tiers()
+            )
+        })
+    };
+    match (verb.as_str(), arg) {
+        ("add", a) => tier(a).map(|t| Some(Action::Add(t))),
+        ("retier", a) => tier(a).map(|t| Some(Action::Retier(t))),
+        ("alias", Some(a)) if !a.is_empty() => Ok(Some(Action::Alias(a.to_string()))),
+        ("alias", _) => Err(format!(
+            "`{cell}` names no entry; write `alias:<existing entry title>`, e.g. `alias:Definitions`"
+        )),
+        ("ignore", None) => Ok(Some(Action::Ignore)),
+        _ => Err(format!(
+            "unknown decision `{cell}`; valid decisions: {VALID_DECISIONS}"
+        )),
+    }
+}
+
+/// The columns review needs.
+const NEEDED: [&str; 5] = ["doc_id", "node_id", "heading", "matched_entry", "decision"];
+
+/// Reads every non-blank decision of a `sections.csv`. Returns the valid
+/// decisions and every problem found (each naming the file and line); an
+/// `Err` only when the file cannot be read as a sections.csv at all.
+pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
+    let file = csv_path.display().to_string();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_path(csv_path)
+        .with_context(|| format!("cannot read {file}"))?;
+    let headers = reader
+        .headers()
+        .with_context(|| format!("{file}:1: cannot read the header"))?
+        .clone();
+    let mut col = HashMap::new();
+    for name in NEEDED {
+        let Some(i) = headers.iter().position(|h| h == name) else {
+            anyhow::bail!(
+                "{file}:1: no `{name}` column; expected the sections.csv written by `kgroute ingest`"
+            );
+        };
+        col.insert(name, i);
+    }
+    let mut decisions = Vec::new();
+    let mut errors = Vec::new();
+    for rec in reader.records() {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                errors.push(format!("{file}:{line}: {e}"));
+                continue;
+            }
+        };
+        let cell = |name: &str| unguard_cell(rec.get(col[name]).unwrap_or("")).to_string();
+        let line = rec.position().map_or(0, |p| p.line());
+        let origin = format!(
+            "{file}:{line} (doc {}, node {})",
+            cell("doc_id"),
+            cell("node_id")
+        );
+        match parse_action(&cell("decision")) {
+            Ok(None) => {}
+            Ok(Some(action)) => {
+                let heading = cell("heading");
+                let matched = cell("matched_entry");
+                decisions.push(Decision {
+                    origin,
+                    doc_id: cell("doc_id"),
+                    node_id: cell("node_id"),
+                    title: display_title(&heading),
+                    heading,
+                    matched_entry: (!matched.trim().is_empty()).then_some(matched),
+                    action,
+                    raw: cell("decision").trim().to_string(),
+                });
+            }
+            Err(msg) => errors.push(format!("{origin}: {msg}")),
+        }
+    }
+    Ok((decisions, errors))
+}
+
+/// Which index name a decision is about: the heading for add/alias/ignore,
+/// the matched entry for retier.
+fn subject(d: &Decision) -> (bool, String) {
+    match d.action {
+        Action::Retier(_) => (
+            true,
+            normalize_title(d.matched_entry.as_deref().unwrap_or("")),
+        ),
+        _ => (false, normalize_title(&d.title)),
+    }
+}
+
+/// Collapses identical decisions about the same title (the same heading
+/// occurs in many documents); conflicting ones go to `errors` and are
+/// dropped.
+pub fn dedupe(decisions: Vec<Decision>, errors: &mut Vec<String>) -> Vec<Decision> {
+    let mut first: HashMap<(bool, String), Decision> = HashMap::new();
+    let mut out = Vec::new();
+    for d in decisions {
+        let key = subject(&d);
+        match first.get(&key) {
+            Some(f) if f.action == d.action => {}
+            Some(f) => errors.push(format!(
+                "{}: `{}` for `{}` conflicts with `{}` at {}",
+                d.origin, d.raw, d.title, f.raw, f.origin
+            )),
+            None => {
+                first.insert(key, d.clone());
+                out.push(d);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_decision_form() {
+        assert_eq!(parse_action("  "), Ok(None));
+        assert_eq!(parse_action("add:low"), Ok(Some(Action::Add(Tier::Low))));
+        assert_eq!(
+            parse_action("Add: Very High"),
+            Ok(Some(Action::Add(Tier::VeryHigh)))
+        );
+        assert_eq!(
+            parse_action("retier:medium"),
+            Ok(Some(Action::Retier(Tier::Medium)))
+        );
+        assert_eq!(
+            parse_action("alias:Definitions"),
+            Ok(Some(Action::Alias("Definitions".into())))
+        );
+        assert_eq!(parse_action("IGNORE"), Ok(Some(Action::Ignore)));
+    }
+
+    #[test]
+    fn bad_decisions_say_what_is_valid() {
+        let e = parse_action("add:mid").unwrap_err();
+        assert!(
+            e.contains("unknown tier `mid`") && e.contains("very_high, high"),
+            "{e}"
+        );
+        let e = parse_action("remove").unwrap_err();
+        assert!(e.contains(VALID_DECISIONS), "{e}");
+        assert!(parse_action("alias:").is_err());
+        assert!(parse_action("ignore:x").is_err());
+    }
+}

@@ -1,0 +1,308 @@
+//! The review loop: applies a reviewer's decisions from the `decision`
+//! column of `sections.csv` to a graphability index YAML, keeping the file's
+//! comments, order and formatting (a line-level edit, never a serde
+//! round-trip).
+//!
+//! Decisions: `add:<tier>` (a new heading becomes an entry, with a `note:`
+//! saying which document and section it came from), `alias:<entry>` (the
+//! heading becomes an alias of an existing entry), `retier:<tier>` (the
+//! matched entry's whole block moves to another tier), `ignore`. Headings go
+//! into the index in display form ([`crate::report::display_title`]:
+//! `Section 1.03 Types of Advances` -> `Types of Advances`). All problems
+//! are collected and reported together, each naming the CSV line.
+
+pub mod decision;
+pub mod editor;
+pub mod scalar;
+pub mod validate;
+
+pub use decision::{read_decisions, Action, Decision};
+pub use editor::IndexText;
+pub use validate::check_index_text;
+
+use crate::index::normalize_title;
+use anyhow::{Context, Result};
+use std::path::Path;
+
+/// What applying a CSV's decisions to an index produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewResult {
+    pub original: String,
+    pub edited: String,
+    /// One line per change made, naming the CSV row.
+    pub changes: Vec<String>,
+    /// Decisions that changed nothing (already there, `ignore`).
+    pub notices: Vec<String>,
+}
+
+impl ReviewResult {
+    pub fn changed(&self) -> bool {
+        self.original != self.edited
+    }
+
+    /// A unified diff of the edit, with `name` on both header lines (so
+    /// `patch` can apply it).
+    pub fn diff(&self, name: &str) -> String {
+        similar::TextDiff::from_lines(&self.original, &self.edited)
+            .unified_diff()
+            .context_radius(3)
+            .header(name, &format!("{name} (reviewed)"))
+            .to_string()
+    }
+}
+
+/// The problems of a review, each on its own line.
+#[derive(Debug, thiserror::Error)]
+#[error("{} problem(s) in the review; nothing was changed:\n  {}", .0.len(), .0.join("\n  "))]
+pub struct ReviewErrors(pub Vec<String>);
+
+/// Reads the decisions of `csv_path` and applies them to the text of
+/// `index_path` in memory (nothing is written).
+pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
+    let original = std::fs::read_to_string(index_path)
+        .with_context(|| format!("cannot read index {}", index_path.display()))?;
+    let problems = check_index_text(&original);
+    if !problems.is_empty() {
+        anyhow::bail!(
+            "{} must be valid before review edits it (see `kgroute index check`):\n  {}",
+            index_path.display(),
+            problems.join("\n  ")
+        );
+    }
+    // Every problem is reported at once: bad cells, conflicts, and
+    // decisions that cannot be applied.
+    let bases = load_bases(index_path, &IndexText::new(&original))?;
+    let (decisions, mut errors) = read_decisions(csv_path)?;
+    let decisions = decision::dedupe(decisions, &mut errors);
+    let result = apply_decisions(&original, &bases, &decisions);
+    let result = match result {
+        Ok(r) if errors.is_empty() => r,
+        Ok(_) => return Err(ReviewErrors(errors).into()),
+        Err(more) => {
+            errors.extend(more);
+            return Err(ReviewErrors(errors).into());
+        }
+    };
+    let problems = check_index_text(&result.edited);
+    if !problems.is_empty() {
+        anyhow::bail!(
+            "the edited {} would not be a valid index (a bug in review; nothing written):\n  {}",
+            index_path.display(),
+            problems.join("\n  ")
+        );
+    }
+    Ok(result)
+}
+
+fn entry_list(text: &IndexText, bases: &[IndexText]) -> String {
+    let mut titles: Vec<String> = std::iter::once(text)
+        .chain(bases)
+        .flat_map(|t| t.all_entries().unwrap_or_default())
+        .map(|e| e.title)
+        .collect();
+    titles.sort();
+    titles.dedup();
+    titles.join(", ")
+}
+
+/// How many `extends:` levels review follows.
+const MAX_EXTENDS: usize = 8;
+
+/// The bases an overlay extends, nearest first (paths relative to the file
+/// that names them).
+pub fn load_bases(index_path: &Path, text: &IndexText) -> Result<Vec<IndexText>> {
+    let mut bases = Vec::new();
+    let mut from = index_path.to_path_buf();
+    let mut next = text.extends();
+    while let Some(rel) = next {
+        if bases.len() == MAX_EXTENDS {
+            anyhow::bail!(
+                "{}: more than {MAX_EXTENDS} levels of `extends:`",
+                index_path.display()
+            );
+        }
+        let path = from.parent().unwrap_or(Path::new(".")).join(&rel);
+        let base_text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "{}: cannot read its base `extends: {rel}` ({})",
+                from.display(),
+                path.display()
+            )
+        })?;
+        let base = IndexText::new(&base_text);
+        next = base.extends();
+        bases.push(base);
+        from = path;
+    }
+    Ok(bases)
+}
+
+/// Looks a name up in the file, then in its bases. The flag says whether it
+/// was found in the file itself.
+fn find_in(
+    text: &IndexText,
+    bases: &[IndexText],
+    find: impl Fn(&IndexText) -> Result<Option<editor::EntryBlock>>,
+) -> Result<Option<(editor::EntryBlock, bool)>, String> {
+    if let Some(e) = find(text).map_err(|e| e.to_string())? {
+        return Ok(Some((e, true)));
+    }
+    for b in bases {
+        if let Some(e) = find(b).map_err(|e| format!("in a base file: {e}"))? {
+            return Ok(Some((e, false)));
+        }
+    }
+    Ok(None)
+}
+
+/// Applies decisions, in order, to an index's text (`bases` are the files
+/// it `extends:`, nearest first; empty for a base index). Returns every
+/// problem (each naming its CSV row) when any decision cannot be applied.
+///
+/// In an overlay, an entry that lives in a base is changed the overlay way:
+/// `retier` adds the title to the overlay's target tier, `alias` adds the
+/// title with the new alias to the base entry's tier (aliases merge).
+pub fn apply_decisions(
+    index_text: &str,
+    bases: &[IndexText],
+    decisions: &[Decision],
+) -> Result<ReviewResult, Vec<String>> {
+    let mut text = IndexText::new(index_text);
+    let mut changes = Vec::new();
+    let mut notices = Vec::new();
+    let mut errors = Vec::new();
+    for d in decisions {
+        let o = &d.origin;
+        let note = format!("added by review from {} {}", d.doc_id, d.node_id);
+        let step: Result<(), String> = (|| {
+            match &d.action {
+                Action::Ignore => notices.push(format!("{o}: `{}` ignored", d.title)),
+                Action::Add(tier) => {
+                    if normalize_title(&d.title).is_empty() {
+                        return Err(format!("heading `{}` has no words to add", d.heading));
+                    }
+                    if let Some((e, _)) =
+                        find_in(&text, bases, |t| t.find_title_or_alias(&d.title))?
+                    {
+                        notices.push(format!(
+                            "{o}: `{}` is already in the index as `{}` ({}); use retier:<tier> to move it",
+                            d.title,
+                            e.title,
+                            e.tier.key()
+                        ));
+                        return Ok(());
+                    }
+                    text.add_entry(*tier, &d.title, &note)
+                        .map_err(|e| e.to_string())?;
+                    changes.push(format!("{o}: added `{}` to {}", d.title, tier.key()));
+                }
+                Action::Alias(entry) => {
+                    let Some((target, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
+                    else {
+                        return Err(format!(
+                            "unknown entry `{entry}` in `{}`; entries: {}",
+                            d.raw,
+                            entry_list(&text, bases)
+                        ));
+                    };
+                    match find_in(&text, bases, |t| t.find_title_or_alias(&d.title))? {
+                        Some((e, _)) if normalize_title(&e.title) == normalize_title(&target.title) => {
+                            notices.push(format!(
+                                "{o}: `{}` already names `{}`",
+                                d.title, target.title
+                            ));
+                        }
+                        Some((e, _)) => {
+                            return Err(format!(
+                                "`{}` already names entry `{}` ({}); it cannot also be an alias of `{}`",
+                                d.title,
+                                e.title,
+                                e.tier.key(),
+                                target.title
+                            ))
+                        }
+                        None if local => {
+                            text.add_alias(&target.title, &d.title)
+                                .map_err(|e| e.to_string())?;
+                            changes.push(format!(
+                                "{o}: `{}` is now an alias of `{}`",
+                                d.title, target.title
+                            ));
+                        }
+                        None => {
+                            text.add_entry_with_aliases(target.tier, &target.title, &[&d.title], &note)
+                                .map_err(|e| e.to_string())?;
+                            changes.push(format!(
+                                "{o}: `{}` is now an alias of the base entry `{}` (overlay entry)",
+                                d.title, target.title
+                            ));
+                        }
+                    }
+                }
+                Action::Retier(tier) => {
+                    let Some(entry) = &d.matched_entry else {
+                        return Err(format!(
+                            "`{}` on a section with no matched_entry (a new section); use add:<tier>",
+                            d.raw
+                        ));
+                    };
+                    let Some((found, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
+                    else {
+                        return Err(format!(
+                            "matched entry `{entry}` is not in this index; entries: {}",
+                            entry_list(&text, bases)
+                        ));
+                    };
+                    if found.tier == *tier {
+                        notices.push(format!("{o}: `{}` is already {}", found.title, tier.key()));
+                        return Ok(());
+                    }
+                    if local {
+                        text.retier(&found.title, *tier)
+                            .map_err(|e| e.to_string())?;
+                    } else {
+                        let note = format!("retiered by review from {} {}", d.doc_id, d.node_id);
+                        text.add_entry(*tier, &found.title, &note)
+                            .map_err(|e| e.to_string())?;
+                    }
+                    changes.push(format!(
+                        "{o}: moved `{}` from {} to {}",
+                        found.title,
+                        found.tier.key(),
+                        tier.key()
+                    ));
+                }
+            }
+            Ok(())
+        })();
+        if let Err(msg) = step {
+            errors.push(format!("{o}: {msg}"));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(ReviewResult {
+        original: index_text.to_string(),
+        edited: text.render(),
+        changes,
+        notices,
+    })
+}
+
+/// Writes the edited index in place (temporary file + rename), then reads
+/// it back and re-validates it.
+pub fn write_index(index_path: &Path, result: &ReviewResult) -> Result<()> {
+    crate::report::write_atomic(index_path, result.edited.as_bytes())?;
+    let back = std::fs::read_to_string(index_path)
+        .with_context(|| format!("cannot read back {}", index_path.display()))?;
+    let problems = check_index_text(&back);
+    if !problems.is_empty() {
+        anyhow::bail!(
+            "{} was written but does not validate:\n  {}",
+            index_path.display(),
+            problems.join("\n  ")
+        );
+    }
+    Ok(())
+}
