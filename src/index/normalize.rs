@@ -47,11 +47,24 @@ const DROPPED: &[&str] = &["and", "the"];
 /// `Section 1.01 Definitions` -> `definition`; `ARTICLE VII THE AGENT` ->
 /// `agent`; `Counterparts; Integration` and `Counterparts and Integration`
 /// both -> `counterpart integration`. Returns an empty string for a title that
-/// is only numbering (`SCHEDULE 1.1(a)`).
+/// is only numbering (`Section 1.01`); a bare annex heading is named by its
+/// kind (`SCHEDULE 1.1(a)` -> `schedule`).
 pub fn normalize_title(title: &str) -> String {
     let body = strip_numbering(title);
-    words(&body).join(" ")
+    let w = words(&body);
+    if w.is_empty() {
+        // `Exhibit`, `SCHEDULE 1.1(a)`: an annex heading with no name of its
+        // own is named by its kind (`Section 1.01` alone stays empty).
+        return words(&title.to_lowercase())
+            .into_iter()
+            .find(|w| ANNEX_WORDS.contains(&w.as_str()))
+            .unwrap_or_default();
+    }
+    w.join(" ")
 }
+
+/// Kinds of annex that name a heading when it has no other words.
+const ANNEX_WORDS: &[&str] = &["exhibit", "schedule", "annex", "appendix", "attachment"];
 
 /// The title without its leading numbering and structural words, case and
 /// punctuation kept (`Section 5.03 Maintenance of Property; Insurance` ->
@@ -192,7 +205,9 @@ mod tests {
             normalize_title("EXHIBIT H - Competitive Bid Quote (Section 2.05.4)"),
             "competitive bid quote"
         );
-        assert_eq!(normalize_title("SCHEDULE 1.1(a)"), "");
+        assert_eq!(normalize_title("SCHEDULE 1.1(a)"), "schedule");
+        assert_eq!(normalize_title("Exhibits"), "exhibit");
+        assert_eq!(normalize_title("Section 1.01"), "");
         assert_eq!(normalize_title("SECTION 1.0 DEFINITIONS"), "definition");
         assert_eq!(normalize_title("IV. Representations"), "representation");
     }
