@@ -588,9 +588,14 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
                 if let Some(prev) = seen.get(&norm) {
                     let what = if is_alias { "alias" } else { "title" };
                     let (message, fix) = if prev.title == title && is_alias {
+                        let other = if prev.alias {
+                            "another of its aliases"
+                        } else {
+                            "its own title"
+                        };
                         (
-                            format!("alias `{name}` of `{title}` normalises to its own title"),
-                            "remove the alias; the title already matches it".to_string(),
+                            format!("alias `{name}` of `{title}` normalises like {other}"),
+                            "remove the alias; the entry already matches it".to_string(),
                         )
                     } else if prev.tier != tier {
                         (
