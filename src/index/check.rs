@@ -461,6 +461,14 @@ fn parse_entry(
             c.unknown_keys(key, m, ENTRY_KEYS, &format!("`{key}` entry"));
             let title = match m.get("title") {
                 Some(Value::String(t)) if !normalize_title(t).is_empty() => t.clone(),
+                None | Some(Value::Null) if m.contains_key("title") => {
+                    c.push(
+                        at,
+                        format!("an entry in `{key}` has an empty `title`"),
+                        "write the title after it: `- title: Governing Law`",
+                    );
+                    return None;
+                }
                 Some(other) => {
                     c.push(
                         at,
@@ -565,7 +573,11 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
         let titles: Vec<String> = items
             .iter()
             .map(|i| match i {
-                Value::Mapping(m) => m.get("title").map(scalar).unwrap_or_default(),
+                Value::Mapping(m) => match m.get("title") {
+                    Some(Value::String(t)) => t.clone(),
+                    _ => "title:".to_string(),
+                },
+                Value::Null => "-".to_string(),
                 other => scalar(other),
             })
             .collect();
