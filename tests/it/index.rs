@@ -216,7 +216,7 @@ fn overlay_alias_colliding_with_another_base_entry_is_an_error() {
         ),
     )
     .unwrap();
-    let err = GraphabilityIndex::load(&[f.clone()])
+    let err = GraphabilityIndex::load(std::slice::from_ref(&f))
         .unwrap_err()
         .to_string();
     assert!(
@@ -225,9 +225,18 @@ fn overlay_alias_colliding_with_another_base_entry_is_an_error() {
     );
 }
 
+/// (corpus file, heading as it appears there, method, entry, tier).
+type Expected = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    Option<Tier>,
+);
+
 /// Real headings of the shared corpus (each is checked to occur in its
 /// file) with the entry and tier the shipped index must give them.
-const REAL_TITLES: &[(&str, &str, &str, Option<&str>, Option<Tier>)] = &[
+const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/emerson_2018.md",
         "Section 1.01 Definitions",
