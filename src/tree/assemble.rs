@@ -119,7 +119,10 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
             Some(p) => children[p].push(idx),
             None => roots.push(idx),
         }
-        stack.push((level, idx));
+        // A preamble is text before a heading, never a parent.
+        if kind != NodeKind::Preamble {
+            stack.push((level, idx));
+        }
     }
 
     let mut built: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
