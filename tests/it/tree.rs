@@ -341,6 +341,8 @@ fn disney_structure() {
 
 #[test]
 fn coned_and_cummins_structure() {
+    // Headings need a title: `Section 2.21.` alone ends a sentence.
+    let re = Regex::new(r"^Section \d+\.\d+\.\s+\S").unwrap();
     for (file, n_articles) in [("coned_2020.txt", 9), ("cummins_2020.txt", 12)] {
         let (src, tree) = load(&corpus_file(&format!("credit_agreements/{file}")));
         let arts = articles(&tree);
@@ -350,8 +352,6 @@ fn coned_and_cummins_structure() {
             assert!(a.title[8..].starts_with(&want), "{file}: {}", a.title);
         }
         assert_eq!(titles_of_kind(&tree, NodeKind::Toc).len(), 1, "{file}");
-        // Headings need a title: `Section 2.21.` alone ends a sentence.
-        let re = Regex::new(r"^Section \d+\.\d+\.\s+\S").unwrap();
         let sig_line = tree
             .iter()
             .find(|n| n.kind == NodeKind::Signature)
