@@ -131,10 +131,16 @@ fn match_node(node: &Node, index: &GraphabilityIndex) -> TitleMatch {
     m
 }
 
+/// A heading with children whose own span is shorter than this (the heading
+/// line and little else, e.g. `SCHEDULE 1.1(a)`) gets no call of its own;
+/// its children are routed (Proxy-Pointer's near-empty structural rule).
+pub const NEAR_EMPTY_CHARS: usize = 100;
+
 /// Routes every node of a tree. No LLM, no network.
 ///
-/// Structural headings and `[Reserved]` sections route nowhere
-/// ([`Route::Empty`]); tables of contents, signature pages and noise titles
+/// Structural headings, near-empty headings with children and `[Reserved]`
+/// sections route nowhere ([`Route::Empty`]); the preamble always goes to
+/// the LLM (the parties live there); tables of contents, signature pages and noise titles
 /// are [`Route::Noise`]; Very High/High/Medium and unknown titles go to the
 /// LLM; Low/Very Low are skipped unless `--calibrate` or the audit sample
 /// sends them (recorded in `override_reason`). Noise and empty sections are
@@ -144,8 +150,11 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         .iter()
         .map(|node| {
             let matched = match_node(node, index);
+            let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),
+                NodeKind::Preamble => (Route::Llm, matched.tier),
+                _ if heading_only => (Route::Empty, None),
                 NodeKind::Toc | NodeKind::Signature => (Route::Noise, None),
                 _ if matched.reserved => (Route::Empty, None),
                 _ if matched.noise => (Route::Noise, None),

@@ -88,6 +88,13 @@ fn tree() -> DocTree {
                 ],
             ),
             node("0011", "EXHIBIT A - Form of Note", Exhibit, 8000, vec![]),
+            node(
+                "0013",
+                "SCHEDULE 1.1(a)",
+                Schedule,
+                20,
+                vec![node("0014", "COMMITMENT SCHEDULE", Section, 2000, vec![])],
+            ),
             node("0012", "Signatures", Signature, 1500, vec![]),
         ],
     }
@@ -105,7 +112,7 @@ fn route_of(p: &RoutePlan, id: &str) -> (Route, Option<Tier>, Override) {
 #[test]
 fn routes_every_kind_of_section() {
     let p = plan(&tree(), &index(), &RouteOptions::default());
-    assert_eq!(p.sections.len(), 13);
+    assert_eq!(p.sections.len(), 15);
     assert_eq!(p.doc_type, "t");
     use Route::*;
     let o = Override::None;
@@ -122,6 +129,8 @@ fn routes_every_kind_of_section() {
     assert!(p.sections[11].matched.anchor || p.sections[10].matched.anchor);
     assert_eq!(route_of(&p, "0011"), (Skip, Some(Tier::VeryLow), o));
     assert_eq!(route_of(&p, "0012"), (Noise, None, o));
+    assert_eq!(route_of(&p, "0013"), (Empty, None, o));
+    assert_eq!(route_of(&p, "0014"), (Llm, None, o));
     let new = p.sections.iter().find(|s| s.node_id == "0007").unwrap();
     assert_eq!(new.matched.method, MatchMethod::None);
 }
@@ -138,9 +147,9 @@ fn stats_add_up() {
     );
     assert_eq!(s.chars_skipped, 900 + 2500 + 8000);
     assert_eq!(s.chars_noise, 3000 + 1500);
-    assert_eq!(s.routed_sections, 8);
-    assert_eq!(s.by_tier.new, 1);
-    assert!((s.new_section_pct - 12.5).abs() < 1e-9);
+    assert_eq!(s.routed_sections, 9);
+    assert_eq!(s.by_tier.new, 2);
+    assert!((s.new_section_pct - 200.0 / 9.0).abs() < 1e-9);
     let cut = 100.0 * (total - s.chars_sent) as f64 / total as f64;
     assert!((s.payload_cut_pct - cut).abs() < 1e-9);
     assert_eq!(s.est_input_tokens, (s.chars_sent as u64).div_ceil(4));

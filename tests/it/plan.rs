@@ -77,3 +77,122 @@ fn prices_flags_and_table_are_exclusive() {
         .code(2)
         .stderr(predicate::str::contains("not both"));
 }
+
+fn run_plan(out: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--format", "json", "--out"])
+        .arg(out)
+        .args(extra)
+        .arg(super::util::shared().join("corpora/credit_agreements"))
+        .assert()
+        .success();
+    serde_json::from_str(&super::util::read(&out.join("plan.json"))).expect("plan.json")
+}
+
+fn num(v: &serde_json::Value, k: &str) -> u64 {
+    v[k].as_u64()
+        .unwrap_or_else(|| panic!("{k} missing in {v}"))
+}
+
+#[test]
+fn corpus_plan_totals_add_up_and_files_are_written() {
+    let dir = tempdir();
+    let plan = run_plan(dir.path(), &["--price-in", "1.0", "--price-out", "4.0"]);
+    let docs = plan["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 5);
+    let mut total_chars = 0;
+    let mut rows = 0;
+    for d in docs {
+        let s = &d["stats"];
+        let sections = d["plan"]["sections"].as_array().unwrap();
+        let own: u64 = sections.iter().map(|x| num(x, "chars")).sum();
+        assert_eq!(num(s, "chars_total"), own);
+        assert_eq!(
+            num(s, "chars_sent")
+                + num(s, "chars_skipped")
+                + num(s, "chars_noise")
+                + num(s, "chars_empty"),
+            num(s, "chars_total"),
+            "{}",
+            d["path"]
+        );
+        let sent: u64 = sections
+            .iter()
+            .filter(|x| x["route"] == "llm")
+            .map(|x| num(x, "chars"))
+            .sum();
+        assert_eq!(num(s, "chars_sent"), sent);
+        assert!(s["payload_cut_pct"].as_f64().unwrap() > 0.0);
+        assert_eq!(num(s, "est_input_tokens"), sent.div_ceil(4));
+        // The preamble carries the parties: always sent.
+        assert_eq!(sections[0]["kind"], "preamble");
+        assert_eq!(sections[0]["route"], "llm");
+        total_chars += own;
+        rows += sections.len();
+    }
+    let t = &plan["totals"];
+    assert_eq!(num(t, "documents"), 5);
+    assert_eq!(num(t, "chars_total"), total_chars);
+    assert_eq!(
+        num(t, "chars_sent")
+            + num(t, "chars_skipped")
+            + num(t, "chars_noise")
+            + num(t, "chars_empty"),
+        total_chars
+    );
+    assert!(t["est_cost_usd"].as_f64().unwrap() > 0.0);
+    let csv_text = super::util::read(&dir.path().join("plan.csv"));
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert!(headers.iter().any(|h| h == "predicted_tier"));
+    assert_eq!(reader.records().count(), rows);
+}
+
+#[test]
+fn calibrate_and_audit_are_recorded_and_deterministic() {
+    let dir = tempdir();
+    let cal = run_plan(&dir.path().join("cal"), &["--calibrate"]);
+    assert_eq!(num(&cal["totals"], "chars_skipped"), 0);
+    assert!(num(&cal["totals"], "calibrate_overrides") > 0);
+    assert_eq!(cal["calibrate"], true);
+
+    let a1 = run_plan(&dir.path().join("a1"), &["--audit-rate", "0.2"]);
+    let a2 = run_plan(&dir.path().join("a2"), &["--audit-rate", "0.2"]);
+    let picked = |p: &serde_json::Value| -> Vec<String> {
+        p["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| {
+                d["plan"]["sections"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|s| s["override_reason"] == "audit")
+                    .map(|s| format!("{}/{}", d["plan"]["doc_id"], s["node_id"]))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let p1 = picked(&a1);
+    assert!(!p1.is_empty());
+    assert_eq!(p1, picked(&a2));
+    assert_eq!(num(&a1["totals"], "audit_overrides"), p1.len() as u64);
+}
+
+#[test]
+fn table_output_shows_sections_and_batch_totals() {
+    let dir = tempdir();
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--out"])
+        .arg(dir.path())
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Section 1.01 Definitions")
+                .and(predicate::str::contains("LLM payload cut"))
+                .and(predicate::str::contains("batch of 1 document(s)")),
+        );
+    assert!(dir.path().join("plan.csv").exists() && dir.path().join("plan.json").exists());
+}
