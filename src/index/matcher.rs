@@ -6,7 +6,7 @@
 //! (`Liens; Negative Pledge`) takes the highest tier among its parts. Kept
 //! separate from loading so it can be tested and benchmarked on its own.
 
-use super::normalize::{is_reserved, normalize_title, strip_numbering};
+use super::normalize::{is_reserved_normalized, normalize_title, strip_numbering};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
 use std::collections::{HashMap, HashSet};
 
@@ -188,11 +188,11 @@ impl Matcher {
             noise: false,
             reserved: false,
         };
-        if is_reserved(title) {
+        let norm = normalize_title(title);
+        if is_reserved_normalized(&norm) {
             out.reserved = true;
             return out;
         }
-        let norm = normalize_title(title);
         if norm.is_empty() {
             return out;
         }
@@ -206,11 +206,15 @@ impl Matcher {
         if let Some((i, m)) = self.exact(&norm) {
             return self.hit(i, m, 1.0);
         }
-        let parts: Vec<String> = strip_numbering(title)
-            .split([';', '/'])
-            .map(normalize_title)
-            .filter(|p| !p.is_empty())
-            .collect();
+        let parts: Vec<String> = if title.contains([';', '/']) {
+            strip_numbering(title)
+                .split([';', '/'])
+                .map(normalize_title)
+                .filter(|p| !p.is_empty())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let part_hits: Vec<Option<(usize, MatchMethod, f64)>> = if parts.len() > 1 {
             parts
                 .iter()

@@ -162,8 +162,13 @@ pub fn stem(word: &str) -> String {
 /// True for `[Reserved]`, `Reserved`, `Intentionally Omitted` and the like:
 /// sections with no text that route nowhere.
 pub fn is_reserved(title: &str) -> bool {
+    is_reserved_normalized(&normalize_title(title))
+}
+
+/// [`is_reserved`] for a title already passed through [`normalize_title`].
+pub fn is_reserved_normalized(normalized: &str) -> bool {
     matches!(
-        normalize_title(title).as_str(),
+        normalized,
         "reserved" | "intentionally omitted" | "intentionally left blank" | "omitted"
     )
 }

@@ -196,3 +196,35 @@ fn table_output_shows_sections_and_batch_totals() {
         );
     assert!(dir.path().join("plan.csv").exists() && dir.path().join("plan.json").exists());
 }
+
+#[test]
+fn prices_table_gives_the_cost() {
+    let dir = tempdir();
+    let prices = repo().join("config/prices.yaml");
+    let run = |model: &str| {
+        kgroute()
+            .args([
+                "plan",
+                "--index",
+                &index_arg(),
+                "--format",
+                "json",
+                "--prices",
+            ])
+            .arg(&prices)
+            .args(["--model", model, "--out"])
+            .arg(dir.path())
+            .arg(corpus("credit_agreements/coned_2020.txt"))
+            .assert()
+    };
+    let out = run("gpt-4o-mini").success().get_output().stdout.clone();
+    let plan: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let t = &plan["totals"];
+    let input = t["est_input_tokens"].as_f64().unwrap();
+    let output = t["est_output_tokens"].as_f64().unwrap();
+    let cost = t["est_cost_usd"].as_f64().unwrap();
+    assert!((cost - (input * 0.15 + output * 0.60) / 1e6).abs() < 1e-9);
+    run("no-such-model")
+        .code(2)
+        .stderr(predicate::str::contains("known models: "));
+}
