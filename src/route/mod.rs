@@ -110,14 +110,20 @@ fn kind_fallback(kind: NodeKind) -> Option<&'static [&'static str]> {
     }
 }
 
-/// Matches a node's title, falling back to its kind for exhibits and the
-/// preamble.
-fn match_node(node: &Node, index: &GraphabilityIndex) -> TitleMatch {
+/// Matches a node's title, falling back to its kind for exhibits (and
+/// unknown headings inside an exhibit) and the preamble.
+fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> TitleMatch {
     let m = index.match_title(&node.title);
     if m.method != MatchMethod::None || m.reserved {
         return m;
     }
-    if let Some(words) = kind_fallback(node.kind) {
+    // An unknown heading inside an exhibit is part of that form.
+    let kind = if in_exhibit {
+        NodeKind::Exhibit
+    } else {
+        node.kind
+    };
+    if let Some(words) = kind_fallback(kind) {
         for w in words {
             let k = index.match_title(w);
             if k.method != MatchMethod::None {
@@ -129,6 +135,19 @@ fn match_node(node: &Node, index: &GraphabilityIndex) -> TitleMatch {
         }
     }
     m
+}
+
+/// Every node in pre-order, with whether an ancestor is an exhibit.
+fn nodes_with_exhibit_flag(tree: &DocTree) -> Vec<(&Node, bool)> {
+    fn walk<'a>(nodes: &'a [Node], in_exhibit: bool, out: &mut Vec<(&'a Node, bool)>) {
+        for n in nodes {
+            out.push((n, in_exhibit));
+            walk(&n.nodes, in_exhibit || n.kind == NodeKind::Exhibit, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&tree.structure, false, &mut out);
+    out
 }
 
 /// A heading with children whose own span is shorter than this (the heading
@@ -146,10 +165,10 @@ pub const NEAR_EMPTY_CHARS: usize = 100;
 /// sends them (recorded in `override_reason`). Noise and empty sections are
 /// never sent, even when calibrating.
 pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> RoutePlan {
-    let sections = tree
-        .iter()
-        .map(|node| {
-            let matched = match_node(node, index);
+    let sections = nodes_with_exhibit_flag(tree)
+        .into_iter()
+        .map(|(node, in_exhibit)| {
+            let matched = match_node(node, in_exhibit, index);
             let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),

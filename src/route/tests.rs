@@ -87,7 +87,16 @@ fn tree() -> DocTree {
                     node("0010", "Schedule 4.09 Subsidiaries", Schedule, 600, vec![]),
                 ],
             ),
-            node("0011", "EXHIBIT A - Form of Note", Exhibit, 8000, vec![]),
+            node(
+                "0011",
+                "EXHIBIT A - Form of Note",
+                Exhibit,
+                8000,
+                vec![
+                    node("0015", "Section 3. Payments", Section, 700, vec![]),
+                    node("0016", "Section 4. Definitions", Section, 300, vec![]),
+                ],
+            ),
             node(
                 "0013",
                 "SCHEDULE 1.1(a)",
@@ -112,7 +121,7 @@ fn route_of(p: &RoutePlan, id: &str) -> (Route, Option<Tier>, Override) {
 #[test]
 fn routes_every_kind_of_section() {
     let p = plan(&tree(), &index(), &RouteOptions::default());
-    assert_eq!(p.sections.len(), 15);
+    assert_eq!(p.sections.len(), 17);
     assert_eq!(p.doc_type, "t");
     use Route::*;
     let o = Override::None;
@@ -130,6 +139,10 @@ fn routes_every_kind_of_section() {
     assert_eq!(route_of(&p, "0011"), (Skip, Some(Tier::VeryLow), o));
     assert_eq!(route_of(&p, "0012"), (Noise, None, o));
     assert_eq!(route_of(&p, "0013"), (Empty, None, o));
+    // Inside an exhibit, unknown headings are part of the form; known ones
+    // keep their own tier.
+    assert_eq!(route_of(&p, "0015"), (Skip, Some(Tier::VeryLow), o));
+    assert_eq!(route_of(&p, "0016"), (Llm, Some(Tier::VeryHigh), o));
     assert_eq!(route_of(&p, "0014"), (Llm, None, o));
     let new = p.sections.iter().find(|s| s.node_id == "0007").unwrap();
     assert_eq!(new.matched.method, MatchMethod::None);
@@ -145,11 +158,11 @@ fn stats_add_up() {
         s.chars_sent + s.chars_skipped + s.chars_noise + s.chars_empty,
         s.chars_total
     );
-    assert_eq!(s.chars_skipped, 900 + 2500 + 8000);
+    assert_eq!(s.chars_skipped, 900 + 2500 + 8000 + 700);
     assert_eq!(s.chars_noise, 3000 + 1500);
-    assert_eq!(s.routed_sections, 9);
+    assert_eq!(s.routed_sections, 11);
     assert_eq!(s.by_tier.new, 2);
-    assert!((s.new_section_pct - 200.0 / 9.0).abs() < 1e-9);
+    assert!((s.new_section_pct - 200.0 / 11.0).abs() < 1e-9);
     let cut = 100.0 * (total - s.chars_sent) as f64 / total as f64;
     assert!((s.payload_cut_pct - cut).abs() < 1e-9);
     assert_eq!(s.est_input_tokens, (s.chars_sent as u64).div_ceil(4));
@@ -180,7 +193,7 @@ fn calibrate_sends_skipped_but_not_noise() {
     );
     assert_eq!(route_of(&p, "0001").0, Route::Noise);
     let s = PlanStats::of(&p, None);
-    assert_eq!((s.chars_skipped, s.calibrate_overrides), (0, 3));
+    assert_eq!((s.chars_skipped, s.calibrate_overrides), (0, 4));
 }
 
 #[test]
