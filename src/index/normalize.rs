@@ -241,6 +241,60 @@ mod tests {
         assert_eq!(normalize_title("Exhibit A-1 Form of Note"), "form of note");
     }
 
+    /// Words of real headings (none is a structural word or a numeral).
+    const WORDS: &[&str] = &[
+        "Definitions",
+        "Events",
+        "of",
+        "Default",
+        "Mergers",
+        "Sales",
+        "Assets",
+        "Agent’s",
+        "Fees",
+        "Liens",
+        "Negative",
+        "Pledge",
+        "Use",
+        "Proceeds",
+        "Governing",
+        "Law",
+        "&",
+        "Subsidiaries",
+        "Taxes",
+        "Notices",
+        "Litigation",
+        "Company",
+        "Guaranty",
+        "Civil",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn numbering_prefixes_do_not_change_the_title(
+            words in proptest::collection::vec(proptest::sample::select(WORDS), 1..6),
+            prefix in proptest::sample::select(&[
+                "Section 1.01 ", "SECTION 2.12. ", "1.01 ", "ARTICLE VII ", "Article 9: ",
+                "Schedule 2.01A ", "Section 12.16.\u{a0} ", "§ 4.2 ", "ARTICLE 2.18. ", "Exhibit H - ",
+            ][..]),
+        ) {
+            let title = words.join(" ");
+            let bare = normalize_title(&title);
+            // A title with no words of its own (`&`) is named by its kind.
+            proptest::prop_assume!(!bare.is_empty());
+            proptest::prop_assert_eq!(normalize_title(&format!("{prefix}{title}")), bare.clone());
+            proptest::prop_assert_eq!(normalize_title(&title.to_uppercase()), bare.clone());
+            proptest::prop_assert!(!bare.contains("  ") && bare == bare.trim());
+            proptest::prop_assert!(bare.chars().all(|c| c == ' ' || c.is_lowercase() || c.is_numeric()));
+        }
+
+        #[test]
+        fn never_panics(title in "\\PC{0,60}") {
+            let n = normalize_title(&title);
+            proptest::prop_assert!(!n.contains("  "));
+        }
+    }
+
     #[test]
     fn reserved_forms() {
         assert!(is_reserved("Section 2.12 [Reserved]"));
