@@ -136,6 +136,8 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Loads the index, plans every document (a bad one is reported and the
+/// batch goes on: exit 1), writes plan.csv and plan.json, prints the plan.
 pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cfg = PlanConfig::from_args(&args)?;
     let prices = match (&args.prices, &args.model) {

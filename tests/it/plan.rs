@@ -228,3 +228,24 @@ fn prices_table_gives_the_cost() {
         .code(2)
         .stderr(predicate::str::contains("known models: "));
 }
+
+#[test]
+fn a_bad_document_is_reported_and_the_batch_goes_on() {
+    let dir = tempdir();
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let out = dir.path().join("out");
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--out"])
+        .arg(&out)
+        .arg(&empty)
+        .arg(corpus("credit_agreements/att_capital_1995.txt"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty.txt"));
+    let plan: serde_json::Value =
+        serde_json::from_str(&super::util::read(&out.join("plan.json"))).unwrap();
+    assert_eq!(plan["documents"].as_array().unwrap().len(), 1);
+    assert_eq!(plan["failures"].as_array().unwrap().len(), 1);
+    assert_eq!(num(&plan["totals"], "documents"), 1);
+}
