@@ -258,6 +258,18 @@ fn merge(
     for (path, raw) in raws {
         let loc = Locator::new(&texts[&path]);
         if let Some(d) = raw.document_type.as_ref().filter(|d| !d.is_empty()) {
+            if !document_type.is_empty() && *d != document_type {
+                let (line, col) = loc.key("document_type");
+                problems.push(Problem {
+                    file: path.clone(),
+                    line,
+                    col,
+                    message: format!(
+                        "document_type `{d}` differs from `{document_type}` of the index it overlays"
+                    ),
+                    fix: format!("an overlay keeps its base's type: write `document_type: {document_type}` or drop the key"),
+                });
+            }
             document_type = d.clone();
         }
         if let Some(v) = &raw.version {
@@ -416,6 +428,14 @@ mod tests {
         assert_eq!(idx.entry("Hedging").unwrap().tier, Tier::Medium);
         assert_eq!(idx.entry("Confidentiality").unwrap().tier, Tier::Low);
         assert_eq!(idx.entries().len(), 4);
+        // An overlay of another document type is refused.
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "document_type: lease\nlow: [Hedging]\n").unwrap();
+        let err = load_files(&[base.clone(), other]).unwrap_err().to_string();
+        assert!(
+            err.contains("other.yaml:1:1") && err.contains("differs"),
+            "{err}"
+        );
         // Same result with a repeated --index instead of extends.
         let idx2 = load_files(&[base, over]).unwrap();
         assert_eq!(idx2.entry("Notices").unwrap().tier, Tier::High);
