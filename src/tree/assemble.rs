@@ -94,8 +94,8 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
         // Characters of the span including the newline that ends its last line.
         let chars = count_chars(text) + usize::from(end < line_count || ends_with_newline);
         let body_from = h.title_end.max(h.line) + 1;
-        let own_body = if body_from <= end {
-            count_non_blank(source.span_text(body_from, end))
+        let own_body = if body_from <= end && h.kind == NodeKind::Section {
+            count_non_blank(source.span_text(body_from, end), STRUCTURAL_MAX_CHARS + 1)
         } else {
             0
         };
@@ -158,11 +158,20 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
 
 /// Characters (not bytes) of a string, counted without decoding.
 pub(crate) fn count_chars(s: &str) -> usize {
-    s.bytes().filter(|&b| (b & 0xC0) != 0x80).count()
+    if s.is_ascii() {
+        return s.len();
+    }
+    // Bytes that are not UTF-8 continuation bytes, summed in u8 chunks so
+    // the loop vectorises.
+    s.as_bytes()
+        .chunks(255)
+        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b as i8) >= -0x40))))
+        .sum()
 }
 
-fn count_non_blank(s: &str) -> usize {
-    s.chars().filter(|c| !c.is_whitespace()).count()
+/// Non-whitespace characters of `s`, counting no further than `limit`.
+fn count_non_blank(s: &str, limit: usize) -> usize {
+    s.chars().filter(|c| !c.is_whitespace()).take(limit).count()
 }
 
 /// Collapses whitespace, drops Markdown emphasis markers and a trailing

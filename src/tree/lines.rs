@@ -359,34 +359,134 @@ fn to_roman(mut n: u32) -> String {
 
 /// A line of a table of contents: dotted leaders, a trailing page number,
 /// several headings run together, or a page number glued to a title.
+/// Hand-written scans (no regex): this runs on many lines.
 pub(crate) fn is_tocish(t: &str) -> bool {
-    static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(concat!(
-            r"\.{5}|(?:\. ){4}|_{5}",
-            r"|[A-Za-z\]\)\.][0-9]{1,3}(?:SECTION|Section|ARTICLE|Article)",
-            r"|[0-9]{1,3}\s{2,}(?:SECTION|Section|ARTICLE|Article|EXHIBIT|Exhibit|SCHEDULE|Schedule)\b",
-            r"|\S\s{2,}(?:Page\s*)?[0-9]{1,3}\s*$",
-            r"|[a-z\]\)][0-9]{1,3}\s*$",
-        ))
-        .expect("toc regex")
-    });
-    RE.is_match(t)
+    if has_leader(t.as_bytes()) {
+        return true;
+    }
+    // A page number right before the next entry's keyword: `Advances21SECTION`
+    // or `Borrowings 24     Section` (spaces may be no-break spaces).
+    let bytes = t.as_bytes();
+    for i in 1..bytes.len() {
+        if !matches!(bytes[i], b'S' | b'A' | b'E')
+            || !bytes[i - 1].is_ascii_digit()
+                && !bytes[i - 1].is_ascii_whitespace()
+                && bytes[i - 1] != 0xA0
+        {
+            continue;
+        }
+        let rest = &bytes[i..];
+        let glued_ok = if [b"SECTION", b"Section", b"ARTICLE", b"Article"]
+            .iter()
+            .any(|k| rest.starts_with(*k))
+        {
+            true
+        } else if [&b"EXHIBIT"[..], b"Exhibit", b"SCHEDULE", b"Schedule"]
+            .iter()
+            .any(|k| rest.starts_with(k))
+        {
+            false
+        } else {
+            continue;
+        };
+        let (spaces, digits, prev) = trailing_number(&t[..i]);
+        if digits == 0 || digits > 3 {
+            continue;
+        }
+        if spaces == 0
+            && glued_ok
+            && prev.is_some_and(|c| c.is_ascii_alphabetic() || "]).".contains(c))
+        {
+            return true;
+        }
+        if spaces >= 2 {
+            return true;
+        }
+    }
+    // A trailing page number: after two spaces (`Term   Page 6`) or glued to
+    // a lower-case word (`Extension Date40`).
+    let (_, digits, prev) = trailing_number(t);
+    if digits == 0 || digits > 3 {
+        return false;
+    }
+    if prev.is_some_and(|c| c.is_ascii_lowercase() || c == ']' || c == ')') {
+        return true;
+    }
+    let body = t.trim_end_matches(char::is_whitespace);
+    let body = body[..body.len() - digits].trim_end_matches(char::is_whitespace);
+    let body = body.strip_suffix("Page").unwrap_or(body);
+    let before = body.trim_end_matches(char::is_whitespace);
+    !before.is_empty() && body[before.len()..].chars().count() >= 2
+}
+
+/// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
+fn has_leader(b: &[u8]) -> bool {
+    let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
+    for (i, &c) in b.iter().enumerate() {
+        dots = if c == b'.' { dots + 1 } else { 0 };
+        unders = if c == b'_' { unders + 1 } else { 0 };
+        if c == b'.' && b.get(i + 1) == Some(&b' ') {
+            spaced += 1;
+        } else if c != b' ' {
+            spaced = 0;
+        }
+        if dots >= 5 || unders >= 5 || spaced >= 4 {
+            return true;
+        }
+    }
+    false
+}
+
+/// For text ending in `... word 27   `: (whitespace characters after the
+/// number, digits of the number, the character before the number).
+fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
+    let mut it = s.chars().rev().peekable();
+    let mut spaces = 0;
+    while it.next_if(|c| c.is_whitespace()).is_some() {
+        spaces += 1;
+    }
+    let mut digits = 0;
+    while it.next_if(char::is_ascii_digit).is_some() {
+        digits += 1;
+    }
+    (spaces, digits, it.next())
 }
 
 /// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
 pub(crate) fn is_toc_title(t: &str) -> bool {
-    let head: String = t.chars().take(17).collect::<String>().to_uppercase();
-    head.starts_with("TABLE OF CONTENTS") || head.trim_end() == "CONTENTS"
+    let b = t.as_bytes();
+    if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
+        return true;
+    }
+    t.trim_end().eq_ignore_ascii_case("CONTENTS")
 }
 
 /// Page numbers, running page furniture and extractor markers: lines that
 /// carry no text of their own.
 pub(crate) fn is_furniture(t: &str) -> bool {
-    static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)^(?:(?:page\s*)?[0-9]{1,3}|[ivxlc]{1,6}|-\s*[0-9]{1,3}\s*-|page|\[\[/?table\]\]|[-=_*\s]{3,})$")
-            .expect("furniture regex")
-    });
-    t.is_empty() || RE.is_match(t)
+    if t.is_empty() {
+        return true;
+    }
+    let b = t.as_bytes();
+    if b.len() >= 3 && b.iter().all(|c| b"-=_* \t".contains(c)) {
+        return true;
+    }
+    if b.len() > 12 {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    let l = lower.trim();
+    let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
+    l == "page"
+        || l == "[[table]]"
+        || l == "[[/table]]"
+        || page_num(l)
+        || l.strip_prefix("page")
+            .is_some_and(|r| page_num(r.trim_start()))
+        || (l.len() <= 6 && l.bytes().all(|c| b"ivxlc".contains(&c)))
+        || l.strip_prefix('-')
+            .and_then(|r| r.strip_suffix('-'))
+            .is_some_and(|r| page_num(r.trim()))
 }
 
 /// Running text: a long line made mostly of lower-case words.

@@ -10,17 +10,21 @@ use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 /// Whether the text has at least one ATX heading line (`#`..`######` and a
 /// space); only then is it worth parsing as Markdown.
 pub(crate) fn has_atx_heading(text: &str) -> bool {
-    text.split('\n').any(|l| {
-        let t = l.trim_start_matches(' ');
-        if l.len() - t.len() > 3 {
+    let bytes = text.as_bytes();
+    text.match_indices('#').any(|(i, _)| {
+        // At most three spaces between the line start and the `#`.
+        let line_start = bytes[..i]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        if i - line_start > 3 || bytes[line_start..i].iter().any(|&b| b != b' ') {
             return false;
         }
-        let hashes = t.bytes().take_while(|&b| b == b'#').count();
+        let hashes = bytes[i..].iter().take_while(|&&b| b == b'#').count();
         (1..=6).contains(&hashes)
-            && t[hashes..]
-                .chars()
-                .next()
-                .is_none_or(|c| c == ' ' || c == '\t')
+            && bytes
+                .get(i + hashes)
+                .is_none_or(|&b| b == b' ' || b == b'\t' || b == b'\n')
     })
 }
 
