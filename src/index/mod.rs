@@ -5,8 +5,13 @@
 //! density thresholds), its validation (`kgroute index check`) and title
 //! matching. Hands a [`TitleMatch`] per section to the routing stage.
 
+pub mod check;
+pub mod load;
+pub mod matcher;
 pub mod normalize;
 
+pub use check::{check_files, Problem};
+pub use load::IndexError;
 pub use normalize::normalize_title;
 
 use serde::{Deserialize, Serialize};
@@ -160,7 +165,29 @@ pub struct TitleMatch {
     pub reserved: bool,
 }
 
+/// One title of the index in its tier, after overlays were applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexEntry {
+    /// Canonical title as written in the YAML.
+    pub title: String,
+    pub aliases: Vec<String>,
+    /// Why the entry sits in its tier.
+    pub note: Option<String>,
+    pub tier: Tier,
+    /// The file that last placed the entry in its tier, and the 1-based line
+    /// of its title there (for `kgroute review --write`).
+    pub source: PathBuf,
+    pub line: usize,
+}
+
+/// Default `match.fuzzy_threshold` when a file does not set one.
+pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.82;
+
 /// A loaded, validated index (base plus overlays, later files win).
+///
+/// Build it with [`GraphabilityIndex::load`] (files) or
+/// [`GraphabilityIndex::from_yaml_str`] (tests); look titles up with
+/// [`GraphabilityIndex::match_title`].
 #[derive(Debug, Clone)]
 pub struct GraphabilityIndex {
     pub document_type: String,
@@ -170,4 +197,97 @@ pub struct GraphabilityIndex {
     pub density: DensityThresholds,
     /// The files it was loaded from, base first.
     pub sources: Vec<PathBuf>,
+    /// Entries in file order, grouped by nothing; each knows its tier.
+    entries: Vec<IndexEntry>,
+    /// Ontological anchors, pinned Very High.
+    anchors: Vec<String>,
+    /// Titles never sent and kept out of alignment statistics.
+    noise: Vec<String>,
+    fuzzy_threshold: f64,
+    matcher: matcher::Matcher,
+}
+
+impl Default for GraphabilityIndex {
+    /// An empty index: every title is a new section (sent to the LLM).
+    fn default() -> Self {
+        Self::from_parts(
+            String::new(),
+            String::new(),
+            String::new(),
+            Ontology::default(),
+            DensityThresholds::default(),
+            Vec::new(),
+            load::Parts::default(),
+        )
+    }
+}
+
+impl GraphabilityIndex {
+    fn from_parts(
+        document_type: String,
+        version: String,
+        description: String,
+        ontology: Ontology,
+        density: DensityThresholds,
+        sources: Vec<PathBuf>,
+        parts: load::Parts,
+    ) -> Self {
+        let matcher = matcher::Matcher::new(&parts.entries, &parts.anchors, &parts.noise);
+        Self {
+            document_type,
+            version,
+            description,
+            ontology,
+            density,
+            sources,
+            entries: parts.entries,
+            anchors: parts.anchors,
+            noise: parts.noise,
+            fuzzy_threshold: parts.fuzzy_threshold.unwrap_or(DEFAULT_FUZZY_THRESHOLD),
+            matcher,
+        }
+    }
+
+    /// Loads a base index and its overlays (later files win). A file with an
+    /// `extends:` key loads its base first. Every problem of every file is
+    /// reported in the error, each with file:line:column.
+    pub fn load(paths: &[PathBuf]) -> Result<Self, IndexError> {
+        load::load_files(paths)
+    }
+
+    /// Parses one index from text (no `extends:`); `name` is used in errors.
+    pub fn from_yaml_str(name: &str, text: &str) -> Result<Self, IndexError> {
+        load::load_str(std::path::Path::new(name), text)
+    }
+
+    /// Looks a section title up: exact canonical, exact alias, then fuzzy
+    /// token similarity above the threshold; a title covering several
+    /// entries (`Liens; Negative Pledge`) takes the highest tier.
+    pub fn match_title(&self, title: &str) -> TitleMatch {
+        self.matcher.match_title(title, self.fuzzy_threshold)
+    }
+
+    /// All entries with their final tier.
+    pub fn entries(&self) -> &[IndexEntry] {
+        &self.entries
+    }
+
+    /// The entry whose canonical title or alias normalises like `title`.
+    pub fn entry(&self, title: &str) -> Option<&IndexEntry> {
+        self.matcher
+            .exact(&normalize_title(title))
+            .map(|(i, _)| &self.entries[i])
+    }
+
+    pub fn anchors(&self) -> &[String] {
+        &self.anchors
+    }
+
+    pub fn noise(&self) -> &[String] {
+        &self.noise
+    }
+
+    pub fn fuzzy_threshold(&self) -> f64 {
+        self.fuzzy_threshold
+    }
 }

@@ -1,13 +1,305 @@
 //! Title normalisation shared by matching, reports and suggestions.
+//!
+//! Real headings carry numbering and decoration that says nothing about what
+//! a section is: `SECTION 2.12. Payments and Computations`, `ARTICLE VII THE
+//! AGENT`, `Schedule 2.01A Commitments`, `Agent’s Fees`. Matching and the
+//! report's grouping both need the bare words, so this module owns one
+//! function that reduces a title to them.
 
-/// Normalises a section title for matching: strips numbering and
-/// article/section words, case, punctuation. (Placeholder; issue 3 owns it.)
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+/// Structural words that introduce a number (`Section`, `Article`, ...).
+static STRUCT_WORD: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"^(?:article|section|sections|sec\.|schedule|exhibit|annex|appendix|attachment|part|chapter|clause|§+)(?:\b|\s|$)\.?",
+    )
+    .expect("valid regex")
+});
+
+/// Arabic numbering: `1`, `1.01`, `2.01A`, `1.1(a)`, `4.01.` (also glued to the
+/// next word, as in `4.01.Representations`).
+static ARABIC: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^\d+(?:\.\d+)*[a-z]?(?:\([a-z0-9]{1,4}\))*\.?").expect("valid regex")
+});
+
+/// Roman numerals, single letters or letter-number ids after a structural
+/// word (`Article VII`, `Exhibit H`, `Schedule A-1`).
+static AFTER_WORD_ID: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:[ivxlc]+|[a-z](?:-?\d+)?)(?:\([a-z0-9]{1,4}\))*(?:[.:]|\s|$)")
+        .expect("valid regex")
+});
+
+/// A leading roman numeral followed by `.` or `:` (`IV. Representations`).
+static ROMAN_DOTTED: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^[ivxlc]+[.:](?:\s|$)").expect("valid regex"));
+
+/// Parenthesised asides: `(Aggregated)`, `(Section 2.05.4)`.
+static PARENS: Lazy<Regex> = Lazy::new(|| Regex::new(r"\([^()]*\)").expect("valid regex"));
+
+/// Words dropped everywhere: they never decide what a section is about.
+const DROPPED: &[&str] = &["and", "the"];
+
+/// Normalises a section title for matching and grouping: strips numbering and
+/// article/section words, parenthesised asides, case, punctuation, curly
+/// quotes and apostrophes, `&`/`and`, `the`, and simple plurals.
+///
+/// `Section 1.01 Definitions` -> `definition`; `ARTICLE VII THE AGENT` ->
+/// `agent`; `Counterparts; Integration` and `Counterparts and Integration`
+/// both -> `counterpart integration`. Returns an empty string for a title that
+/// is only numbering (`Section 1.01`); a bare annex heading is named by its
+/// kind (`SCHEDULE 1.1(a)` -> `schedule`).
 pub fn normalize_title(title: &str) -> String {
-    title
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !w.chars().all(|c| c.is_ascii_digit()))
-        .filter(|w| !matches!(*w, "section" | "article"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    let body = strip_numbering(title);
+    let w = words(&body);
+    if w.is_empty() {
+        // `Exhibit`, `SCHEDULE 1.1(a)`: an annex heading with no name of its
+        // own is named by its kind (`Section 1.01` alone stays empty).
+        return words(&title.to_lowercase())
+            .into_iter()
+            .find(|w| ANNEX_WORDS.contains(&w.as_str()))
+            .unwrap_or_default();
+    }
+    w.join(" ")
+}
+
+/// Kinds of annex that name a heading when it has no other words.
+const ANNEX_WORDS: &[&str] = &["exhibit", "schedule", "annex", "appendix", "attachment"];
+
+/// The title without its leading numbering and structural words, case and
+/// punctuation kept (`Section 5.03 Maintenance of Property; Insurance` ->
+/// `Maintenance of Property; Insurance`). Used to split a title into parts.
+pub fn strip_numbering(title: &str) -> String {
+    let lower = title.to_lowercase();
+    // Work on byte offsets of the lower-cased string; map back only if the
+    // lengths agree (lower-casing is length-preserving for ASCII headings).
+    let mut rest: &str = &lower;
+    let mut after_word = false;
+    loop {
+        let trimmed = rest.trim_start_matches(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '-' | '–' | '—' | ':' | '.' | ',' | ';' | '[' | ']' | '*' | '#'
+                )
+        });
+        // `[Reserved]` keeps its word; only leading punctuation goes.
+        rest = trimmed;
+        if let Some(m) = STRUCT_WORD.find(rest) {
+            rest = &rest[m.end()..];
+            after_word = true;
+            continue;
+        }
+        if let Some(m) = ARABIC.find(rest) {
+            rest = &rest[m.end()..];
+            after_word = false;
+            continue;
+        }
+        if after_word {
+            if let Some(m) = AFTER_WORD_ID.find(rest) {
+                rest = &rest[m.end()..];
+                after_word = false;
+                continue;
+            }
+        }
+        if let Some(m) = ROMAN_DOTTED.find(rest) {
+            rest = &rest[m.end()..];
+            continue;
+        }
+        break;
+    }
+    let offset = lower.len() - rest.len();
+    if lower.len() == title.len() && title.is_char_boundary(offset) {
+        title[offset..].trim().to_string()
+    } else {
+        rest.trim().to_string()
+    }
+}
+
+/// The normalised words of a title body (numbering already stripped).
+fn words(body: &str) -> Vec<String> {
+    let cleaned = PARENS.replace_all(body, " ");
+    let mut text = String::with_capacity(cleaned.len());
+    for c in cleaned.chars() {
+        match c {
+            // Apostrophes vanish so `Agent’s` and `Agents` meet.
+            '\'' | '’' | '‘' | '`' => {}
+            '&' => text.push_str(" and "),
+            c if c.is_alphanumeric() => text.extend(c.to_lowercase()),
+            _ => text.push(' '),
+        }
+    }
+    text.split_whitespace()
+        .filter(|w| !DROPPED.contains(w))
+        .map(stem)
+        .collect()
+}
+
+/// Light plural stemming: `liabilities` -> `liability`, `taxes` -> `tax`,
+/// `lenders` -> `lender`; keeps `business`, `status`, `analysis`.
+pub fn stem(word: &str) -> String {
+    let w = word;
+    if w.len() <= 3 || !w.is_ascii() {
+        return w.to_string();
+    }
+    if let Some(s) = w.strip_suffix("ies") {
+        return format!("{s}y");
+    }
+    if w.ends_with("sses") {
+        return w[..w.len() - 2].to_string();
+    }
+    for suf in ["xes", "ches", "shes"] {
+        if w.ends_with(suf) {
+            return w[..w.len() - 2].to_string();
+        }
+    }
+    if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+        return w[..w.len() - 1].to_string();
+    }
+    w.to_string()
+}
+
+/// True for `[Reserved]`, `Reserved`, `Intentionally Omitted` and the like:
+/// sections with no text that route nowhere.
+pub fn is_reserved(title: &str) -> bool {
+    is_reserved_normalized(&normalize_title(title))
+}
+
+/// [`is_reserved`] for a title already passed through [`normalize_title`].
+pub fn is_reserved_normalized(normalized: &str) -> bool {
+    matches!(
+        normalized,
+        "reserved" | "intentionally omitted" | "intentionally left blank" | "omitted"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_numbering_and_section_words() {
+        assert_eq!(normalize_title("Section 1.01 Definitions"), "definition");
+        assert_eq!(
+            normalize_title("SECTION 2.12. Payments and Computations"),
+            "payment computation"
+        );
+        assert_eq!(normalize_title("1.01 Defined Terms"), "defined term");
+        assert_eq!(normalize_title("ARTICLE VII THE AGENT"), "agent");
+        assert_eq!(normalize_title("Schedule 5.13 Subsidiaries"), "subsidiary");
+        assert_eq!(
+            normalize_title("Article 9: ADMINISTRATIVE AGENT (Aggregated)"),
+            "administrative agent"
+        );
+        assert_eq!(
+            normalize_title("Mergers, Consolidations and Sales of Assets"),
+            "merger consolidation sale of asset"
+        );
+        assert_eq!(normalize_title("Section 2.12 [Reserved]"), "reserved");
+        assert_eq!(normalize_title("Schedule 2.01A Commitments"), "commitment");
+        assert_eq!(
+            normalize_title("ARTICLE 2.18. Extension of Termination Date"),
+            "extension of termination date"
+        );
+        assert_eq!(
+            normalize_title("SECTION 4.01.Representations and Warranties"),
+            "representation warranty"
+        );
+        assert_eq!(normalize_title("Article 1. DEFINITIONS"), "definition");
+        assert_eq!(
+            normalize_title("EXHIBIT H - Competitive Bid Quote (Section 2.05.4)"),
+            "competitive bid quote"
+        );
+        assert_eq!(normalize_title("SCHEDULE 1.1(a)"), "schedule");
+        assert_eq!(normalize_title("Exhibits"), "exhibit");
+        assert_eq!(normalize_title("Section 1.01"), "");
+        assert_eq!(normalize_title("SECTION 1.0 DEFINITIONS"), "definition");
+        assert_eq!(normalize_title("IV. Representations"), "representation");
+    }
+
+    #[test]
+    fn quotes_ampersand_plurals_and_punctuation() {
+        assert_eq!(normalize_title("Section 7.10 Agent’s Fees"), "agent fee");
+        assert_eq!(normalize_title("Agent's Fee"), "agent fee");
+        assert_eq!(
+            normalize_title("Counterparts; Integration"),
+            normalize_title("Counterparts and Integration")
+        );
+        assert_eq!(normalize_title("Terms & Conditions."), "term condition");
+        assert_eq!(normalize_title("Taxes"), "tax");
+        assert_eq!(normalize_title("Liabilities"), "liability");
+        assert_eq!(
+            normalize_title("Conduct of Business"),
+            "conduct of business"
+        );
+    }
+
+    #[test]
+    fn words_that_look_like_numerals_survive() {
+        assert_eq!(normalize_title("Civil Matters"), "civil matter");
+        assert_eq!(normalize_title("Mix of Products"), "mix of product");
+        assert_eq!(normalize_title("Exhibit A-1 Form of Note"), "form of note");
+    }
+
+    /// Words of real headings (none is a structural word or a numeral).
+    const WORDS: &[&str] = &[
+        "Definitions",
+        "Events",
+        "of",
+        "Default",
+        "Mergers",
+        "Sales",
+        "Assets",
+        "Agent’s",
+        "Fees",
+        "Liens",
+        "Negative",
+        "Pledge",
+        "Use",
+        "Proceeds",
+        "Governing",
+        "Law",
+        "&",
+        "Subsidiaries",
+        "Taxes",
+        "Notices",
+        "Litigation",
+        "Company",
+        "Guaranty",
+        "Civil",
+    ];
+
+    proptest::proptest! {
+        #[test]
+        fn numbering_prefixes_do_not_change_the_title(
+            words in proptest::collection::vec(proptest::sample::select(WORDS), 1..6),
+            prefix in proptest::sample::select(&[
+                "Section 1.01 ", "SECTION 2.12. ", "1.01 ", "ARTICLE VII ", "Article 9: ",
+                "Schedule 2.01A ", "Section 12.16.\u{a0} ", "§ 4.2 ", "ARTICLE 2.18. ", "Exhibit H - ",
+            ][..]),
+        ) {
+            let title = words.join(" ");
+            let bare = normalize_title(&title);
+            // A title with no words of its own (`&`) is named by its kind.
+            proptest::prop_assume!(!bare.is_empty());
+            proptest::prop_assert_eq!(normalize_title(&format!("{prefix}{title}")), bare.clone());
+            proptest::prop_assert_eq!(normalize_title(&title.to_uppercase()), bare.clone());
+            proptest::prop_assert!(!bare.contains("  ") && bare == bare.trim());
+            proptest::prop_assert!(bare.chars().all(|c| c == ' ' || c.is_lowercase() || c.is_numeric()));
+        }
+
+        #[test]
+        fn never_panics(title in "\\PC{0,60}") {
+            let n = normalize_title(&title);
+            proptest::prop_assert!(!n.contains("  "));
+        }
+    }
+
+    #[test]
+    fn reserved_forms() {
+        assert!(is_reserved("Section 2.12 [Reserved]"));
+        assert!(is_reserved("Section 3.09. [Reserved]."));
+        assert!(is_reserved("Intentionally Omitted"));
+        assert!(!is_reserved("Rights Reserved By Landlord"));
+    }
 }

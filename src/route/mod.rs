@@ -4,9 +4,18 @@
 //! Takes a [`crate::tree::DocTree`] and a [`crate::index::GraphabilityIndex`];
 //! hands a [`RoutePlan`] to the extraction stage.
 
-use crate::index::{Tier, TitleMatch};
-use crate::tree::NodeKind;
+pub mod cost;
+pub mod export;
+pub mod stats;
+
+pub use cost::Prices;
+pub use stats::PlanStats;
+
+use crate::index::{GraphabilityIndex, MatchMethod, Tier, TitleMatch};
+use crate::tree::{build_tree, DocTree, Node, NodeKind, SourceText};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::Path;
 
 /// Where a section goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -70,3 +79,157 @@ pub struct RouteOptions {
     /// deterministically from doc id and node id.
     pub audit_rate: f64,
 }
+
+/// Deterministic audit sampling: true when the section is in the
+/// `audit_rate` fraction picked by a hash of doc id and node id.
+pub fn audit_pick(doc_id: &str, node_id: &str, audit_rate: f64) -> bool {
+    if audit_rate <= 0.0 {
+        return false;
+    }
+    if audit_rate >= 1.0 {
+        return true;
+    }
+    let digest = Sha256::new()
+        .chain_update(doc_id.as_bytes())
+        .chain_update([0u8])
+        .chain_update(node_id.as_bytes())
+        .finalize();
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&digest[..8]);
+    let x = u64::from_be_bytes(b) as f64 / u64::MAX as f64;
+    x < audit_rate
+}
+
+/// Which index word a node kind falls back to when its own title is unknown:
+/// an exhibit is an `Exhibit`, a preamble holds the `Parties`.
+fn kind_fallback(kind: NodeKind) -> Option<&'static [&'static str]> {
+    match kind {
+        NodeKind::Exhibit => Some(&["Exhibit", "Exhibits"]),
+        NodeKind::Preamble => Some(&["Preamble", "Parties"]),
+        _ => None,
+    }
+}
+
+/// Matches a node's title, falling back to its kind for exhibits (and
+/// unknown headings inside an exhibit) and the preamble.
+fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> TitleMatch {
+    let m = index.match_title(&node.title);
+    if m.method != MatchMethod::None || m.reserved {
+        return m;
+    }
+    // An unknown heading inside an exhibit is part of that form.
+    let kind = if in_exhibit {
+        NodeKind::Exhibit
+    } else {
+        node.kind
+    };
+    if let Some(words) = kind_fallback(kind) {
+        for w in words {
+            let k = index.match_title(w);
+            if k.method != MatchMethod::None {
+                return TitleMatch {
+                    method: MatchMethod::Alias,
+                    ..k
+                };
+            }
+        }
+    }
+    m
+}
+
+/// Every node in pre-order, with whether an ancestor is an exhibit.
+fn nodes_with_exhibit_flag(tree: &DocTree) -> Vec<(&Node, bool)> {
+    fn walk<'a>(nodes: &'a [Node], in_exhibit: bool, out: &mut Vec<(&'a Node, bool)>) {
+        for n in nodes {
+            out.push((n, in_exhibit));
+            walk(&n.nodes, in_exhibit || n.kind == NodeKind::Exhibit, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&tree.structure, false, &mut out);
+    out
+}
+
+/// A heading with children whose own span is shorter than this (the heading
+/// line and little else, e.g. `SCHEDULE 1.1(a)`) gets no call of its own;
+/// its children are routed (Proxy-Pointer's near-empty structural rule).
+pub const NEAR_EMPTY_CHARS: usize = 100;
+
+/// Routes every node of a tree. No LLM, no network.
+///
+/// Structural headings, near-empty headings with children and `[Reserved]`
+/// sections route nowhere ([`Route::Empty`]); the preamble always goes to
+/// the LLM (the parties live there); tables of contents, signature pages and noise titles
+/// are [`Route::Noise`]; Very High/High/Medium and unknown titles go to the
+/// LLM; Low/Very Low are skipped unless `--calibrate` or the audit sample
+/// sends them (recorded in `override_reason`). Noise and empty sections are
+/// never sent, even when calibrating.
+pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> RoutePlan {
+    let sections = nodes_with_exhibit_flag(tree)
+        .into_iter()
+        .map(|(node, in_exhibit)| {
+            let matched = match_node(node, in_exhibit, index);
+            let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
+            let (mut route, predicted_tier) = match node.kind {
+                NodeKind::Structural => (Route::Empty, None),
+                NodeKind::Preamble => (Route::Llm, matched.tier),
+                _ if heading_only => (Route::Empty, None),
+                NodeKind::Toc | NodeKind::Signature => (Route::Noise, None),
+                _ if matched.reserved => (Route::Empty, None),
+                _ if matched.noise => (Route::Noise, None),
+                _ => match matched.tier {
+                    Some(t) if t.is_sent() => (Route::Llm, Some(t)),
+                    Some(t) => (Route::Skip, Some(t)),
+                    None => (Route::Llm, None),
+                },
+            };
+            let mut override_reason = Override::None;
+            if route == Route::Skip {
+                if opts.calibrate {
+                    route = Route::Llm;
+                    override_reason = Override::Calibrate;
+                } else if audit_pick(&tree.doc_id, &node.node_id, opts.audit_rate) {
+                    route = Route::Llm;
+                    override_reason = Override::Audit;
+                }
+            }
+            RoutedSection {
+                node_id: node.node_id.clone(),
+                title: node.title.clone(),
+                breadcrumb: node.breadcrumb.clone(),
+                kind: node.kind,
+                level: node.level,
+                start_line: node.start_line,
+                end_line: node.end_line,
+                chars: node.chars,
+                matched,
+                predicted_tier,
+                route,
+                override_reason,
+            }
+        })
+        .collect();
+    RoutePlan {
+        doc_id: tree.doc_id.clone(),
+        doc_name: tree.doc_name.clone(),
+        doc_type: index.document_type.clone(),
+        sections,
+    }
+}
+
+/// Reads a document, builds its tree and routes it: the whole no-LLM front
+/// half of the pipeline for one file (used by `plan` and `ingest`).
+pub fn plan_document(
+    path: &Path,
+    index: &GraphabilityIndex,
+    opts: &RouteOptions,
+    lossy: bool,
+) -> anyhow::Result<(SourceText, DocTree, RoutePlan)> {
+    let source = SourceText::read(path, lossy)?;
+    let tree = build_tree(&source);
+    let plan = plan(&tree, index, opts);
+    Ok((source, tree, plan))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,442 @@
-//! Integration tests: index.
+//! Graphability index: the shipped YAML files, `kgroute index check` on good
+//! and broken files, overlays, and matching of the shared corpus's real
+//! section titles.
+
+use super::util::{corpus, kgroute, read, repo, tempdir};
+use kgroute::index::{GraphabilityIndex, MatchMethod, Tier};
+use predicates::prelude::*;
+use std::path::PathBuf;
+
+fn shipped(rel: &str) -> PathBuf {
+    repo().join("indices").join(rel)
+}
+
+fn credit_index() -> GraphabilityIndex {
+    GraphabilityIndex::load(&[shipped("credit_agreement.yaml")]).expect("shipped index loads")
+}
+
+#[test]
+fn shipped_indices_pass_index_check() {
+    for f in [
+        "credit_agreement.yaml",
+        "lease.yaml",
+        "overlays/acme_bank.yaml",
+    ] {
+        kgroute()
+            .args(["index", "check"])
+            .arg(shipped(f))
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("ok: "));
+    }
+}
+
+fn schema_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(&read(
+        &repo().join("schemas/graphability-index.schema.json"),
+    ))
+    .expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+#[test]
+fn shipped_indices_follow_the_json_schema() {
+    let v = schema_validator();
+    for f in [
+        "credit_agreement.yaml",
+        "lease.yaml",
+        "overlays/acme_bank.yaml",
+    ] {
+        let doc: serde_json::Value = serde_yaml_ng::from_str(&read(&shipped(f))).unwrap();
+        let errors: Vec<String> = v.iter_errors(&doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{f}: {errors:?}");
+    }
+    let bad: serde_json::Value = serde_yaml_ng::from_str(
+        "document_type: x\nveryhigh: [Definitions]\nlow: [{aliases: [a]}]\n",
+    )
+    .unwrap();
+    assert!(!v.is_valid(&bad));
+}
+
+#[test]
+fn shipped_credit_index_has_the_article_baseline_and_ontology() {
+    let idx = credit_index();
+    let baseline = [
+        ("Litigation", Tier::VeryHigh),
+        ("Definitions", Tier::VeryHigh),
+        ("Events of Default", Tier::VeryHigh),
+        ("Use of Proceeds", Tier::High),
+        ("Defaulting Lenders", Tier::High),
+        ("Swing Line Loans", Tier::Medium),
+        ("Collateral", Tier::Medium),
+        ("Accounting Terms", Tier::Low),
+        ("Confidentiality", Tier::Low),
+        ("Governing Law", Tier::VeryLow),
+        ("Waiver of Jury Trial", Tier::VeryLow),
+    ];
+    for (title, tier) in baseline {
+        assert_eq!(idx.entry(title).map(|e| e.tier), Some(tier), "{title}");
+    }
+    assert!(idx.anchors().iter().any(|a| a == "Subsidiaries"));
+    for t in [
+        "Organization",
+        "DefinedTerm",
+        "Facility",
+        "Lien",
+        "EventOfDefault",
+        "SectionRef",
+    ] {
+        assert!(idx.ontology.entity_types.contains_key(t), "{t}");
+    }
+    for r in [
+        "BORROWS_FROM",
+        "GUARANTEES",
+        "AGENT_FOR",
+        "HAS_ROLE",
+        "OBLIGATED_TO",
+        "TRIGGERS",
+    ] {
+        assert!(idx.ontology.relation_types.contains_key(r), "{r}");
+    }
+    assert!(idx.density.very_high > idx.density.high && idx.density.medium > idx.density.low);
+}
+
+#[test]
+fn broken_file_reports_every_problem_with_file_line_column_and_fix() {
+    let dir = tempdir();
+    let f = dir.path().join("broken.yaml");
+    std::fs::write(
+        &f,
+        "\
+document_type: credit_agreement
+match:
+  fuzzy_treshold: 0.8
+very_high:
+  - Definitions
+  - title: Subsidiaries
+    aliases: [Definitions]
+high:
+  - title:
+  - Use of Proceeds
+low:
+  - Definitions
+  - Section 2.12
+Medium:
+  - Collateral
+",
+    )
+    .unwrap();
+    let out = kgroute()
+        .args(["index", "check"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let name = f.display().to_string();
+    let expect = [
+        (3, "fuzzy_treshold", "fuzzy_threshold"),
+        (6, "alias `Definitions`", "delete the duplicate"),
+        (9, "empty `title`", "title:"),
+        (12, "already in `very_high`", "one tier"),
+        (13, "empty after normalisation", ""),
+        (14, "`Medium`", "medium"),
+    ];
+    for (line, what, fix) in expect {
+        let hit = err
+            .lines()
+            .find(|l| l.contains(&format!("{name}:{line}:")) && l.contains(what));
+        let hit =
+            hit.unwrap_or_else(|| panic!("no problem at line {line} about {what} in:\n{err}"));
+        assert!(hit.contains("fix: ") && hit.contains(fix), "{hit}");
+    }
+    assert!(err.contains("6 problem(s) found"), "{err}");
+}
+
+#[test]
+fn invalid_yaml_names_its_line() {
+    let dir = tempdir();
+    let f = dir.path().join("bad.yaml");
+    std::fs::write(
+        &f,
+        "document_type: x\nhigh:\n  - Use of Proceeds\n - Liens\n",
+    )
+    .unwrap();
+    kgroute()
+        .args(["index", "check"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!("{}:4:", f.display())));
+}
+
+#[test]
+fn overlay_re_tiers_adds_and_merges_aliases() {
+    let base = credit_index();
+    assert_eq!(base.entry("Notices").unwrap().tier, Tier::VeryLow);
+    assert!(base.entry("Hedging Arrangements").is_none());
+
+    let by_extends = GraphabilityIndex::load(&[shipped("overlays/acme_bank.yaml")]).unwrap();
+    let by_flags = GraphabilityIndex::load(&[
+        shipped("credit_agreement.yaml"),
+        shipped("overlays/acme_bank.yaml"),
+    ])
+    .unwrap();
+    for idx in [&by_extends, &by_flags] {
+        let n = idx.entry("Notices").unwrap();
+        assert_eq!(n.tier, Tier::High);
+        assert!(n.source.ends_with("acme_bank.yaml"));
+        assert_eq!(
+            idx.entry("Notices and Lending Offices").unwrap().title,
+            "Notices"
+        );
+        assert_eq!(idx.entry("Confidentiality").unwrap().tier, Tier::Medium);
+        assert_eq!(
+            idx.entry("Secured Hedge Agreements").unwrap().tier,
+            Tier::High
+        );
+        assert_eq!(idx.entry("Governing Law").unwrap().tier, Tier::VeryLow);
+        assert_eq!(idx.entries().len(), base.entries().len() + 1);
+        assert_eq!(idx.document_type, "credit_agreement");
+        let m = idx.match_title("Section 9.01. Notices");
+        assert_eq!(m.tier, Some(Tier::High));
+    }
+}
+
+#[test]
+fn overlay_alias_colliding_with_another_base_entry_is_an_error() {
+    let dir = tempdir();
+    let f = dir.path().join("over.yaml");
+    std::fs::write(
+        &f,
+        format!(
+            "extends: {}\nhigh:\n  - title: Notices\n    aliases: [Governing Law]\n",
+            shipped("credit_agreement.yaml").display()
+        ),
+    )
+    .unwrap();
+    let err = GraphabilityIndex::load(std::slice::from_ref(&f))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("over.yaml:3:") && err.contains("Governing Law"),
+        "{err}"
+    );
+}
+
+/// (corpus file, heading as it appears there, method, entry, tier).
+type Expected = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    Option<Tier>,
+);
+
+/// Real headings of the shared corpus (each is checked to occur in its
+/// file) with the entry and tier the shipped index must give them.
+const REAL_TITLES: &[Expected] = &[
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 1.01 Definitions",
+        "exact",
+        Some("Definitions"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 4.09 Subsidiaries",
+        "exact",
+        Some("Subsidiaries"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 5.03 Maintenance of Property; Insurance",
+        "exact",
+        Some("Maintenance of Property"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 7.10 Agent’s Fees",
+        "exact",
+        Some("Agent's Fees"),
+        Some(Tier::Low),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 9.13 Counterparts; Integration",
+        "exact",
+        Some("Counterparts and Integration"),
+        Some(Tier::VeryLow),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 2.19 Facility LCs",
+        "alias",
+        Some("Facility Letters of Credit"),
+        Some(Tier::High),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "COMMITMENT SCHEDULE",
+        "exact",
+        Some("Commitment Schedule"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 2.12 [Reserved]",
+        "none",
+        None,
+        None,
+    ),
+    (
+        "credit_agreements/emerson_2018.md",
+        "Section 2.03 Determination of Dollar Amounts; Required Payments",
+        "none",
+        None,
+        None,
+    ),
+    (
+        "credit_agreements/disney_2020.txt",
+        "SECTION 2.13.Payments and Computations",
+        "alias",
+        Some("Method of Payment"),
+        Some(Tier::Low),
+    ),
+    (
+        "credit_agreements/disney_2020.txt",
+        "SECTION 8.07.Assignments and Participations",
+        "alias",
+        Some("Successors and Assigns"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/disney_2020.txt",
+        "SECTION 9.01.The Guaranty",
+        "alias",
+        Some("Company Guaranty"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/coned_2020.txt",
+        "Section 5.07. Consolidations, Mergers and Transfers of Assets",
+        "alias",
+        Some("Mergers and Sales of Assets"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/coned_2020.txt",
+        "Section 9.14. No Advisory or Fiduciary Duty",
+        "alias",
+        Some("No Fiduciary Duty"),
+        Some(Tier::VeryLow),
+    ),
+    (
+        "credit_agreements/cummins_2020.txt",
+        "Section 1.01.\u{a0}\u{a0}\u{a0}\u{a0}\u{a0} Defined Terms",
+        "alias",
+        Some("Definitions"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/cummins_2020.txt",
+        "Section 6.02.\u{a0}\u{a0}\u{a0}\u{a0}\u{a0} Mergers, Consolidations, and Sales of Assets",
+        "fuzzy",
+        Some("Mergers and Sales of Assets"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/cummins_2020.txt",
+        "Section 12.16.\u{a0} Acknowledgement and Consent to Bail-in of Affected Financial",
+        "fuzzy",
+        Some("Acknowledgement and Consent to Bail-In of EEA Financial Institutions"),
+        Some(Tier::VeryLow),
+    ),
+    (
+        "credit_agreements/att_capital_1995.txt",
+        "SECTION 7.02. Agent and Affiliates",
+        "exact",
+        Some("Agent and Affiliates"),
+        Some(Tier::Medium),
+    ),
+    (
+        "credit_agreements/att_capital_1995.txt",
+        "SECTION 5.06. Consolidations, Mergers and Sales of Assets",
+        "alias",
+        Some("Mergers and Sales of Assets"),
+        Some(Tier::VeryHigh),
+    ),
+    (
+        "credit_agreements/att_capital_1995.txt",
+        "SECTION 1.04. Basis for Ratings",
+        "none",
+        None,
+        None,
+    ),
+];
+
+#[test]
+fn real_corpus_titles_match_the_shipped_index() {
+    let idx = credit_index();
+    for (file, title, method, entry, tier) in REAL_TITLES {
+        let text = read(&corpus(file));
+        assert!(text.contains(title), "{title:?} is not a heading of {file}");
+        let m = idx.match_title(title);
+        let got = format!("{:?}", m.method).to_lowercase();
+        assert_eq!(
+            (got.as_str(), m.entry.as_deref(), m.tier),
+            (*method, *entry, *tier),
+            "{title}"
+        );
+        if m.method == MatchMethod::Fuzzy {
+            assert!(
+                m.score >= idx.fuzzy_threshold() && m.score <= 1.0,
+                "{title}: {}",
+                m.score
+            );
+        }
+    }
+    assert!(idx.match_title("Section 2.12 [Reserved]").reserved);
+}
+
+#[test]
+fn issue_title_forms_match() {
+    let idx = credit_index();
+    let cases = [
+        ("SECTION 2.12. Payments and Computations", Some(Tier::Low)),
+        ("1.01 Defined Terms", Some(Tier::VeryHigh)),
+        ("Schedule 5.13 Subsidiaries", Some(Tier::VeryHigh)),
+        ("Schedule 2.01A Commitments", Some(Tier::VeryHigh)),
+        (
+            "Mergers, Consolidations and Sales of Assets",
+            Some(Tier::VeryHigh),
+        ),
+        (
+            "ARTICLE 2.18. Extension of Termination Date",
+            Some(Tier::Medium),
+        ),
+        ("Liens; Negative Pledge", Some(Tier::High)),
+        ("Benchmark Replacement Setting", None),
+    ];
+    for (title, tier) in cases {
+        assert_eq!(idx.match_title(title).tier, tier, "{title}");
+    }
+    assert!(idx.match_title("Schedule 5.13 Subsidiaries").anchor);
+    assert!(idx.match_title("TABLE OF CONTENTS").noise);
+    let lease = GraphabilityIndex::load(&[shipped("lease.yaml")]).unwrap();
+    assert_eq!(lease.document_type, "lease");
+    let text = read(&corpus("other/exicure_2020_office_lease.txt"));
+    for (title, tier) in [
+        ("ARTICLE 1 Premises and Term", Tier::VeryHigh),
+        ("ARTICLE 20 Assignment and Subletting", Tier::VeryHigh),
+        ("ARTICLE 22 Landlord’s Remedies", Tier::High),
+        ("ARTICLE 27 Notices", Tier::VeryLow),
+    ] {
+        assert!(text.contains(title), "{title}");
+        assert_eq!(lease.match_title(title).tier, Some(tier), "{title}");
+    }
+}

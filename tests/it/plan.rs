@@ -1,1 +1,251 @@
-//! Integration tests: plan.
+//! `kgroute plan`: argument checks, and (once the tree stage is in) the plan
+//! of the shared corpus end to end: totals add up, files are written.
+
+use super::util::{corpus, kgroute, repo, tempdir};
+use predicates::prelude::*;
+
+fn index_arg() -> String {
+    repo()
+        .join("indices/credit_agreement.yaml")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn rejects_bad_audit_rate_with_a_hint() {
+    kgroute()
+        .args(["plan", "--audit-rate", "1.5", "--index", &index_arg()])
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--audit-rate must be between 0 and 1, got 1.5",
+        ));
+}
+
+#[test]
+fn missing_index_and_input_are_named() {
+    let dir = tempdir();
+    let missing = dir.path().join("nope.yaml");
+    kgroute()
+        .args(["plan", "--index"])
+        .arg(&missing)
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(missing.display().to_string()));
+    kgroute()
+        .args(["plan", "--index", &index_arg()])
+        .arg(dir.path().join("absent.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "absent.txt: no such file or folder",
+        ));
+}
+
+#[test]
+fn broken_index_stops_the_plan_with_its_problems() {
+    let dir = tempdir();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "document_type: x\nhigh: [Notices]\nlow: [Notices]\n").unwrap();
+    kgroute()
+        .args(["plan", "--index"])
+        .arg(&bad)
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("{}:3:", bad.display())));
+}
+
+#[test]
+fn prices_flags_and_table_are_exclusive() {
+    kgroute()
+        .args([
+            "plan",
+            "--price-in",
+            "1",
+            "--prices",
+            "p.yaml",
+            "--model",
+            "m",
+            "--index",
+            &index_arg(),
+        ])
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not both"));
+}
+
+fn run_plan(out: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--format", "json", "--out"])
+        .arg(out)
+        .args(extra)
+        .arg(super::util::shared().join("corpora/credit_agreements"))
+        .assert()
+        .success();
+    serde_json::from_str(&super::util::read(&out.join("plan.json"))).expect("plan.json")
+}
+
+fn num(v: &serde_json::Value, k: &str) -> u64 {
+    v[k].as_u64()
+        .unwrap_or_else(|| panic!("{k} missing in {v}"))
+}
+
+#[test]
+fn corpus_plan_totals_add_up_and_files_are_written() {
+    let dir = tempdir();
+    let plan = run_plan(dir.path(), &["--price-in", "1.0", "--price-out", "4.0"]);
+    let docs = plan["documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 5);
+    let mut total_chars = 0;
+    let mut rows = 0;
+    for d in docs {
+        let s = &d["stats"];
+        let sections = d["plan"]["sections"].as_array().unwrap();
+        let own: u64 = sections.iter().map(|x| num(x, "chars")).sum();
+        assert_eq!(num(s, "chars_total"), own);
+        assert_eq!(
+            num(s, "chars_sent")
+                + num(s, "chars_skipped")
+                + num(s, "chars_noise")
+                + num(s, "chars_empty"),
+            num(s, "chars_total"),
+            "{}",
+            d["path"]
+        );
+        let sent: u64 = sections
+            .iter()
+            .filter(|x| x["route"] == "llm")
+            .map(|x| num(x, "chars"))
+            .sum();
+        assert_eq!(num(s, "chars_sent"), sent);
+        assert!(s["payload_cut_pct"].as_f64().unwrap() > 0.0);
+        assert_eq!(num(s, "est_input_tokens"), sent.div_ceil(4));
+        // The preamble carries the parties: always sent.
+        assert_eq!(sections[0]["kind"], "preamble");
+        assert_eq!(sections[0]["route"], "llm");
+        total_chars += own;
+        rows += sections.len();
+    }
+    let t = &plan["totals"];
+    assert_eq!(num(t, "documents"), 5);
+    assert_eq!(num(t, "chars_total"), total_chars);
+    assert_eq!(
+        num(t, "chars_sent")
+            + num(t, "chars_skipped")
+            + num(t, "chars_noise")
+            + num(t, "chars_empty"),
+        total_chars
+    );
+    assert!(t["est_cost_usd"].as_f64().unwrap() > 0.0);
+    let csv_text = super::util::read(&dir.path().join("plan.csv"));
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert!(headers.iter().any(|h| h == "predicted_tier"));
+    assert_eq!(reader.records().count(), rows);
+}
+
+#[test]
+fn calibrate_and_audit_are_recorded_and_deterministic() {
+    let dir = tempdir();
+    let cal = run_plan(&dir.path().join("cal"), &["--calibrate"]);
+    assert_eq!(num(&cal["totals"], "chars_skipped"), 0);
+    assert!(num(&cal["totals"], "calibrate_overrides") > 0);
+    assert_eq!(cal["calibrate"], true);
+
+    let a1 = run_plan(&dir.path().join("a1"), &["--audit-rate", "0.2"]);
+    let a2 = run_plan(&dir.path().join("a2"), &["--audit-rate", "0.2"]);
+    let picked = |p: &serde_json::Value| -> Vec<String> {
+        p["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| {
+                d["plan"]["sections"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|s| s["override_reason"] == "audit")
+                    .map(|s| format!("{}/{}", d["plan"]["doc_id"], s["node_id"]))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let p1 = picked(&a1);
+    assert!(!p1.is_empty());
+    assert_eq!(p1, picked(&a2));
+    assert_eq!(num(&a1["totals"], "audit_overrides"), p1.len() as u64);
+}
+
+#[test]
+fn table_output_shows_sections_and_batch_totals() {
+    let dir = tempdir();
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--out"])
+        .arg(dir.path())
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Section 1.01 Definitions")
+                .and(predicate::str::contains("LLM payload cut"))
+                .and(predicate::str::contains("batch of 1 document(s)")),
+        );
+    assert!(dir.path().join("plan.csv").exists() && dir.path().join("plan.json").exists());
+}
+
+#[test]
+fn prices_table_gives_the_cost() {
+    let dir = tempdir();
+    let prices = repo().join("config/prices.yaml");
+    let run = |model: &str| {
+        kgroute()
+            .args([
+                "plan",
+                "--index",
+                &index_arg(),
+                "--format",
+                "json",
+                "--prices",
+            ])
+            .arg(&prices)
+            .args(["--model", model, "--out"])
+            .arg(dir.path())
+            .arg(corpus("credit_agreements/coned_2020.txt"))
+            .assert()
+    };
+    let out = run("gpt-4o-mini").success().get_output().stdout.clone();
+    let plan: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let t = &plan["totals"];
+    let input = t["est_input_tokens"].as_f64().unwrap();
+    let output = t["est_output_tokens"].as_f64().unwrap();
+    let cost = t["est_cost_usd"].as_f64().unwrap();
+    assert!((cost - (input * 0.15 + output * 0.60) / 1e6).abs() < 1e-9);
+    run("no-such-model")
+        .code(2)
+        .stderr(predicate::str::contains("known models: "));
+}
+
+#[test]
+fn a_bad_document_is_reported_and_the_batch_goes_on() {
+    let dir = tempdir();
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let out = dir.path().join("out");
+    kgroute()
+        .args(["plan", "--index", &index_arg(), "--out"])
+        .arg(&out)
+        .arg(&empty)
+        .arg(corpus("credit_agreements/att_capital_1995.txt"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty.txt"));
+    let plan: serde_json::Value =
+        serde_json::from_str(&super::util::read(&out.join("plan.json"))).unwrap();
+    assert_eq!(plan["documents"].as_array().unwrap().len(), 1);
+    assert_eq!(plan["failures"].as_array().unwrap().len(), 1);
+    assert_eq!(num(&plan["totals"], "documents"), 1);
+}

@@ -1,0 +1,443 @@
+//! Loading index YAML files into a [`GraphabilityIndex`]: a base and its
+//! overlays (`extends:` or repeated `--index`), later files winning.
+//!
+//! Every file is validated by [`super::check`] first, so a bad file fails
+//! with all its problems at once, each with file:line:column. An overlay
+//! entry whose title already exists in the base moves it to the overlay's
+//! tier; new titles are added; aliases merge.
+
+use super::check::{check_text, Locator, Problem};
+use super::normalize::normalize_title;
+use super::{DensityThresholds, GraphabilityIndex, IndexEntry, Ontology, Tier};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Why an index could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("{path}: cannot read index file: {source}", path = path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}", ProblemList(problems))]
+    Invalid { problems: Vec<Problem> },
+}
+
+impl IndexError {
+    /// The file the error is about (the first problem's file).
+    pub fn path(&self) -> &Path {
+        match self {
+            IndexError::Io { path, .. } => path,
+            IndexError::Invalid { problems } => problems.first().map_or(Path::new(""), |p| &p.file),
+        }
+    }
+}
+
+struct ProblemList<'a>(&'a [Problem]);
+
+impl fmt::Display for ProblemList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid graphability index ({} problem(s)):",
+            self.0.len()
+        )?;
+        for p in self.0 {
+            write!(f, "\n  {p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIndex {
+    document_type: Option<String>,
+    version: Option<serde_yaml_ng::Value>,
+    description: Option<String>,
+    /// Followed by `collect_chain` before parsing.
+    #[allow(dead_code)]
+    extends: Option<String>,
+    #[serde(rename = "match")]
+    matching: Option<RawMatch>,
+    density: Option<DensityThresholds>,
+    ontology: Option<RawOntology>,
+    anchors: Option<Vec<String>>,
+    noise: Option<Vec<String>>,
+    very_high: Option<Vec<RawEntry>>,
+    high: Option<Vec<RawEntry>>,
+    medium: Option<Vec<RawEntry>>,
+    low: Option<Vec<RawEntry>>,
+    very_low: Option<Vec<RawEntry>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMatch {
+    fuzzy_threshold: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOntology {
+    #[serde(default)]
+    entity_types: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    relation_types: Option<std::collections::BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawEntry {
+    Bare(String),
+    Full {
+        title: String,
+        #[serde(default)]
+        aliases: Option<Vec<String>>,
+        #[serde(default)]
+        note: Option<String>,
+    },
+}
+
+impl RawEntry {
+    fn title(&self) -> &str {
+        match self {
+            RawEntry::Bare(t) | RawEntry::Full { title: t, .. } => t,
+        }
+    }
+}
+
+impl RawIndex {
+    fn tier(&self, t: Tier) -> &[RawEntry] {
+        let list = match t {
+            Tier::VeryHigh => &self.very_high,
+            Tier::High => &self.high,
+            Tier::Medium => &self.medium,
+            Tier::Low => &self.low,
+            Tier::VeryLow => &self.very_low,
+        };
+        list.as_deref().unwrap_or(&[])
+    }
+}
+
+/// The merged tier lists handed to [`GraphabilityIndex`].
+#[derive(Debug, Default)]
+pub(crate) struct Parts {
+    pub entries: Vec<IndexEntry>,
+    pub anchors: Vec<String>,
+    pub noise: Vec<String>,
+    pub fuzzy_threshold: Option<f64>,
+}
+
+/// Loads files in order, each preceded by the chain of bases it extends.
+pub(crate) fn load_files(paths: &[PathBuf]) -> Result<GraphabilityIndex, IndexError> {
+    let mut order: Vec<PathBuf> = Vec::new();
+    let mut texts: HashMap<PathBuf, String> = HashMap::new();
+    let mut problems = Vec::new();
+    for p in paths {
+        collect_chain(p, &mut order, &mut texts, &mut Vec::new(), &mut problems)?;
+    }
+    let mut raws = Vec::new();
+    for p in &order {
+        let text = &texts[p];
+        let (value, mut found) = check_text(p, text);
+        if found.is_empty() {
+            if let Some(v) = value {
+                match serde_yaml_ng::from_value::<RawIndex>(v) {
+                    Ok(raw) => raws.push((p.clone(), raw)),
+                    Err(e) => found.push(Problem {
+                        file: p.clone(),
+                        line: 0,
+                        col: 0,
+                        message: format!("unexpected shape: {e}"),
+                        fix: "compare with indices/credit_agreement.yaml".into(),
+                    }),
+                }
+            }
+        }
+        problems.extend(found);
+    }
+    if !problems.is_empty() {
+        return Err(IndexError::Invalid { problems });
+    }
+    merge(raws, &texts)
+}
+
+/// Appends `path`'s bases, then `path`, to `order` (each file once).
+fn collect_chain(
+    path: &Path,
+    order: &mut Vec<PathBuf>,
+    texts: &mut HashMap<PathBuf, String>,
+    stack: &mut Vec<PathBuf>,
+    problems: &mut Vec<Problem>,
+) -> Result<(), IndexError> {
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if stack.contains(&key) {
+        problems.push(Problem {
+            file: path.to_path_buf(),
+            line: 1,
+            col: 1,
+            message: format!("`extends:` loops back to {}", path.display()),
+            fix: "an overlay must extend a base that does not extend it back".into(),
+        });
+        return Err(IndexError::Invalid {
+            problems: std::mem::take(problems),
+        });
+    }
+    if order
+        .iter()
+        .any(|p| std::fs::canonicalize(p).ok().as_ref() == Some(&key))
+    {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| IndexError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if let Some(base) = extends_of(&text) {
+        let base_path = path.parent().unwrap_or(Path::new(".")).join(base);
+        if base_path.exists() {
+            stack.push(key);
+            collect_chain(&base_path, order, texts, stack, problems)?;
+            stack.pop();
+        }
+    }
+    texts.insert(path.to_path_buf(), text);
+    order.push(path.to_path_buf());
+    Ok(())
+}
+
+/// The `extends:` value of a file, read leniently (full validation later).
+fn extends_of(text: &str) -> Option<String> {
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).ok()?;
+    v.get("extends")?.as_str().map(str::to_string)
+}
+
+/// Loads one in-memory file (no `extends:` following).
+pub(crate) fn load_str(name: &Path, text: &str) -> Result<GraphabilityIndex, IndexError> {
+    let (value, problems) = check_text(name, text);
+    if !problems.is_empty() {
+        return Err(IndexError::Invalid { problems });
+    }
+    let raw: RawIndex =
+        serde_yaml_ng::from_value(value.unwrap_or_default()).map_err(|e| IndexError::Invalid {
+            problems: vec![Problem {
+                file: name.to_path_buf(),
+                line: 0,
+                col: 0,
+                message: format!("unexpected shape: {e}"),
+                fix: "compare with indices/credit_agreement.yaml".into(),
+            }],
+        })?;
+    let mut texts = HashMap::new();
+    texts.insert(name.to_path_buf(), text.to_string());
+    merge(vec![(name.to_path_buf(), raw)], &texts)
+}
+
+/// Applies files in order: scalars and settings are replaced, ontologies
+/// merged, entries added or re-tiered, aliases merged.
+fn merge(
+    raws: Vec<(PathBuf, RawIndex)>,
+    texts: &HashMap<PathBuf, String>,
+) -> Result<GraphabilityIndex, IndexError> {
+    let mut document_type = String::new();
+    let mut version = String::new();
+    let mut description = String::new();
+    let mut ontology = Ontology::default();
+    let mut density = DensityThresholds::default();
+    let mut parts = Parts::default();
+    let mut sources = Vec::new();
+    let mut problems = Vec::new();
+    // normalised title or alias -> entry index
+    let mut keys: HashMap<String, usize> = HashMap::new();
+
+    for (path, raw) in raws {
+        let loc = Locator::new(&texts[&path]);
+        if let Some(d) = raw.document_type.as_ref().filter(|d| !d.is_empty()) {
+            if !document_type.is_empty() && *d != document_type {
+                let (line, col) = loc.key("document_type");
+                problems.push(Problem {
+                    file: path.clone(),
+                    line,
+                    col,
+                    message: format!(
+                        "document_type `{d}` differs from `{document_type}` of the index it overlays"
+                    ),
+                    fix: format!("an overlay keeps its base's type: write `document_type: {document_type}` or drop the key"),
+                });
+            }
+            document_type = d.clone();
+        }
+        if let Some(v) = &raw.version {
+            version = match v {
+                serde_yaml_ng::Value::String(s) => s.clone(),
+                other => serde_yaml_ng::to_string(other)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
+            };
+        }
+        if let Some(d) = &raw.description {
+            description = d.trim().to_string();
+        }
+        if let Some(t) = raw.matching.as_ref().and_then(|m| m.fuzzy_threshold) {
+            parts.fuzzy_threshold = Some(t);
+        }
+        if let Some(d) = raw.density {
+            density = d;
+        }
+        if let Some(o) = &raw.ontology {
+            ontology
+                .entity_types
+                .extend(o.entity_types.clone().unwrap_or_default());
+            ontology
+                .relation_types
+                .extend(o.relation_types.clone().unwrap_or_default());
+        }
+        for (list, out) in [
+            (&raw.anchors, &mut parts.anchors),
+            (&raw.noise, &mut parts.noise),
+        ] {
+            for t in list.iter().flatten() {
+                if !out.iter().any(|o| normalize_title(o) == normalize_title(t)) {
+                    out.push(t.clone());
+                }
+            }
+        }
+        for tier in Tier::ALL {
+            let entries = raw.tier(tier);
+            let titles: Vec<String> = entries.iter().map(|e| e.title().to_string()).collect();
+            let positions = loc.entries(tier.key(), &titles);
+            for (e, (line, col)) in entries.iter().zip(positions) {
+                let (title, aliases, note) = match e {
+                    RawEntry::Bare(t) => (t.clone(), Vec::new(), None),
+                    RawEntry::Full {
+                        title,
+                        aliases,
+                        note,
+                    } => (
+                        title.clone(),
+                        aliases.clone().unwrap_or_default(),
+                        note.clone(),
+                    ),
+                };
+                let norm = normalize_title(&title);
+                let idx = if let Some(&i) = keys.get(&norm) {
+                    let entry = &mut parts.entries[i];
+                    entry.tier = tier;
+                    entry.source = path.clone();
+                    entry.line = line;
+                    if note.is_some() {
+                        entry.note = note;
+                    }
+                    i
+                } else {
+                    parts.entries.push(IndexEntry {
+                        title: title.clone(),
+                        aliases: Vec::new(),
+                        note,
+                        tier,
+                        source: path.clone(),
+                        line,
+                    });
+                    keys.insert(norm, parts.entries.len() - 1);
+                    parts.entries.len() - 1
+                };
+                for a in aliases {
+                    let an = normalize_title(&a);
+                    match keys.get(&an) {
+                        Some(&j) if j != idx => problems.push(Problem {
+                            file: path.clone(),
+                            line,
+                            col,
+                            message: format!(
+                                "alias `{a}` of `{title}` is already `{}` ({}) from {}",
+                                parts.entries[j].title,
+                                parts.entries[j].tier.key(),
+                                parts.entries[j].source.display()
+                            ),
+                            fix: format!(
+                                "to re-tier `{}`, list it under its own title in this overlay; otherwise drop the alias",
+                                parts.entries[j].title
+                            ),
+                        }),
+                        Some(_) => {}
+                        None => {
+                            keys.insert(an, idx);
+                            parts.entries[idx].aliases.push(a);
+                        }
+                    }
+                }
+            }
+        }
+        sources.push(path);
+    }
+    if !problems.is_empty() {
+        return Err(IndexError::Invalid { problems });
+    }
+    Ok(GraphabilityIndex::from_parts(
+        document_type,
+        version,
+        description,
+        ontology,
+        density,
+        sources,
+        parts,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "document_type: t\nversion: \"1\"\nmatch:\n  fuzzy_threshold: 0.8\nvery_high:\n  - title: Definitions\n    aliases: [Defined Terms]\nlow:\n  - Notices\n  - Confidentiality\n";
+
+    #[test]
+    fn loads_entries_with_lines() {
+        let idx = load_str(Path::new("b.yaml"), BASE).unwrap();
+        assert_eq!(idx.document_type, "t");
+        assert_eq!(idx.version, "1");
+        assert_eq!(idx.fuzzy_threshold(), 0.8);
+        let notices = idx.entry("Notices").unwrap();
+        assert_eq!((notices.tier, notices.line), (Tier::Low, 9));
+        assert_eq!(idx.entry("defined terms").unwrap().title, "Definitions");
+    }
+
+    #[test]
+    fn overlay_re_tiers_and_adds() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base.yaml");
+        std::fs::write(&base, BASE).unwrap();
+        let over = dir.path().join("over.yaml");
+        std::fs::write(
+            &over,
+            "extends: base.yaml\nhigh:\n  - title: Notices\n    aliases: [Notice Addresses]\n    note: this bank's notices name agents\nmedium:\n  - Hedging\n",
+        )
+        .unwrap();
+        let idx = load_files(std::slice::from_ref(&over)).unwrap();
+        assert_eq!(idx.sources.len(), 2);
+        let n = idx.entry("Notice Addresses").unwrap();
+        assert_eq!(
+            (n.tier, n.source.as_path(), n.line),
+            (Tier::High, over.as_path(), 3)
+        );
+        assert_eq!(idx.entry("Hedging").unwrap().tier, Tier::Medium);
+        assert_eq!(idx.entry("Confidentiality").unwrap().tier, Tier::Low);
+        assert_eq!(idx.entries().len(), 4);
+        // An overlay of another document type is refused.
+        let other = dir.path().join("other.yaml");
+        std::fs::write(&other, "document_type: lease\nlow: [Hedging]\n").unwrap();
+        let err = load_files(&[base.clone(), other]).unwrap_err().to_string();
+        assert!(
+            err.contains("other.yaml:1:1") && err.contains("differs"),
+            "{err}"
+        );
+        // Same result with a repeated --index instead of extends.
+        let idx2 = load_files(&[base, over]).unwrap();
+        assert_eq!(idx2.entry("Notices").unwrap().tier, Tier::High);
+    }
+}

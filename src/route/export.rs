@@ -1,0 +1,123 @@
+//! The plan as files: `plan.csv` (one row per section) and `plan.json`
+//! (documents with their sections and totals, plus batch totals). Used by
+//! `kgroute plan` and available to the report stage.
+
+use super::{Override, Route, RoutePlan, RoutedSection};
+use super::{PlanStats, Prices};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// One document of a batch plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentPlan {
+    pub path: PathBuf,
+    pub stats: PlanStats,
+    pub plan: RoutePlan,
+}
+
+/// A document that could not be planned.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanFailure {
+    pub path: PathBuf,
+    pub error: String,
+}
+
+/// Everything `plan.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct BatchPlan {
+    pub document_type: String,
+    pub index_version: String,
+    pub index_files: Vec<PathBuf>,
+    pub calibrate: bool,
+    pub audit_rate: f64,
+    pub prices: Option<Prices>,
+    pub documents: Vec<DocumentPlan>,
+    pub failures: Vec<PlanFailure>,
+    pub totals: PlanStats,
+}
+
+/// One `plan.csv` row.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    doc_id: &'a str,
+    doc_name: &'a str,
+    node_id: &'a str,
+    level: u8,
+    kind: String,
+    title: &'a str,
+    breadcrumb: &'a str,
+    start_line: usize,
+    end_line: usize,
+    chars: usize,
+    matched_entry: &'a str,
+    method: String,
+    score: String,
+    anchor: bool,
+    predicted_tier: String,
+    route: &'static str,
+    override_reason: &'static str,
+}
+
+/// The route's lower-case name (`llm`, `skip`, `noise`, `empty`).
+pub fn route_name(r: Route) -> &'static str {
+    match r {
+        Route::Llm => "llm",
+        Route::Skip => "skip",
+        Route::Noise => "noise",
+        Route::Empty => "empty",
+    }
+}
+
+/// `none`, `calibrate` or `audit`.
+pub fn override_name(o: Override) -> &'static str {
+    match o {
+        Override::None => "",
+        Override::Calibrate => "calibrate",
+        Override::Audit => "audit",
+    }
+}
+
+/// The predicted tier's key, `new` for an unknown title, empty for noise
+/// and empty sections.
+pub fn tier_label(s: &RoutedSection) -> String {
+    match (s.predicted_tier, s.route) {
+        (Some(t), _) => t.key().to_string(),
+        (None, Route::Llm | Route::Skip) => "new".into(),
+        (None, _) => String::new(),
+    }
+}
+
+fn lower_debug(x: impl std::fmt::Debug) -> String {
+    format!("{x:?}").to_lowercase()
+}
+
+/// Writes every section of every document as CSV with a header row.
+pub fn write_csv<W: Write>(out: W, docs: &[DocumentPlan]) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    for d in docs {
+        for s in &d.plan.sections {
+            w.serialize(Row {
+                doc_id: &d.plan.doc_id,
+                doc_name: &d.plan.doc_name,
+                node_id: &s.node_id,
+                level: s.level,
+                kind: lower_debug(s.kind),
+                title: &s.title,
+                breadcrumb: &s.breadcrumb,
+                start_line: s.start_line,
+                end_line: s.end_line,
+                chars: s.chars,
+                matched_entry: s.matched.entry.as_deref().unwrap_or(""),
+                method: lower_debug(s.matched.method),
+                score: format!("{:.3}", s.matched.score),
+                anchor: s.matched.anchor,
+                predicted_tier: tier_label(s),
+                route: route_name(s.route),
+                override_reason: override_name(s.override_reason),
+            })?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! Routing on hand-built trees (the tree builder is another stage).
+
+use super::*;
+use crate::tree::{DocFormat, Node};
+
+const INDEX: &str = "\
+document_type: t
+anchors: [Subsidiaries]
+noise: [Table of Contents]
+very_high:
+  - title: Parties
+    aliases: [Preamble]
+  - Definitions
+  - Subsidiaries
+medium:
+  - Liens
+high:
+  - Negative Pledge
+low:
+  - Governing Law
+very_low:
+  - Exhibit
+  - Notices
+";
+
+fn node(id: &str, title: &str, kind: NodeKind, chars: usize, nodes: Vec<Node>) -> Node {
+    Node {
+        title: title.into(),
+        node_id: id.into(),
+        line_num: 1,
+        start_line: 1,
+        end_line: 1,
+        level: 1,
+        chars,
+        breadcrumb: title.into(),
+        kind,
+        nodes,
+    }
+}
+
+fn tree() -> DocTree {
+    use NodeKind::*;
+    DocTree {
+        doc_name: "d".into(),
+        doc_id: "d-1234".into(),
+        line_count: 10,
+        format: DocFormat::Text,
+        structure: vec![
+            node("0000", "Preamble", Preamble, 700, vec![]),
+            node("0001", "TABLE OF CONTENTS", Toc, 3000, vec![]),
+            node(
+                "0002",
+                "ARTICLE I DEFINITIONS",
+                Structural,
+                20,
+                vec![node(
+                    "0003",
+                    "Section 1.01 Definitions",
+                    Section,
+                    40_000,
+                    vec![],
+                )],
+            ),
+            node(
+                "0004",
+                "ARTICLE V COVENANTS",
+                Structural,
+                22,
+                vec![
+                    node(
+                        "0005",
+                        "Section 5.01 Liens; Negative Pledge",
+                        Section,
+                        5000,
+                        vec![],
+                    ),
+                    node("0006", "Section 5.02 [Reserved]", Section, 30, vec![]),
+                    node(
+                        "0007",
+                        "Section 5.03 Benchmark Replacement Setting",
+                        Section,
+                        4000,
+                        vec![],
+                    ),
+                    node("0008", "Section 5.04 Governing Law", Section, 900, vec![]),
+                    node("0009", "Section 5.05 Notices", Section, 2500, vec![]),
+                    node("0010", "Schedule 4.09 Subsidiaries", Schedule, 600, vec![]),
+                ],
+            ),
+            node(
+                "0011",
+                "EXHIBIT A - Form of Note",
+                Exhibit,
+                8000,
+                vec![
+                    node("0015", "Section 3. Payments", Section, 700, vec![]),
+                    node("0016", "Section 4. Definitions", Section, 300, vec![]),
+                ],
+            ),
+            node(
+                "0013",
+                "SCHEDULE 1.1(a)",
+                Schedule,
+                20,
+                vec![node("0014", "COMMITMENT SCHEDULE", Section, 2000, vec![])],
+            ),
+            node("0012", "Signatures", Signature, 1500, vec![]),
+        ],
+    }
+}
+
+fn index() -> GraphabilityIndex {
+    GraphabilityIndex::from_yaml_str("t.yaml", INDEX).unwrap()
+}
+
+fn route_of(p: &RoutePlan, id: &str) -> (Route, Option<Tier>, Override) {
+    let s = p.sections.iter().find(|s| s.node_id == id).unwrap();
+    (s.route, s.predicted_tier, s.override_reason)
+}
+
+#[test]
+fn routes_every_kind_of_section() {
+    let p = plan(&tree(), &index(), &RouteOptions::default());
+    assert_eq!(p.sections.len(), 17);
+    assert_eq!(p.doc_type, "t");
+    use Route::*;
+    let o = Override::None;
+    assert_eq!(route_of(&p, "0000"), (Llm, Some(Tier::VeryHigh), o));
+    assert_eq!(route_of(&p, "0001"), (Noise, None, o));
+    assert_eq!(route_of(&p, "0002"), (Empty, None, o));
+    assert_eq!(route_of(&p, "0003"), (Llm, Some(Tier::VeryHigh), o));
+    assert_eq!(route_of(&p, "0005"), (Llm, Some(Tier::High), o));
+    assert_eq!(route_of(&p, "0006"), (Empty, None, o));
+    assert_eq!(route_of(&p, "0007"), (Llm, None, o));
+    assert_eq!(route_of(&p, "0008"), (Skip, Some(Tier::Low), o));
+    assert_eq!(route_of(&p, "0009"), (Skip, Some(Tier::VeryLow), o));
+    assert_eq!(route_of(&p, "0010"), (Llm, Some(Tier::VeryHigh), o));
+    assert!(p.sections[11].matched.anchor || p.sections[10].matched.anchor);
+    assert_eq!(route_of(&p, "0011"), (Skip, Some(Tier::VeryLow), o));
+    assert_eq!(route_of(&p, "0012"), (Noise, None, o));
+    assert_eq!(route_of(&p, "0013"), (Empty, None, o));
+    // Inside an exhibit, unknown headings are part of the form; known ones
+    // keep their own tier.
+    assert_eq!(route_of(&p, "0015"), (Skip, Some(Tier::VeryLow), o));
+    assert_eq!(route_of(&p, "0016"), (Llm, Some(Tier::VeryHigh), o));
+    assert_eq!(route_of(&p, "0014"), (Llm, None, o));
+    let new = p.sections.iter().find(|s| s.node_id == "0007").unwrap();
+    assert_eq!(new.matched.method, MatchMethod::None);
+}
+
+#[test]
+fn stats_add_up() {
+    let p = plan(&tree(), &index(), &RouteOptions::default());
+    let s = PlanStats::of(&p, None);
+    let total: usize = tree().iter().map(|n| n.chars).sum();
+    assert_eq!(s.chars_total, total);
+    assert_eq!(
+        s.chars_sent + s.chars_skipped + s.chars_noise + s.chars_empty,
+        s.chars_total
+    );
+    assert_eq!(s.chars_skipped, 900 + 2500 + 8000 + 700);
+    assert_eq!(s.chars_noise, 3000 + 1500);
+    assert_eq!(s.routed_sections, 11);
+    assert_eq!(s.by_tier.new, 2);
+    assert!((s.new_section_pct - 200.0 / 11.0).abs() < 1e-9);
+    let cut = 100.0 * (total - s.chars_sent) as f64 / total as f64;
+    assert!((s.payload_cut_pct - cut).abs() < 1e-9);
+    assert_eq!(s.est_input_tokens, (s.chars_sent as u64).div_ceil(4));
+    let prices = Prices {
+        input_per_million: 1.0,
+        output_per_million: 4.0,
+    };
+    let b = PlanStats::sum([&s, &s], Some(&prices));
+    assert_eq!(b.documents, 2);
+    assert_eq!(b.chars_total, 2 * total);
+    assert_eq!(
+        b.chars_sent + b.chars_skipped + b.chars_noise + b.chars_empty,
+        b.chars_total
+    );
+    assert!(b.est_cost_usd.unwrap() > 0.0);
+}
+
+#[test]
+fn calibrate_sends_skipped_but_not_noise() {
+    let opts = RouteOptions {
+        calibrate: true,
+        audit_rate: 0.0,
+    };
+    let p = plan(&tree(), &index(), &opts);
+    assert_eq!(
+        route_of(&p, "0008"),
+        (Route::Llm, Some(Tier::Low), Override::Calibrate)
+    );
+    assert_eq!(route_of(&p, "0001").0, Route::Noise);
+    let s = PlanStats::of(&p, None);
+    assert_eq!((s.chars_skipped, s.calibrate_overrides), (0, 4));
+}
+
+#[test]
+fn audit_sample_is_deterministic_and_near_its_rate() {
+    let picked = (0..10_000)
+        .filter(|i| audit_pick("doc-abc", &format!("{i:04}"), 0.1))
+        .count();
+    assert!((800..1200).contains(&picked), "{picked}");
+    let again = (0..10_000)
+        .filter(|i| audit_pick("doc-abc", &format!("{i:04}"), 0.1))
+        .count();
+    assert_eq!(picked, again);
+    assert!(!audit_pick("d", "0001", 0.0));
+    assert!(audit_pick("d", "0001", 1.0));
+    let opts = RouteOptions {
+        calibrate: false,
+        audit_rate: 1.0,
+    };
+    let p = plan(&tree(), &index(), &opts);
+    assert_eq!(
+        route_of(&p, "0009"),
+        (Route::Llm, Some(Tier::VeryLow), Override::Audit)
+    );
+}
