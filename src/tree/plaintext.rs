@@ -279,7 +279,21 @@ impl<'a> Walker<'a> {
     /// The title on the next non-blank line (within a few lines), if that
     /// line is a short title and not a heading itself: (title, line index).
     /// `Err` when running text follows instead.
-    fn title_below(&self, j: usize) -> Result<Option<(&'a str, usize)>, ()> {
+    fn title_below(&self, j: usize) -> Result<Option<(String, usize)>, ()> {
+        let Some((first, k)) = self.title_line_below(j)? else {
+            return Ok(None);
+        };
+        // `OPINION OF COUNSEL FOR` / `THE BORROWER`, `[FORM OF]` / `NOTE`:
+        // a title that stops on a little word goes on below.
+        if ends_unfinished(first) {
+            if let Ok(Some((more, k2))) = self.title_line_below(k) {
+                return Ok(Some((format!("{first} {more}"), k2)));
+            }
+        }
+        Ok(Some((first.to_owned(), k)))
+    }
+
+    fn title_line_below(&self, j: usize) -> Result<Option<(&'a str, usize)>, ()> {
         let end = (j + 5).min(self.lines.len());
         for k in j + 1..end {
             let u = self.lines[k];
@@ -439,7 +453,16 @@ impl<'a> Walker<'a> {
         if !self.seen_body {
             return j;
         }
-        let label = c.label();
+        let mut label = c.label();
+        let mut rest = c.rest;
+        // `EXHIBIT H -1`: the number split from its letter.
+        if c.kind == CandKind::Exhibit
+            && (1..=2).contains(&rest.len())
+            && rest.bytes().all(|b| b.is_ascii_digit())
+        {
+            label = format!("{label}-{rest}");
+            rest = "";
+        }
         if self.last_annex.as_deref() == Some(label.as_str()) {
             return j;
         }
@@ -449,13 +472,13 @@ impl<'a> Walker<'a> {
             NodeKind::Schedule
         };
         let mut heading = Heading::new(j + 1, 1, label.clone(), kind);
-        if c.rest.is_empty() {
+        if rest.is_empty() {
             if let Ok(Some((title, k))) = self.title_below(j) {
                 heading.title = format!("{} {}", heading.title, title);
                 heading.title_end = k + 1;
             }
         } else {
-            heading.title = format!("{} {}", heading.title, inline_title(c.rest));
+            heading.title = format!("{} {}", heading.title, inline_title(rest));
         }
         self.in_annex = true;
         self.cur_article = None;
@@ -465,6 +488,20 @@ impl<'a> Walker<'a> {
         self.push(heading);
         consumed
     }
+}
+
+/// A title line that ends on a preposition or article, or is `[FORM OF]`.
+fn ends_unfinished(title: &str) -> bool {
+    let last = title
+        .trim_end_matches(|c: char| c == ']' || c == ':' || c.is_whitespace())
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(
+        last.as_str(),
+        "OF" | "FOR" | "THE" | "AND" | "TO" | "IN" | "ON" | "WITH" | "BY" | "A" | "AN" | "OR"
+    )
 }
 
 /// Keeps a run-on title (a numbered clause with no heading of its own) to

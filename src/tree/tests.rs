@@ -301,3 +301,35 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn annex_titles_continue_and_split_numbers_join() {
+    let text = "\
+ARTICLE I
+GENERAL
+SECTION 1.01. Scope. This Agreement covers the loans.
+
+EXHIBIT F
+OPINION OF COUNSEL FOR
+THE BORROWER
+Text of the opinion.
+
+EXHIBIT H -1
+[FORM OF]
+U.S. TAX COMPLIANCE CERTIFICATE
+Text of the certificate.
+";
+    let t = tree_of(text);
+    let annexes: Vec<&str> = t
+        .iter()
+        .filter(|n| n.kind == NodeKind::Exhibit)
+        .map(|n| n.title.as_str())
+        .collect();
+    assert_eq!(
+        annexes,
+        vec![
+            "EXHIBIT F OPINION OF COUNSEL FOR THE BORROWER",
+            "EXHIBIT H-1 [FORM OF] U.S. TAX COMPLIANCE CERTIFICATE"
+        ]
+    );
+}
