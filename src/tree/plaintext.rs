@@ -50,10 +50,16 @@ fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         let titled = is_toc_title(t);
         let trigger = titled || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
         if trigger {
-            if let Some(r) = scan_toc(lines, i, titled) {
-                out.push(r);
-                i = r.last + 1;
-                continue;
+            match scan_toc(lines, i, titled) {
+                Ok(r) => {
+                    out.push(r);
+                    i = r.last + 1;
+                    continue;
+                }
+                Err(last) => {
+                    i = last.max(i) + 1;
+                    continue;
+                }
             }
         }
         i += 1;
@@ -71,7 +77,10 @@ fn has_inline_body(c: &Candidate<'_>) -> bool {
             .any(|w| w.starts_with(char::is_lowercase))
 }
 
-fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Option<TocRegion> {
+/// Scans forward from a possible start of a table of contents. `Err` carries
+/// the last entry seen, so a failed scan is not repeated from every line of
+/// the same run (that would be quadratic on a long run of bare headings).
+fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usize> {
     let mut entries = 0usize;
     let mut tocish = 0usize;
     let mut furniture = 0usize;
@@ -125,7 +134,11 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Option<TocRegion> {
     } else {
         entries >= 4 && (tocish >= 1 || furniture >= 2)
     };
-    enough.then_some(TocRegion { start, last })
+    if enough {
+        Ok(TocRegion { start, last })
+    } else {
+        Err(last)
+    }
 }
 
 /// A note inside a table of contents (`*The Table of Contents is not a part

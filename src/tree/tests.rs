@@ -333,3 +333,20 @@ Text of the certificate.
         ]
     );
 }
+
+#[test]
+fn long_run_of_bodiless_headings_is_linear_and_kept() {
+    // 20,000 distinct headings with no body and no TOC features: a form of
+    // numbered titles, not a table of contents.
+    let mut text = String::from("ARTICLE 1\nGENERAL\n");
+    for s in 1..=20_000 {
+        text.push_str(&format!(
+            "Section {}.{:02}. Title\n",
+            1 + (s - 1) / 10,
+            1 + (s - 1) % 10
+        ));
+    }
+    let t = tree_of(&text);
+    assert_eq!(t.iter().filter(|n| n.kind == NodeKind::Toc).count(), 0);
+    assert_eq!(t.iter().count(), 11);
+}
