@@ -277,16 +277,13 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The previous line ends mid-sentence, so this line is its
-    /// continuation (`... pursuant to` / `Section 2.21.`).
+    /// The previous line is wrapped running text that ends mid-sentence, so
+    /// this line is its continuation (`... pursuant to` / `Section 2.21.`).
+    /// Short lines (running page headers such as `Credit Agreement`) do not
+    /// count.
     fn continues_sentence(&self, j: usize) -> bool {
         let after_heading = self.out.last().is_some_and(|h| h.title_end == j);
-        j > 0
-            && !after_heading
-            && self.lines[j - 1]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_lowercase() || c == ',')
+        j > 0 && !after_heading && ends_mid_sentence(self.lines[j - 1])
     }
 
     /// The title on the next non-blank line (within a few lines), if that
@@ -502,6 +499,18 @@ impl<'a> Walker<'a> {
         consumed
     }
 }
+
+/// A wrapped line of running text that stops mid-sentence.
+fn ends_mid_sentence(line: &str) -> bool {
+    line.len() >= WRAPPED_LINE_MIN
+        && line
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_lowercase() || c == ',')
+}
+
+/// A line this long that ends mid-sentence is wrapped running text.
+const WRAPPED_LINE_MIN: usize = 40;
 
 /// A title line that ends on a preposition or article, or is `[FORM OF]`.
 fn ends_unfinished(title: &str) -> bool {
