@@ -261,6 +261,18 @@ SECTION 1.04. Fourth. Text.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
+    /// Arbitrary Unicode text, control characters and all: never panics,
+    /// and the spans tile whatever lines there are.
+    #[test]
+    fn arbitrary_text_tiles(text in "(?s).{0,400}") {
+        let src = SourceText::from_text("any.txt", &text);
+        let tree = build_tree(&src);
+        if src.line_count() > 0 {
+            assert_tiles(&tree);
+            ids_are_preorder(&tree);
+        }
+    }
+
     /// For any input built from heading-like and ordinary lines, with any
     /// line endings, the spans tile the document and ids are pre-order.
     #[test]
