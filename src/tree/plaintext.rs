@@ -25,12 +25,7 @@ const TOC_MAX_GAP: usize = 12;
 
 /// Every heading of a plain-text document, in line order.
 pub(crate) fn headings(source: &SourceText) -> Vec<Heading> {
-    let lines: Vec<&str> = source
-        .text
-        .split('\n')
-        .take(source.line_count())
-        .map(|l| l.trim())
-        .collect();
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let regions = toc_regions(&lines);
     Walker::new(&lines).run(&regions)
 }
