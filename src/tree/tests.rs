@@ -362,3 +362,17 @@ fn long_run_of_bodiless_headings_is_linear_and_kept() {
     assert_eq!(t.iter().filter(|n| n.kind == NodeKind::Toc).count(), 0);
     assert_eq!(t.iter().count(), 11);
 }
+
+#[test]
+fn blank_line_inside_a_span_keeps_its_characters() {
+    // Once found by the tiling property: a span ending in an empty line.
+    let text = "ARTICLE I\n\n1.03 Bare Title";
+    let src = SourceText::from_text("r.txt", text);
+    let t = build_tree(&src);
+    assert_tiles(&t);
+    assert_eq!(
+        t.iter().map(|n| n.chars).sum::<usize>(),
+        text.chars().count()
+    );
+    assert_eq!(src.span_text(1, 2), "ARTICLE I\n");
+}
