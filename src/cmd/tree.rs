@@ -36,6 +36,7 @@ pub struct TreeArgs {
     pub lossy: bool,
 }
 
+/// Reads the file, builds its tree and prints it in the chosen format.
 pub fn run(args: TreeArgs) -> anyhow::Result<Outcome> {
     let source = SourceText::read(&args.file, args.lossy)?;
     let tree = build_tree(&source);

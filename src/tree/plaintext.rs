@@ -25,12 +25,7 @@ const TOC_MAX_GAP: usize = 12;
 
 /// Every heading of a plain-text document, in line order.
 pub(crate) fn headings(source: &SourceText) -> Vec<Heading> {
-    let lines: Vec<&str> = source
-        .text
-        .split('\n')
-        .take(source.line_count())
-        .map(|l| l.trim())
-        .collect();
+    let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let regions = toc_regions(&lines);
     Walker::new(&lines).run(&regions)
 }
@@ -50,10 +45,16 @@ fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         let titled = is_toc_title(t);
         let trigger = titled || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
         if trigger {
-            if let Some(r) = scan_toc(lines, i, titled) {
-                out.push(r);
-                i = r.last + 1;
-                continue;
+            match scan_toc(lines, i, titled) {
+                Ok(r) => {
+                    out.push(r);
+                    i = r.last + 1;
+                    continue;
+                }
+                Err(last) => {
+                    i = last.max(i) + 1;
+                    continue;
+                }
             }
         }
         i += 1;
@@ -71,7 +72,10 @@ fn has_inline_body(c: &Candidate<'_>) -> bool {
             .any(|w| w.starts_with(char::is_lowercase))
 }
 
-fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Option<TocRegion> {
+/// Scans forward from a possible start of a table of contents. `Err` carries
+/// the last entry seen, so a failed scan is not repeated from every line of
+/// the same run (that would be quadratic on a long run of bare headings).
+fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usize> {
     let mut entries = 0usize;
     let mut tocish = 0usize;
     let mut furniture = 0usize;
@@ -125,7 +129,11 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Option<TocRegion> {
     } else {
         entries >= 4 && (tocish >= 1 || furniture >= 2)
     };
-    enough.then_some(TocRegion { start, last })
+    if enough {
+        Ok(TocRegion { start, last })
+    } else {
+        Err(last)
+    }
 }
 
 /// A note inside a table of contents (`*The Table of Contents is not a part
@@ -264,22 +272,33 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The previous line ends mid-sentence, so this line is its
-    /// continuation (`... pursuant to` / `Section 2.21.`).
+    /// The previous line is wrapped running text that ends mid-sentence, so
+    /// this line is its continuation (`... pursuant to` / `Section 2.21.`).
+    /// Short lines (running page headers such as `Credit Agreement`) do not
+    /// count.
     fn continues_sentence(&self, j: usize) -> bool {
         let after_heading = self.out.last().is_some_and(|h| h.title_end == j);
-        j > 0
-            && !after_heading
-            && self.lines[j - 1]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_lowercase() || c == ',')
+        j > 0 && !after_heading && ends_mid_sentence(self.lines[j - 1])
     }
 
     /// The title on the next non-blank line (within a few lines), if that
     /// line is a short title and not a heading itself: (title, line index).
     /// `Err` when running text follows instead.
-    fn title_below(&self, j: usize) -> Result<Option<(&'a str, usize)>, ()> {
+    fn title_below(&self, j: usize) -> Result<Option<(String, usize)>, ()> {
+        let Some((first, k)) = self.title_line_below(j)? else {
+            return Ok(None);
+        };
+        // `OPINION OF COUNSEL FOR` / `THE BORROWER`, `[FORM OF]` / `NOTE`:
+        // a title that stops on a little word goes on below.
+        if ends_unfinished(first) {
+            if let Ok(Some((more, k2))) = self.title_line_below(k) {
+                return Ok(Some((format!("{first} {more}"), k2)));
+            }
+        }
+        Ok(Some((first.to_owned(), k)))
+    }
+
+    fn title_line_below(&self, j: usize) -> Result<Option<(&'a str, usize)>, ()> {
         let end = (j + 5).min(self.lines.len());
         for k in j + 1..end {
             let u = self.lines[k];
@@ -439,7 +458,16 @@ impl<'a> Walker<'a> {
         if !self.seen_body {
             return j;
         }
-        let label = c.label();
+        let mut label = c.label();
+        let mut rest = c.rest;
+        // `EXHIBIT H -1`: the number split from its letter.
+        if c.kind == CandKind::Exhibit
+            && (1..=2).contains(&rest.len())
+            && rest.bytes().all(|b| b.is_ascii_digit())
+        {
+            label = format!("{label}-{rest}");
+            rest = "";
+        }
         if self.last_annex.as_deref() == Some(label.as_str()) {
             return j;
         }
@@ -449,13 +477,13 @@ impl<'a> Walker<'a> {
             NodeKind::Schedule
         };
         let mut heading = Heading::new(j + 1, 1, label.clone(), kind);
-        if c.rest.is_empty() {
+        if rest.is_empty() {
             if let Ok(Some((title, k))) = self.title_below(j) {
                 heading.title = format!("{} {}", heading.title, title);
                 heading.title_end = k + 1;
             }
         } else {
-            heading.title = format!("{} {}", heading.title, inline_title(c.rest));
+            heading.title = format!("{} {}", heading.title, inline_title(rest));
         }
         self.in_annex = true;
         self.cur_article = None;
@@ -465,6 +493,32 @@ impl<'a> Walker<'a> {
         self.push(heading);
         consumed
     }
+}
+
+/// A wrapped line of running text that stops mid-sentence.
+fn ends_mid_sentence(line: &str) -> bool {
+    line.len() >= WRAPPED_LINE_MIN
+        && line
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_lowercase() || c == ',')
+}
+
+/// A line this long that ends mid-sentence is wrapped running text.
+const WRAPPED_LINE_MIN: usize = 40;
+
+/// A title line that ends on a preposition or article, or is `[FORM OF]`.
+fn ends_unfinished(title: &str) -> bool {
+    let last = title
+        .trim_end_matches(|c: char| c == ']' || c == ':' || c.is_whitespace())
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(
+        last.as_str(),
+        "OF" | "FOR" | "THE" | "AND" | "TO" | "IN" | "ON" | "WITH" | "BY" | "A" | "AN" | "OR"
+    )
 }
 
 /// Keeps a run-on title (a numbered clause with no heading of its own) to

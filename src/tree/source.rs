@@ -97,6 +97,21 @@ impl SourceText {
         self.line_starts.len()
     }
 
+    /// Every line without its newline, in order (uses the line index, no
+    /// new scan of the text).
+    pub fn lines(&self) -> impl Iterator<Item = &str> + '_ {
+        let n = self.line_starts.len();
+        (0..n).map(move |i| {
+            let from = self.line_starts[i];
+            let to = if i + 1 < n {
+                self.line_starts[i + 1] - 1
+            } else {
+                self.text.len() - usize::from(self.text.ends_with('\n'))
+            };
+            &self.text[from..to]
+        })
+    }
+
     /// Line `n` (1-based) without its newline. Panics when out of range.
     pub fn line(&self, n: usize) -> &str {
         self.span_text(n, n)
@@ -172,6 +187,8 @@ mod tests {
         assert_eq!(s.line(3), "b");
         assert_eq!(s.line_of_offset(3), 3);
         assert_eq!(s.line_of_offset(0), 1);
+        assert_eq!(s.lines().collect::<Vec<_>>(), ["a", "", "b"]);
+        assert_eq!(src("x\n").lines().collect::<Vec<_>>(), ["x"]);
     }
 
     #[test]

@@ -261,6 +261,18 @@ SECTION 1.04. Fourth. Text.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
+    /// Arbitrary Unicode text, control characters and all: never panics,
+    /// and the spans tile whatever lines there are.
+    #[test]
+    fn arbitrary_text_tiles(text in "(?s).{0,400}") {
+        let src = SourceText::from_text("any.txt", &text);
+        let tree = build_tree(&src);
+        if src.line_count() > 0 {
+            assert_tiles(&tree);
+            ids_are_preorder(&tree);
+        }
+    }
+
     /// For any input built from heading-like and ordinary lines, with any
     /// line endings, the spans tile the document and ids are pre-order.
     #[test]
@@ -300,4 +312,67 @@ proptest! {
             prop_assert_eq!(total, src.text.chars().count());
         }
     }
+}
+
+#[test]
+fn annex_titles_continue_and_split_numbers_join() {
+    let text = "\
+ARTICLE I
+GENERAL
+SECTION 1.01. Scope. This Agreement covers the loans.
+
+EXHIBIT F
+OPINION OF COUNSEL FOR
+THE BORROWER
+Text of the opinion.
+
+EXHIBIT H -1
+[FORM OF]
+U.S. TAX COMPLIANCE CERTIFICATE
+Text of the certificate.
+";
+    let t = tree_of(text);
+    let annexes: Vec<&str> = t
+        .iter()
+        .filter(|n| n.kind == NodeKind::Exhibit)
+        .map(|n| n.title.as_str())
+        .collect();
+    assert_eq!(
+        annexes,
+        vec![
+            "EXHIBIT F OPINION OF COUNSEL FOR THE BORROWER",
+            "EXHIBIT H-1 [FORM OF] U.S. TAX COMPLIANCE CERTIFICATE"
+        ]
+    );
+}
+
+#[test]
+fn long_run_of_bodiless_headings_is_linear_and_kept() {
+    // 20,000 distinct headings with no body and no TOC features: a form of
+    // numbered titles, not a table of contents.
+    let mut text = String::from("ARTICLE 1\nGENERAL\n");
+    for s in 1..=20_000 {
+        text.push_str(&format!(
+            "Section {}.{:02}. Title\n",
+            1 + (s - 1) / 10,
+            1 + (s - 1) % 10
+        ));
+    }
+    let t = tree_of(&text);
+    assert_eq!(t.iter().filter(|n| n.kind == NodeKind::Toc).count(), 0);
+    assert_eq!(t.iter().count(), 11);
+}
+
+#[test]
+fn blank_line_inside_a_span_keeps_its_characters() {
+    // Once found by the tiling property: a span ending in an empty line.
+    let text = "ARTICLE I\n\n1.03 Bare Title";
+    let src = SourceText::from_text("r.txt", text);
+    let t = build_tree(&src);
+    assert_tiles(&t);
+    assert_eq!(
+        t.iter().map(|n| n.chars).sum::<usize>(),
+        text.chars().count()
+    );
+    assert_eq!(src.span_text(1, 2), "ARTICLE I\n");
 }
