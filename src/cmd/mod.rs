@@ -4,6 +4,7 @@ pub mod history;
 pub mod index_check;
 pub mod ingest;
 pub mod plan;
+pub mod prices;
 pub mod review;
 pub mod tree;
 

@@ -5,13 +5,15 @@
 //! share, chars sent/skipped, payload cut, tokens and estimated cost.
 //! Writes `plan.csv` and `plan.json` under `--out`.
 
+use super::prices::PriceArgs;
 use super::Outcome;
 use crate::index::GraphabilityIndex;
+use crate::pipeline::discover_documents;
 use crate::route::export::{self, BatchPlan, DocumentPlan, PlanFailure};
-use crate::route::{plan_document, PlanStats, Prices, RouteOptions};
+use crate::route::{plan_document, PlanStats, RouteOptions};
 use anyhow::{bail, Context};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// How the plan is printed on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -44,17 +46,10 @@ pub struct PlanArgs {
     /// deterministically from document and node ids.
     #[arg(long, value_name = "R", default_value_t = 0.0)]
     pub audit_rate: f64,
-    /// Input price in USD per million tokens.
-    #[arg(long, value_name = "USD")]
-    pub price_in: Option<f64>,
-    /// Output price in USD per million tokens.
-    #[arg(long, value_name = "USD")]
-    pub price_out: Option<f64>,
-    /// Prices table YAML (`models: {name: {input_per_million, output_per_million}}`); needs --model.
-    #[arg(long, value_name = "YAML", requires = "model")]
-    pub prices: Option<PathBuf>,
+    #[command(flatten)]
+    pub price: PriceArgs,
     /// Model to price from --prices.
-    #[arg(long, value_name = "NAME", requires = "prices")]
+    #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
     /// Replace invalid UTF-8 instead of failing on it.
     #[arg(long)]
@@ -64,7 +59,6 @@ pub struct PlanArgs {
 /// Validated settings (no I/O yet).
 struct PlanConfig {
     opts: RouteOptions,
-    price_flags: Option<Prices>,
 }
 
 impl PlanConfig {
@@ -75,77 +69,22 @@ impl PlanConfig {
                 a.audit_rate
             );
         }
-        for (flag, v) in [("--price-in", a.price_in), ("--price-out", a.price_out)] {
-            if v.is_some_and(|p| !(p >= 0.0 && p.is_finite())) {
-                bail!("{flag} must be a non-negative number of USD per million tokens, e.g. {flag} 0.15");
-            }
-        }
-        if (a.price_in.is_some() || a.price_out.is_some()) && a.prices.is_some() {
-            bail!("give either --price-in/--price-out or --prices with --model, not both");
-        }
-        let price_flags = match (a.price_in, a.price_out) {
-            (None, None) => None,
-            (i, o) => Some(Prices {
-                input_per_million: i.unwrap_or(0.0),
-                output_per_million: o.unwrap_or(0.0),
-            }),
-        };
         Ok(Self {
             opts: RouteOptions {
                 calibrate: a.calibrate,
                 audit_rate: a.audit_rate,
             },
-            price_flags,
         })
     }
-}
-
-/// The documents named by the inputs, folders expanded and sorted.
-pub fn expand_inputs(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .with_context(|| format!("{}: cannot read folder", dir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("md" | "markdown" | "txt")
-            ) {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    for i in inputs {
-        if i.is_dir() {
-            walk(i, &mut out)?;
-        } else if i.exists() {
-            out.push(i.clone());
-        } else {
-            bail!("{}: no such file or folder", i.display());
-        }
-    }
-    if out.is_empty() {
-        bail!("no documents found (looked for .md, .markdown and .txt files)");
-    }
-    Ok(out)
 }
 
 /// Loads the index, plans every document (a bad one is reported and the
 /// batch goes on: exit 1), writes plan.csv and plan.json, prints the plan.
 pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cfg = PlanConfig::from_args(&args)?;
-    let prices = match (&args.prices, &args.model) {
-        (Some(p), Some(m)) => Some(crate::route::cost::prices_for_model(p, m)?),
-        _ => cfg.price_flags,
-    };
+    let prices = args.price.resolve(args.model.as_deref())?;
     let index = GraphabilityIndex::load(&args.index)?;
-    let files = expand_inputs(&args.inputs)?;
+    let files = discover_documents(&args.inputs)?;
 
     let mut documents = Vec::new();
     let mut failures = Vec::new();

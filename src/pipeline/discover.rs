@@ -13,8 +13,12 @@ const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "text"];
 pub fn discover_documents(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for input in inputs {
-        let meta = std::fs::metadata(input)
-            .with_context(|| format!("{}: cannot open (does it exist?)", input.display()))?;
+        let meta = match std::fs::metadata(input) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("{}: no such file or folder", input.display())
+            }
+            r => r.with_context(|| format!("{}: cannot open", input.display()))?,
+        };
         if meta.is_dir() {
             let before = out.len();
             walk(input, &mut out)?;
