@@ -182,7 +182,39 @@ impl Neo4jSink {
         Ok(())
     }
 
+    /// Writes one document, retrying the whole transaction a few times when
+    /// the server reports a transient error (a deadlock with a concurrent
+    /// writer merging the same global entity): the write is idempotent.
     async fn write(&self, g: &DocGraph) -> anyhow::Result<WriteStats> {
+        let mut attempt = 0u64;
+        loop {
+            match self.write_once(g).await {
+                Err(e) if attempt < 4 && is_transient(&e) => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Removes everything written for `doc_id`, the Document node included,
+    /// in one transaction. Global entities other documents mention survive.
+    pub async fn delete_document(&self, doc_id: &str) -> anyhow::Result<()> {
+        let mut txn = self.graph.start_txn().await?;
+        for stmt in DELETE_DOCUMENT {
+            txn.run(query(stmt).param("doc_id", doc_id)).await?;
+        }
+        txn.run(
+            query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d").param("doc_id", doc_id),
+        )
+        .await?;
+        txn.commit()
+            .await
+            .with_context(|| format!("Neo4j at {}: deleting document {doc_id}", self.uri))
+    }
+
+    async fn write_once(&self, g: &DocGraph) -> anyhow::Result<WriteStats> {
         let mut txn = self
             .graph
             .start_txn()
@@ -420,6 +452,16 @@ fn row<const N: usize>(fields: [(&str, BoltType); N]) -> BoltType {
         m.put(BoltString::from(k), v);
     }
     BoltType::Map(m)
+}
+
+/// True when the error chain holds a Neo4j transient error (retryable).
+fn is_transient(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<neo4rs::Error>(),
+            Some(neo4rs::Error::Neo4j(n)) if n.kind() == neo4rs::Neo4jErrorKind::Transient
+        )
+    })
 }
 
 fn first_words(stmt: &str) -> String {
