@@ -1,5 +1,8 @@
 //! The Neo4j sink: writes a [`DocGraph`] over Bolt with neo4rs, one document
-//! per transaction, in batched `UNWIND $rows ... MERGE` statements.
+//! per transaction, in batched `UNWIND $rows ...` statements: nodes are
+//! `MERGE`d on their unique key; relationships are `CREATE`d, which is safe
+//! because the same transaction first deleted everything the document had
+//! written and the in-memory graph is already deduplicated.
 //!
 //! Graph model:
 //! - `(:Document {doc_id, name, doc_type, sha256, path, ingested_at})`
@@ -11,7 +14,8 @@
 //!
 //! Relation provenance: one relationship per (document, source, type,
 //! target). `node_id`/`evidence` hold the first place it was found in that
-//! document, `node_ids`/`evidences` (parallel lists) every place. A relation
+//! document; when it was found in several sections, `node_ids`/`evidences`
+//! (parallel lists) hold every place. A relation
 //! found in two documents is two relationships, one per `doc_id`, so
 //! re-ingesting one document removes exactly its own provenance.
 //!
@@ -64,15 +68,15 @@ const UPSERT_DOCUMENT: &str = "MERGE (d:Document {doc_id: $doc_id}) \
 const UPSERT_SECTIONS: &str = "MATCH (d:Document {doc_id: $doc_id}) \
      UNWIND $rows AS row \
      MERGE (s:Section {uid: row.uid}) SET s += row.props \
-     MERGE (s)-[:IN_DOCUMENT]->(d)";
+     CREATE (s)-[:IN_DOCUMENT]->(d)";
 
 const LINK_SECTIONS: &str = "UNWIND $rows AS row \
      MATCH (c:Section {uid: row.child}) MATCH (p:Section {uid: row.parent}) \
-     MERGE (c)-[:CHILD_OF]->(p)";
+     CREATE (c)-[:CHILD_OF]->(p)";
 
 const LINK_MENTIONS: &str = "UNWIND $rows AS row \
      MATCH (e:Entity {key: row.key}) MATCH (s:Section {uid: row.uid}) \
-     MERGE (e)-[:MENTIONED_IN]->(s)";
+     CREATE (e)-[:MENTIONED_IN]->(s)";
 
 /// A Neo4j server reached over Bolt.
 pub struct Neo4jSink {
@@ -310,6 +314,16 @@ impl Neo4jSink {
         let mut by_type: BTreeMap<&str, Vec<BoltType>> = BTreeMap::new();
         for (a, edge, b) in g.relations() {
             let first = edge.provenance.first();
+            // The lists only when there is more than one place: most
+            // relations have one, and every property costs store writes.
+            let many = edge.provenance.len() > 1;
+            let list = |f: fn(&crate::graph::Provenance) -> String| -> BoltType {
+                if many {
+                    edge.provenance.iter().map(f).collect::<Vec<_>>().into()
+                } else {
+                    BoltType::Null(neo4rs::BoltNull)
+                }
+            };
             by_type
                 .entry(edge.rel_type.as_str())
                 .or_default()
@@ -318,22 +332,8 @@ impl Neo4jSink {
                     ("dst", b.key.as_str().into()),
                     ("node_id", first.map(|p| p.node_id.clone()).into()),
                     ("evidence", first.map(|p| p.evidence.clone()).into()),
-                    (
-                        "node_ids",
-                        edge.provenance
-                            .iter()
-                            .map(|p| p.node_id.clone())
-                            .collect::<Vec<_>>()
-                            .into(),
-                    ),
-                    (
-                        "evidences",
-                        edge.provenance
-                            .iter()
-                            .map(|p| p.evidence.clone())
-                            .collect::<Vec<_>>()
-                            .into(),
-                    ),
+                    ("node_ids", list(|p| p.node_id.clone())),
+                    ("evidences", list(|p| p.evidence.clone())),
                 ]));
             stats.relations += 1;
         }
@@ -413,9 +413,8 @@ fn relation_statement(rel_type: &str) -> anyhow::Result<String> {
     Ok(format!(
         "UNWIND $rows AS row \
          MATCH (a:Entity {{key: row.src}}) MATCH (b:Entity {{key: row.dst}}) \
-         MERGE (a)-[r:`{rel_type}` {{doc_id: $doc_id}}]->(b) \
-         SET r.node_id = row.node_id, r.evidence = row.evidence, \
-         r.node_ids = row.node_ids, r.evidences = row.evidences"
+         CREATE (a)-[r:`{rel_type}` {{doc_id: $doc_id, node_id: row.node_id, evidence: row.evidence}}]->(b) \
+         SET r.node_ids = row.node_ids, r.evidences = row.evidences"
     ))
 }
 

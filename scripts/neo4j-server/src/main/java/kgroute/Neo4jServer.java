@@ -43,7 +43,7 @@ public final class Neo4jServer {
                 .setConfig(GraphDatabaseSettings.auth_enabled, false)
                 .setConfig(GraphDatabaseSettings.transaction_timeout, Duration.ofMinutes(10))
                 // A test server: keep memory small and predictable on shared machines.
-                .setConfig(GraphDatabaseSettings.pagecache_memory, 256L * 1024 * 1024)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, 512L * 1024 * 1024)
                 .build();
 
         CountDownLatch stopped = new CountDownLatch(1);
