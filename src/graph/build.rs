@@ -324,3 +324,205 @@ impl Builder<'_> {
         self.index.get(key).copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::{Entity, Relation};
+    use crate::index::{MatchMethod, Tier, TitleMatch};
+    use crate::route::{Override, Route, RoutedSection};
+    use crate::tree::NodeKind;
+
+    fn ontology() -> Ontology {
+        let mut o = Ontology::default();
+        for t in ["Organization", "Role", "DefinedTerm"] {
+            o.entity_types.insert(t.into(), String::new());
+        }
+        for t in ["ROLE_OF", "REFERENCES", "bad type"] {
+            o.relation_types.insert(t.into(), String::new());
+        }
+        o
+    }
+
+    fn plan(nodes: &[&str]) -> RoutePlan {
+        RoutePlan {
+            doc_id: "d".into(),
+            doc_name: "d.md".into(),
+            doc_type: "credit_agreement".into(),
+            sections: nodes
+                .iter()
+                .map(|n| RoutedSection {
+                    node_id: n.to_string(),
+                    title: format!("Section {n}"),
+                    breadcrumb: format!("Section {n}"),
+                    kind: NodeKind::Section,
+                    level: 1,
+                    start_line: 1,
+                    end_line: 2,
+                    chars: 100,
+                    matched: TitleMatch {
+                        entry: None,
+                        method: MatchMethod::None,
+                        score: 0.0,
+                        tier: None,
+                        anchor: false,
+                        noise: false,
+                        reserved: false,
+                    },
+                    predicted_tier: None,
+                    route: Route::Llm,
+                    override_reason: Override::None,
+                })
+                .collect(),
+        }
+    }
+
+    fn ext(
+        doc: &str,
+        node: &str,
+        ents: &[(&str, &str, &[&str])],
+        rels: &[(&str, &str, &str)],
+    ) -> SectionExtraction {
+        SectionExtraction {
+            doc_id: doc.into(),
+            node_id: node.into(),
+            entities: ents
+                .iter()
+                .map(|(n, t, a)| Entity {
+                    name: n.to_string(),
+                    entity_type: t.to_string(),
+                    aliases: a.iter().map(|s| s.to_string()).collect(),
+                    description: String::new(),
+                })
+                .collect(),
+            relations: rels
+                .iter()
+                .map(|(s, t, d)| Relation {
+                    source: s.to_string(),
+                    relation_type: t.to_string(),
+                    target: d.to_string(),
+                    evidence: format!("{s} {t} {d}"),
+                })
+                .collect(),
+            pruned: vec![],
+            model_tier: None,
+            model_why: None,
+            density_tier: Tier::Low,
+            actual_tier: Tier::Medium,
+            tokens_in: 0,
+            tokens_out: 0,
+            extractor: "rules".into(),
+            status: SectionStatus::Ok,
+        }
+    }
+
+    fn meta() -> DocumentMeta {
+        DocumentMeta {
+            doc_id: "d".into(),
+            name: "d.md".into(),
+            doc_type: "credit_agreement".into(),
+            sha256: String::new(),
+            path: "d.md".into(),
+        }
+    }
+
+    #[test]
+    fn alias_in_a_later_section_resolves_to_the_first_node() {
+        let exts = [
+            ext(
+                "d",
+                "0001",
+                &[("Acme Holdings, Inc.", "Organization", &["Acme"])],
+                &[],
+            ),
+            ext(
+                "d",
+                "0002",
+                &[("ACME", "Organization", &[]), ("Borrower", "Role", &[])],
+                &[("Borrower", "role of", "Acme")],
+            ),
+        ];
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001", "0002"]),
+            &HashMap::new(),
+            &exts,
+            &ontology(),
+        );
+        assert_eq!(g.counts().entities, 2);
+        let acme = g.entity("organization:acme holdings inc").unwrap();
+        assert_eq!(acme.mentions.iter().collect::<Vec<_>>(), ["0001", "0002"]);
+        assert!(acme.aliases.contains("ACME") && acme.aliases.contains("Acme"));
+        // `role of` folds to the ontology's ROLE_OF.
+        let (a, e, b) = g.relations().next().unwrap();
+        assert_eq!(
+            (a.name.as_str(), e.rel_type.as_str(), b.key.as_str()),
+            ("Borrower", "ROLE_OF", acme.key.as_str())
+        );
+    }
+
+    #[test]
+    fn bad_items_are_dropped_with_reasons() {
+        let exts = [
+            ext(
+                "d",
+                "0001",
+                &[
+                    ("Borrower", "Role", &[]),
+                    ("--", "Role", &[]),
+                    ("Lien", "Thing", &[]),
+                ],
+                &[
+                    ("Borrower", "OWNS", "Lien"),
+                    ("Borrower", "REFERENCES", "Nobody"),
+                    ("Borrower", "bad type", "Lien"),
+                    ("Borrower", "REFERENCES", "Lien"),
+                ],
+            ),
+            ext("other", "0001", &[("X", "Role", &[])], &[]),
+        ];
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001"]),
+            &HashMap::new(),
+            &exts,
+            &ontology(),
+        );
+        let reasons: Vec<&str> = g.dropped.iter().map(|d| d.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 5, "{reasons:#?}");
+        assert!(reasons.iter().any(|r| r.contains("no letters or digits")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("`OWNS` is not in the ontology")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("not an entity of the document")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("`bad type` is not of the form")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("belongs to document `other`")));
+        // An entity type outside the ontology keeps only the Entity label.
+        assert_eq!(g.entity("d/thing:lien").unwrap().label, None);
+        assert_eq!(g.counts().relations, 1);
+    }
+
+    #[test]
+    fn failed_sections_have_no_actual_tier() {
+        let mut failed = ext("d", "0002", &[], &[]);
+        failed.status = SectionStatus::Failed("timeout".into());
+        let exts = [ext("d", "0001", &[], &[]), failed];
+        let parents = HashMap::from([("0002".to_string(), "0001".to_string())]);
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001", "0002", "0003"]),
+            &parents,
+            &exts,
+            &ontology(),
+        );
+        let tiers: Vec<_> = g.sections.iter().map(|s| s.actual_tier).collect();
+        assert_eq!(tiers, [Some(Tier::Medium), None, None]);
+        assert_eq!(g.sections[1].parent_uid.as_deref(), Some("d#0001"));
+    }
+}
