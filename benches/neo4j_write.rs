@@ -140,9 +140,13 @@ async fn main() {
     let rel_s = single.counts().relations;
     assert_eq!(rel_b, batched_sections * PER_SECTION * FANOUT);
 
-    // Warm the server's query caches with a small write of each shape.
-    let warm = synthetic(&format!("bench-warm-{pid}"), 1);
+    // Warm the server (query plans, JIT) with one untimed write of the same
+    // size, batched and single.
+    let warm = synthetic(&format!("bench-warm-{pid}"), batched_sections);
     timed_write(&mut sink, &warm).await;
+    sink.set_batch_size(1);
+    timed_write(&mut sink, &synthetic(&format!("bench-warm1-{pid}"), 1)).await;
+    sink.set_batch_size(kgroute::sink::DEFAULT_BATCH_SIZE);
 
     let d_batched = timed_write(&mut sink, &batched).await;
     sink.set_batch_size(1);
