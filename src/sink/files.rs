@@ -8,8 +8,9 @@
 //!  --relationships=DIR/relationships.csv --multiline-fields=true
 //!  --array-delimiter=U+001F neo4j`
 //!
-//! IDs: `doc:<doc_id>`, `sec:<uid>`, `ent:<key>`. Array values are joined with
-//! U+001F (not `;`, which evidence text often contains). The model is the
+//! IDs: `doc:<doc_id>`, `sec:<uid>`, `ent:<key>`. Array values and multiple
+//! labels are joined with U+001F (not `;`, which evidence text often
+//! contains), hence `--array-delimiter=U+001F`. The model is the
 //! same as the Neo4j sink's ([`super::neo4j`]). A global entity met in several
 //! documents is written once, with the name and aliases of its first
 //! document. Files are append-only: writing the same `doc_id` twice in one
@@ -162,7 +163,7 @@ impl FileSink {
             let id = format!("ent:{}", e.key);
             if self.written_entities.insert(e.key.clone()) {
                 let labels = match &e.label {
-                    Some(l) => format!("Entity;{l}"),
+                    Some(l) => format!("Entity{ARRAY_DELIMITER}{l}"),
                     None => "Entity".to_string(),
                 };
                 let aliases = join_array(e.aliases.iter().map(String::as_str));

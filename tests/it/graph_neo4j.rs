@@ -587,6 +587,83 @@ async fn file_sink_writes_import_files() {
     assert_eq!(kinds.iter().filter(|k| *k == "relation").count(), typed);
 }
 
+/// Loads the offline sink's files with the real `neo4j-admin database
+/// import full` of Neo4j 5.26 (the `AdminTool` from the launcher's Maven
+/// classpath, built by `scripts/neo4j start`) into a throw-away home.
+#[tokio::test]
+async fn file_sink_output_loads_with_neo4j_admin_import() {
+    let server = super::util::repo().join("scripts/neo4j-server/target");
+    let classpath = std::fs::read_to_string(server.join("classpath.txt")).unwrap_or_else(|e| {
+        panic!("{e}: the Neo4j launcher is not built; run scripts/neo4j start")
+    });
+    let dir = kgroute_tmp();
+    let out = dir.path().join("import");
+    let mut sink = open_sink(&SinkConfig::Files { dir: out.clone() })
+        .await
+        .unwrap();
+    let a = doc_graph(
+        "ia",
+        "Emerson Electric Co.",
+        "JPMorgan Chase Bank, N.A.",
+        false,
+    );
+    let b = doc_graph(
+        "ib",
+        "Texas Roadhouse, Inc.",
+        "JPMORGAN CHASE BANK, N.A.",
+        true,
+    );
+    sink.write_document(&a).await.unwrap();
+    sink.write_document(&b).await.unwrap();
+    sink.finish().await.unwrap();
+
+    let home = dir.path().join("home");
+    for d in ["conf", "data", "logs"] {
+        std::fs::create_dir_all(home.join(d)).unwrap();
+    }
+    let output = std::process::Command::new("java")
+        .args(["-Xmx512m", "-cp"])
+        .arg(format!(
+            "{}:{}",
+            server.join("classes").display(),
+            classpath.trim()
+        ))
+        .args(["org.neo4j.cli.AdminTool", "database", "import", "full"])
+        .arg(format!("--nodes={}", out.join("nodes.csv").display()))
+        .arg(format!(
+            "--relationships={}",
+            out.join("relationships.csv").display()
+        ))
+        .args([
+            "--multiline-fields=true",
+            "--array-delimiter=U+001F",
+            "--max-off-heap-memory=256m",
+            "neo4j",
+        ])
+        .env("NEO4J_HOME", &home)
+        .env("NEO4J_CONF", home.join("conf"))
+        .output()
+        .expect("run java");
+    let log = String::from_utf8_lossy(&output.stdout).to_string()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "import failed:\n{log}");
+    let (ca, cb) = (a.counts(), b.counts());
+    // Two documents, their sections, their entities less the shared bank
+    // (Bank of America appears only in the edited one).
+    let nodes = 2 + ca.sections + cb.sections + ca.entities + cb.entities - 1;
+    // IN_DOCUMENT + CHILD_OF (4 per document) + mentions + typed relations.
+    let rels =
+        ca.sections + cb.sections + 8 + ca.mentions + cb.mentions + ca.relations + cb.relations;
+    assert!(
+        log.contains(&format!("  {nodes} nodes\n")),
+        "expected {nodes} nodes:\n{log}"
+    );
+    assert!(
+        log.contains(&format!("  {rels} relationships\n")),
+        "expected {rels} relationships:\n{log}"
+    );
+}
+
 fn kgroute_tmp() -> tempfile::TempDir {
     super::util::tempdir()
 }
