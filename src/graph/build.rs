@@ -26,8 +26,8 @@ pub fn parents_from_tree(tree: &DocTree) -> HashMap<String, String> {
 ///
 /// `parent_of` maps a section's node id to its parent's node id. Every
 /// section of `plan` becomes a section node (skipped ones too, with their
-/// route). Extractions of other documents and entities without a usable name
-/// are dropped with a reason, as are relations whose type is not in
+/// route). Extractions of other documents or of sections not in the plan,
+/// and entities without a usable name, are dropped with a reason, as are relations whose type is not in
 /// `ontology` or whose endpoints are not entities of the document.
 pub fn build_document_graph(
     meta: &DocumentMeta,
@@ -76,7 +76,7 @@ pub fn build_document_graph(
         dropped: Vec::new(),
     };
 
-    // Plan order first, then any extraction for a node the plan does not know.
+    // Plan order; an extraction for a node the plan does not know is dropped.
     let position: HashMap<&str, usize> = plan
         .sections
         .iter()
@@ -100,6 +100,17 @@ pub fn build_document_graph(
                     "extraction belongs to document `{}`, not `{doc_id}`",
                     ext.doc_id
                 ),
+            );
+            continue;
+        }
+        if !position.contains_key(ext.node_id.as_str()) {
+            // A mention of a section the graph does not have could never be
+            // found again to be replaced on re-ingest.
+            b.drop_item(
+                &ext.node_id,
+                "section",
+                &ext.node_id,
+                format!("section {} is not in the document's plan", ext.node_id),
             );
             continue;
         }
@@ -480,6 +491,7 @@ mod tests {
                 ],
             ),
             ext("other", "0001", &[("X", "Role", &[])], &[]),
+            ext("d", "0099", &[("Y", "Role", &[])], &[]),
         ];
         let g = build_document_graph(
             &meta(),
@@ -489,7 +501,10 @@ mod tests {
             &ontology(),
         );
         let reasons: Vec<&str> = g.dropped.iter().map(|d| d.reason.as_str()).collect();
-        assert_eq!(reasons.len(), 5, "{reasons:#?}");
+        assert_eq!(reasons.len(), 6, "{reasons:#?}");
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("0099 is not in the document's plan")));
         assert!(reasons.iter().any(|r| r.contains("no letters or digits")));
         assert!(reasons
             .iter()

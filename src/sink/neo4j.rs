@@ -103,8 +103,12 @@ impl Neo4jSink {
                 s.replace(password.expose(), "***")
             }
         };
+        let raw_uri = uri;
+        // Messages show the URI without credentials it may carry.
+        let shown = redact_uri(uri);
+        let uri = shown.as_str();
         let mut cfg = ConfigBuilder::default()
-            .uri(uri)
+            .uri(raw_uri)
             .user(user)
             .password(password.expose())
             .connection_timeout(CONNECT_TIMEOUT)
@@ -463,6 +467,15 @@ fn is_transient(e: &anyhow::Error) -> bool {
     })
 }
 
+/// The URI without any `user:password@` part, for messages.
+pub fn redact_uri(uri: &str) -> String {
+    match (uri.find("://"), uri.rfind('@')) {
+        (Some(s), Some(at)) if at > s => format!("{}{}", &uri[..s + 3], &uri[at + 1..]),
+        (None, Some(at)) => uri[at + 1..].to_string(),
+        _ => uri.to_string(),
+    }
+}
+
 fn first_words(stmt: &str) -> String {
     stmt.split_whitespace()
         .take(8)
@@ -473,6 +486,13 @@ fn first_words(stmt: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uris_lose_their_credentials() {
+        assert_eq!(redact_uri("bolt://neo4j:pw@db:7687"), "bolt://db:7687");
+        assert_eq!(redact_uri("neo4j:pw@db:7687"), "db:7687");
+        assert_eq!(redact_uri("bolt://127.0.0.1:7687"), "bolt://127.0.0.1:7687");
+    }
 
     #[test]
     fn statements_refuse_unsanitised_names() {

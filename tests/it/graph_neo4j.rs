@@ -938,20 +938,22 @@ async fn neo4j_failure_rolls_back_only_that_document() {
 
 #[tokio::test]
 async fn neo4j_unreachable_fails_fast_naming_uri_not_password() {
-    let cfg = SinkConfig::Neo4j {
-        uri: "bolt://127.0.0.1:1".into(),
-        user: "neo4j".into(),
-        password: Secret::new("s3cret-pa55"),
-        database: None,
-        batch_size: 100,
-    };
-    let err = match open_sink(&cfg).await {
-        Ok(_) => panic!("port 1 must not answer Bolt"),
-        Err(e) => format!("{e:#}"),
-    };
-    assert!(err.contains("bolt://127.0.0.1:1"), "{err}");
-    assert!(!err.contains("s3cret-pa55"), "{err}");
-    assert!(err.contains("scripts/neo4j start"), "{err}");
+    for uri in ["bolt://127.0.0.1:1", "bolt://neo4j:s3cret-pa55@127.0.0.1:1"] {
+        let cfg = SinkConfig::Neo4j {
+            uri: uri.into(),
+            user: "neo4j".into(),
+            password: Secret::new("s3cret-pa55"),
+            database: None,
+            batch_size: 100,
+        };
+        let err = match open_sink(&cfg).await {
+            Ok(_) => panic!("port 1 must not answer Bolt"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(err.contains("bolt://127.0.0.1:1"), "{err}");
+        assert!(!err.contains("s3cret-pa55"), "{err}");
+        assert!(err.contains("scripts/neo4j start"), "{err}");
+    }
 }
 
 #[tokio::test]
