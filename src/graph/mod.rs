@@ -14,10 +14,11 @@ pub use build::{build_document_graph, parents_from_tree};
 
 use crate::index::Tier;
 use crate::route::Route;
+use anyhow::Context;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What the graph knows about the document itself.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +29,28 @@ pub struct DocumentMeta {
     /// Hex SHA-256 of the source file's bytes.
     pub sha256: String,
     pub path: PathBuf,
+}
+
+impl DocumentMeta {
+    /// Metadata of the file at `path`: its name and the SHA-256 of its bytes.
+    pub fn from_file(path: &Path, doc_id: &str, doc_type: &str) -> anyhow::Result<Self> {
+        use sha2::{Digest, Sha256};
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let sha256 = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(Self {
+            doc_id: doc_id.to_string(),
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string()),
+            doc_type: doc_type.to_string(),
+            sha256,
+            path: path.to_path_buf(),
+        })
+    }
 }
 
 /// One section of the document, skipped or not.

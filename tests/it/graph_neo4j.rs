@@ -972,3 +972,18 @@ async fn neo4j_sink_describes_itself() {
     };
     assert_eq!(sink.describe(), format!("Neo4j at {uri}"));
 }
+
+#[test]
+fn document_meta_from_a_real_contract() {
+    let path = super::util::corpus("credit_agreements/emerson_2018.md");
+    let m = DocumentMeta::from_file(&path, "emerson", "credit_agreement").unwrap();
+    assert_eq!(m.name, "emerson_2018.md");
+    // The same digest as coreutils' sha256sum.
+    let out = std::process::Command::new("sha256sum").arg(&path).output().expect("sha256sum");
+    let want = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(m.sha256, want.split_whitespace().next().unwrap());
+    let again = DocumentMeta::from_file(&path, "emerson", "credit_agreement").unwrap();
+    assert_eq!(m, again);
+    let err = DocumentMeta::from_file(std::path::Path::new("/no/such.md"), "x", "y").unwrap_err();
+    assert!(format!("{err:#}").contains("/no/such.md"));
+}
