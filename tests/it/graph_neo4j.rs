@@ -979,11 +979,47 @@ fn document_meta_from_a_real_contract() {
     let m = DocumentMeta::from_file(&path, "emerson", "credit_agreement").unwrap();
     assert_eq!(m.name, "emerson_2018.md");
     // The same digest as coreutils' sha256sum.
-    let out = std::process::Command::new("sha256sum").arg(&path).output().expect("sha256sum");
+    let out = std::process::Command::new("sha256sum")
+        .arg(&path)
+        .output()
+        .expect("sha256sum");
     let want = String::from_utf8(out.stdout).unwrap();
     assert_eq!(m.sha256, want.split_whitespace().next().unwrap());
     let again = DocumentMeta::from_file(&path, "emerson", "credit_agreement").unwrap();
     assert_eq!(m, again);
     let err = DocumentMeta::from_file(std::path::Path::new("/no/such.md"), "x", "y").unwrap_err();
     assert!(format!("{err:#}").contains("/no/such.md"));
+}
+
+#[tokio::test]
+async fn neo4j_small_batches_write_the_same_graph() {
+    let (uri, user, password) = neo4j_env();
+    let cfg = SinkConfig::Neo4j {
+        uri,
+        user,
+        password,
+        database: None,
+        batch_size: 3,
+    };
+    let mut sink = match open_sink(&cfg).await {
+        Ok(s) => s,
+        Err(e) => panic!("{e:#}\nstart a local server with: scripts/neo4j start"),
+    };
+    let doc = doc_id("batches");
+    let g = doc_graph(
+        &doc,
+        &format!("Batch {doc} Corp."),
+        &format!("Batch Bank {doc}"),
+        false,
+    );
+    let stats = sink.write_document(&g).await.unwrap();
+    // More statements than the one-batch-per-kind minimum: rows were chunked.
+    assert!(stats.statements > 20, "{stats:?}");
+    let check = connect().await;
+    assert_eq!(
+        db_counts(check.graph(), &doc).await,
+        without_dropped(g.counts())
+    );
+    check.delete_document(&doc).await.unwrap();
+    sink.finish().await.unwrap();
 }
