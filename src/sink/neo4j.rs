@@ -1,8 +1,9 @@
 //! The Neo4j sink: writes a [`DocGraph`] over Bolt with neo4rs, one document
-//! per transaction, in batched `UNWIND $rows ...` statements: nodes are
-//! `MERGE`d on their unique key; relationships are `CREATE`d, which is safe
-//! because the same transaction first deleted everything the document had
-//! written and the in-memory graph is already deduplicated.
+//! per transaction, in batched `UNWIND $rows ...` statements: the Document,
+//! Sections and global entities are `MERGE`d on their unique key;
+//! document-scoped entities and all relationships are `CREATE`d, which is
+//! safe because the same transaction first deleted everything the document
+//! had written and the in-memory graph is already deduplicated.
 //!
 //! Graph model:
 //! - `(:Document {doc_id, name, doc_type, sha256, path, ingested_at})`
@@ -287,17 +288,21 @@ impl Neo4jSink {
             .collect();
         stats.statements += self.run_batched(txn, LINK_SECTIONS, doc_id, links).await?;
 
-        let mut by_label: BTreeMap<Option<String>, Vec<BoltType>> = BTreeMap::new();
+        let mut by_label: BTreeMap<(Option<String>, bool), Vec<BoltType>> = BTreeMap::new();
         let mut mentions = Vec::new();
         for e in g.entities() {
             let aliases: Vec<String> = e.aliases.iter().cloned().collect();
-            by_label.entry(e.label.clone()).or_default().push(row([
-                ("key", e.key.as_str().into()),
-                ("name", e.name.as_str().into()),
-                ("type", e.entity_type.as_str().into()),
-                ("doc_id", e.doc_id.clone().into()),
-                ("aliases", aliases.into()),
-            ]));
+            let scoped = e.doc_id.is_some();
+            by_label
+                .entry((e.label.clone(), scoped))
+                .or_default()
+                .push(row([
+                    ("key", e.key.as_str().into()),
+                    ("name", e.name.as_str().into()),
+                    ("type", e.entity_type.as_str().into()),
+                    ("doc_id", e.doc_id.clone().into()),
+                    ("aliases", aliases.into()),
+                ]));
             for n in &e.mentions {
                 mentions.push(row([
                     ("key", e.key.as_str().into()),
@@ -306,8 +311,8 @@ impl Neo4jSink {
             }
             stats.entities += 1;
         }
-        for (label, rows) in by_label {
-            let stmt = entity_statement(label.as_deref())?;
+        for ((label, scoped), rows) in by_label {
+            let stmt = entity_statement(label.as_deref(), scoped)?;
             stats.statements += self.run_batched(txn, &stmt, doc_id, rows).await?;
         }
         stats.mentions = mentions.len();
@@ -386,10 +391,12 @@ impl GraphSink for Neo4jSink {
     }
 }
 
-/// The entity upsert for one label. Global entities met again keep their
-/// first name and gain the new aliases.
-fn entity_statement(label: Option<&str>) -> anyhow::Result<String> {
-    let set_label = match label {
+/// The entity write for one label. Global entities (`scoped == false`) are
+/// `MERGE`d: met again, they keep their first name and gain the new aliases.
+/// Document-scoped ones are `CREATE`d: the same transaction deleted them
+/// first, and the uniqueness constraint still guards the key.
+fn entity_statement(label: Option<&str>, scoped: bool) -> anyhow::Result<String> {
+    let labels = match label {
         None => String::new(),
         Some(l) => {
             // Labels come from the ontology and were sanitised; check again
@@ -397,16 +404,29 @@ fn entity_statement(label: Option<&str>) -> anyhow::Result<String> {
             if sanitize_label(l).as_deref() != Some(l) {
                 bail!("refusing label `{l}`: not of the form [A-Za-z_][A-Za-z0-9_]*");
             }
-            format!(" SET e:`{l}`")
+            format!(":`{l}`")
         }
     };
-    Ok(format!(
-        "UNWIND $rows AS row \
-         MERGE (e:Entity {{key: row.key}}) \
-         ON CREATE SET e.name = row.name, e.type = row.type, e.doc_id = row.doc_id, e.aliases = row.aliases \
-         ON MATCH SET e.aliases = [a IN coalesce(e.aliases, []) WHERE NOT a IN row.aliases] + row.aliases\
-         {set_label}"
-    ))
+    Ok(if scoped {
+        format!(
+            "UNWIND $rows AS row \
+             CREATE (e:Entity{labels} {{key: row.key, name: row.name, type: row.type, \
+             doc_id: row.doc_id, aliases: row.aliases}})"
+        )
+    } else {
+        let set_label = if labels.is_empty() {
+            String::new()
+        } else {
+            format!(" SET e{labels}")
+        };
+        format!(
+            "UNWIND $rows AS row \
+             MERGE (e:Entity {{key: row.key}}) \
+             ON CREATE SET e.name = row.name, e.type = row.type, e.doc_id = row.doc_id, e.aliases = row.aliases \
+             ON MATCH SET e.aliases = [a IN coalesce(e.aliases, []) WHERE NOT a IN row.aliases] + row.aliases\
+             {set_label}"
+        )
+    })
 }
 
 /// The relation upsert for one (validated) relationship type.
@@ -498,8 +518,14 @@ mod tests {
     fn statements_refuse_unsanitised_names() {
         assert!(relation_statement("ROLE_OF").is_ok());
         assert!(relation_statement("X]->(n) DETACH DELETE n //").is_err());
-        assert!(entity_statement(Some("DefinedTerm")).is_ok());
-        assert!(entity_statement(Some("A`B")).is_err());
-        assert!(entity_statement(None).unwrap().contains("MERGE (e:Entity"));
+        assert!(entity_statement(Some("DefinedTerm"), true).is_ok());
+        assert!(entity_statement(Some("A`B"), false).is_err());
+        assert!(entity_statement(Some("A`B"), true).is_err());
+        assert!(entity_statement(None, false)
+            .unwrap()
+            .contains("MERGE (e:Entity {"));
+        assert!(entity_statement(None, true)
+            .unwrap()
+            .contains("CREATE (e:Entity {"));
     }
 }
