@@ -18,7 +18,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// Default rows per `UNWIND` batch.
-pub const DEFAULT_BATCH_SIZE: usize = 2_000;
+pub const DEFAULT_BATCH_SIZE: usize = 5_000;
 
 /// A password or other secret: never printed by `Debug` or `Display`.
 #[derive(Clone, Default, PartialEq, Eq)]
