@@ -634,6 +634,11 @@ async fn file_sink_output_loads_with_neo4j_admin_import() {
             "--relationships={}",
             out.join("relationships.csv").display()
         ))
+        // The tool writes its report into the working directory by default.
+        .arg(format!(
+            "--report-file={}",
+            dir.path().join("import.report").display()
+        ))
         .args([
             "--multiline-fields=true",
             "--array-delimiter=U+001F",
