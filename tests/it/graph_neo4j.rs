@@ -938,6 +938,22 @@ async fn neo4j_failure_rolls_back_only_that_document() {
     let err = sink.write_document(&bad).await.unwrap_err();
     assert!(format!("{err:#}").contains("rolled back"), "{err:#}");
     assert_eq!(db_counts(sink.graph(), &doc).await, before);
+
+    // A failure raised by the server mid-batch: two document-scoped nodes
+    // with one key break the uniqueness constraint on Entity.key.
+    let mut clash = good.clone();
+    let dup = clash.graph[clash.index[&format!("{doc}/role:borrower")]].clone();
+    clash.graph.add_node(dup);
+    let err = sink.write_document(&clash).await.unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("rolled back") && msg.contains("Constraint"),
+        "{msg}"
+    );
+    assert_eq!(db_counts(sink.graph(), &doc).await, before);
+    // The connection pool is still usable after the failed transaction.
+    sink.write_document(&good).await.unwrap();
+    assert_eq!(db_counts(sink.graph(), &doc).await, before);
     sink.delete_document(&doc).await.unwrap();
 }
 
