@@ -208,19 +208,44 @@ impl Neo4jSink {
     }
 
     /// Removes everything written for `doc_id`, the Document node included,
-    /// in one transaction. Global entities other documents mention survive.
+    /// in one transaction (retried on transient errors like `write`). Global
+    /// entities other documents mention survive.
     pub async fn delete_document(&self, doc_id: &str) -> anyhow::Result<()> {
-        let mut txn = self.graph.start_txn().await?;
-        for stmt in DELETE_DOCUMENT {
-            txn.run(query(stmt).param("doc_id", doc_id)).await?;
+        let mut attempt = 0u64;
+        loop {
+            match self.delete_once(doc_id).await {
+                Err(e) if attempt < 4 && is_transient(&e) => {
+                    attempt += 1;
+                    tokio::time::sleep(Duration::from_millis(50 * attempt)).await;
+                }
+                other => {
+                    return other.with_context(|| {
+                        format!("Neo4j at {}: deleting document {doc_id}", self.uri)
+                    })
+                }
+            }
         }
-        txn.run(
-            query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d").param("doc_id", doc_id),
-        )
-        .await?;
-        txn.commit()
+    }
+
+    async fn delete_once(&self, doc_id: &str) -> anyhow::Result<()> {
+        let mut txn = self.graph.start_txn().await?;
+        let run = async |txn: &mut Txn| -> Result<(), neo4rs::Error> {
+            for stmt in DELETE_DOCUMENT {
+                txn.run(query(stmt).param("doc_id", doc_id)).await?;
+            }
+            txn.run(
+                query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d")
+                    .param("doc_id", doc_id),
+            )
             .await
-            .with_context(|| format!("Neo4j at {}: deleting document {doc_id}", self.uri))
+        };
+        match run(&mut txn).await {
+            Ok(()) => Ok(txn.commit().await?),
+            Err(e) => {
+                let _ = txn.rollback().await;
+                Err(e.into())
+            }
+        }
     }
 
     async fn write_once(&self, g: &DocGraph) -> anyhow::Result<WriteStats> {
