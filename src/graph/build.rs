@@ -1,0 +1,543 @@
+//! Builds a [`DocGraph`] from one document's plan and extractions: resolves
+//! entity identities (see [`super::identity`]), merges aliases, checks
+//! relation types against the ontology and deduplicates relations while
+//! keeping every provenance.
+
+use super::identity::{
+    entity_key, is_global, is_valid_relation_type, normalize_name, sanitize_label, type_key,
+};
+use super::{DocGraph, DocumentMeta, Dropped, EntityNode, Provenance, RelationEdge, SectionNode};
+use crate::extract::{SectionExtraction, SectionStatus};
+use crate::index::Ontology;
+use crate::route::RoutePlan;
+use crate::tree::DocTree;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{BTreeSet, HashMap};
+
+/// Child node id -> parent node id, from a document tree.
+pub fn parents_from_tree(tree: &DocTree) -> HashMap<String, String> {
+    tree.iter_with_parent()
+        .into_iter()
+        .filter_map(|(n, p)| p.map(|p| (n.node_id.clone(), p.to_string())))
+        .collect()
+}
+
+/// Merges one document's extractions into a [`DocGraph`].
+///
+/// `parent_of` maps a section's node id to its parent's node id. Every
+/// section of `plan` becomes a section node (skipped ones too, with their
+/// route). Extractions of other documents or of sections not in the plan,
+/// and entities without a usable name, are dropped with a reason, as are relations whose type is not in
+/// `ontology` or whose endpoints are not entities of the document.
+pub fn build_document_graph(
+    meta: &DocumentMeta,
+    plan: &RoutePlan,
+    parent_of: &HashMap<String, String>,
+    extractions: &[SectionExtraction],
+    ontology: &Ontology,
+) -> DocGraph {
+    let doc_id = meta.doc_id.as_str();
+    let by_node: HashMap<&str, &SectionExtraction> = extractions
+        .iter()
+        .filter(|e| e.doc_id == doc_id)
+        .map(|e| (e.node_id.as_str(), e))
+        .collect();
+
+    let sections = plan
+        .sections
+        .iter()
+        .map(|s| SectionNode {
+            uid: DocGraph::section_uid(doc_id, &s.node_id),
+            node_id: s.node_id.clone(),
+            title: s.title.clone(),
+            breadcrumb: s.breadcrumb.clone(),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            chars: s.chars,
+            predicted_tier: s.predicted_tier,
+            actual_tier: by_node
+                .get(s.node_id.as_str())
+                .filter(|e| !matches!(e.status, SectionStatus::Failed(_)))
+                .map(|e| e.actual_tier),
+            route: s.route,
+            parent_uid: parent_of
+                .get(&s.node_id)
+                .map(|p| DocGraph::section_uid(doc_id, p)),
+        })
+        .collect();
+
+    let mut b = Builder {
+        doc_id,
+        ontology: OntologyLookup::new(ontology),
+        graph: DiGraph::new(),
+        index: HashMap::new(),
+        names: HashMap::new(),
+        by_name: HashMap::new(),
+        dropped: Vec::new(),
+    };
+
+    // Plan order; an extraction for a node the plan does not know is dropped.
+    let position: HashMap<&str, usize> = plan
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.node_id.as_str(), i))
+        .collect();
+    let mut ordered: Vec<&SectionExtraction> = extractions.iter().collect();
+    ordered.sort_by_key(|e| {
+        position
+            .get(e.node_id.as_str())
+            .copied()
+            .unwrap_or(usize::MAX)
+    });
+    for ext in ordered {
+        if ext.doc_id != doc_id {
+            b.drop_item(
+                &ext.node_id,
+                "section",
+                &ext.doc_id,
+                format!(
+                    "extraction belongs to document `{}`, not `{doc_id}`",
+                    ext.doc_id
+                ),
+            );
+            continue;
+        }
+        if !position.contains_key(ext.node_id.as_str()) {
+            // A mention of a section the graph does not have could never be
+            // found again to be replaced on re-ingest.
+            b.drop_item(
+                &ext.node_id,
+                "section",
+                &ext.node_id,
+                format!("section {} is not in the document's plan", ext.node_id),
+            );
+            continue;
+        }
+        b.add_section(ext);
+    }
+
+    DocGraph {
+        meta: meta.clone(),
+        sections,
+        graph: b.graph,
+        index: b.index,
+        dropped: b.dropped,
+    }
+}
+
+/// Case-insensitive view of the ontology's type names.
+struct OntologyLookup {
+    entity: HashMap<String, String>,
+    relation: HashMap<String, String>,
+}
+
+impl OntologyLookup {
+    fn new(o: &Ontology) -> Self {
+        Self {
+            entity: o
+                .entity_types
+                .keys()
+                .map(|k| (Self::fold(k), k.clone()))
+                .collect(),
+            relation: o
+                .relation_types
+                .keys()
+                .map(|k| (Self::fold(k), k.clone()))
+                .collect(),
+        }
+    }
+
+    /// `role of`, `Role-Of` and `ROLE_OF` all fold to `ROLE_OF`.
+    fn fold(s: &str) -> String {
+        s.trim()
+            .chars()
+            .map(|c| {
+                if c == ' ' || c == '-' {
+                    '_'
+                } else {
+                    c.to_ascii_uppercase()
+                }
+            })
+            .collect()
+    }
+
+    fn entity_type(&self, t: &str) -> Option<&String> {
+        self.entity.get(&Self::fold(t))
+    }
+
+    fn relation_type(&self, t: &str) -> Option<&String> {
+        self.relation.get(&Self::fold(t))
+    }
+}
+
+struct Builder<'a> {
+    doc_id: &'a str,
+    ontology: OntologyLookup,
+    graph: DiGraph<EntityNode, RelationEdge>,
+    index: HashMap<String, NodeIndex>,
+    /// (type key, normalised name or alias) -> entity key, for this document.
+    names: HashMap<(String, String), String>,
+    /// normalised name or alias -> entity keys of any type, first seen first.
+    by_name: HashMap<String, Vec<String>>,
+    dropped: Vec<Dropped>,
+}
+
+impl Builder<'_> {
+    fn drop_item(&mut self, node_id: &str, item: &str, what: &str, reason: String) {
+        self.dropped.push(Dropped {
+            node_id: node_id.to_string(),
+            item: item.to_string(),
+            what: what.to_string(),
+            reason,
+        });
+    }
+
+    fn add_section(&mut self, ext: &SectionExtraction) {
+        let node_id = ext.node_id.as_str();
+        // Names resolvable inside this section, which win over the rest of
+        // the document when a relation endpoint is looked up.
+        let mut local: HashMap<String, String> = HashMap::new();
+        for ent in &ext.entities {
+            let norm = normalize_name(&ent.name);
+            if norm.is_empty() {
+                self.drop_item(
+                    node_id,
+                    "entity",
+                    &ent.name,
+                    "name has no letters or digits".to_string(),
+                );
+                continue;
+            }
+            let tk = type_key(&ent.entity_type);
+            let alias_norms: Vec<String> = ent
+                .aliases
+                .iter()
+                .map(|a| normalize_name(a))
+                .filter(|a| !a.is_empty())
+                .collect();
+            let known = std::iter::once(&norm)
+                .chain(alias_norms.iter())
+                .find_map(|n| self.names.get(&(tk.clone(), n.clone())).cloned());
+            let key = known.unwrap_or_else(|| entity_key(self.doc_id, &ent.entity_type, &norm));
+            let idx = match self.index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let label = self
+                        .ontology
+                        .entity_type(&ent.entity_type)
+                        .and_then(|t| sanitize_label(t));
+                    let i = self.graph.add_node(EntityNode {
+                        key: key.clone(),
+                        name: ent.name.clone(),
+                        entity_type: ent.entity_type.clone(),
+                        label,
+                        doc_id: (!is_global(&ent.entity_type)).then(|| self.doc_id.to_string()),
+                        aliases: BTreeSet::new(),
+                        mentions: BTreeSet::new(),
+                    });
+                    self.index.insert(key.clone(), i);
+                    i
+                }
+            };
+            let node = &mut self.graph[idx];
+            node.mentions.insert(node_id.to_string());
+            for n in std::iter::once(&ent.name).chain(ent.aliases.iter()) {
+                if n != &node.name && !n.trim().is_empty() {
+                    node.aliases.insert(n.clone());
+                }
+            }
+            for n in std::iter::once(norm).chain(alias_norms) {
+                self.names
+                    .entry((tk.clone(), n.clone()))
+                    .or_insert_with(|| key.clone());
+                let keys = self.by_name.entry(n.clone()).or_default();
+                if !keys.contains(&key) {
+                    keys.push(key.clone());
+                }
+                local.entry(n).or_insert_with(|| key.clone());
+            }
+        }
+
+        for rel in &ext.relations {
+            let what = format!("{} -[{}]-> {}", rel.source, rel.relation_type, rel.target);
+            let Some(rel_type) = self.ontology.relation_type(&rel.relation_type).cloned() else {
+                self.drop_item(
+                    node_id,
+                    "relation",
+                    &what,
+                    format!(
+                        "relation type `{}` is not in the ontology",
+                        rel.relation_type
+                    ),
+                );
+                continue;
+            };
+            if !is_valid_relation_type(&rel_type) {
+                self.drop_item(
+                    node_id,
+                    "relation",
+                    &what,
+                    format!(
+                        "ontology relation type `{rel_type}` is not of the form [A-Z_][A-Z0-9_]*"
+                    ),
+                );
+                continue;
+            }
+            let (Some(a), Some(b)) = (
+                self.resolve(&local, &rel.source),
+                self.resolve(&local, &rel.target),
+            ) else {
+                self.drop_item(
+                    node_id,
+                    "relation",
+                    &what,
+                    "source or target is not an entity of the document".to_string(),
+                );
+                continue;
+            };
+            let prov = Provenance {
+                doc_id: self.doc_id.to_string(),
+                node_id: node_id.to_string(),
+                evidence: rel.evidence.clone(),
+            };
+            let existing = self
+                .graph
+                .edges_connecting(a, b)
+                .find(|e| e.weight().rel_type == rel_type)
+                .map(|e| petgraph::visit::EdgeRef::id(&e));
+            match existing {
+                Some(e) => {
+                    let edge = &mut self.graph[e];
+                    if !edge.provenance.contains(&prov) {
+                        edge.provenance.push(prov);
+                    }
+                }
+                None => {
+                    self.graph.add_edge(
+                        a,
+                        b,
+                        RelationEdge {
+                            rel_type,
+                            provenance: vec![prov],
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn resolve(&self, local: &HashMap<String, String>, name: &str) -> Option<NodeIndex> {
+        let norm = normalize_name(name);
+        let key = local
+            .get(&norm)
+            .or_else(|| self.by_name.get(&norm).and_then(|keys| keys.first()))?;
+        self.index.get(key).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::{Entity, Relation};
+    use crate::index::{MatchMethod, Tier, TitleMatch};
+    use crate::route::{Override, Route, RoutedSection};
+    use crate::tree::NodeKind;
+
+    fn ontology() -> Ontology {
+        let mut o = Ontology::default();
+        for t in ["Organization", "Role", "DefinedTerm"] {
+            o.entity_types.insert(t.into(), String::new());
+        }
+        for t in ["ROLE_OF", "REFERENCES", "bad type"] {
+            o.relation_types.insert(t.into(), String::new());
+        }
+        o
+    }
+
+    fn plan(nodes: &[&str]) -> RoutePlan {
+        RoutePlan {
+            doc_id: "d".into(),
+            doc_name: "d.md".into(),
+            doc_type: "credit_agreement".into(),
+            sections: nodes
+                .iter()
+                .map(|n| RoutedSection {
+                    node_id: n.to_string(),
+                    title: format!("Section {n}"),
+                    breadcrumb: format!("Section {n}"),
+                    kind: NodeKind::Section,
+                    level: 1,
+                    start_line: 1,
+                    end_line: 2,
+                    chars: 100,
+                    matched: TitleMatch {
+                        entry: None,
+                        method: MatchMethod::None,
+                        score: 0.0,
+                        tier: None,
+                        anchor: false,
+                        noise: false,
+                        reserved: false,
+                    },
+                    predicted_tier: None,
+                    route: Route::Llm,
+                    override_reason: Override::None,
+                })
+                .collect(),
+        }
+    }
+
+    fn ext(
+        doc: &str,
+        node: &str,
+        ents: &[(&str, &str, &[&str])],
+        rels: &[(&str, &str, &str)],
+    ) -> SectionExtraction {
+        SectionExtraction {
+            doc_id: doc.into(),
+            node_id: node.into(),
+            entities: ents
+                .iter()
+                .map(|(n, t, a)| Entity {
+                    name: n.to_string(),
+                    entity_type: t.to_string(),
+                    aliases: a.iter().map(|s| s.to_string()).collect(),
+                    description: String::new(),
+                })
+                .collect(),
+            relations: rels
+                .iter()
+                .map(|(s, t, d)| Relation {
+                    source: s.to_string(),
+                    relation_type: t.to_string(),
+                    target: d.to_string(),
+                    evidence: format!("{s} {t} {d}"),
+                })
+                .collect(),
+            pruned: vec![],
+            model_tier: None,
+            model_why: None,
+            density_tier: Tier::Low,
+            actual_tier: Tier::Medium,
+            tokens_in: 0,
+            tokens_out: 0,
+            extractor: "rules".into(),
+            status: SectionStatus::Ok,
+        }
+    }
+
+    fn meta() -> DocumentMeta {
+        DocumentMeta {
+            doc_id: "d".into(),
+            name: "d.md".into(),
+            doc_type: "credit_agreement".into(),
+            sha256: String::new(),
+            path: "d.md".into(),
+        }
+    }
+
+    #[test]
+    fn alias_in_a_later_section_resolves_to_the_first_node() {
+        let exts = [
+            ext(
+                "d",
+                "0001",
+                &[("Acme Holdings, Inc.", "Organization", &["Acme"])],
+                &[],
+            ),
+            ext(
+                "d",
+                "0002",
+                &[("ACME", "Organization", &[]), ("Borrower", "Role", &[])],
+                &[("Borrower", "role of", "Acme")],
+            ),
+        ];
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001", "0002"]),
+            &HashMap::new(),
+            &exts,
+            &ontology(),
+        );
+        assert_eq!(g.counts().entities, 2);
+        let acme = g.entity("organization:acme holdings inc").unwrap();
+        assert_eq!(acme.mentions.iter().collect::<Vec<_>>(), ["0001", "0002"]);
+        assert!(acme.aliases.contains("ACME") && acme.aliases.contains("Acme"));
+        // `role of` folds to the ontology's ROLE_OF.
+        let (a, e, b) = g.relations().next().unwrap();
+        assert_eq!(
+            (a.name.as_str(), e.rel_type.as_str(), b.key.as_str()),
+            ("Borrower", "ROLE_OF", acme.key.as_str())
+        );
+    }
+
+    #[test]
+    fn bad_items_are_dropped_with_reasons() {
+        let exts = [
+            ext(
+                "d",
+                "0001",
+                &[
+                    ("Borrower", "Role", &[]),
+                    ("--", "Role", &[]),
+                    ("Lien", "Thing", &[]),
+                ],
+                &[
+                    ("Borrower", "OWNS", "Lien"),
+                    ("Borrower", "REFERENCES", "Nobody"),
+                    ("Borrower", "bad type", "Lien"),
+                    ("Borrower", "REFERENCES", "Lien"),
+                ],
+            ),
+            ext("other", "0001", &[("X", "Role", &[])], &[]),
+            ext("d", "0099", &[("Y", "Role", &[])], &[]),
+        ];
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001"]),
+            &HashMap::new(),
+            &exts,
+            &ontology(),
+        );
+        let reasons: Vec<&str> = g.dropped.iter().map(|d| d.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 6, "{reasons:#?}");
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("0099 is not in the document's plan")));
+        assert!(reasons.iter().any(|r| r.contains("no letters or digits")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("`OWNS` is not in the ontology")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("not an entity of the document")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("`bad type` is not of the form")));
+        assert!(reasons
+            .iter()
+            .any(|r| r.contains("belongs to document `other`")));
+        // An entity type outside the ontology keeps only the Entity label.
+        assert_eq!(g.entity("d/thing:lien").unwrap().label, None);
+        assert_eq!(g.counts().relations, 1);
+    }
+
+    #[test]
+    fn failed_sections_have_no_actual_tier() {
+        let mut failed = ext("d", "0002", &[], &[]);
+        failed.status = SectionStatus::Failed("timeout".into());
+        let exts = [ext("d", "0001", &[], &[]), failed];
+        let parents = HashMap::from([("0002".to_string(), "0001".to_string())]);
+        let g = build_document_graph(
+            &meta(),
+            &plan(&["0001", "0002", "0003"]),
+            &parents,
+            &exts,
+            &ontology(),
+        );
+        let tiers: Vec<_> = g.sections.iter().map(|s| s.actual_tier).collect();
+        assert_eq!(tiers, [Some(Tier::Medium), None, None]);
+        assert_eq!(g.sections[1].parent_uid.as_deref(), Some("d#0001"));
+    }
+}
