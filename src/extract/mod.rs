@@ -95,3 +95,8 @@ pub struct SectionExtraction {
     pub extractor: String,
     pub status: SectionStatus,
 }
+
+pub mod rating;
+pub mod rules;
+pub mod split;
+pub mod validate;

@@ -1,0 +1,926 @@
+//! The offline rules extractor: a deterministic legal-text extractor that
+//! runs when no LLM is configured. It is the default and the baseline to
+//! compare LLMs against, so it emits the same schema as the LLM: defined
+//! terms, parties and their roles, obligations and negative covenants,
+//! section references, amounts and rates, linked by the credit-agreement
+//! relation types (IS_A, DEFINED_AS, HAS_ROLE, AGENT_FOR, OBLIGATED_TO,
+//! MUST_MAINTAIN, RESTRICTS, REFERENCES).
+//!
+//! It produces canonical type names; the caller maps them onto the index's
+//! ontology and prunes (with a reason) whatever the ontology lacks.
+
+use super::{Entity, Relation, SectionInput};
+use once_cell::sync::Lazy;
+use regex::Regex;
+use std::collections::{HashMap, HashSet};
+
+/// The extractor name recorded in [`super::SectionExtraction::extractor`].
+pub const EXTRACTOR: &str = "rules";
+
+/// Longest evidence quote kept on a relation.
+const EVIDENCE_CHARS: usize = 160;
+
+/// Raw output of the rules, before ontology pruning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesOutput {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+}
+
+static TAG: Lazy<Regex> = Lazy::new(|| Regex::new(r"</?[A-Za-z][A-Za-z0-9]*[^<>]*>").unwrap());
+
+/// `"Term" means ...`, `"Term": ...`, `"Term" has the meaning ...` at the
+/// start of a paragraph (optionally after a clause number).
+static DEFINITION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r#"^\s*(?:\([a-z0-9]{1,4}\)\s*)?"([^"]{1,100})"\s*(?:\([^()]{0,80}\)\s*)?(?:,\s*)?(:|(?:shall\s+)?means?\b|(?:shall\s+)?(?:has|have)\s+the\s+meaning|(?:shall\s+)?include[s]?\b|refers?\s+to\b)"#,
+    )
+    .unwrap()
+});
+
+/// `(the "Borrower")`, `(each, a "Lender")`, `(collectively, the "Lenders")`.
+static PAREN_TERM: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r#"\(([^()"]{0,40})"([^"]{1,60})"\s*\)"#).unwrap());
+
+/// Organisation names: capitalised words ending in a corporate suffix, with
+/// an optional `of New York` and `, N.A.`-style tail.
+static ORG: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?x)
+        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&)\s+)?){0,6})
+        (?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
+           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
+        (?P<tail>(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
+           (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
+    )
+    .unwrap()
+});
+
+/// `, as Administrative Agent` right after a party's name.
+static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:[A-Z][A-Za-z\-]*|and))*)")
+        .unwrap()
+});
+
+/// `, a Missouri corporation (the "Company")` right after a party's name.
+static AFTER_PARTY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#"^(?:,\s*(?:a|an)\s+(?P<desc>[^,()"]{0,60}?))?\s*\((?P<pre>[^()"]{0,40})"(?P<term>[^"]{1,60})"\s*\)"#)
+        .unwrap()
+});
+
+static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:corporation|limited liability company|banking|national banking|limited partnership|company|statutory trust)")
+        .unwrap()
+});
+
+/// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`.
+static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will|agrees\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+    )
+    .unwrap()
+});
+
+static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
+});
+
+static AMOUNT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\$\s?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:\s+(?:million|billion))?|\$\s?\d+(?:\.\d+)?(?:\s+(?:million|billion))?")
+        .unwrap()
+});
+
+static RATE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"\b\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?").unwrap());
+
+static OWN_SECTION: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)\bsection\s+(\d{1,2}(?:\.\d{1,3})+[a-z]?)").unwrap());
+
+/// Words that start a capitalised run but are not part of a name.
+const STOP_LEAD: &[&str] = &[
+    "the",
+    "this",
+    "that",
+    "each",
+    "any",
+    "such",
+    "all",
+    "no",
+    "other",
+    "an",
+    "a",
+    "by",
+    "among",
+    "between",
+    "and",
+    "of",
+    "to",
+    "from",
+    "with",
+    "for",
+    "issuing",
+    "lending",
+    "applicable",
+    "relevant",
+    "agent",
+    "borrower",
+    "lender",
+    "section",
+    "article",
+];
+
+/// Last words that make a term a party role.
+const ROLE_HEADS: &[&str] = &[
+    "borrower",
+    "agent",
+    "lender",
+    "bank",
+    "issuer",
+    "guarantor",
+    "arranger",
+    "bookrunner",
+    "company",
+    "landlord",
+    "tenant",
+    "trustee",
+    "obligor",
+    "purchaser",
+    "seller",
+    "customer",
+    "supplier",
+    "licensor",
+    "licensee",
+    "party",
+    "parties",
+    "holder",
+];
+
+/// Verbs after `shall` that state a status, not an obligation.
+const NON_OBLIGATION_VERBS: &[&str] = &[
+    "be",
+    "mean",
+    "means",
+    "apply",
+    "include",
+    "have",
+    "end",
+    "refer",
+    "survive",
+    "constitute",
+    "become",
+    "bear",
+    "deemed",
+    "continue",
+];
+
+const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
+
+/// Runs the rules over one section. Deterministic: the same input always
+/// gives the same output, in the same order.
+pub fn extract(input: &SectionInput) -> RulesOutput {
+    let text = clean(&input.text);
+    let paragraphs = paragraphs(&text);
+    let mut b = Builder::default();
+
+    // Pass 1: every term the section defines, to recognise their uses.
+    let mut terms: Vec<String> = Vec::new();
+    let mut term_set: HashSet<String> = HashSet::new();
+    for p in &paragraphs {
+        if let Some(c) = DEFINITION.captures(p) {
+            push_term(&mut terms, &mut term_set, &c[1]);
+        }
+        for c in PAREN_TERM.captures_iter(p) {
+            push_term(&mut terms, &mut term_set, &c[2]);
+        }
+    }
+    let term_re = term_regex(&terms);
+
+    let own = own_section(input);
+    let credit = input.doc_type.to_ascii_lowercase().contains("credit");
+    for p in &paragraphs {
+        if let Some(c) = DEFINITION.captures(p) {
+            let term = normalize_ws(&c[1]);
+            if valid_term(&term) {
+                let body = &p[c.get(0).map_or(0, |m| m.end())..];
+                definition(
+                    &mut b,
+                    &term,
+                    c.get(2).map_or("", |m| m.as_str()),
+                    body,
+                    &term_re,
+                    &term_set,
+                );
+                continue;
+            }
+        }
+        parties(&mut b, p, credit, &term_set);
+        obligations(&mut b, p, &term_set, &own);
+        // References, amounts and rates outside definitions and obligations
+        // belong to the section itself.
+        for sref in section_refs(p) {
+            if sref != own.0 {
+                let s = b.entity(&own.0, "SectionRef", &own.1);
+                let t = b.entity(&sref, "SectionRef", "");
+                b.relate(&s, "REFERENCES", &t, &snippet_around(p, &sref));
+            }
+        }
+    }
+    b.finish()
+}
+
+/// Strips HTML-like tags from PDF-to-Markdown output and straightens quotes.
+fn clean(text: &str) -> String {
+    let t = TAG.replace_all(text, "");
+    t.chars()
+        .map(|c| match c {
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' => '"',
+            '\u{2018}' | '\u{2019}' => '\'',
+            '\u{00A0}' => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// Paragraphs: runs of non-blank lines, joined with spaces (wrapped plain
+/// text becomes one line per paragraph).
+fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Vec<&str> = Vec::new();
+    for l in text.lines() {
+        if l.trim().is_empty() {
+            if !cur.is_empty() {
+                out.push(normalize_ws(&cur.join(" ")));
+                cur.clear();
+            }
+        } else {
+            cur.push(l.trim());
+        }
+    }
+    if !cur.is_empty() {
+        out.push(normalize_ws(&cur.join(" ")));
+    }
+    out
+}
+
+fn normalize_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn valid_term(t: &str) -> bool {
+    let first = t.chars().next();
+    !t.is_empty()
+        && t.chars().count() <= 80
+        && t.split_whitespace().count() <= 10
+        && first.is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+}
+
+fn push_term(terms: &mut Vec<String>, set: &mut HashSet<String>, raw: &str) {
+    let t = normalize_ws(raw);
+    if valid_term(&t) && set.insert(t.clone()) {
+        terms.push(t);
+    }
+}
+
+/// One regex matching any defined term (longest first, optional plural `s`).
+fn term_regex(terms: &[String]) -> Option<Regex> {
+    if terms.is_empty() {
+        return None;
+    }
+    let mut sorted: Vec<&String> = terms.iter().collect();
+    sorted.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    let alts: Vec<String> = sorted.iter().map(|t| regex::escape(t)).collect();
+    Regex::new(&format!(r"\b(?:{})s?\b", alts.join("|"))).ok()
+}
+
+/// The term a match of [`term_regex`] stands for (plural `s` removed when
+/// the singular is the term).
+fn term_of(m: &str, set: &HashSet<String>) -> Option<String> {
+    if set.contains(m) {
+        return Some(m.to_string());
+    }
+    m.strip_suffix('s')
+        .filter(|s| set.contains(*s))
+        .map(str::to_string)
+}
+
+fn is_role(term: &str) -> bool {
+    let last = term
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let last = last.trim_end_matches(['.', ',']);
+    ROLE_HEADS.iter().any(|h| {
+        last == *h || last.strip_suffix('s') == Some(h) || (last == "parties" && *h == "party")
+    })
+}
+
+/// `Lenders` -> `Lender` for role names.
+fn singular_role(term: &str) -> String {
+    let t = normalize_ws(term);
+    if t.ends_with("ies") {
+        return format!("{}y", &t[..t.len() - 3]);
+    }
+    match t.strip_suffix('s') {
+        Some(s) if is_role(s) && !t.ends_with("ss") => s.to_string(),
+        _ => t,
+    }
+}
+
+/// The section's own reference entity: `Section 5.06` from its title, or
+/// the title itself.
+fn own_section(input: &SectionInput) -> (String, String) {
+    let name = OWN_SECTION
+        .captures(&input.title)
+        .map(|c| format!("Section {}", &c[1]))
+        .unwrap_or_else(|| normalize_ws(&input.title));
+    let name = if name.is_empty() {
+        format!("Section {}", input.node_id)
+    } else {
+        name
+    };
+    (name, normalize_ws(&input.title))
+}
+
+fn section_refs(p: &str) -> Vec<String> {
+    SECTION_REF
+        .captures_iter(p)
+        .map(|c| format!("Section {}", c[1].trim_end_matches('.')))
+        .collect()
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    let s = s.trim();
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(n).collect();
+    match cut.rfind(' ') {
+        Some(i) if i > n / 2 => format!("{}...", &cut[..i]),
+        _ => format!("{cut}..."),
+    }
+}
+
+/// A short quote around the first occurrence of `needle`.
+fn snippet_around(p: &str, needle: &str) -> String {
+    let Some(pos) = p.find(needle) else {
+        return truncate(p, EVIDENCE_CHARS);
+    };
+    let start = p[..pos].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
+    truncate(&p[start..], EVIDENCE_CHARS)
+}
+
+/// A definition paragraph: the term, what it is (IS_A), what it is defined
+/// with (DEFINED_AS other terms and organisations), and what it points to.
+fn definition(
+    b: &mut Builder,
+    term: &str,
+    verb: &str,
+    body: &str,
+    term_re: &Option<Regex>,
+    set: &HashSet<String>,
+) {
+    let desc = truncate(&format!("{verb} {body}"), EVIDENCE_CHARS);
+    let t = b.entity(term, "DefinedTerm", &desc);
+    let body_trim = body.trim_start_matches([' ', ',', ':']);
+    if let Some(re) = term_re {
+        // IS_A: `means a Ratable Advance ...` / `means the Company ...`.
+        let lead = Regex::new(
+            r"^(?:(?:with respect to [^,]{0,80},\s*)?(?:at any time,\s*)?)(?:a|an|the|any|each)\s+",
+        )
+        .unwrap();
+        let is_a_target = lead.find(body_trim).and_then(|m| {
+            re.find(&body_trim[m.end()..])
+                .filter(|x| x.start() == 0)
+                .and_then(|x| term_of(x.as_str(), set))
+        });
+        if let Some(k) = &is_a_target {
+            if k != term {
+                let kn = b.entity(k, "DefinedTerm", "");
+                b.relate(&t, "IS_A", &kn, &truncate(body_trim, EVIDENCE_CHARS));
+            }
+        }
+        let mut used = HashSet::new();
+        for m in re.find_iter(body) {
+            let Some(k) = term_of(m.as_str(), set) else {
+                continue;
+            };
+            if k == term || Some(&k) == is_a_target.as_ref() || !used.insert(k.clone()) {
+                continue;
+            }
+            let kn = b.entity(&k, "DefinedTerm", "");
+            b.relate(&t, "DEFINED_AS", &kn, &snippet_around(body, m.as_str()));
+        }
+    }
+    for org in orgs(body, set) {
+        let o = b.entity(&org.name, "Organization", "");
+        b.alias(&o, "Organization", &org.raw);
+        b.relate(&t, "DEFINED_AS", &o, &snippet_around(body, &org.raw));
+    }
+    for sref in section_refs(body) {
+        let s = b.entity(&sref, "SectionRef", "");
+        b.relate(&t, "REFERENCES", &s, &snippet_around(body, &sref));
+    }
+    values(b, &t, body);
+}
+
+/// Amounts and rates mentioned in `text`, referenced from `subject`.
+fn values(b: &mut Builder, subject: &str, text: &str) {
+    for m in AMOUNT.find_iter(text) {
+        let a = b.entity(&normalize_ws(m.as_str()), "Amount", "");
+        b.relate(subject, "REFERENCES", &a, &snippet_around(text, m.as_str()));
+    }
+    for m in RATE.find_iter(text) {
+        let r = b.entity(&normalize_ws(m.as_str()), "Rate", "");
+        b.relate(subject, "REFERENCES", &r, &snippet_around(text, m.as_str()));
+    }
+}
+
+/// An organisation name found in text.
+struct OrgMatch {
+    /// Display name (title-cased when written in capitals).
+    name: String,
+    /// As written.
+    raw: String,
+    end: usize,
+}
+
+fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
+    let mut out = Vec::new();
+    for c in ORG.captures_iter(p) {
+        let whole = c.get(0).unwrap();
+        let lead_words: Vec<&str> = c["lead"].split_whitespace().collect();
+        let skip = lead_words
+            .iter()
+            .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+            .count();
+        let kept = &lead_words[skip..];
+        let tail = c["tail"].trim();
+        if kept.is_empty() && tail.is_empty() {
+            continue;
+        }
+        let mut raw_words: Vec<&str> = kept.to_vec();
+        raw_words.push(&c["suffix"]);
+        let mut raw = raw_words.join(" ");
+        if !tail.is_empty() {
+            if tail.starts_with(',') {
+                raw.push_str(tail);
+            } else {
+                raw.push(' ');
+                raw.push_str(tail);
+            }
+        }
+        let raw = normalize_ws(&raw.replace(" ,", ","));
+        if defined.contains(&raw) || is_role(&raw) && kept.len() <= 1 && tail.is_empty() {
+            continue;
+        }
+        out.push(OrgMatch {
+            name: display_name(&raw),
+            raw,
+            end: whole.end(),
+        });
+    }
+    out
+}
+
+/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.`; mixed-case
+/// names are kept as written.
+fn display_name(raw: &str) -> String {
+    let letters: Vec<char> = raw.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.iter().any(|c| c.is_lowercase()) {
+        return raw.to_string();
+    }
+    raw.split(' ')
+        .map(|w| {
+            let bare = w.trim_end_matches(',');
+            if ["N.A.", "LLC", "L.L.C.", "L.P.", "PLC", "AG", "S.A."].contains(&bare)
+                || bare.contains('&')
+            {
+                w.to_string()
+            } else if bare == "OF" {
+                w.to_lowercase()
+            } else {
+                let mut cs = w.chars();
+                match cs.next() {
+                    Some(f) => f
+                        .to_uppercase()
+                        .chain(cs.flat_map(|c| c.to_lowercase()))
+                        .collect(),
+                    None => String::new(),
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parties and roles: `X, as Administrative Agent`, `X, a Missouri
+/// corporation (the "Company")`, and in a credit agreement's preamble the
+/// first party named without a role is the Borrower.
+fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
+    let found = orgs(p, set);
+    if found.is_empty() {
+        // Parenthetical definitions without a named organisation still define terms.
+        for c in PAREN_TERM.captures_iter(p) {
+            let t = normalize_ws(&c[2]);
+            if valid_term(&t) {
+                b.entity(&t, if is_role(&t) { "Role" } else { "DefinedTerm" }, "");
+            }
+        }
+        return;
+    }
+    let lower = p.to_ascii_lowercase();
+    let preamble = (lower.contains(" among ") || lower.contains(" between "))
+        && (lower.contains("agree") || lower.contains("agreement"));
+    let mut agents: Vec<String> = Vec::new();
+    let mut first_without_role: Option<String> = None;
+    let mut any_role = false;
+    for (i, org) in found.iter().enumerate() {
+        let o = b.entity(&org.name, "Organization", "");
+        b.alias(&o, "Organization", &org.raw);
+        let after = &p[org.end..];
+        let mut has_role = false;
+        if let Some(c) = AS_ROLE.captures(after) {
+            for role in c[1]
+                .split(" and ")
+                .map(normalize_ws)
+                .filter(|r| !r.is_empty() && r.chars().next().is_some_and(char::is_uppercase))
+            {
+                let role = singular_role(&role);
+                let r = b.entity(&role, "Role", "");
+                b.relate(
+                    &o,
+                    "HAS_ROLE",
+                    &r,
+                    &truncate(
+                        &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                        EVIDENCE_CHARS,
+                    ),
+                );
+                if role.to_ascii_lowercase().contains("agent") {
+                    agents.push(o.clone());
+                }
+                has_role = true;
+            }
+        }
+        if let Some(c) = AFTER_PARTY.captures(after) {
+            let term = normalize_ws(&c["term"]);
+            if valid_term(&term) {
+                let evidence = truncate(
+                    &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                    EVIDENCE_CHARS,
+                );
+                let d = b.entity(&term, "DefinedTerm", "");
+                b.relate(&d, "DEFINED_AS", &o, &evidence);
+                if is_role(&term) {
+                    let r = b.entity(&singular_role(&term), "Role", "");
+                    b.relate(&o, "HAS_ROLE", &r, &evidence);
+                    has_role = true;
+                    if term.to_ascii_lowercase().contains("agent") {
+                        agents.push(o.clone());
+                    }
+                }
+            }
+            if let Some(desc) = c.name("desc") {
+                if let Some(j) = JURISDICTION.captures(desc.as_str()) {
+                    b.entity(
+                        &j[1],
+                        "Jurisdiction",
+                        &format!("jurisdiction of {}", org.name),
+                    );
+                }
+            }
+        }
+        any_role |= has_role;
+        if i == 0 && !has_role {
+            first_without_role = Some(o);
+        }
+    }
+    // Credit agreements name the borrower first; the preamble often gives
+    // it no `as ...` role.
+    if let Some(first) = first_without_role {
+        if preamble && any_role && (credit || lower.contains("borrower")) {
+            let r = b.entity("Borrower", "Role", "");
+            b.relate(&first, "HAS_ROLE", &r, &truncate(p, EVIDENCE_CHARS));
+        }
+    }
+    let principal = ["Lender", "Bank"]
+        .into_iter()
+        .find(|w| p.contains(&format!("{w}s")) || p.contains(&format!("{}S", w.to_uppercase())));
+    if let Some(w) = principal {
+        for a in agents {
+            let l = b.entity(w, "Role", "");
+            b.relate(&a, "AGENT_FOR", &l, &truncate(p, EVIDENCE_CHARS));
+        }
+    }
+}
+
+/// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
+/// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
+fn obligations(b: &mut Builder, p: &str, set: &HashSet<String>, own: &(String, String)) {
+    for c in OBLIGATION.captures_iter(p) {
+        let party = normalize_ws(&c[1]);
+        let negative = c.get(2).is_some();
+        let verb = c[3].to_string();
+        if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
+            continue;
+        }
+        let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
+        if !is_role(&party) && !known {
+            continue;
+        }
+        let start = c.get(1).unwrap().start();
+        let rest = &p[start..];
+        let clause_end = rest
+            .char_indices()
+            .find(|&(i, ch)| {
+                (ch == ';' || ch == '.')
+                    && rest[i + 1..].starts_with([' '])
+                    && !rest[..i].ends_with(char::is_uppercase)
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        let clause = &rest[..clause_end];
+        let name = truncate(
+            &clause
+                .split_whitespace()
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(" "),
+            100,
+        );
+        let party_name = if is_role(&party) {
+            singular_role(&party)
+        } else {
+            party.clone()
+        };
+        let pt = b.entity(
+            &party_name,
+            if is_role(&party) {
+                "Role"
+            } else {
+                "DefinedTerm"
+            },
+            "",
+        );
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        let ob = if negative {
+            let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
+            b.relate(&ob, "RESTRICTS", &pt, &evidence);
+            ob
+        } else {
+            let ob = b.entity(&name, "Obligation", &truncate(clause, 200));
+            let rel = if MAINTAIN_VERBS.contains(&verb.as_str()) {
+                "MUST_MAINTAIN"
+            } else {
+                "OBLIGATED_TO"
+            };
+            b.relate(&pt, rel, &ob, &evidence);
+            ob
+        };
+        for sref in section_refs(clause) {
+            if sref != own.0 {
+                let s = b.entity(&sref, "SectionRef", "");
+                b.relate(&ob, "REFERENCES", &s, &snippet_around(clause, &sref));
+            }
+        }
+        values(b, &ob, clause);
+    }
+}
+
+/// Collects entities and relations without duplicates, in first-seen order.
+#[derive(Default)]
+struct Builder {
+    entities: Vec<Entity>,
+    index: HashMap<(String, &'static str), usize>,
+    relations: Vec<Relation>,
+    seen: HashSet<(String, String, String)>,
+}
+
+impl Builder {
+    /// Adds (or finds) an entity; returns its canonical name.
+    fn entity(&mut self, name: &str, ty: &'static str, desc: &str) -> String {
+        let name = normalize_ws(name);
+        let key = (name.to_lowercase(), ty);
+        if let Some(&i) = self.index.get(&key) {
+            if self.entities[i].description.is_empty() && !desc.is_empty() {
+                self.entities[i].description = desc.to_string();
+            }
+            return self.entities[i].name.clone();
+        }
+        self.index.insert(key, self.entities.len());
+        self.entities.push(Entity {
+            name: name.clone(),
+            entity_type: ty.to_string(),
+            aliases: Vec::new(),
+            description: desc.to_string(),
+        });
+        name
+    }
+
+    fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {
+        if let Some(&i) = self.index.get(&(name.to_lowercase(), ty)) {
+            let e = &mut self.entities[i];
+            if alias != e.name && !e.aliases.iter().any(|a| a == alias) {
+                e.aliases.push(alias.to_string());
+            }
+        }
+    }
+
+    fn relate(&mut self, source: &str, ty: &str, target: &str, evidence: &str) {
+        if source.eq_ignore_ascii_case(target) {
+            return;
+        }
+        let key = (source.to_lowercase(), ty.to_string(), target.to_lowercase());
+        if self.seen.insert(key) {
+            self.relations.push(Relation {
+                source: source.to_string(),
+                relation_type: ty.to_string(),
+                target: target.to_string(),
+                evidence: evidence.to_string(),
+            });
+        }
+    }
+
+    fn finish(self) -> RulesOutput {
+        RulesOutput {
+            entities: self.entities,
+            relations: self.relations,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(title: &str, text: &str) -> SectionInput {
+        SectionInput {
+            doc_id: "d".into(),
+            doc_type: "credit_agreement".into(),
+            node_id: "0001".into(),
+            title: title.into(),
+            breadcrumb: format!("[{title}]"),
+            start_line: 1,
+            end_line: text.lines().count(),
+            text: text.into(),
+            anchor: false,
+        }
+    }
+
+    fn has(o: &RulesOutput, s: &str, t: &str, d: &str) -> bool {
+        o.relations
+            .iter()
+            .any(|r| r.source == s && r.relation_type == t && r.target == d)
+    }
+
+    #[test]
+    fn definitions_yield_terms_is_a_and_defined_as() {
+        let i = input(
+            "Section 1.01 Definitions",
+            "\u{201C}<u>Advance</u>\u{201D} means a Ratable Advance or a Competitive Bid Advance.\n\n\
+             \"Ratable Advance\" means a borrowing by the Borrower under Section 2.02.\n\n\
+             \"Competitive Bid Advance\": an advance bearing 0.125% per annum.\n\n\
+             \"Borrower\" means the Company.\n\n\
+             \"Company\" means Emerson Electric Co., a Missouri corporation, and its successors.",
+        );
+        let o = extract(&i);
+        assert_eq!(o, extract(&i), "deterministic");
+        let names: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .map(|e| e.name.as_str())
+            .collect();
+        for t in [
+            "Advance",
+            "Ratable Advance",
+            "Competitive Bid Advance",
+            "Borrower",
+            "Company",
+        ] {
+            assert!(names.contains(&t), "{t} in {names:?}");
+        }
+        assert!(
+            has(&o, "Advance", "IS_A", "Ratable Advance"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(&o, "Advance", "DEFINED_AS", "Competitive Bid Advance"));
+        assert!(has(&o, "Ratable Advance", "REFERENCES", "Section 2.02"));
+        assert!(has(
+            &o,
+            "Competitive Bid Advance",
+            "REFERENCES",
+            "0.125% per annum"
+        ));
+        assert!(
+            has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn preamble_parties_and_roles() {
+        let o = extract(&input(
+            "Preamble",
+            "THIS CREDIT AGREEMENT, dated as of May 23, 2018, is by and among EMERSON ELECTRIC CO., the SUBSIDIARY BORROWERS \
+             from time to time party hereto, the LENDERS, the LC ISSUERS and JPMORGAN CHASE BANK, N.A., as Agent. \
+             The parties hereto agree as follows:",
+        ));
+        assert!(
+            has(&o, "Emerson Electric Co.", "HAS_ROLE", "Borrower"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "Jpmorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "Jpmorgan Chase Bank, N.A.", "AGENT_FOR", "Lender"),
+            "{:#?}",
+            o.relations
+        );
+        let jp = o
+            .entities
+            .iter()
+            .find(|e| e.name == "Jpmorgan Chase Bank, N.A.")
+            .unwrap();
+        assert_eq!(jp.aliases, vec!["JPMORGAN CHASE BANK, N.A.".to_string()]);
+    }
+
+    #[test]
+    fn parenthetical_party_and_administrative_agent() {
+        let o = extract(&input(
+            "Preamble",
+            "AGREEMENT dated as of June 30, 1995 among AT&T CAPITAL CORPORATION, a Delaware corporation (the \"Borrower\"), \
+             the BANKS party hereto and MORGAN GUARANTY TRUST COMPANY OF NEW YORK, as Administrative Agent.",
+        ));
+        assert!(
+            has(&o, "AT&T Capital Corporation", "HAS_ROLE", "Borrower"),
+            "{:#?}",
+            o
+        );
+        assert!(has(
+            &o,
+            "Borrower",
+            "DEFINED_AS",
+            "AT&T Capital Corporation"
+        ));
+        assert!(
+            has(
+                &o,
+                "Morgan Guaranty Trust Company of New York",
+                "HAS_ROLE",
+                "Administrative Agent"
+            ),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(
+            &o,
+            "Morgan Guaranty Trust Company of New York",
+            "AGENT_FOR",
+            "Bank"
+        ));
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Jurisdiction" && e.name == "Delaware"));
+    }
+
+    #[test]
+    fn obligations_and_covenants() {
+        let o = extract(&input(
+            "Section 5.06 Mergers and Sales of Assets",
+            "The Company shall not permit any Subsidiary to sell all of its assets, except as permitted by Section 5.08. \
+             The Company shall maintain its corporate existence. Each Lender agrees to fund its Advances of $5,000,000.",
+        ));
+        let cov = o
+            .entities
+            .iter()
+            .find(|e| e.entity_type == "Covenant")
+            .expect("a covenant");
+        assert!(
+            cov.name.starts_with("Company shall not permit"),
+            "{}",
+            cov.name
+        );
+        assert!(has(&o, &cov.name, "RESTRICTS", "Company"));
+        assert!(has(&o, &cov.name, "REFERENCES", "Section 5.08"));
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "MUST_MAINTAIN" && r.source == "Company"));
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Amount" && e.name == "$5,000,000"));
+    }
+}
