@@ -96,7 +96,13 @@ pub struct SectionExtraction {
     pub status: SectionStatus,
 }
 
+pub mod config;
+pub mod extractor;
+pub mod llm;
 pub mod rating;
 pub mod rules;
 pub mod split;
 pub mod validate;
+
+pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
+pub use extractor::{CounterSnapshot, Counters, Extractor};
