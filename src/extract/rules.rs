@@ -33,7 +33,7 @@ static TAG: Lazy<Regex> = Lazy::new(|| Regex::new(r"</?[A-Za-z][A-Za-z0-9]*[^<>]
 /// start of a paragraph (optionally after a clause number).
 static DEFINITION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r#"^\s*(?:\([a-z0-9]{1,4}\)\s*)?"([^"]{1,100})"\s*(?:\([^()]{0,80}\)\s*)?(?:,\s*)?(:|(?:shall\s+)?means?\b|(?:shall\s+)?(?:has|have)\s+the\s+meaning|(?:shall\s+)?include[s]?\b|refers?\s+to\b)"#,
+        r#"^\s*(?:\([a-z0-9]{1,4}\)\s*)?"([^"]{1,100})"(?:\s*(?:,|and|or)\s*"([^"]{1,100})")?[^"]{0,160}?(:|\b(?:means?|(?:is|are)\s+defined|(?:has|have)\s+the\s+meanings?|refers?\s+to|includes?)\b)"#,
     )
     .unwrap()
 });
@@ -48,8 +48,9 @@ static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
         \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&)\s+)?){0,6})
-        (?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
+        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
            |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
+         |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
         (?P<tail>(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
@@ -77,6 +78,14 @@ static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
 static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will|agrees\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+    )
+    .unwrap()
+});
+
+/// `Neither the Company nor any Subsidiary will ...`: a restriction on both.
+static NEITHER: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\bNeither\s+(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+nor\s+(?:any\s+|the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will)\s+([a-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -188,6 +197,9 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
     for p in &paragraphs {
         if let Some(c) = DEFINITION.captures(p) {
             push_term(&mut terms, &mut term_set, &c[1]);
+            if let Some(second) = c.get(2) {
+                push_term(&mut terms, &mut term_set, second.as_str());
+            }
         }
         for c in PAREN_TERM.captures_iter(p) {
             push_term(&mut terms, &mut term_set, &c[2]);
@@ -197,33 +209,48 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
 
     let own = own_section(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
+    let mut current: Option<String> = None;
     for p in &paragraphs {
         if let Some(c) = DEFINITION.captures(p) {
             let term = normalize_ws(&c[1]);
             if valid_term(&term) {
                 let body = &p[c.get(0).map_or(0, |m| m.end())..];
-                definition(
-                    &mut b,
-                    &term,
-                    c.get(2).map_or("", |m| m.as_str()),
-                    body,
-                    &term_re,
-                    &term_set,
-                );
+                let verb = c.get(3).map_or("", |m| m.as_str());
+                definition(&mut b, &term, verb, body, &term_re, &term_set);
+                if let Some(second) = c.get(2) {
+                    let other = normalize_ws(second.as_str());
+                    if valid_term(&other) {
+                        definition(&mut b, &other, verb, body, &term_re, &term_set);
+                    }
+                }
                 continue;
             }
         }
         parties(&mut b, p, credit, &term_set);
-        obligations(&mut b, p, &term_set, &own);
-        // References, amounts and rates outside definitions and obligations
-        // belong to the section itself.
-        for sref in section_refs(p) {
-            if sref != own.0 {
-                let s = b.entity(&own.0, "SectionRef", &own.1);
-                let t = b.entity(&sref, "SectionRef", "");
-                b.relate(&s, "REFERENCES", &t, &snippet_around(p, &sref));
-            }
+        if let Some(last) = obligations(&mut b, p, &term_set, &own) {
+            current = Some(last);
+            continue;
         }
+        // References, amounts and rates outside definitions and obligations
+        // belong to the obligation they follow (its listed exceptions and
+        // clauses), else to the section itself.
+        let refs: Vec<String> = section_refs(p)
+            .into_iter()
+            .filter(|r| *r != own.0)
+            .collect();
+        let has_values = AMOUNT.is_match(p) || RATE.is_match(p);
+        if refs.is_empty() && !has_values {
+            continue;
+        }
+        let subject = match &current {
+            Some(c) => c.clone(),
+            None => b.entity(&own.0, "SectionRef", &own.1),
+        };
+        for sref in refs {
+            let t = b.entity(&sref, "SectionRef", "");
+            b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
+        }
+        values(&mut b, &subject, p);
     }
     b.finish()
 }
@@ -412,6 +439,18 @@ fn definition(
             b.relate(&t, "DEFINED_AS", &kn, &snippet_around(body, m.as_str()));
         }
     }
+    // Terms defined inline, e.g. `("Exempt Debt")`, are part of this definition.
+    for c in PAREN_TERM.captures_iter(body) {
+        let inner = normalize_ws(&c[2]);
+        if valid_term(&inner) && inner != term {
+            let i = b.entity(
+                &inner,
+                "DefinedTerm",
+                &truncate(&snippet_around(body, &c[0]), EVIDENCE_CHARS),
+            );
+            b.relate(&t, "DEFINED_AS", &i, &snippet_around(body, &c[0]));
+        }
+    }
     for org in orgs(body, set) {
         let o = b.entity(&org.name, "Organization", "");
         b.alias(&o, "Organization", &org.raw);
@@ -449,29 +488,20 @@ fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     let mut out = Vec::new();
     for c in ORG.captures_iter(p) {
         let whole = c.get(0).unwrap();
-        let lead_words: Vec<&str> = c["lead"].split_whitespace().collect();
-        let skip = lead_words
+        let words: Vec<&str> = whole.as_str().split_whitespace().collect();
+        let skip = words
             .iter()
             .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
             .count();
-        let kept = &lead_words[skip..];
-        let tail = c["tail"].trim();
-        if kept.is_empty() && tail.is_empty() {
+        let kept = &words[skip..];
+        let tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        if kept.len() < 2 && tail.is_empty() {
             continue;
         }
-        let mut raw_words: Vec<&str> = kept.to_vec();
-        raw_words.push(&c["suffix"]);
-        let mut raw = raw_words.join(" ");
-        if !tail.is_empty() {
-            if tail.starts_with(',') {
-                raw.push_str(tail);
-            } else {
-                raw.push(' ');
-                raw.push_str(tail);
-            }
-        }
-        let raw = normalize_ws(&raw.replace(" ,", ","));
-        if defined.contains(&raw) || is_role(&raw) && kept.len() <= 1 && tail.is_empty() {
+        let raw = kept.join(" ");
+        if defined.contains(&raw)
+            || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
+        {
             continue;
         }
         out.push(OrgMatch {
@@ -617,7 +647,52 @@ fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
 
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
-fn obligations(b: &mut Builder, p: &str, set: &HashSet<String>, own: &(String, String)) {
+/// Returns the last obligation or covenant found in the paragraph.
+fn obligations(
+    b: &mut Builder,
+    p: &str,
+    set: &HashSet<String>,
+    own: &(String, String),
+) -> Option<String> {
+    let mut last = None;
+    for c in NEITHER.captures_iter(p) {
+        let first = normalize_ws(&c[1]);
+        let known =
+            |t: &str| is_role(t) || set.contains(t) || set.contains(t.trim_end_matches('s'));
+        if !known(&first) {
+            continue;
+        }
+        let clause = clause_at(p, c.get(0).unwrap().start());
+        let name = truncate(
+            &clause
+                .split_whitespace()
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(" "),
+            100,
+        );
+        let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        for party in [first, normalize_ws(&c[2])] {
+            let pn = if is_role(&party) {
+                singular_role(&party)
+            } else {
+                party.clone()
+            };
+            let pt = b.entity(
+                &pn,
+                if is_role(&party) {
+                    "Role"
+                } else {
+                    "DefinedTerm"
+                },
+                "",
+            );
+            b.relate(&ob, "RESTRICTS", &pt, &evidence);
+        }
+        clause_links(b, &ob, clause, own);
+        last = Some(ob);
+    }
     for c in OBLIGATION.captures_iter(p) {
         let party = normalize_ws(&c[1]);
         let negative = c.get(2).is_some();
@@ -629,17 +704,7 @@ fn obligations(b: &mut Builder, p: &str, set: &HashSet<String>, own: &(String, S
         if !is_role(&party) && !known {
             continue;
         }
-        let start = c.get(1).unwrap().start();
-        let rest = &p[start..];
-        let clause_end = rest
-            .char_indices()
-            .find(|&(i, ch)| {
-                (ch == ';' || ch == '.')
-                    && rest[i + 1..].starts_with([' '])
-                    && !rest[..i].ends_with(char::is_uppercase)
-            })
-            .map_or(rest.len(), |(i, _)| i);
-        let clause = &rest[..clause_end];
+        let clause = clause_at(p, c.get(1).unwrap().start());
         let name = truncate(
             &clause
                 .split_whitespace()
@@ -677,14 +742,35 @@ fn obligations(b: &mut Builder, p: &str, set: &HashSet<String>, own: &(String, S
             b.relate(&pt, rel, &ob, &evidence);
             ob
         };
-        for sref in section_refs(clause) {
-            if sref != own.0 {
-                let s = b.entity(&sref, "SectionRef", "");
-                b.relate(&ob, "REFERENCES", &s, &snippet_around(clause, &sref));
-            }
-        }
-        values(b, &ob, clause);
+        clause_links(b, &ob, clause, own);
+        last = Some(ob);
     }
+    last
+}
+
+/// The clause starting at `start`: up to the next `;` or sentence end.
+fn clause_at(p: &str, start: usize) -> &str {
+    let rest = &p[start..];
+    let end = rest
+        .char_indices()
+        .find(|&(i, ch)| {
+            (ch == ';' || ch == '.')
+                && rest[i + 1..].starts_with(' ')
+                && !rest[..i].ends_with(char::is_uppercase)
+        })
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[..end]
+}
+
+/// Section references, amounts and rates inside an obligation's clause.
+fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &(String, String)) {
+    for sref in section_refs(clause) {
+        if sref != own.0 {
+            let s = b.entity(&sref, "SectionRef", "");
+            b.relate(ob, "REFERENCES", &s, &snippet_around(clause, &sref));
+        }
+    }
+    values(b, ob, clause);
 }
 
 /// Collects entities and relations without duplicates, in first-seen order.
