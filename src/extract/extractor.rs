@@ -377,16 +377,20 @@ impl Extractor {
                     .await
                     .map_err(|e| format!("extractor closed: {e}"))?;
                 self.counters.requests.fetch_add(1, Ordering::Relaxed);
-                client.chat(messages).await
+                let res = client.chat(messages).await;
+                if matches!(res, Err(CallError::FormatUnsupported(_))) {
+                    // Switch before the permit goes, so the next request
+                    // already uses json_object.
+                    client.use_json_object();
+                }
+                res
             };
             match res {
                 Ok(a) => return Ok(a),
-                Err(CallError::FormatUnsupported(reason)) => {
-                    if client.json_object_only() {
-                        return Err(reason);
-                    }
-                    // Remembered for the rest of the run; this is not a retry.
-                    client.use_json_object();
+                Err(CallError::FormatUnsupported(_)) => {
+                    // Only a json_schema request gets this answer and the
+                    // client now uses json_object for the rest of the run:
+                    // resend at once; this is not a retry.
                 }
                 Err(CallError::Fatal(reason)) => return Err(reason),
                 Err(CallError::Retryable {
