@@ -59,7 +59,7 @@ static ORG: Lazy<Regex> = Lazy::new(|| {
 
 /// `, as Administrative Agent` right after a party's name.
 static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:[A-Z][A-Za-z\-]*|and))*)")
+    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
         .unwrap()
 });
 
@@ -493,7 +493,16 @@ fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
             .iter()
             .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
             .count();
-        let kept = &words[skip..];
+        let mut kept = &words[skip..];
+        // A sentence end (`Commitment. The Company`) or a generic `The`
+        // inside the run starts the name after it.
+        if let Some(cut) = kept.iter().rposition(|w| {
+            let n = kept.len();
+            let is_last = std::ptr::eq(*w, kept[n - 1]);
+            !is_last && (sentence_end(w) || w.eq_ignore_ascii_case("the"))
+        }) {
+            kept = &kept[cut + 1..];
+        }
         let tail = c.name("tail").map_or("", |t| t.as_str().trim());
         if kept.len() < 2 && tail.is_empty() {
             continue;
@@ -515,6 +524,28 @@ fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
 
 /// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.`; mixed-case
 /// names are kept as written.
+/// A word that ends a sentence: a full stop that is not an abbreviation
+/// (`U.S.`, `St.`, `N.A.`).
+fn sentence_end(w: &str) -> bool {
+    let Some(stem) = w.strip_suffix('.') else {
+        return false;
+    };
+    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3
+}
+
+/// Capitalised words kept as written: acronyms and legal suffixes.
+fn keep_caps(bare: &str) -> bool {
+    const TITLE: &[&str] = &[
+        "CO.", "INC.", "LTD.", "CORP.", "THE", "AND", "BANK", "TRUST", "FUND", "NEW", "YORK",
+        "WEST", "EAST", "CITY", "GAS", "OIL", "AIR", "LIFE", "HOME", "CARE", "ONE", "STAR", "BAY",
+        "EDISON",
+    ];
+    let letters = bare.chars().filter(|c| c.is_alphabetic()).count();
+    bare.contains('&')
+        || bare.trim_end_matches('.').contains('.')
+        || (letters <= 4 && !TITLE.contains(&bare))
+}
+
 fn display_name(raw: &str) -> String {
     let letters: Vec<char> = raw.chars().filter(|c| c.is_alphabetic()).collect();
     if letters.iter().any(|c| c.is_lowercase()) {
@@ -523,12 +554,10 @@ fn display_name(raw: &str) -> String {
     raw.split(' ')
         .map(|w| {
             let bare = w.trim_end_matches(',');
-            if ["N.A.", "LLC", "L.L.C.", "L.P.", "PLC", "AG", "S.A."].contains(&bare)
-                || bare.contains('&')
-            {
-                w.to_string()
-            } else if bare == "OF" {
+            if bare == "OF" || bare == "AND" {
                 w.to_lowercase()
+            } else if keep_caps(bare) {
+                w.to_string()
             } else {
                 let mut cs = w.chars();
                 match cs.next() {
@@ -975,6 +1004,26 @@ mod tests {
             .entities
             .iter()
             .any(|e| e.entity_type == "Jurisdiction" && e.name == "Delaware"));
+    }
+
+    #[test]
+    fn organisation_names_stop_at_sentences_and_keep_acronyms() {
+        let o = extract(&input(
+            "Lenders",
+            "Increase of Aggregate Commitment. The Company may ask. Signed by U.S. BANK NATIONAL ASSOCIATION, \
+             DBS BANK LTD. and UBS AG, as Lenders. Information Concerning The Company is confidential.",
+        ));
+        let orgs: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "Organization")
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(
+            orgs,
+            ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
+            "{orgs:?}"
+        );
     }
 
     #[test]
