@@ -154,6 +154,14 @@ impl Extractor {
             .map_or(0.0, |l| l.cost(s.tokens_in, s.tokens_out))
     }
 
+    /// Cost in USD of one section's tokens at the configured prices.
+    pub fn section_cost_usd(&self, x: &SectionExtraction) -> f64 {
+        self.cfg
+            .llm
+            .as_ref()
+            .map_or(0.0, |l| l.cost(x.tokens_in, x.tokens_out))
+    }
+
     /// Extracts one section. Never panics on bad answers or network
     /// trouble: those end as [`SectionStatus::Failed`] with the reason.
     pub async fn extract(&self, input: SectionInput) -> SectionExtraction {

@@ -182,6 +182,16 @@ const NON_OBLIGATION_VERBS: &[&str] = &[
     "continue",
 ];
 
+/// `shall not be required/obligated/liable ...`: a relief, not a covenant.
+const RELIEF: &[&str] = &[
+    "required",
+    "obligated",
+    "liable",
+    "responsible",
+    "deemed",
+    "entitled",
+];
+
 const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
 
 /// Runs the rules over one section. Deterministic: the same input always
@@ -729,6 +739,14 @@ fn obligations(
         if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
             continue;
         }
+        // `shall not be required to ...` relieves a party; it restricts nothing.
+        let next = p[c.get(0).unwrap().end()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        if negative && verb == "be" && RELIEF.contains(&next) {
+            continue;
+        }
         let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
         if !is_role(&party) && !known {
             continue;
@@ -1031,7 +1049,7 @@ mod tests {
         let o = extract(&input(
             "Section 5.06 Mergers and Sales of Assets",
             "The Company shall not permit any Subsidiary to sell all of its assets, except as permitted by Section 5.08. \
-             The Company shall maintain its corporate existence. Each Lender agrees to fund its Advances of $5,000,000.",
+             The Company shall maintain its corporate existence. The Agent shall not be required to act. Each Lender agrees to fund its Advances of $5,000,000.",
         ));
         let cov = o
             .entities
@@ -1044,6 +1062,12 @@ mod tests {
             cov.name
         );
         assert!(has(&o, &cov.name, "RESTRICTS", "Company"));
+        assert!(
+            !o.entities
+                .iter()
+                .any(|e| e.name.starts_with("Agent shall not be required")),
+            "a relief, not a covenant"
+        );
         assert!(has(&o, &cov.name, "REFERENCES", "Section 5.08"));
         assert!(o
             .relations

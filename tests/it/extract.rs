@@ -423,3 +423,34 @@ fn every_corpus_document_extracts_within_the_ontology_in_order() {
         "the rules extractor makes no requests"
     );
 }
+
+#[test]
+fn anchors_are_pinned_very_high_whatever_their_density() {
+    let ex = rules_extractor(credit_ontology());
+    let mut i = md_section(EMERSON, 1500, "Section 5.06 Mergers and Sales of Assets");
+    let plain = run(&ex, i.clone());
+    i.anchor = true;
+    let pinned = run(&ex, i);
+    assert_eq!(pinned.actual_tier, Tier::VeryHigh);
+    assert_eq!(
+        pinned.density_tier, plain.density_tier,
+        "density is still recorded"
+    );
+    assert!(
+        plain.density_tier > Tier::VeryHigh,
+        "a sparse section: {}",
+        plain.density_tier
+    );
+}
+
+#[test]
+fn an_empty_ontology_is_refused_with_the_fix() {
+    let err = Extractor::new(
+        ExtractorConfig::default(),
+        Ontology::default(),
+        DensityThresholds::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("add an `ontology:` block"), "{err}");
+}
