@@ -82,7 +82,10 @@ async fn good_answers_are_validated_pruned_and_counted() {
     })
     .await
     .unwrap();
-    let ex = extractor(llm(&server), 8, None);
+    let mut cfg = llm(&server);
+    cfg.price_in_per_mtok = 1.0;
+    cfg.price_out_per_mtok = 2.0;
+    let ex = extractor(cfg, 8, None);
     assert!(
         ex.describe()
             .starts_with(&format!("LLM test-model at {}", server.base_url())),
@@ -116,6 +119,11 @@ async fn good_answers_are_validated_pruned_and_counted() {
         (c.requests, c.tokens_in, c.tokens_out, c.sections_done),
         (3, 30, 15, 3)
     );
+    assert!(
+        (ex.cost_usd() - 60e-6).abs() < 1e-12,
+        "30 in at $1/M + 15 out at $2/M"
+    );
+    assert!((ex.section_cost_usd(&out[0]) - 20e-6).abs() < 1e-12);
     let req = &server.received()[0];
     assert_eq!(req.path, "/v1/chat/completions");
     assert_eq!(
