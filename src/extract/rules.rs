@@ -90,6 +90,16 @@ static NEITHER: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 
+/// Page numbers, running headers and source URLs that PDF extraction leaves
+/// between paragraphs.
+fn page_furniture(p: &str) -> bool {
+    p.len() <= 80 || p.contains("://")
+}
+
+/// A list clause: `(a) ...`, `(iv) ...`.
+static LIST_CLAUSE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+").unwrap());
+
 static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
 });
@@ -220,6 +230,7 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
     let own = own_section(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut current: Option<String> = None;
+    let mut event_list: Option<String> = None;
     for p in &paragraphs {
         if let Some(c) = DEFINITION.captures(p) {
             let term = normalize_ws(&c[1]);
@@ -235,6 +246,25 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
                 }
                 continue;
             }
+        }
+        // `... shall constitute an "Event of Default":` opens a list of
+        // clauses, each an event that triggers a default.
+        if let Some(lc) = LIST_CLAUSE.captures(p) {
+            if let Some(trigger) = &event_list {
+                let clause = truncate(&p[lc.get(0).unwrap().end()..], 200);
+                let name = truncate(&format!("{trigger} ({}): {}", &lc[1], clause), 100);
+                let ev = b.entity(&name, "EventOfDefault", &clause);
+                let t = b.entity(trigger, "DefinedTerm", "");
+                b.relate(&ev, "TRIGGERS", &t, &truncate(&clause, EVIDENCE_CHARS));
+                clause_links(&mut b, &ev, p, &own);
+                continue;
+            }
+        } else if !page_furniture(p) {
+            event_list = None;
+        }
+        if p.trim_end().ends_with(':') && p.to_ascii_lowercase().contains("event of default") {
+            event_list = Some("Event of Default".to_string());
+            continue;
         }
         parties(&mut b, p, credit, &term_set);
         if let Some(last) = obligations(&mut b, p, &term_set, &own) {
@@ -1042,6 +1072,32 @@ mod tests {
             ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
             "{orgs:?}"
         );
+    }
+
+    #[test]
+    fn events_of_default_trigger_the_default() {
+        let o = extract(&input(
+            "Section 6.01 Events of Default",
+            "The occurrence of any one or more of the following events shall constitute an \"Event of Default\":\n\n\
+             (a) any Borrower shall fail to pay any principal of any Loan;\n\n\
+             54\n\n\
+             (b) any Borrower shall fail to observe any covenant contained in Section 5.06;\n\n\
+             then, and in every such event, the Agent may terminate the Commitments by notice to the Company.",
+        ));
+        let events: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "EventOfDefault")
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(events[0].starts_with("Event of Default (a): any Borrower shall fail to pay"));
+        assert!(has(&o, events[1], "TRIGGERS", "Event of Default"));
+        assert!(has(&o, events[1], "REFERENCES", "Section 5.06"));
+        assert!(!o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.target.contains("fail to pay")));
     }
 
     #[test]

@@ -454,3 +454,28 @@ fn an_empty_ontology_is_refused_with_the_fix() {
     .to_string();
     assert!(err.contains("add an `ontology:` block"), "{err}");
 }
+
+#[test]
+fn emerson_events_of_default_each_trigger_a_default() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(
+        &ex,
+        md_section(EMERSON, 1551, "Section 6.01 Events of Default"),
+    );
+    let events: Vec<&str> = x
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "EventOfDefault")
+        .map(|e| e.name.as_str())
+        .collect();
+    // Clauses (a) to (k) of Section 6.01.
+    assert!(events.len() >= 10, "{events:?}");
+    assert!(events
+        .iter()
+        .all(|e| has(&x, e, "TRIGGERS", "Event of Default")));
+    assert!(
+        x.density_tier <= Tier::Medium,
+        "an events-of-default list is relation-dense: {}",
+        x.density_tier
+    );
+}
