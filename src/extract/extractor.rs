@@ -17,6 +17,7 @@ use crate::index::{DensityThresholds, Ontology, Tier};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use tokio::sync::Semaphore;
 
 /// Running totals, readable at any time (e.g. by a progress bar).
@@ -67,7 +68,7 @@ impl Counters {
 #[derive(Debug)]
 pub struct Extractor {
     cfg: ExtractorConfig,
-    ontology: Ontology,
+    ontology: Arc<Ontology>,
     ontology_hash: String,
     density: DensityThresholds,
     system_prompt: String,
@@ -110,7 +111,7 @@ impl Extractor {
             ontology_hash: ontology_hash(&ontology),
             system_prompt: prompt::system_message(&ontology),
             cfg,
-            ontology,
+            ontology: Arc::new(ontology),
             density,
             client,
             cache,
@@ -166,7 +167,32 @@ impl Extractor {
     /// trouble: those end as [`SectionStatus::Failed`] with the reason.
     pub async fn extract(&self, input: SectionInput) -> SectionExtraction {
         let out = match &self.client {
-            None => self.extract_rules(&input),
+            None => {
+                // CPU work off the async threads; a panic in the rules
+                // becomes a failed section, not a failed run.
+                let (onto, density) = (self.ontology.clone(), self.density);
+                let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
+                match tokio::task::spawn_blocking(move || rules_extraction(&onto, &density, &input))
+                    .await
+                {
+                    Ok(x) => x,
+                    Err(e) => SectionExtraction {
+                        doc_id,
+                        node_id,
+                        entities: vec![],
+                        relations: vec![],
+                        pruned: vec![],
+                        model_tier: None,
+                        model_why: None,
+                        density_tier: Tier::VeryLow,
+                        actual_tier: Tier::VeryLow,
+                        tokens_in: 0,
+                        tokens_out: 0,
+                        extractor: rules::EXTRACTOR.to_string(),
+                        status: SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
+                    },
+                }
+            }
             Some(client) => self.extract_llm(client, &input).await,
         };
         self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
@@ -182,28 +208,6 @@ impl Extractor {
     /// extractor's one semaphore), results in input order.
     pub async fn extract_all(&self, inputs: Vec<SectionInput>) -> Vec<SectionExtraction> {
         futures::future::join_all(inputs.into_iter().map(|i| self.extract(i))).await
-    }
-
-    fn extract_rules(&self, input: &SectionInput) -> SectionExtraction {
-        let raw = rules::extract(input);
-        let p = validate::prune(raw.entities, raw.relations, &self.ontology);
-        let density_tier =
-            rating::density_tier(&self.density, p.relations.len(), input.text.chars().count());
-        SectionExtraction {
-            doc_id: input.doc_id.clone(),
-            node_id: input.node_id.clone(),
-            entities: p.entities,
-            relations: p.relations,
-            pruned: p.pruned,
-            model_tier: None,
-            model_why: None,
-            density_tier,
-            actual_tier: rating::actual_tier(None, density_tier, input.anchor),
-            tokens_in: 0,
-            tokens_out: 0,
-            extractor: rules::EXTRACTOR.to_string(),
-            status: SectionStatus::Ok,
-        }
     }
 
     async fn extract_llm(&self, client: &LlmClient, input: &SectionInput) -> SectionExtraction {
@@ -414,5 +418,32 @@ impl Extractor {
                 }
             }
         }
+    }
+}
+
+/// The rules extractor over one section, pruned to the ontology, with its
+/// density tier (and the anchor pin) as the actual tier.
+fn rules_extraction(
+    ontology: &Ontology,
+    density: &DensityThresholds,
+    input: &SectionInput,
+) -> SectionExtraction {
+    let raw = rules::extract(input);
+    let p = validate::prune(raw.entities, raw.relations, ontology);
+    let density_tier = rating::density_tier(density, p.relations.len(), input.text.chars().count());
+    SectionExtraction {
+        doc_id: input.doc_id.clone(),
+        node_id: input.node_id.clone(),
+        entities: p.entities,
+        relations: p.relations,
+        pruned: p.pruned,
+        model_tier: None,
+        model_why: None,
+        density_tier,
+        actual_tier: rating::actual_tier(None, density_tier, input.anchor),
+        tokens_in: 0,
+        tokens_out: 0,
+        extractor: rules::EXTRACTOR.to_string(),
+        status: SectionStatus::Ok,
     }
 }
