@@ -16,6 +16,7 @@ pub const PROMPT_VERSION: &str = "extract-v1";
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a secret value.
     pub fn new(s: impl Into<String>) -> Self {
         Secret(s.into())
     }

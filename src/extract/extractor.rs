@@ -50,6 +50,7 @@ pub struct CounterSnapshot {
 }
 
 impl Counters {
+    /// The current values.
     pub fn snapshot(&self) -> CounterSnapshot {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         CounterSnapshot {
@@ -142,6 +143,7 @@ impl Extractor {
         self.client.is_some()
     }
 
+    /// Running totals (requests, cache hits, tokens, sections).
     pub fn counters(&self) -> &Counters {
         &self.counters
     }

@@ -78,10 +78,12 @@ pub struct Cache {
 }
 
 impl Cache {
+    /// A cache rooted at `dir` (created on first write).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Cache { dir: dir.into() }
     }
 
+    /// The cache directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -62,6 +62,7 @@ impl LlmClient {
         })
     }
 
+    /// The configuration it was built with.
     pub fn config(&self) -> &LlmConfig {
         &self.cfg
     }

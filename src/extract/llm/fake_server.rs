@@ -32,6 +32,7 @@ pub struct FakeRequest {
 }
 
 impl FakeRequest {
+    /// A header value by case-insensitive name.
     pub fn header(&self, name: &str) -> Option<&str> {
         let n = name.to_ascii_lowercase();
         self.headers
@@ -61,6 +62,7 @@ impl FakeRequest {
             .to_string()
     }
 
+    /// The chat messages of the request body.
     pub fn messages(&self) -> Vec<Value> {
         self.body["messages"]
             .as_array()
@@ -110,6 +112,7 @@ impl Reply {
         }
     }
 
+    /// Any status with this body and no `Retry-After`.
     pub fn status(status: u16, body: &str) -> Reply {
         Reply::Status {
             status,
