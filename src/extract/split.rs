@@ -196,6 +196,40 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn pieces_cover_the_section_in_order_within_its_span(
+            lines in proptest::collection::vec("[a-z ]{0,120}", 1..80),
+            budget in 50usize..400,
+        ) {
+            let text = lines.join("\n");
+            let i = input(&text);
+            let pieces = split_section(&i, budget);
+            // Every non-blank line appears exactly once, in order, at its own line number.
+            let mut seen = Vec::new();
+            for p in &pieces {
+                proptest::prop_assert!(p.start_line >= i.start_line && p.end_line <= i.end_line);
+                for (k, l) in p.text.split('\n').enumerate() {
+                    proptest::prop_assert_eq!(l, lines[p.start_line - i.start_line + k].as_str());
+                    if !l.trim().is_empty() {
+                        seen.push((p.start_line + k, l.to_string()));
+                    }
+                }
+                if p.text.chars().count() > budget {
+                    // Only a single line longer than the budget may exceed it.
+                    proptest::prop_assert!(p.text.split('\n').filter(|l| !l.trim().is_empty()).count() == 1);
+                }
+            }
+            let want: Vec<(usize, String)> = lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(k, l)| (i.start_line + k, l.clone()))
+                .collect();
+            proptest::prop_assert_eq!(seen, want);
+        }
+    }
+
     #[test]
     fn merge_dedups_and_fails_when_a_piece_fails() {
         let e = |n: &str| Entity {
