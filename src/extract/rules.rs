@@ -309,18 +309,26 @@ fn clean(text: &str) -> String {
 }
 
 /// Paragraphs: runs of non-blank lines, joined with spaces (wrapped plain
-/// text becomes one line per paragraph).
+/// text becomes one line per paragraph). In wrapped text without blank
+/// lines, a line opening with a quoted term (a definition) or a list clause
+/// after `;` or `:` also starts a paragraph.
 fn paragraphs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     for l in text.lines() {
-        if l.trim().is_empty() {
+        let t = l.trim();
+        let starts_new = !cur.is_empty()
+            && (t.starts_with('"')
+                || (LIST_CLAUSE.is_match(t)
+                    && cur.last().is_some_and(|p| p.ends_with([';', ':']))));
+        if t.is_empty() || starts_new {
             if !cur.is_empty() {
                 out.push(normalize_ws(&cur.join(" ")));
                 cur.clear();
             }
-        } else {
-            cur.push(l.trim());
+        }
+        if !t.is_empty() {
+            cur.push(t);
         }
     }
     if !cur.is_empty() {
@@ -1072,6 +1080,35 @@ mod tests {
             ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
             "{orgs:?}"
         );
+    }
+
+    #[test]
+    fn wrapped_plain_text_definitions_are_found() {
+        let o = extract(&input(
+            "Section 1.01. Definitions",
+            "\u{201C}Additional Lender\u{201D} means a Person which becomes a Lender pursuant to Section\n\
+             2.17.\n\
+             \u{201C}Administrative Agent\u{201D} means Bank of America, N.A., in its capacity as\n\
+             administrative agent for the Lenders hereunder.\n\
+             \u{201C}Lender\u{201D} means each bank party hereto.",
+        ));
+        let terms: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(
+            terms,
+            ["Additional Lender", "Lender", "Administrative Agent"]
+        );
+        assert!(has(&o, "Additional Lender", "REFERENCES", "Section 2.17"));
+        assert!(has(
+            &o,
+            "Administrative Agent",
+            "DEFINED_AS",
+            "Bank of America, N.A."
+        ));
     }
 
     #[test]

@@ -479,3 +479,37 @@ fn emerson_events_of_default_each_trigger_a_default() {
         x.density_tier
     );
 }
+
+#[test]
+fn every_credit_agreement_yields_its_definitions() {
+    let ex = rules_extractor(credit_ontology());
+    for rel in [
+        "credit_agreements/att_capital_1995.txt",
+        "credit_agreements/coned_2020.txt",
+        "credit_agreements/cummins_2020.txt",
+        "credit_agreements/disney_2020.txt",
+        EMERSON,
+    ] {
+        let all = lines(rel);
+        let x = run(
+            &ex,
+            input(rel, 1, all.len(), "whole document", &all.join("\n")),
+        );
+        let terms = x
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .count();
+        let orgs = x
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "Organization")
+            .count();
+        assert!(terms >= 90, "{rel}: {terms} defined terms");
+        assert!(orgs >= 10, "{rel}: {orgs} organisations");
+        assert!(
+            x.relations.iter().any(|r| r.relation_type == "HAS_ROLE"),
+            "{rel}: no party roles"
+        );
+    }
+}
