@@ -321,11 +321,9 @@ fn paragraphs(text: &str) -> Vec<String> {
             && (t.starts_with('"')
                 || (LIST_CLAUSE.is_match(t)
                     && cur.last().is_some_and(|p| p.ends_with([';', ':']))));
-        if t.is_empty() || starts_new {
-            if !cur.is_empty() {
-                out.push(normalize_ws(&cur.join(" ")));
-                cur.clear();
-            }
+        if (t.is_empty() || starts_new) && !cur.is_empty() {
+            out.push(normalize_ws(&cur.join(" ")));
+            cur.clear();
         }
         if !t.is_empty() {
             cur.push(t);
