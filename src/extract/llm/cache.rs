@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One cached answer: the validated model output (before ontology pruning)
 /// and what it cost when it was made.
@@ -108,7 +109,10 @@ impl Cache {
         tokio::fs::create_dir_all(parent)
             .await
             .with_context(|| format!("creating cache directory {}", parent.display()))?;
-        let tmp = parent.join(format!(".{key}.{}.tmp", std::process::id()));
+        // Unique per write, so two writers of one key never share a temp file.
+        static WRITES: AtomicU64 = AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, Ordering::Relaxed);
+        let tmp = parent.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
         let body = serde_json::to_vec_pretty(answer)?;
         tokio::fs::write(&tmp, body)
             .await
@@ -154,6 +158,16 @@ mod tests {
             tokens_out: 4,
         };
         c.put(&k, &a).await.unwrap();
-        assert_eq!(c.get(&k).await, Some(a));
+        assert_eq!(c.get(&k).await, Some(a.clone()));
+        // Concurrent writers of one key both succeed; a corrupt entry is a miss.
+        let (x, y) = tokio::join!(c.put(&k, &a), c.put(&k, &a));
+        x.unwrap();
+        y.unwrap();
+        std::fs::write(
+            dir.path().join(&k[..2]).join(format!("{k}.json")),
+            "{broken",
+        )
+        .unwrap();
+        assert!(c.get(&k).await.is_none());
     }
 }
