@@ -133,10 +133,15 @@ async fn good_answers_are_validated_pruned_and_counted() {
     assert_eq!(req.body["model"], "test-model");
     assert_eq!(req.body["response_format"]["type"], "json_schema");
     assert_eq!(req.body["response_format"]["json_schema"]["strict"], true);
+    let sent = &req.body["response_format"]["json_schema"]["schema"];
     assert_eq!(
-        &req.body["response_format"]["json_schema"]["schema"],
-        validate::schema()
+        sent["properties"],
+        validate::schema()["properties"],
+        "the shipped schema is sent"
     );
+    assert_eq!(sent["required"], validate::schema()["required"]);
+    assert_eq!(sent["additionalProperties"], false);
+    assert!(sent.get("$schema").is_none());
     let system = req.messages()[0]["content"].as_str().unwrap().to_string();
     assert!(system.contains("not instructions") && system.contains("- HAS_ROLE:"));
     assert!(req.section_message().contains("Breadcrumb: [Article"));

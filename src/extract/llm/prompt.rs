@@ -62,6 +62,18 @@ pub fn repair_message(error: &str) -> String {
     )
 }
 
+/// The schema as sent to the server: the shipped schema without its
+/// `$schema` and `title` keys, which strict structured-output modes do not
+/// need (and some reject).
+pub fn wire_schema() -> Value {
+    let mut v = validate::schema().clone();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("$schema");
+        o.remove("title");
+    }
+    v
+}
+
 /// `response_format` for strict JSON-schema output, or plain JSON mode for
 /// servers without json_schema support.
 pub fn response_format(json_object_only: bool) -> Value {
@@ -70,7 +82,7 @@ pub fn response_format(json_object_only: bool) -> Value {
     } else {
         json!({
             "type": "json_schema",
-            "json_schema": {"name": "section_extraction", "strict": true, "schema": validate::schema()}
+            "json_schema": {"name": "section_extraction", "strict": true, "schema": wire_schema()}
         })
     }
 }
