@@ -449,3 +449,50 @@ fn rules_extraction(
         status: SectionStatus::Ok,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn onto() -> Ontology {
+        let mut o = Ontology::default();
+        o.entity_types.insert("Role".into(), String::new());
+        o.relation_types.insert("HAS_ROLE".into(), String::new());
+        o
+    }
+
+    #[test]
+    fn shareable_across_tasks() {
+        fn send_sync<T: Send + Sync>(_: &T) {}
+        fn send<T: Send>(_: T) {}
+        let ex = Arc::new(
+            Extractor::new(
+                ExtractorConfig::default(),
+                onto(),
+                DensityThresholds::default(),
+            )
+            .unwrap(),
+        );
+        send_sync(&ex);
+        // The futures can be spawned (a document per task).
+        let e2 = ex.clone();
+        send(async move { e2.extract_all(vec![]).await });
+    }
+
+    #[test]
+    fn describe_names_the_model_and_url() {
+        let mut llm =
+            crate::extract::LlmConfig::new("http://127.0.0.1:8000/v1", "gpt-4o-mini").unwrap();
+        llm.api_key = Some(crate::extract::Secret::new("sk-zzz"));
+        let cfg = ExtractorConfig {
+            llm: Some(llm),
+            ..Default::default()
+        };
+        let ex = Extractor::new(cfg, onto(), DensityThresholds::default()).unwrap();
+        assert_eq!(
+            ex.describe(),
+            "LLM gpt-4o-mini at http://127.0.0.1:8000/v1 (concurrency 8, cache off)"
+        );
+        assert!(ex.uses_llm());
+    }
+}
