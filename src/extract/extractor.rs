@@ -430,7 +430,7 @@ fn rules_extraction(
     density: &DensityThresholds,
     input: &SectionInput,
 ) -> SectionExtraction {
-    let raw = rules::extract(input);
+    let raw = rules::extract_for(input, ontology);
     let p = validate::prune(raw.entities, raw.relations, ontology);
     let density_tier = rating::density_tier(density, p.relations.len(), input.text.chars().count());
     SectionExtraction {

@@ -9,7 +9,9 @@
 //! It produces canonical type names; the caller maps them onto the index's
 //! ontology and prunes (with a reason) whatever the ontology lacks.
 
+use super::validate::ontology_name;
 use super::{Entity, Relation, SectionInput};
+use crate::index::Ontology;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
@@ -207,9 +209,20 @@ const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
 /// Runs the rules over one section. Deterministic: the same input always
 /// gives the same output, in the same order.
 pub fn extract(input: &SectionInput) -> RulesOutput {
+    extract_for(input, &Ontology::default())
+}
+
+/// [`extract`], choosing relation types the ontology offers: `AMOUNT_OF`
+/// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
+/// otherwise.
+pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     let text = clean(&input.text);
     let paragraphs = paragraphs(&text);
-    let mut b = Builder::default();
+    let mut b = Builder {
+        amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
+        rate_of: ontology_name(&ontology.relation_types, "RATE_OF").map(|_| "RATE_OF"),
+        ..Builder::default()
+    };
 
     // Pass 1: every term the section defines, to recognise their uses.
     let mut terms: Vec<String> = Vec::new();
@@ -509,15 +522,22 @@ fn definition(
     values(b, &t, body);
 }
 
-/// Amounts and rates mentioned in `text`, referenced from `subject`.
+/// Amounts and rates mentioned in `text`: `Amount -AMOUNT_OF-> subject`
+/// and `Rate -RATE_OF-> subject` when the ontology has those relation
+/// types, else `subject -REFERENCES-> Amount/Rate`.
 fn values(b: &mut Builder, subject: &str, text: &str) {
-    for m in AMOUNT.find_iter(text) {
-        let a = b.entity(&normalize_ws(m.as_str()), "Amount", "");
-        b.relate(subject, "REFERENCES", &a, &snippet_around(text, m.as_str()));
-    }
-    for m in RATE.find_iter(text) {
-        let r = b.entity(&normalize_ws(m.as_str()), "Rate", "");
-        b.relate(subject, "REFERENCES", &r, &snippet_around(text, m.as_str()));
+    for (re, ty, rel) in [
+        (&*AMOUNT, "Amount", b.amount_of),
+        (&*RATE, "Rate", b.rate_of),
+    ] {
+        for m in re.find_iter(text) {
+            let v = b.entity(&normalize_ws(m.as_str()), ty, "");
+            let evidence = snippet_around(text, m.as_str());
+            match rel {
+                Some(r) => b.relate(&v, r, subject, &evidence),
+                None => b.relate(subject, "REFERENCES", &v, &evidence),
+            }
+        }
     }
 }
 
@@ -863,6 +883,10 @@ struct Builder {
     index: HashMap<(String, &'static str), usize>,
     relations: Vec<Relation>,
     seen: HashSet<(String, String, String)>,
+    /// `AMOUNT_OF` when the ontology has it.
+    amount_of: Option<&'static str>,
+    /// `RATE_OF` when the ontology has it.
+    rate_of: Option<&'static str>,
 }
 
 impl Builder {
@@ -1078,6 +1102,33 @@ mod tests {
             ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
             "{orgs:?}"
         );
+    }
+
+    #[test]
+    fn values_use_amount_of_and_rate_of_when_the_ontology_has_them() {
+        let i = input(
+            "Section 2.01 The Facility",
+            "Each Lender agrees to make Loans up to $100,000,000 at 0.125% per annum.",
+        );
+        let mut o = Ontology::default();
+        o.relation_types.insert("AMOUNT_OF".into(), String::new());
+        o.relation_types.insert("RATE_OF".into(), String::new());
+        let with = extract_for(&i, &o);
+        let ob = with
+            .entities
+            .iter()
+            .find(|e| e.entity_type == "Obligation")
+            .unwrap()
+            .name
+            .clone();
+        assert!(
+            has(&with, "$100,000,000", "AMOUNT_OF", &ob),
+            "{:#?}",
+            with.relations
+        );
+        assert!(has(&with, "0.125% per annum", "RATE_OF", &ob));
+        let without = extract(&i);
+        assert!(has(&without, &ob, "REFERENCES", "$100,000,000"));
     }
 
     #[test]

@@ -513,3 +513,28 @@ fn every_credit_agreement_yields_its_definitions() {
         );
     }
 }
+
+#[test]
+fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
+    let mut o = credit_ontology();
+    o.relation_types
+        .insert("AMOUNT_OF".into(), "Amount -> what it measures".into());
+    o.relation_types
+        .insert("RATE_OF".into(), "Rate -> what it applies to".into());
+    let ex = rules_extractor(o);
+    let y = run(
+        &ex,
+        md_section(EMERSON, 1516, "Section 5.08 Negative Pledge"),
+    );
+    let pledge = y
+        .entities
+        .iter()
+        .find(|e| e.entity_type == "Covenant")
+        .unwrap();
+    assert!(
+        has(&y, "$300,000,000", "AMOUNT_OF", &pledge.name),
+        "{:#?}",
+        y.relations
+    );
+    assert!(has(&y, "25%", "RATE_OF", &pledge.name));
+}
