@@ -111,8 +111,25 @@ static AMOUNT: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
-static RATE: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"\b\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?").unwrap());
+/// Percentages (`0.125% per annum`) and financial ratios (`3.00 to 1.00`).
+static RATE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?|\b\d{1,2}(?:\.\d{1,2})?\s+to\s+1(?:\.0{1,2})?\b")
+        .unwrap()
+});
+
+/// `, a wholly-owned subsidiary of ` right after an organisation's name.
+static SUBSIDIARY_OF_ORG: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^,?\s+(?:a|an)\s+(?:(?:wholly[- ]owned|direct|indirect|direct\s+or\s+indirect)\s+)?subsidiary\s+of\s+")
+        .unwrap()
+});
+
+/// `the Company's Significant Subsidiaries`, `each of the Borrower's Subsidiaries`.
+static POSSESSIVE_SUBSIDIARIES: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\b([A-Z][A-Za-z\-]+)'s\s+(?:[a-z]+\s+){0,2}((?:[A-Z][a-z]+\s+)?Subsidiar(?:y|ies))\b",
+    )
+    .unwrap()
+});
 
 static OWN_SECTION: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"(?i)\bsection\s+(\d{1,2}(?:\.\d{1,3})+[a-z]?)").unwrap());
@@ -280,6 +297,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             continue;
         }
         parties(&mut b, p, credit, &term_set);
+        subsidiaries(&mut b, p);
         if let Some(last) = obligations(&mut b, p, &term_set, &own) {
             current = Some(last);
             continue;
@@ -547,6 +565,9 @@ struct OrgMatch {
     name: String,
     /// As written.
     raw: String,
+    /// Byte range of the match in the paragraph (with any leading
+    /// stop words).
+    start: usize,
     end: usize,
 }
 
@@ -582,6 +603,7 @@ fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
         out.push(OrgMatch {
             name: display_name(&raw),
             raw,
+            start: whole.start(),
             end: whole.end(),
         });
     }
@@ -688,6 +710,25 @@ fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
                 has_role = true;
             }
         }
+        if let Some(m) = SUBSIDIARY_OF_ORG.find(after) {
+            let parent_at = org.end + m.end();
+            if let Some(parent) = found
+                .iter()
+                .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
+            {
+                let pn = b.entity(&parent.name, "Organization", "");
+                b.alias(&pn, "Organization", &parent.raw);
+                b.relate(
+                    &o,
+                    "SUBSIDIARY_OF",
+                    &pn,
+                    &truncate(
+                        &format!("{}{}", org.raw, &p[org.end..parent.end]),
+                        EVIDENCE_CHARS,
+                    ),
+                );
+            }
+        }
         if let Some(c) = AFTER_PARTY.captures(after) {
             let term = normalize_ws(&c["term"]);
             if valid_term(&term) {
@@ -737,6 +778,21 @@ fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
             let l = b.entity(w, "Role", "");
             b.relate(&a, "AGENT_FOR", &l, &truncate(p, EVIDENCE_CHARS));
         }
+    }
+}
+
+/// `the Company's Significant Subsidiaries` -> `Significant Subsidiary
+/// -SUBSIDIARY_OF-> Company`.
+fn subsidiaries(b: &mut Builder, p: &str) {
+    for c in POSSESSIVE_SUBSIDIARIES.captures_iter(p) {
+        let parent = normalize_ws(&c[1]);
+        if !is_role(&parent) {
+            continue;
+        }
+        let sub = normalize_ws(&c[2]).replace("Subsidiaries", "Subsidiary");
+        let pt = b.entity(&parent, "Role", "");
+        let st = b.entity(&sub, "DefinedTerm", "");
+        b.relate(&st, "SUBSIDIARY_OF", &pt, &snippet_around(p, &c[0]));
     }
 }
 
@@ -1129,6 +1185,61 @@ mod tests {
         assert!(has(&with, "0.125% per annum", "RATE_OF", &ob));
         let without = extract(&i);
         assert!(has(&without, &ob, "REFERENCES", "$100,000,000"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Any text, including multi-byte characters next to the patterns'
+        /// anchors, extracts without panicking, deterministically.
+        #[test]
+        fn never_panics_and_is_deterministic(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::string::string_regex("[A-Za-zé€’“” ,.;:()$%0-9\n-]{0,40}").unwrap(),
+                    proptest::strategy::Just("\u{201C}Term\u{201D} means ".to_string()),
+                    proptest::strategy::Just("ACME BANK, N.A., as Agent".to_string()),
+                    proptest::strategy::Just(", a subsidiary of Émile Co. ".to_string()),
+                    proptest::strategy::Just("the Company shall not ".to_string()),
+                    proptest::strategy::Just("Event of Default:\n\n(a) ".to_string()),
+                    proptest::strategy::Just("Section 5.06 ".to_string()),
+                    proptest::strategy::Just("the Borrower\u{2019}s Subsidiaries".to_string()),
+                ],
+                0..30,
+            )
+        ) {
+            let i = input("Section 1.01 Anything", &parts.concat());
+            let a = extract(&i);
+            proptest::prop_assert_eq!(a, extract(&i));
+        }
+    }
+
+    #[test]
+    fn subsidiaries_and_ratios() {
+        let o = extract(&input(
+            "Section 4.09 Subsidiaries",
+            "Each of the Company\u{2019}s corporate Significant Subsidiaries is duly incorporated. \
+             Ratings by Standard & Poor's Financial Services LLC, a subsidiary of S&P Global Inc., apply. \
+             The Company will not permit the Leverage Ratio to exceed 3.00 to 1.00.",
+        ));
+        assert!(
+            has(&o, "Significant Subsidiary", "SUBSIDIARY_OF", "Company"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(
+                &o,
+                "Standard & Poor's Financial Services LLC",
+                "SUBSIDIARY_OF",
+                "S&P Global Inc."
+            ),
+            "{:#?}",
+            o.relations
+        );
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Rate" && e.name == "3.00 to 1.00"));
     }
 
     #[test]
