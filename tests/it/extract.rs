@@ -538,3 +538,19 @@ fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
     );
     assert!(has(&y, "25%", "RATE_OF", &pledge.name));
 }
+
+#[test]
+fn emerson_subsidiaries_section_links_the_corporate_hierarchy() {
+    let ex = rules_extractor(credit_ontology());
+    let line = lines(EMERSON)
+        .iter()
+        .position(|l| l.starts_with("## Section 4.09 Subsidiaries"))
+        .unwrap()
+        + 1;
+    let x = run(&ex, md_section(EMERSON, line, "Section 4.09 Subsidiaries"));
+    assert!(
+        has(&x, "Significant Subsidiary", "SUBSIDIARY_OF", "Company"),
+        "{:#?}",
+        x.relations
+    );
+}
