@@ -93,7 +93,17 @@ impl LlmConfig {
         url: Option<String>,
         model: Option<String>,
     ) -> Result<Option<LlmConfig>> {
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        Self::from_flags_and(url, model, |k| std::env::var(k).ok())
+    }
+
+    /// [`LlmConfig::from_env_and_flags`] with the environment given as a
+    /// lookup function (testable without touching the process environment).
+    pub fn from_flags_and(
+        url: Option<String>,
+        model: Option<String>,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<LlmConfig>> {
+        let env = |k: &str| lookup(k).filter(|v| !v.trim().is_empty());
         let Some(url) = url
             .filter(|u| !u.trim().is_empty())
             .or_else(|| env("KGROUTE_LLM_URL"))
@@ -249,6 +259,84 @@ mod tests {
             ("http://h:1/v1", "m1")
         );
         assert!((c.cost(1_000_000, 0) - c.price_in_per_mtok).abs() < 1e-9);
+    }
+
+    #[test]
+    fn environment_fills_what_flags_leave_out() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(
+            LlmConfig::from_flags_and(None, None, env(&[]))
+                .unwrap()
+                .is_none(),
+            "no URL: rules extractor"
+        );
+        let c = LlmConfig::from_flags_and(
+            None,
+            None,
+            env(&[
+                ("KGROUTE_LLM_URL", "http://10.0.0.5:8000/v1"),
+                ("KGROUTE_MODEL", "qwen"),
+                ("OPENAI_API_KEY", "sk-env"),
+                ("KGROUTE_PRICE_IN", "0.15"),
+            ]),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (c.base_url.as_str(), c.model.as_str()),
+            ("http://10.0.0.5:8000/v1", "qwen")
+        );
+        assert_eq!(c.api_key.as_ref().map(Secret::expose), Some("sk-env"));
+        assert!((c.price_in_per_mtok - 0.15).abs() < 1e-12);
+        // Flags win over the environment.
+        let c = LlmConfig::from_flags_and(
+            Some("http://flag:1/v1".into()),
+            Some("m".into()),
+            env(&[
+                ("KGROUTE_LLM_URL", "http://env:2/v1"),
+                ("KGROUTE_MODEL", "e"),
+            ]),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            (c.base_url.as_str(), c.model.as_str()),
+            ("http://flag:1/v1", "m")
+        );
+        // A URL without a model, a bad URL and a bad price say what to do.
+        let e = LlmConfig::from_flags_and(Some("http://h/v1".into()), None, env(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("set KGROUTE_MODEL or --model"), "{e}");
+        let e = LlmConfig::from_flags_and(
+            None,
+            None,
+            env(&[
+                ("KGROUTE_LLM_URL", "localhost:8000"),
+                ("KGROUTE_MODEL", "m"),
+            ]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("KGROUTE_LLM_URL must include a scheme and host, e.g. http://127.0.0.1:8000/v1; got \"localhost:8000\""), "{e}");
+        let e = LlmConfig::from_flags_and(
+            Some("http://h/v1".into()),
+            Some("m".into()),
+            env(&[("KGROUTE_PRICE_OUT", "cheap")]),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("KGROUTE_PRICE_OUT must be a non-negative number"),
+            "{e}"
+        );
     }
 
     #[test]
