@@ -178,21 +178,12 @@ impl Extractor {
                     .await
                 {
                     Ok(x) => x,
-                    Err(e) => SectionExtraction {
+                    Err(e) => blank(
                         doc_id,
                         node_id,
-                        entities: vec![],
-                        relations: vec![],
-                        pruned: vec![],
-                        model_tier: None,
-                        model_why: None,
-                        density_tier: Tier::VeryLow,
-                        actual_tier: Tier::VeryLow,
-                        tokens_in: 0,
-                        tokens_out: 0,
-                        extractor: rules::EXTRACTOR.to_string(),
-                        status: SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
-                    },
+                        rules::EXTRACTOR.to_string(),
+                        SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
+                    ),
                 }
             }
             Some(client) => self.extract_llm(client, &input).await,
@@ -243,7 +234,15 @@ impl Extractor {
                 status: r.status,
             });
         }
-        let mut out = split::merge(parts).unwrap_or_else(|| self.empty(input, client));
+        let mut out = split::merge(parts).unwrap_or_else(|| {
+            // A section with no text at all: nothing to ask.
+            blank(
+                input.doc_id.clone(),
+                input.node_id.clone(),
+                format!("llm:{}", client.config().model),
+                SectionStatus::Ok,
+            )
+        });
         if matches!(out.status, SectionStatus::Failed(_)) {
             // A failed section contributes nothing half-done to the graph.
             out.entities.clear();
@@ -259,25 +258,6 @@ impl Extractor {
         );
         out.actual_tier = rating::actual_tier(out.model_tier, out.density_tier, input.anchor);
         out
-    }
-
-    /// A section with no text at all: nothing to ask.
-    fn empty(&self, input: &SectionInput, client: &LlmClient) -> SectionExtraction {
-        SectionExtraction {
-            doc_id: input.doc_id.clone(),
-            node_id: input.node_id.clone(),
-            entities: vec![],
-            relations: vec![],
-            pruned: vec![],
-            model_tier: None,
-            model_why: None,
-            density_tier: Tier::VeryLow,
-            actual_tier: Tier::VeryLow,
-            tokens_in: 0,
-            tokens_out: 0,
-            extractor: format!("llm:{}", client.config().model),
-            status: SectionStatus::Ok,
-        }
     }
 
     async fn extract_piece(&self, client: &LlmClient, piece: &SectionInput) -> PieceResult {
@@ -447,6 +427,30 @@ fn rules_extraction(
         tokens_out: 0,
         extractor: rules::EXTRACTOR.to_string(),
         status: SectionStatus::Ok,
+    }
+}
+
+/// An extraction with nothing in it (no text, or a failure).
+fn blank(
+    doc_id: String,
+    node_id: String,
+    extractor: String,
+    status: SectionStatus,
+) -> SectionExtraction {
+    SectionExtraction {
+        doc_id,
+        node_id,
+        entities: vec![],
+        relations: vec![],
+        pruned: vec![],
+        model_tier: None,
+        model_why: None,
+        density_tier: Tier::VeryLow,
+        actual_tier: Tier::VeryLow,
+        tokens_in: 0,
+        tokens_out: 0,
+        extractor,
+        status,
     }
 }
 
