@@ -79,7 +79,7 @@ static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
 /// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`.
 static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will|agrees\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+        r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -101,6 +101,12 @@ fn page_furniture(p: &str) -> bool {
 /// A list clause: `(a) ...`, `(iv) ...`.
 static LIST_CLAUSE: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+").unwrap());
+
+/// `... to make Ratable Loans to the Borrowers ...` inside a lender's obligation.
+static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\bto\s+make\s+[^.;]{0,80}?\bto\s+(?:the|any|each|such)\s+(?:applicable\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}(?:Borrower|Company)s?)\b")
+        .unwrap()
+});
 
 static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
@@ -899,6 +905,11 @@ fn obligations(
                 "OBLIGATED_TO"
             };
             b.relate(&pt, rel, &ob, &evidence);
+            if let Some(l) = LENDS_TO.captures(clause) {
+                let borrower = singular_role(&normalize_ws(&l[1]));
+                let bt = b.entity(&borrower, "Role", "");
+                b.relate(&pt, "LENDS_TO", &bt, &evidence);
+            }
             ob
         };
         clause_links(b, &ob, clause, own);
@@ -1211,6 +1222,24 @@ mod tests {
             let a = extract(&i);
             proptest::prop_assert_eq!(a, extract(&i));
         }
+    }
+
+    #[test]
+    fn lenders_lend_to_borrowers() {
+        let o = extract(&input(
+            "Section 2.01 The Facility",
+            "Each Lender severally agrees, on the terms and conditions set forth in this Agreement, to make \
+             Ratable Loans to the Borrowers in Agreed Currencies from time to time.",
+        ));
+        assert!(
+            has(&o, "Lender", "LENDS_TO", "Borrower"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
     }
 
     #[test]

@@ -554,3 +554,14 @@ fn emerson_subsidiaries_section_links_the_corporate_hierarchy() {
         x.relations
     );
 }
+
+#[test]
+fn emerson_facility_section_says_who_lends_to_whom() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(&ex, md_section(EMERSON, 839, "Section 2.01 The Facility"));
+    assert!(
+        has(&x, "Lender", "LENDS_TO", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+}
