@@ -108,6 +108,15 @@ static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
+/// `May 23, 2018`.
+static DATE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},\s+\d{4}\b")
+        .unwrap()
+});
+
+/// A lien named in a covenant's clause.
+static LIEN: Lazy<Regex> = Lazy::new(|| Regex::new(r"\bLiens?\b").unwrap());
+
 static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
 });
@@ -544,6 +553,10 @@ fn definition(
         b.relate(&t, "REFERENCES", &s, &snippet_around(body, &sref));
     }
     values(b, &t, body);
+    for m in DATE.find_iter(body) {
+        let d = b.entity(m.as_str(), "Period", "");
+        b.relate(&t, "DEFINED_AS", &d, &snippet_around(body, m.as_str()));
+    }
 }
 
 /// Amounts and rates mentioned in `text`: `Amount -AMOUNT_OF-> subject`
@@ -830,6 +843,7 @@ fn obligations(
         );
         let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
         let evidence = truncate(clause, EVIDENCE_CHARS);
+        restricts_liens(b, &ob, clause);
         for party in [first, normalize_ws(&c[2])] {
             let pn = if is_role(&party) {
                 singular_role(&party)
@@ -896,6 +910,7 @@ fn obligations(
         let ob = if negative {
             let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
             b.relate(&ob, "RESTRICTS", &pt, &evidence);
+            restricts_liens(b, &ob, clause);
             ob
         } else {
             let ob = b.entity(&name, "Obligation", &truncate(clause, 200));
@@ -916,6 +931,19 @@ fn obligations(
         last = Some(ob);
     }
     last
+}
+
+/// A negative covenant that names liens restricts them (`Lien` entity).
+fn restricts_liens(b: &mut Builder, covenant: &str, clause: &str) {
+    if let Some(m) = LIEN.find(clause) {
+        let l = b.entity("Lien", "Lien", "a lien, security interest or encumbrance");
+        b.relate(
+            covenant,
+            "RESTRICTS",
+            &l,
+            &snippet_around(clause, m.as_str()),
+        );
+    }
 }
 
 /// The clause starting at `start`: up to the next `;` or sentence end.

@@ -183,6 +183,10 @@ fn emerson_definitions_yield_hundreds_of_defined_terms() {
     assert!(has(&x, "Agent", "DEFINED_AS", "JPMCB"));
     assert!(has(&x, "Absolute Rate", "REFERENCES", "Section 2.05"));
     assert!(
+        x.entities.iter().any(|e| e.entity_type == "Period"),
+        "dates in definitions"
+    );
+    assert!(
         x.relations.len() > terms.len(),
         "definitions link to each other: {}",
         x.relations.len()
@@ -308,6 +312,10 @@ fn emerson_covenant_sections_yield_restrictions_and_obligations() {
         .unwrap_or_else(|| panic!("{:#?}", y.entities));
     assert!(has(&y, &pledge.name, "RESTRICTS", "Company"));
     assert!(has(&y, &pledge.name, "RESTRICTS", "Significant Subsidiary"));
+    assert!(
+        has(&y, &pledge.name, "RESTRICTS", "Lien"),
+        "a negative pledge restricts liens"
+    );
     // The listed exceptions belong to the covenant they follow.
     assert!(
         has(&y, &pledge.name, "REFERENCES", "$300,000,000"),
