@@ -5,6 +5,18 @@
 //! LLM client, and the deterministic offline rules extractor that runs when
 //! no LLM is configured. Hands `Vec<SectionExtraction>` per document to the
 //! graph stage.
+//!
+//! Use: build an [`ExtractorConfig`] (its `llm` from
+//! [`LlmConfig::from_env_and_flags`]; `None` means the rules extractor),
+//! then `Arc::new(Extractor::new(cfg, index.ontology, index.density)?)` and
+//! call [`Extractor::extract_all`] per document (concurrent documents share
+//! the one concurrency bound). [`Extractor::counters`] feeds progress bars.
+//!
+//! Layout: `config` (settings, validation, the `Secret` key), `extractor`
+//! (orchestration, retries, cache use), `rules` (offline extractor),
+//! `validate` (schema check and ontology pruning), `split` (long sections),
+//! `rating` (actual tier), `llm/` (HTTP client, retry policy, prompt, cache,
+//! loopback test server).
 
 use crate::index::Tier;
 use serde::{Deserialize, Serialize};
@@ -95,3 +107,14 @@ pub struct SectionExtraction {
     pub extractor: String,
     pub status: SectionStatus,
 }
+
+pub mod config;
+pub mod extractor;
+pub mod llm;
+pub mod rating;
+pub mod rules;
+pub mod split;
+pub mod validate;
+
+pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
+pub use extractor::{CounterSnapshot, Counters, Extractor};

@@ -1,1 +1,575 @@
-//! Integration tests: extract.
+//! Integration tests: extract. The offline rules extractor on the shared
+//! corpus (sections sliced by line numbers from the real SEC filings), run
+//! through the public [`Extractor`] so ontology pruning and tiers are real.
+
+use kgroute::extract::{
+    Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
+};
+use kgroute::index::{DensityThresholds, Ontology, Tier};
+use std::path::PathBuf;
+
+/// The credit-agreement ontology of the brief, built in code.
+pub fn credit_ontology() -> Ontology {
+    let mut o = Ontology::default();
+    for t in [
+        "Organization",
+        "Person",
+        "Role",
+        "DefinedTerm",
+        "Facility",
+        "Loan",
+        "LetterOfCredit",
+        "Obligation",
+        "Covenant",
+        "Asset",
+        "Lien",
+        "Amount",
+        "Rate",
+        "Period",
+        "Jurisdiction",
+        "EventOfDefault",
+        "SectionRef",
+    ] {
+        o.entity_types.insert(t.into(), format!("a {t}"));
+    }
+    for r in [
+        "BORROWS_FROM",
+        "LENDS_TO",
+        "GUARANTEES",
+        "AGENT_FOR",
+        "IS_A",
+        "DEFINED_AS",
+        "PART_OF",
+        "SUBSIDIARY_OF",
+        "GRANTS_LIEN_ON",
+        "MUST_MAINTAIN",
+        "RESTRICTS",
+        "TRIGGERS",
+        "REFERENCES",
+        "HAS_ROLE",
+        "OBLIGATED_TO",
+    ] {
+        o.relation_types.insert(r.into(), format!("{r} relation"));
+    }
+    o
+}
+
+/// A corpus file. `tests/it/util.rs` looks in `../shared`; a git worktree
+/// sits one level deeper, so `../../shared` is tried too.
+fn corpus_path(rel: &str) -> PathBuf {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for base in [repo.join("../shared"), repo.join("../../shared")] {
+        let p = base.join("corpora").join(rel);
+        if p.exists() {
+            return p;
+        }
+    }
+    panic!("shared corpus file missing: {rel} (looked in ../shared and ../../shared)")
+}
+
+fn lines(rel: &str) -> Vec<String> {
+    let p = corpus_path(rel);
+    std::fs::read_to_string(&p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The section whose heading is on `start` (1-based): up to the line before
+/// the next Markdown heading.
+fn md_section(rel: &str, start: usize, title: &str) -> SectionInput {
+    let all = lines(rel);
+    assert!(
+        all[start - 1].contains(title),
+        "line {start} of {rel} is {:?}",
+        all[start - 1]
+    );
+    let end = (start..all.len())
+        .find(|&i| all[i].starts_with('#'))
+        .unwrap_or(all.len());
+    input(rel, start, end, title, &all[start - 1..end].join("\n"))
+}
+
+/// Lines `start..=end` (1-based) of a corpus file.
+fn span(rel: &str, start: usize, end: usize, title: &str) -> SectionInput {
+    let all = lines(rel);
+    input(rel, start, end, title, &all[start - 1..end].join("\n"))
+}
+
+fn input(rel: &str, start: usize, end: usize, title: &str, text: &str) -> SectionInput {
+    SectionInput {
+        doc_id: rel.into(),
+        doc_type: "credit_agreement".into(),
+        node_id: format!("{start:04}"),
+        title: title.into(),
+        breadcrumb: format!("[{title}]"),
+        start_line: start,
+        end_line: end,
+        text: text.into(),
+        anchor: false,
+    }
+}
+
+fn rules_extractor(o: Ontology) -> Extractor {
+    Extractor::new(ExtractorConfig::default(), o, DensityThresholds::default()).unwrap()
+}
+
+fn run(ex: &Extractor, i: SectionInput) -> SectionExtraction {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(ex.extract(i))
+}
+
+fn has(x: &SectionExtraction, s: &str, t: &str, d: &str) -> bool {
+    x.relations.iter().any(|r| {
+        r.source.eq_ignore_ascii_case(s) && r.relation_type == t && r.target.eq_ignore_ascii_case(d)
+    })
+}
+
+const EMERSON: &str = "credit_agreements/emerson_2018.md";
+
+#[test]
+fn emerson_definitions_yield_hundreds_of_defined_terms() {
+    let ex = rules_extractor(credit_ontology());
+    assert_eq!(ex.describe(), "offline rules extractor (no LLM configured)");
+    let i = md_section(EMERSON, 267, "Section 1.01 Definitions");
+    assert!(
+        i.text.len() > 50_000,
+        "the whole Definitions section: {}",
+        i.text.len()
+    );
+    let x = run(&ex, i.clone());
+    assert_eq!(x.status, SectionStatus::Ok);
+    assert_eq!(x.extractor, "rules");
+    let terms: Vec<&str> = x
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "DefinedTerm")
+        .map(|e| e.name.as_str())
+        .collect();
+    // The section has 187 definition paragraphs (some define two terms) and
+    // more terms defined inline.
+    assert!(terms.len() >= 190, "only {} defined terms", terms.len());
+    assert!(
+        x.entities.len() >= 250,
+        "only {} entities",
+        x.entities.len()
+    );
+    assert!(
+        terms.contains(&"Modification") && terms.contains(&"Modify"),
+        "two terms in one definition"
+    );
+    assert!(
+        has(&x, "Facility LC", "REFERENCES", "Section 2.19.1"),
+        "`is defined in Section 2.19.1`"
+    );
+    for t in [
+        "Absolute Rate",
+        "Agent",
+        "Borrower",
+        "Company",
+        "JPMCB",
+        "Facility Termination Date",
+    ] {
+        assert!(terms.contains(&t), "{t} missing");
+    }
+    assert!(
+        has(&x, "Advance", "IS_A", "Ratable Advance"),
+        "Advance means a Ratable Advance or ..."
+    );
+    assert!(has(&x, "Company", "DEFINED_AS", "Emerson Electric Co."));
+    assert!(has(&x, "Agent", "DEFINED_AS", "JPMCB"));
+    assert!(has(&x, "Absolute Rate", "REFERENCES", "Section 2.05"));
+    assert!(
+        x.entities.iter().any(|e| e.entity_type == "Period"),
+        "dates in definitions"
+    );
+    assert!(
+        x.relations.len() > terms.len(),
+        "definitions link to each other: {}",
+        x.relations.len()
+    );
+    // Definitions are dense in relations.
+    assert!(
+        x.density_tier <= Tier::High,
+        "density tier {}",
+        x.density_tier
+    );
+    assert_eq!(
+        x.actual_tier, x.density_tier,
+        "no model rating: density decides"
+    );
+    assert_eq!(x.model_tier, None);
+    // Deterministic.
+    assert_eq!(run(&ex, i), x);
+}
+
+#[test]
+fn emerson_preamble_names_borrower_and_agent() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(&ex, span(EMERSON, 252, 263, "Preamble"));
+    assert!(
+        has(&x, "Emerson Electric Co.", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+    assert!(
+        has(&x, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"),
+        "{:#?}",
+        x.relations
+    );
+    assert!(has(&x, "JPMorgan Chase Bank, N.A.", "AGENT_FOR", "Lender"));
+    let jp = x
+        .entities
+        .iter()
+        .find(|e| e.name.eq_ignore_ascii_case("JPMorgan Chase Bank, N.A."))
+        .unwrap();
+    assert_eq!(jp.entity_type, "Organization");
+    assert!(
+        jp.aliases
+            .contains(&"JPMORGAN CHASE BANK, N.A.".to_string()),
+        "the spelling as written is kept"
+    );
+}
+
+#[test]
+fn other_preambles_name_parties_and_administrative_agents() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(
+        &ex,
+        span("credit_agreements/coned_2020.txt", 590, 593, "Preamble"),
+    );
+    assert!(
+        has(&x, "Consolidated Edison, Inc.", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+    assert!(
+        has(
+            &x,
+            "Bank of America, N.A.",
+            "HAS_ROLE",
+            "Administrative Agent"
+        ),
+        "{:#?}",
+        x.relations
+    );
+    let x = run(
+        &ex,
+        span(
+            "credit_agreements/att_capital_1995.txt",
+            185,
+            185,
+            "Preamble",
+        ),
+    );
+    assert!(
+        has(&x, "AT&T Capital Corporation", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+    assert!(has(
+        &x,
+        "Morgan Guaranty Trust Company of New York",
+        "HAS_ROLE",
+        "Agent"
+    ));
+    assert!(has(
+        &x,
+        "Morgan Guaranty Trust Company of New York",
+        "AGENT_FOR",
+        "Bank"
+    ));
+}
+
+#[test]
+fn emerson_covenant_sections_yield_restrictions_and_obligations() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(
+        &ex,
+        md_section(EMERSON, 1500, "Section 5.06 Mergers and Sales of Assets"),
+    );
+    let cov = x
+        .entities
+        .iter()
+        .find(|e| e.entity_type == "Covenant" && e.name.starts_with("Company will not consolidate"))
+        .unwrap_or_else(|| panic!("{:#?}", x.entities));
+    assert!(has(&x, &cov.name, "RESTRICTS", "Company"));
+    let y = run(
+        &ex,
+        md_section(EMERSON, 1516, "Section 5.08 Negative Pledge"),
+    );
+    let pledge = y
+        .entities
+        .iter()
+        .find(|e| {
+            e.entity_type == "Covenant"
+                && e.name
+                    .starts_with("Neither the Company nor any Significant Subsidiary")
+        })
+        .unwrap_or_else(|| panic!("{:#?}", y.entities));
+    assert!(has(&y, &pledge.name, "RESTRICTS", "Company"));
+    assert!(has(&y, &pledge.name, "RESTRICTS", "Significant Subsidiary"));
+    assert!(
+        has(&y, &pledge.name, "RESTRICTS", "Lien"),
+        "a negative pledge restricts liens"
+    );
+    // The listed exceptions belong to the covenant they follow.
+    assert!(
+        has(&y, &pledge.name, "REFERENCES", "$300,000,000"),
+        "{:#?}",
+        y.relations
+    );
+    assert!(has(&y, &pledge.name, "REFERENCES", "25%"));
+}
+
+#[test]
+fn types_outside_the_ontology_are_pruned_with_reasons() {
+    let mut o = credit_ontology();
+    o.entity_types.remove("SectionRef");
+    o.relation_types.remove("IS_A");
+    let ex = rules_extractor(o.clone());
+    let x = run(&ex, md_section(EMERSON, 267, "Section 1.01 Definitions"));
+    assert!(x
+        .entities
+        .iter()
+        .all(|e| o.entity_types.contains_key(&e.entity_type)));
+    assert!(x
+        .relations
+        .iter()
+        .all(|r| o.relation_types.contains_key(&r.relation_type)));
+    let sref = x
+        .pruned
+        .iter()
+        .filter(|p| p.reason.contains("`SectionRef` is not in the ontology"))
+        .count();
+    let is_a = x
+        .pruned
+        .iter()
+        .filter(|p| p.reason.contains("`IS_A` is not in the ontology"))
+        .count();
+    let dangling = x
+        .pruned
+        .iter()
+        .filter(|p| p.reason.contains("is not an extracted entity"))
+        .count();
+    assert!(
+        sref > 10 && is_a > 5 && dangling > 10,
+        "{sref} {is_a} {dangling}"
+    );
+}
+
+#[test]
+fn every_corpus_document_extracts_within_the_ontology_in_order() {
+    let o = credit_ontology();
+    let ex = rules_extractor(o.clone());
+    let mut inputs = Vec::new();
+    for rel in [
+        "credit_agreements/att_capital_1995.txt",
+        "credit_agreements/coned_2020.txt",
+        "credit_agreements/cummins_2020.txt",
+        "credit_agreements/disney_2020.txt",
+        EMERSON,
+        "other/exicure_2020_office_lease.txt",
+        "other/manufacturers_services_2000_outsourcing.txt",
+    ] {
+        let all = lines(rel);
+        // 400-line windows stand in for sections until the tree stage lands.
+        for (k, chunk) in all.chunks(400).enumerate() {
+            let start = k * 400 + 1;
+            inputs.push(input(
+                rel,
+                start,
+                start + chunk.len() - 1,
+                &format!("window {k}"),
+                &chunk.join("\n"),
+            ));
+        }
+    }
+    let n = inputs.len();
+    let keys: Vec<(String, String)> = inputs
+        .iter()
+        .map(|i| (i.doc_id.clone(), i.node_id.clone()))
+        .collect();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let out = rt.block_on(ex.extract_all(inputs));
+    assert_eq!(out.len(), n);
+    for (x, k) in out.iter().zip(&keys) {
+        assert_eq!((&x.doc_id, &x.node_id), (&k.0, &k.1), "order preserved");
+        assert_eq!(x.status, SectionStatus::Ok);
+        assert!(x
+            .entities
+            .iter()
+            .all(|e| o.entity_types.contains_key(&e.entity_type)));
+        let names: std::collections::HashSet<String> = x
+            .entities
+            .iter()
+            .flat_map(|e| {
+                std::iter::once(e.name.to_lowercase())
+                    .chain(e.aliases.iter().map(|a| a.to_lowercase()))
+            })
+            .collect();
+        for r in &x.relations {
+            assert!(o.relation_types.contains_key(&r.relation_type));
+            assert!(
+                names.contains(&r.source.to_lowercase())
+                    && names.contains(&r.target.to_lowercase()),
+                "{r:?}"
+            );
+        }
+    }
+    let total: usize = out.iter().map(|x| x.relations.len()).sum();
+    assert!(total > 2000, "relations over the corpus: {total}");
+    assert_eq!(ex.counters().snapshot().sections_done as usize, n);
+    assert_eq!(
+        ex.counters().snapshot().requests,
+        0,
+        "the rules extractor makes no requests"
+    );
+}
+
+#[test]
+fn anchors_are_pinned_very_high_whatever_their_density() {
+    let ex = rules_extractor(credit_ontology());
+    let mut i = md_section(EMERSON, 1500, "Section 5.06 Mergers and Sales of Assets");
+    let plain = run(&ex, i.clone());
+    i.anchor = true;
+    let pinned = run(&ex, i);
+    assert_eq!(pinned.actual_tier, Tier::VeryHigh);
+    assert_eq!(
+        pinned.density_tier, plain.density_tier,
+        "density is still recorded"
+    );
+    assert!(
+        plain.density_tier > Tier::VeryHigh,
+        "a sparse section: {}",
+        plain.density_tier
+    );
+}
+
+#[test]
+fn an_empty_ontology_is_refused_with_the_fix() {
+    let err = Extractor::new(
+        ExtractorConfig::default(),
+        Ontology::default(),
+        DensityThresholds::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("add an `ontology:` block"), "{err}");
+}
+
+#[test]
+fn emerson_events_of_default_each_trigger_a_default() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(
+        &ex,
+        md_section(EMERSON, 1551, "Section 6.01 Events of Default"),
+    );
+    let events: Vec<&str> = x
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "EventOfDefault")
+        .map(|e| e.name.as_str())
+        .collect();
+    // Clauses (a) to (k) of Section 6.01.
+    assert!(events.len() >= 10, "{events:?}");
+    assert!(events
+        .iter()
+        .all(|e| has(&x, e, "TRIGGERS", "Event of Default")));
+    assert!(
+        x.density_tier <= Tier::Medium,
+        "an events-of-default list is relation-dense: {}",
+        x.density_tier
+    );
+}
+
+#[test]
+fn every_credit_agreement_yields_its_definitions() {
+    let ex = rules_extractor(credit_ontology());
+    for rel in [
+        "credit_agreements/att_capital_1995.txt",
+        "credit_agreements/coned_2020.txt",
+        "credit_agreements/cummins_2020.txt",
+        "credit_agreements/disney_2020.txt",
+        EMERSON,
+    ] {
+        let all = lines(rel);
+        let x = run(
+            &ex,
+            input(rel, 1, all.len(), "whole document", &all.join("\n")),
+        );
+        let terms = x
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .count();
+        let orgs = x
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "Organization")
+            .count();
+        assert!(terms >= 90, "{rel}: {terms} defined terms");
+        assert!(orgs >= 10, "{rel}: {orgs} organisations");
+        assert!(
+            x.relations.iter().any(|r| r.relation_type == "HAS_ROLE"),
+            "{rel}: no party roles"
+        );
+    }
+}
+
+#[test]
+fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
+    let mut o = credit_ontology();
+    o.relation_types
+        .insert("AMOUNT_OF".into(), "Amount -> what it measures".into());
+    o.relation_types
+        .insert("RATE_OF".into(), "Rate -> what it applies to".into());
+    let ex = rules_extractor(o);
+    let y = run(
+        &ex,
+        md_section(EMERSON, 1516, "Section 5.08 Negative Pledge"),
+    );
+    let pledge = y
+        .entities
+        .iter()
+        .find(|e| e.entity_type == "Covenant")
+        .unwrap();
+    assert!(
+        has(&y, "$300,000,000", "AMOUNT_OF", &pledge.name),
+        "{:#?}",
+        y.relations
+    );
+    assert!(has(&y, "25%", "RATE_OF", &pledge.name));
+}
+
+#[test]
+fn emerson_subsidiaries_section_links_the_corporate_hierarchy() {
+    let ex = rules_extractor(credit_ontology());
+    let line = lines(EMERSON)
+        .iter()
+        .position(|l| l.starts_with("## Section 4.09 Subsidiaries"))
+        .unwrap()
+        + 1;
+    let x = run(&ex, md_section(EMERSON, line, "Section 4.09 Subsidiaries"));
+    assert!(
+        has(&x, "Significant Subsidiary", "SUBSIDIARY_OF", "Company"),
+        "{:#?}",
+        x.relations
+    );
+}
+
+#[test]
+fn emerson_facility_section_says_who_lends_to_whom() {
+    let ex = rules_extractor(credit_ontology());
+    let x = run(&ex, md_section(EMERSON, 839, "Section 2.01 The Facility"));
+    assert!(
+        has(&x, "Lender", "LENDS_TO", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+}

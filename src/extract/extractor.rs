@@ -1,0 +1,502 @@
+//! The [`Extractor`]: one object per run that turns [`SectionInput`]s into
+//! [`SectionExtraction`]s, through the LLM when one is configured or the
+//! rules extractor otherwise. It owns the single semaphore that bounds LLM
+//! requests in flight (shared by every document extracted with it), the
+//! retry loop, the repair retry, the cache, and the counters that progress
+//! bars read. Share it with `Arc`.
+
+use super::config::{ExtractorConfig, PROMPT_VERSION};
+use super::llm::cache::{cache_key, ontology_hash, Cache, CachedAnswer};
+use super::llm::client::{CallError, ChatAnswer, LlmClient};
+use super::llm::prompt;
+use super::llm::retry::RetryPolicy;
+use super::validate::{self, ModelOutput};
+use super::{rating, rules, split};
+use super::{SectionExtraction, SectionInput, SectionStatus};
+use crate::index::{DensityThresholds, Ontology, Tier};
+use anyhow::Result;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// Running totals, readable at any time (e.g. by a progress bar).
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// HTTP requests sent (every attempt counts).
+    pub requests: AtomicU64,
+    /// Retries after a retryable failure.
+    pub retries: AtomicU64,
+    /// Section pieces answered from the cache.
+    pub cache_hits: AtomicU64,
+    pub tokens_in: AtomicU64,
+    pub tokens_out: AtomicU64,
+    /// Sections finished (any status).
+    pub sections_done: AtomicU64,
+    /// Sections that ended `Failed`.
+    pub sections_failed: AtomicU64,
+}
+
+/// A plain copy of [`Counters`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CounterSnapshot {
+    pub requests: u64,
+    pub retries: u64,
+    pub cache_hits: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub sections_done: u64,
+    pub sections_failed: u64,
+}
+
+impl Counters {
+    /// The current values.
+    pub fn snapshot(&self) -> CounterSnapshot {
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        CounterSnapshot {
+            requests: g(&self.requests),
+            retries: g(&self.retries),
+            cache_hits: g(&self.cache_hits),
+            tokens_in: g(&self.tokens_in),
+            tokens_out: g(&self.tokens_out),
+            sections_done: g(&self.sections_done),
+            sections_failed: g(&self.sections_failed),
+        }
+    }
+}
+
+/// Extracts sections; see the module comment.
+#[derive(Debug)]
+pub struct Extractor {
+    cfg: ExtractorConfig,
+    ontology: Arc<Ontology>,
+    ontology_hash: String,
+    density: DensityThresholds,
+    system_prompt: String,
+    client: Option<LlmClient>,
+    cache: Option<Cache>,
+    semaphore: Semaphore,
+    counters: Counters,
+}
+
+/// The answer to one piece of a section.
+struct PieceResult {
+    output: Option<ModelOutput>,
+    tokens_in: u64,
+    tokens_out: u64,
+    status: SectionStatus,
+}
+
+impl Extractor {
+    /// Checks the configuration and builds the HTTP client (no request is
+    /// made).
+    pub fn new(
+        cfg: ExtractorConfig,
+        ontology: Ontology,
+        density: DensityThresholds,
+    ) -> Result<Extractor> {
+        cfg.validate()?;
+        if ontology.entity_types.is_empty() || ontology.relation_types.is_empty() {
+            anyhow::bail!(
+                "the ontology has no {} types; add an `ontology:` block with entity_types and relation_types to the index YAML",
+                if ontology.entity_types.is_empty() { "entity" } else { "relation" }
+            );
+        }
+        let client = cfg.llm.clone().map(LlmClient::new).transpose()?;
+        let cache = match (&cfg.cache_dir, cfg.use_cache, &cfg.llm) {
+            (Some(d), true, Some(_)) => Some(Cache::new(d)),
+            _ => None,
+        };
+        Ok(Extractor {
+            semaphore: Semaphore::new(cfg.concurrency),
+            ontology_hash: ontology_hash(&ontology),
+            system_prompt: prompt::system_message(&ontology),
+            cfg,
+            ontology: Arc::new(ontology),
+            density,
+            client,
+            cache,
+            counters: Counters::default(),
+        })
+    }
+
+    /// One line for the run header, e.g. `offline rules extractor (no LLM
+    /// configured)` or `LLM gpt-4o-mini at http://127.0.0.1:8000/v1 ...`.
+    pub fn describe(&self) -> String {
+        match &self.cfg.llm {
+            None => "offline rules extractor (no LLM configured)".to_string(),
+            Some(l) => format!(
+                "LLM {} at {} (concurrency {}, cache {})",
+                l.model,
+                l.base_url,
+                self.cfg.concurrency,
+                match &self.cache {
+                    Some(c) => c.dir().display().to_string(),
+                    None => "off".to_string(),
+                }
+            ),
+        }
+    }
+
+    /// True when an LLM is configured.
+    pub fn uses_llm(&self) -> bool {
+        self.client.is_some()
+    }
+
+    /// Running totals (requests, cache hits, tokens, sections).
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Cost in USD of the tokens spent so far, at the configured prices.
+    pub fn cost_usd(&self) -> f64 {
+        let s = self.counters.snapshot();
+        self.cfg
+            .llm
+            .as_ref()
+            .map_or(0.0, |l| l.cost(s.tokens_in, s.tokens_out))
+    }
+
+    /// Cost in USD of one section's tokens at the configured prices.
+    pub fn section_cost_usd(&self, x: &SectionExtraction) -> f64 {
+        self.cfg
+            .llm
+            .as_ref()
+            .map_or(0.0, |l| l.cost(x.tokens_in, x.tokens_out))
+    }
+
+    /// Extracts one section. Never panics on bad answers or network
+    /// trouble: those end as [`SectionStatus::Failed`] with the reason.
+    pub async fn extract(&self, input: SectionInput) -> SectionExtraction {
+        let out = match &self.client {
+            None => {
+                // CPU work off the async threads; a panic in the rules
+                // becomes a failed section, not a failed run.
+                let (onto, density) = (self.ontology.clone(), self.density);
+                let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
+                match tokio::task::spawn_blocking(move || rules_extraction(&onto, &density, &input))
+                    .await
+                {
+                    Ok(x) => x,
+                    Err(e) => blank(
+                        doc_id,
+                        node_id,
+                        rules::EXTRACTOR.to_string(),
+                        SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
+                    ),
+                }
+            }
+            Some(client) => self.extract_llm(client, &input).await,
+        };
+        self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
+        if matches!(out.status, SectionStatus::Failed(_)) {
+            self.counters
+                .sections_failed
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        out
+    }
+
+    /// Extracts many sections concurrently (requests bounded by the
+    /// extractor's one semaphore), results in input order.
+    pub async fn extract_all(&self, inputs: Vec<SectionInput>) -> Vec<SectionExtraction> {
+        futures::future::join_all(inputs.into_iter().map(|i| self.extract(i))).await
+    }
+
+    async fn extract_llm(&self, client: &LlmClient, input: &SectionInput) -> SectionExtraction {
+        let pieces = split::split_section(input, self.cfg.section_budget_chars);
+        let results =
+            futures::future::join_all(pieces.iter().map(|p| self.extract_piece(client, p))).await;
+        let mut parts = Vec::with_capacity(results.len());
+        for r in results {
+            let (entities, relations, pruned, tier, why) = match r.output {
+                Some(o) => {
+                    let tier = o.tier();
+                    let why = o.graphability.as_ref().map(|g| g.why.clone());
+                    let p = validate::prune(o.entities, o.relations, &self.ontology);
+                    (p.entities, p.relations, p.pruned, tier, why)
+                }
+                None => Default::default(),
+            };
+            parts.push(SectionExtraction {
+                doc_id: input.doc_id.clone(),
+                node_id: input.node_id.clone(),
+                entities,
+                relations,
+                pruned,
+                model_tier: tier,
+                model_why: why,
+                density_tier: Tier::VeryLow,
+                actual_tier: Tier::VeryLow,
+                tokens_in: r.tokens_in,
+                tokens_out: r.tokens_out,
+                extractor: format!("llm:{}", client.config().model),
+                status: r.status,
+            });
+        }
+        let mut out = split::merge(parts).unwrap_or_else(|| {
+            // A section with no text at all: nothing to ask.
+            blank(
+                input.doc_id.clone(),
+                input.node_id.clone(),
+                format!("llm:{}", client.config().model),
+                SectionStatus::Ok,
+            )
+        });
+        if matches!(out.status, SectionStatus::Failed(_)) {
+            // A failed section contributes nothing half-done to the graph.
+            out.entities.clear();
+            out.relations.clear();
+            out.pruned.clear();
+            out.model_tier = None;
+            out.model_why = None;
+        }
+        out.density_tier = rating::density_tier(
+            &self.density,
+            out.relations.len(),
+            input.text.chars().count(),
+        );
+        out.actual_tier = rating::actual_tier(out.model_tier, out.density_tier, input.anchor);
+        out
+    }
+
+    async fn extract_piece(&self, client: &LlmClient, piece: &SectionInput) -> PieceResult {
+        let prompt_version = if self.cfg.prompt_version.is_empty() {
+            PROMPT_VERSION
+        } else {
+            &self.cfg.prompt_version
+        };
+        let key = cache_key(
+            &client.config().model,
+            prompt_version,
+            &self.ontology_hash,
+            &piece.text,
+            &piece.breadcrumb,
+            &piece.doc_type,
+        );
+        if let Some(cache) = &self.cache {
+            if let Some(hit) = cache.get(&key).await {
+                self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return PieceResult {
+                    output: Some(hit.output),
+                    tokens_in: 0,
+                    tokens_out: 0,
+                    status: SectionStatus::Cached,
+                };
+            }
+        }
+        let mut messages: Vec<Value> = vec![
+            json!({"role": "system", "content": self.system_prompt}),
+            json!({"role": "user", "content": prompt::user_message(piece)}),
+        ];
+        let (mut tin, mut tout) = (0u64, 0u64);
+        let mut repaired = false;
+        loop {
+            let answer = match self.call_with_retries(client, &messages).await {
+                Ok(a) => a,
+                Err(reason) => {
+                    return PieceResult {
+                        output: None,
+                        tokens_in: tin,
+                        tokens_out: tout,
+                        status: SectionStatus::Failed(reason),
+                    }
+                }
+            };
+            tin += answer.tokens_in;
+            tout += answer.tokens_out;
+            self.counters
+                .tokens_in
+                .fetch_add(answer.tokens_in, Ordering::Relaxed);
+            self.counters
+                .tokens_out
+                .fetch_add(answer.tokens_out, Ordering::Relaxed);
+            match validate::parse_and_validate(&answer.content) {
+                Ok(output) => {
+                    if let Some(cache) = &self.cache {
+                        let entry = CachedAnswer {
+                            output: output.clone(),
+                            tokens_in: tin,
+                            tokens_out: tout,
+                        };
+                        // A cache that cannot be written only costs a re-run.
+                        let _ = cache.put(&key, &entry).await;
+                    }
+                    return PieceResult {
+                        output: Some(output),
+                        tokens_in: tin,
+                        tokens_out: tout,
+                        status: SectionStatus::Ok,
+                    };
+                }
+                Err(e) if !repaired => {
+                    repaired = true;
+                    messages.push(json!({"role": "assistant", "content": answer.content}));
+                    messages.push(json!({"role": "user", "content": prompt::repair_message(&e)}));
+                }
+                Err(e) => {
+                    return PieceResult {
+                        output: None,
+                        tokens_in: tin,
+                        tokens_out: tout,
+                        status: SectionStatus::Failed(format!(
+                            "invalid answer after one repair retry: {e}"
+                        )),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sends until an answer arrives, a non-retryable error, or the retry
+    /// budget is spent. Holds a semaphore permit only while a request is in
+    /// flight, never while backing off.
+    async fn call_with_retries(
+        &self,
+        client: &LlmClient,
+        messages: &[Value],
+    ) -> Result<ChatAnswer, String> {
+        let cfg = client.config();
+        let policy = RetryPolicy {
+            max_retries: cfg.max_retries,
+            base: cfg.backoff_base,
+            max: cfg.backoff_max,
+        };
+        let mut retry = 0u32;
+        loop {
+            let res = {
+                let _permit = self
+                    .semaphore
+                    .acquire()
+                    .await
+                    .map_err(|e| format!("extractor closed: {e}"))?;
+                self.counters.requests.fetch_add(1, Ordering::Relaxed);
+                let res = client.chat(messages).await;
+                if matches!(res, Err(CallError::FormatUnsupported(_))) {
+                    // Switch before the permit goes, so the next request
+                    // already uses json_object.
+                    client.use_json_object();
+                }
+                res
+            };
+            match res {
+                Ok(a) => return Ok(a),
+                Err(CallError::FormatUnsupported(_)) => {
+                    // Only a json_schema request gets this answer and the
+                    // client now uses json_object for the rest of the run:
+                    // resend at once; this is not a retry.
+                }
+                Err(CallError::Fatal(reason)) => return Err(reason),
+                Err(CallError::Retryable {
+                    reason,
+                    retry_after,
+                }) => {
+                    if retry >= policy.max_retries {
+                        return Err(format!("{reason} (gave up after {} attempts)", retry + 1));
+                    }
+                    self.counters.retries.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(policy.backoff(retry, retry_after)).await;
+                    retry += 1;
+                }
+            }
+        }
+    }
+}
+
+/// The rules extractor over one section, pruned to the ontology, with its
+/// density tier (and the anchor pin) as the actual tier.
+fn rules_extraction(
+    ontology: &Ontology,
+    density: &DensityThresholds,
+    input: &SectionInput,
+) -> SectionExtraction {
+    let raw = rules::extract_for(input, ontology);
+    let p = validate::prune(raw.entities, raw.relations, ontology);
+    let density_tier = rating::density_tier(density, p.relations.len(), input.text.chars().count());
+    SectionExtraction {
+        doc_id: input.doc_id.clone(),
+        node_id: input.node_id.clone(),
+        entities: p.entities,
+        relations: p.relations,
+        pruned: p.pruned,
+        model_tier: None,
+        model_why: None,
+        density_tier,
+        actual_tier: rating::actual_tier(None, density_tier, input.anchor),
+        tokens_in: 0,
+        tokens_out: 0,
+        extractor: rules::EXTRACTOR.to_string(),
+        status: SectionStatus::Ok,
+    }
+}
+
+/// An extraction with nothing in it (no text, or a failure).
+fn blank(
+    doc_id: String,
+    node_id: String,
+    extractor: String,
+    status: SectionStatus,
+) -> SectionExtraction {
+    SectionExtraction {
+        doc_id,
+        node_id,
+        entities: vec![],
+        relations: vec![],
+        pruned: vec![],
+        model_tier: None,
+        model_why: None,
+        density_tier: Tier::VeryLow,
+        actual_tier: Tier::VeryLow,
+        tokens_in: 0,
+        tokens_out: 0,
+        extractor,
+        status,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn onto() -> Ontology {
+        let mut o = Ontology::default();
+        o.entity_types.insert("Role".into(), String::new());
+        o.relation_types.insert("HAS_ROLE".into(), String::new());
+        o
+    }
+
+    #[test]
+    fn shareable_across_tasks() {
+        fn send_sync<T: Send + Sync>(_: &T) {}
+        fn send<T: Send>(_: T) {}
+        let ex = Arc::new(
+            Extractor::new(
+                ExtractorConfig::default(),
+                onto(),
+                DensityThresholds::default(),
+            )
+            .unwrap(),
+        );
+        send_sync(&ex);
+        // The futures can be spawned (a document per task).
+        let e2 = ex.clone();
+        send(async move { e2.extract_all(vec![]).await });
+    }
+
+    #[test]
+    fn describe_names_the_model_and_url() {
+        let mut llm =
+            crate::extract::LlmConfig::new("http://127.0.0.1:8000/v1", "gpt-4o-mini").unwrap();
+        llm.api_key = Some(crate::extract::Secret::new("sk-zzz"));
+        let cfg = ExtractorConfig {
+            llm: Some(llm),
+            ..Default::default()
+        };
+        let ex = Extractor::new(cfg, onto(), DensityThresholds::default()).unwrap();
+        assert_eq!(
+            ex.describe(),
+            "LLM gpt-4o-mini at http://127.0.0.1:8000/v1 (concurrency 8, cache off)"
+        );
+        assert!(ex.uses_llm());
+    }
+}

@@ -1,0 +1,178 @@
+//! One HTTP attempt at `POST {base}/chat/completions`, classified for the
+//! retry policy. Retrying, concurrency and validation live in the caller
+//! ([`crate::extract::Extractor`]); this module only speaks the protocol.
+//! Error texts never contain the API key (it is redacted from anything a
+//! server echoes back).
+
+use super::prompt;
+use super::retry::{is_retryable_status, parse_retry_after};
+use crate::extract::config::LlmConfig;
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// A model's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatAnswer {
+    /// `choices[0].message.content` (empty when missing).
+    pub content: String,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+}
+
+/// Why one attempt failed, as the retry policy sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// 408/429/5xx, timeout or connection error: try again later.
+    Retryable {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
+    /// The server rejects `response_format: json_schema`; switch to
+    /// `json_object` and try again.
+    FormatUnsupported(String),
+    /// Any other failure: do not retry.
+    Fatal(String),
+}
+
+/// An OpenAI-compatible chat-completions client.
+#[derive(Debug)]
+pub struct LlmClient {
+    http: reqwest::Client,
+    cfg: LlmConfig,
+    json_object_only: AtomicBool,
+}
+
+/// Longest piece of a server's error body quoted in an error.
+const BODY_QUOTE: usize = 300;
+
+impl LlmClient {
+    /// Builds the HTTP client with the per-request timeout.
+    pub fn new(cfg: LlmConfig) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .timeout(cfg.timeout)
+            .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+            .build()
+            .context("building the HTTP client for the LLM")?;
+        Ok(LlmClient {
+            http,
+            cfg,
+            json_object_only: AtomicBool::new(false),
+        })
+    }
+
+    /// The configuration it was built with.
+    pub fn config(&self) -> &LlmConfig {
+        &self.cfg
+    }
+
+    /// True once the server has rejected json_schema output for this run.
+    pub fn json_object_only(&self) -> bool {
+        self.json_object_only.load(Ordering::Relaxed)
+    }
+
+    /// Remembers, for the rest of the run, that the server lacks
+    /// json_schema support.
+    pub fn use_json_object(&self) {
+        self.json_object_only.store(true, Ordering::Relaxed);
+    }
+
+    fn redact(&self, s: &str) -> String {
+        match &self.cfg.api_key {
+            Some(k) if !k.expose().is_empty() => s.replace(k.expose(), "***"),
+            _ => s.to_string(),
+        }
+    }
+
+    /// One attempt: sends `messages` (OpenAI `{role, content}` objects).
+    pub async fn chat(&self, messages: &[Value]) -> Result<ChatAnswer, CallError> {
+        let schema_mode = !self.json_object_only();
+        let body = json!({
+            "model": self.cfg.model,
+            "messages": messages,
+            "temperature": 0,
+            "response_format": prompt::response_format(!schema_mode),
+        });
+        let mut req = self.http.post(self.cfg.endpoint()).json(&body);
+        if let Some(k) = &self.cfg.api_key {
+            req = req.bearer_auth(k.expose());
+        }
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => return Err(self.transport_error(e)),
+        };
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = match resp.text().await {
+            Ok(t) => t,
+            Err(e) => return Err(self.transport_error(e)),
+        };
+        if !(200..300).contains(&status) {
+            let quote: String = self.redact(text.trim()).chars().take(BODY_QUOTE).collect();
+            let reason = format!("HTTP {status} from {}: {quote}", self.cfg.endpoint());
+            if is_retryable_status(status) {
+                return Err(CallError::Retryable {
+                    reason,
+                    retry_after,
+                });
+            }
+            let lower = text.to_ascii_lowercase();
+            if status == 400
+                && schema_mode
+                && (lower.contains("response_format") || lower.contains("json_schema"))
+            {
+                return Err(CallError::FormatUnsupported(reason));
+            }
+            return Err(CallError::Fatal(reason));
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| CallError::Retryable {
+            reason: format!("the server's reply is not a chat-completions JSON body ({e})"),
+            retry_after: None,
+        })?;
+        let content = v
+            .pointer("/choices/0/message/content")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let tokens = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        Ok(ChatAnswer {
+            content,
+            tokens_in: tokens("/usage/prompt_tokens"),
+            tokens_out: tokens("/usage/completion_tokens"),
+        })
+    }
+
+    fn transport_error(&self, e: reqwest::Error) -> CallError {
+        let kind = if e.is_timeout() {
+            format!(
+                "request timed out after {:.1}s",
+                self.cfg.timeout.as_secs_f64()
+            )
+        } else if e.is_connect() {
+            "could not connect".to_string()
+        } else {
+            "connection error".to_string()
+        };
+        let mut detail = String::new();
+        let mut src: Option<&dyn std::error::Error> = Some(&e);
+        while let Some(s) = src {
+            detail.push_str(": ");
+            detail.push_str(&s.to_string());
+            src = s.source();
+        }
+        let reason = self.redact(&format!("{kind} ({}){detail}", self.cfg.endpoint()));
+        if e.is_builder() {
+            CallError::Fatal(reason)
+        } else {
+            CallError::Retryable {
+                reason,
+                retry_after: None,
+            }
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! A test double of an OpenAI-compatible chat-completions server on the
+//! loopback (127.0.0.1), for tests and benchmarks: a tokio `TcpListener`
+//! with a small hand-written HTTP/1.1 responder (one request per
+//! connection). A handler decides each reply: a good answer, any status
+//! with `Retry-After`, a hang, or a dropped connection; optional latency is
+//! injected before replying. It records every request and the most
+//! requests it ever had in flight at once.
+//!
+//! Not a production server: it exists so the LLM client can be tested
+//! against real HTTP without a network or a paid model.
+
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A request as the server received it.
+#[derive(Debug, Clone)]
+pub struct FakeRequest {
+    /// 0-based arrival order.
+    pub seq: usize,
+    /// When it arrived, for checking waits between attempts.
+    pub at: Instant,
+    pub path: String,
+    /// Header names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body (`Null` when it is not JSON).
+    pub body: Value,
+}
+
+impl FakeRequest {
+    /// A header value by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let n = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The content of the last user message (the section or the repair request).
+    pub fn last_user_message(&self) -> String {
+        self.messages()
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The first user message (the section).
+    pub fn section_message(&self) -> String {
+        self.messages()
+            .iter()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The chat messages of the request body.
+    pub fn messages(&self) -> Vec<Value> {
+        self.body["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// What the server does with a request.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// 200 with this `choices[0].message.content` and usage.
+    Content {
+        content: String,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    },
+    /// Any status, optional `Retry-After` header value, and a body.
+    Status {
+        status: u16,
+        retry_after: Option<String>,
+        body: String,
+    },
+    /// Never answers (until the client gives up).
+    Hang,
+    /// Closes the connection without a response.
+    Drop,
+}
+
+impl Reply {
+    /// A 200 answer whose content is `v` serialised (10 prompt and 5
+    /// completion tokens).
+    pub fn json(v: &Value) -> Reply {
+        Reply::Content {
+            content: v.to_string(),
+            prompt_tokens: 10,
+            completion_tokens: 5,
+        }
+    }
+
+    /// A 200 answer with this raw content (e.g. invalid JSON).
+    pub fn content(s: &str) -> Reply {
+        Reply::Content {
+            content: s.to_string(),
+            prompt_tokens: 10,
+            completion_tokens: 5,
+        }
+    }
+
+    /// Any status with this body and no `Retry-After`.
+    pub fn status(status: u16, body: &str) -> Reply {
+        Reply::Status {
+            status,
+            retry_after: None,
+            body: body.to_string(),
+        }
+    }
+}
+
+/// A valid extraction: Acme Corp (Organization) has the role Borrower.
+pub fn good_extraction() -> Value {
+    json!({
+        "entities": [
+            {"name": "Acme Corp", "type": "Organization", "aliases": ["Acme"], "description": "the borrower"},
+            {"name": "Borrower", "type": "Role", "aliases": [], "description": "party that borrows"}
+        ],
+        "relations": [
+            {"source": "Acme Corp", "type": "HAS_ROLE", "target": "Borrower", "evidence": "Acme Corp (the \"Borrower\")"}
+        ],
+        "graphability": {"tier": "high", "why": "parties and roles"}
+    })
+}
+
+type Handler = dyn Fn(&FakeRequest) -> Reply + Send + Sync;
+
+#[derive(Default)]
+struct Stats {
+    requests: AtomicUsize,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    log: Mutex<Vec<FakeRequest>>,
+}
+
+/// The running server; stops accepting when dropped.
+pub struct FakeServer {
+    addr: SocketAddr,
+    stats: Arc<Stats>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeServer {
+    /// Starts on `127.0.0.1:<free port>`; every reply waits `latency` first.
+    pub async fn start(
+        latency: Duration,
+        handler: impl Fn(&FakeRequest) -> Reply + Send + Sync + 'static,
+    ) -> std::io::Result<FakeServer> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let stats = Arc::new(Stats::default());
+        let handler: Arc<Handler> = Arc::new(handler);
+        let st = stats.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let (st, h) = (st.clone(), handler.clone());
+                tokio::spawn(async move {
+                    let _ = serve(sock, st, h, latency).await;
+                });
+            }
+        });
+        Ok(FakeServer { addr, stats, task })
+    }
+
+    /// `http://127.0.0.1:<port>/v1`
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Requests received so far.
+    pub fn requests(&self) -> usize {
+        self.stats.requests.load(Ordering::SeqCst)
+    }
+
+    /// The most requests that were ever being handled at the same time.
+    pub fn max_in_flight(&self) -> usize {
+        self.stats.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Every request received, in arrival order.
+    pub fn received(&self) -> Vec<FakeRequest> {
+        self.stats.log.lock().expect("log lock").clone()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Decrements the in-flight count however the connection ends.
+struct InFlight(Arc<Stats>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn read_request(
+    sock: &mut TcpStream,
+) -> std::io::Result<Option<(String, Vec<(String, String)>, Vec<u8>)>> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let path = lines
+        .next()
+        .unwrap_or_default()
+        .split(' ')
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let len: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = buf[head_end + 4..].to_vec();
+    while body.len() < len {
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Ok(Some((path, headers, body)))
+}
+
+async fn serve(
+    mut sock: TcpStream,
+    st: Arc<Stats>,
+    handler: Arc<Handler>,
+    latency: Duration,
+) -> std::io::Result<()> {
+    let Some((path, headers, body)) = read_request(&mut sock).await? else {
+        return Ok(());
+    };
+    let now = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    let _guard = InFlight(st.clone());
+    st.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    let req = {
+        let mut log = st.log.lock().expect("log lock");
+        let req = FakeRequest {
+            seq: st.requests.fetch_add(1, Ordering::SeqCst),
+            at: Instant::now(),
+            path,
+            headers,
+            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        };
+        log.push(req.clone());
+        req
+    };
+    let reply = handler(&req);
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let (status, extra, body) = match reply {
+        Reply::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            return Ok(());
+        }
+        Reply::Drop => {
+            let _ = sock.shutdown().await;
+            return Ok(());
+        }
+        Reply::Content {
+            content,
+            prompt_tokens,
+            completion_tokens,
+        } => {
+            let b = json!({
+                "id": format!("fake-{}", req.seq),
+                "object": "chat.completion",
+                "model": req.body["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                          "total_tokens": prompt_tokens + completion_tokens}
+            });
+            (200, String::new(), b.to_string())
+        }
+        Reply::Status {
+            status,
+            retry_after,
+            body,
+        } => {
+            let extra = retry_after
+                .map(|r| format!("Retry-After: {r}\r\n"))
+                .unwrap_or_default();
+            (status, extra, body)
+        }
+    };
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
+        reason(status),
+        body.len()
+    );
+    sock.write_all(head.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        408 => "Request Timeout",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}

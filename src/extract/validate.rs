@@ -1,0 +1,347 @@
+//! Checks what an extractor returned before anything reaches the graph:
+//! the JSON shape against `schemas/extraction.schema.json`, then the
+//! ontology (types must be allowed, relation ends must be extracted
+//! entities). Removed items are recorded as [`Pruned`] with their reason so
+//! nothing disappears silently.
+
+use super::{Entity, Pruned, Relation};
+use crate::index::{Ontology, Tier};
+use once_cell::sync::Lazy;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// The output schema, as shipped in `schemas/extraction.schema.json`.
+pub const SCHEMA_JSON: &str = include_str!("../../schemas/extraction.schema.json");
+
+static SCHEMA: Lazy<Value> = Lazy::new(|| {
+    serde_json::from_str(SCHEMA_JSON).expect("schemas/extraction.schema.json is valid JSON")
+});
+
+static VALIDATOR: Lazy<jsonschema::Validator> = Lazy::new(|| {
+    jsonschema::validator_for(&SCHEMA)
+        .expect("schemas/extraction.schema.json is a valid JSON Schema")
+});
+
+/// The output schema as a JSON value (sent to the LLM as `response_format`).
+pub fn schema() -> &'static Value {
+    &SCHEMA
+}
+
+/// The model's own rating of a section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Graphability {
+    pub tier: String,
+    pub why: String,
+}
+
+/// One answer in the shape of the schema.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelOutput {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+    pub graphability: Option<Graphability>,
+}
+
+impl ModelOutput {
+    /// The model's tier, when it gave a valid one.
+    pub fn tier(&self) -> Option<Tier> {
+        self.graphability
+            .as_ref()
+            .and_then(|g| Tier::parse(&g.tier))
+    }
+}
+
+/// Parses an answer and checks it against the schema. The error lists every
+/// schema violation (up to eight) with its JSON path, in words a model can
+/// act on in a repair retry.
+pub fn parse_and_validate(content: &str) -> Result<ModelOutput, String> {
+    let body = strip_code_fence(content);
+    let value: Value = serde_json::from_str(body).map_err(|e| {
+        format!("the answer is not valid JSON ({e}); answer with one JSON object only, no prose")
+    })?;
+    let errors: Vec<String> = VALIDATOR
+        .iter_errors(&value)
+        .take(8)
+        .map(|e| {
+            let path = e.instance_path.to_string();
+            let path = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path
+            };
+            format!("at {path}: {e}")
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!(
+            "the answer does not match the output schema: {}",
+            errors.join("; ")
+        ));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| format!("the answer does not match the output schema: {e}"))
+}
+
+/// Models sometimes wrap JSON in a Markdown code fence; accept that.
+fn strip_code_fence(s: &str) -> &str {
+    let t = s.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.strip_prefix("json").unwrap_or(rest);
+        if let Some(inner) = rest.trim_end().strip_suffix("```") {
+            return inner.trim();
+        }
+    }
+    t
+}
+
+/// Common alternative names for the ontology's types, so an extractor that
+/// says `Party` still lands on `Organization` when that is what the index
+/// calls it.
+const SYNONYMS: &[(&str, &[&str])] = &[
+    ("organization", &["party", "company", "org"]),
+    ("party", &["organization", "company"]),
+    (
+        "sectionref",
+        &[
+            "section",
+            "sectionreference",
+            "documentref",
+            "reference",
+            "documentsectionreference",
+        ],
+    ),
+    ("asset", &["collateral"]),
+    ("collateral", &["asset"]),
+    ("loan", &["advance"]),
+    ("advance", &["loan"]),
+    ("period", &["date", "dateperiod"]),
+    ("date", &["period"]),
+];
+
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(|c| c.to_lowercase())
+        .collect()
+}
+
+/// Finds the ontology's spelling of a type name: exact, case/spacing
+/// insensitive, or through a known synonym.
+pub fn ontology_name(types: &BTreeMap<String, String>, name: &str) -> Option<String> {
+    if types.contains_key(name) {
+        return Some(name.to_string());
+    }
+    let want = squash(name);
+    let by_squash: HashMap<String, &String> = types.keys().map(|k| (squash(k), k)).collect();
+    if let Some(k) = by_squash.get(&want) {
+        return Some((*k).clone());
+    }
+    SYNONYMS
+        .iter()
+        .filter(|(n, _)| *n == want)
+        .flat_map(|(_, alts)| alts.iter())
+        .find_map(|alt| by_squash.get(*alt).map(|k| (*k).clone()))
+}
+
+/// The result of pruning: what stays, and what went with why.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PruneResult {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+    pub pruned: Vec<Pruned>,
+}
+
+fn norm_key(name: &str) -> String {
+    name.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Keeps only items the ontology allows. Entity and relation types are
+/// mapped to the ontology's spelling; duplicate entities (same name and
+/// type) are merged; a relation must connect two extracted entities (by
+/// name or alias).
+pub fn prune(entities: Vec<Entity>, relations: Vec<Relation>, ontology: &Ontology) -> PruneResult {
+    let mut out = PruneResult::default();
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for mut e in entities {
+        let name = e.name.split_whitespace().collect::<Vec<_>>().join(" ");
+        if name.is_empty() {
+            out.pruned.push(Pruned {
+                item: "entity".into(),
+                what: format!("(empty name) [{}]", e.entity_type),
+                reason: "entity has an empty name".into(),
+            });
+            continue;
+        }
+        e.name = name;
+        let Some(t) = ontology_name(&ontology.entity_types, &e.entity_type) else {
+            out.pruned.push(Pruned {
+                item: "entity".into(),
+                what: format!("{} [{}]", e.name, e.entity_type),
+                reason: format!("entity type `{}` is not in the ontology", e.entity_type),
+            });
+            continue;
+        };
+        e.entity_type = t;
+        let key = (norm_key(&e.name), e.entity_type.clone());
+        match seen.get(&key) {
+            Some(&i) => {
+                let kept = &mut out.entities[i];
+                for a in e.aliases {
+                    if !kept.aliases.contains(&a) && a != kept.name {
+                        kept.aliases.push(a);
+                    }
+                }
+                if kept.description.is_empty() {
+                    kept.description = e.description;
+                }
+            }
+            None => {
+                seen.insert(key, out.entities.len());
+                out.entities.push(e);
+            }
+        }
+    }
+    let mut names: HashMap<String, ()> = HashMap::new();
+    for e in &out.entities {
+        names.insert(norm_key(&e.name), ());
+        for a in &e.aliases {
+            names.insert(norm_key(a), ());
+        }
+    }
+    let mut seen_rel: HashMap<(String, String, String), ()> = HashMap::new();
+    for mut r in relations {
+        let what = format!("{} -{}-> {}", r.source, r.relation_type, r.target);
+        let Some(t) = ontology_name(&ontology.relation_types, &r.relation_type) else {
+            out.pruned.push(Pruned {
+                item: "relation".into(),
+                what,
+                reason: format!("relation type `{}` is not in the ontology", r.relation_type),
+            });
+            continue;
+        };
+        r.relation_type = t;
+        let mut missing = Vec::new();
+        if !names.contains_key(&norm_key(&r.source)) {
+            missing.push(format!("source `{}`", r.source));
+        }
+        if !names.contains_key(&norm_key(&r.target)) {
+            missing.push(format!("target `{}`", r.target));
+        }
+        if !missing.is_empty() {
+            out.pruned.push(Pruned {
+                item: "relation".into(),
+                what,
+                reason: format!("{} is not an extracted entity", missing.join(" and ")),
+            });
+            continue;
+        }
+        let key = (
+            norm_key(&r.source),
+            r.relation_type.clone(),
+            norm_key(&r.target),
+        );
+        if seen_rel.insert(key, ()).is_none() {
+            out.relations.push(r);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn onto() -> Ontology {
+        let mut o = Ontology::default();
+        for t in ["Organization", "Role", "SectionRef"] {
+            o.entity_types.insert(t.into(), String::new());
+        }
+        o.relation_types.insert("HAS_ROLE".into(), String::new());
+        o
+    }
+
+    fn ent(n: &str, t: &str) -> Entity {
+        Entity {
+            name: n.into(),
+            entity_type: t.into(),
+            aliases: vec![],
+            description: String::new(),
+        }
+    }
+
+    fn rel(s: &str, t: &str, d: &str) -> Relation {
+        Relation {
+            source: s.into(),
+            relation_type: t.into(),
+            target: d.into(),
+            evidence: String::new(),
+        }
+    }
+
+    #[test]
+    fn valid_answer_passes() {
+        let a = r#"{"entities":[{"name":"A","type":"Role","aliases":[],"description":""}],
+            "relations":[],"graphability":{"tier":"high","why":"x"}}"#;
+        let out = parse_and_validate(a).unwrap();
+        assert_eq!(out.tier(), Some(Tier::High));
+        assert_eq!(out.entities.len(), 1);
+    }
+
+    #[test]
+    fn fenced_answer_is_accepted() {
+        let a = "```json\n{\"entities\":[],\"relations\":[],\"graphability\":{\"tier\":\"low\",\"why\":\"\"}}\n```";
+        assert!(parse_and_validate(a).is_ok());
+    }
+
+    #[test]
+    fn off_schema_names_the_path() {
+        let a = r#"{"entities":[{"name":"A","type":"Role"}],"relations":[],"graphability":{"tier":"huge","why":""}}"#;
+        let err = parse_and_validate(a).unwrap_err();
+        assert!(err.contains("/entities/0"), "{err}");
+        assert!(err.contains("/graphability/tier"), "{err}");
+        assert!(parse_and_validate("not json")
+            .unwrap_err()
+            .contains("not valid JSON"));
+        assert!(parse_and_validate(r#"{"pwned":true}"#).is_err());
+    }
+
+    #[test]
+    fn prune_records_reasons() {
+        let r = prune(
+            vec![
+                ent("Acme", "party"),
+                ent("Borrower", "Role"),
+                ent("X", "Planet"),
+                ent("acme", "Organization"),
+            ],
+            vec![
+                rel("Acme", "has_role", "Borrower"),
+                rel("Acme", "OWNS", "Borrower"),
+                rel("Acme", "HAS_ROLE", "Nobody"),
+            ],
+            &onto(),
+        );
+        assert_eq!(
+            r.entities.len(),
+            2,
+            "party maps to Organization, acme merged"
+        );
+        assert_eq!(r.entities[0].entity_type, "Organization");
+        assert_eq!(r.relations.len(), 1);
+        assert_eq!(r.relations[0].relation_type, "HAS_ROLE");
+        assert_eq!(r.pruned.len(), 3);
+        assert!(r
+            .pruned
+            .iter()
+            .any(|p| p.reason.contains("`Planet` is not in the ontology")));
+        assert!(r.pruned.iter().any(|p| p.reason.contains("`OWNS`")));
+        assert!(r
+            .pruned
+            .iter()
+            .any(|p| p.reason.contains("target `Nobody`")));
+    }
+}
