@@ -1,11 +1,288 @@
-//! `kgroute ingest` (being built; see its issue).
+//! `kgroute ingest <FILE|DIR>... --index <YAML>...`: the whole pipeline on a
+//! batch (tree, route, extract, graph, sink, report).
+//!
+//! Arguments become a validated [`IngestConfig`] here, without I/O; the
+//! pipeline then connects the sink and the extractor before anything is
+//! spent.
 
+use super::prices::PriceArgs;
 use super::Outcome;
+use crate::extract::{ExtractorConfig, LlmConfig};
+use crate::pipeline::{discover_documents, run_batch, IngestConfig};
+use crate::route::{Prices, RouteOptions};
+use crate::sink::{Secret, SinkConfig, DEFAULT_BATCH_SIZE};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+
+const AFTER_HELP: &str = "\
+Examples:
+  # Offline: rules extractor, graph written to import files under reports/<batch>/graph/
+  kgroute ingest fixtures/ --index indices/credit_agreement.yaml
+
+  # An OpenAI-compatible LLM and a Neo4j server
+  KGROUTE_LLM_URL=http://127.0.0.1:8000/v1 KGROUTE_MODEL=qwen2.5-7b-instruct \\
+    kgroute ingest contracts/ --index indices/credit_agreement.yaml --neo4j bolt://127.0.0.1:7687
+
+  # Finish an interrupted batch
+  kgroute ingest contracts/ --index indices/credit_agreement.yaml --out reports/batch-1 --resume
+
+Outputs in --out: sections.csv (the mismatch report, with an empty `decision`
+column for `kgroute review`), summary.md, summary.json, suggestions.yaml,
+manifest.json, docs/ (per-document results) and graph/ (offline sink).
+Exit code: 0 all done, 1 finished but some documents or sections failed,
+2 nothing done (configuration error or unreachable service).";
 
 #[derive(Debug, clap::Args)]
-pub struct IngestArgs {}
+#[command(after_help = AFTER_HELP)]
+pub struct IngestArgs {
+    /// Documents or folders of documents (.md, .markdown, .txt; folders are
+    /// walked recursively).
+    #[arg(required = true, value_name = "FILE|DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// Index YAML: a base, then overlays (repeat the flag; later files win).
+    #[arg(long = "index", required = true, value_name = "YAML")]
+    pub index: Vec<PathBuf>,
+    /// Output folder [default: reports/<batch-id>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Batch history file that gets one row per batch.
+    #[arg(long, value_name = "CSV", default_value = "reports/history.csv")]
+    pub history: PathBuf,
+    /// Send every section (except noise and empty ones) to measure actual tiers.
+    #[arg(long)]
+    pub calibrate: bool,
+    /// Fraction (0..=1) of skipped sections sent anyway, picked
+    /// deterministically, to measure silent losses.
+    #[arg(long, value_name = "R", default_value_t = 0.0)]
+    pub audit_rate: f64,
+    /// Most LLM requests in flight at once, across all documents.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    pub concurrency: usize,
+    /// OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [env: KGROUTE_LLM_URL].
+    /// Without it the offline rules extractor runs. The key comes from OPENAI_API_KEY.
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// Model name [env: KGROUTE_MODEL].
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Per-request LLM timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    pub timeout: u64,
+    /// Neo4j Bolt URI, e.g. bolt://127.0.0.1:7687 [env: NEO4J_URI]. Without
+    /// it the graph goes to import files. User and password come from
+    /// NEO4J_USERNAME and NEO4J_PASSWORD.
+    #[arg(long = "neo4j", value_name = "URI")]
+    pub neo4j: Option<String>,
+    /// Neo4j database name [default: the server's default].
+    #[arg(long, value_name = "NAME")]
+    pub neo4j_database: Option<String>,
+    /// Rows per UNWIND statement when writing to Neo4j.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH_SIZE)]
+    pub batch_size: usize,
+    /// Finish an interrupted batch in --out (or the newest batch in reports/):
+    /// written documents are not redone, cached sections cost nothing.
+    #[arg(long)]
+    pub resume: bool,
+    /// Only plan: print what would be sent and what it would cost (= `kgroute plan`).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stop sending new sections when the estimated spend would pass this
+    /// many US dollars (needs prices).
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    #[command(flatten)]
+    pub price: PriceArgs,
+    /// LLM answer cache folder.
+    #[arg(long, value_name = "DIR", default_value = "reports/cache")]
+    pub cache_dir: PathBuf,
+    /// Do not read or write the LLM answer cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Replace invalid UTF-8 instead of failing the document.
+    #[arg(long)]
+    pub lossy: bool,
+    /// No progress output (errors and the final summary line still print).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
 
 pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
-    let _ = args;
-    anyhow::bail!("not implemented yet")
+    if args.dry_run {
+        return super::plan::run(super::plan::PlanArgs {
+            inputs: args.inputs,
+            index: args.index,
+            out: args.out,
+            format: super::plan::PlanFormat::Table,
+            calibrate: args.calibrate,
+            audit_rate: args.audit_rate,
+            price: args.price,
+            model: args.model,
+            lossy: args.lossy,
+        });
+    }
+    let cfg = ingest_config(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(run_batch(cfg))?;
+    println!("{}", result.summary.headline());
+    println!("reports: {}", result.out_dir.display());
+    Ok(if result.failed_documents + result.failed_sections > 0 {
+        Outcome::PartialFailure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Validates the arguments and environment into a configuration. Every
+/// problem is collected and reported at once.
+fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
+    let mut problems: Vec<String> = Vec::new();
+    if !(0.0..=1.0).contains(&a.audit_rate) {
+        problems.push(format!(
+            "--audit-rate must be between 0 and 1, e.g. --audit-rate 0.05; got {}",
+            a.audit_rate
+        ));
+    }
+    if a.concurrency == 0 {
+        problems.push("--concurrency must be at least 1, e.g. --concurrency 8".into());
+    }
+    if a.batch_size == 0 {
+        problems.push("--batch-size must be at least 1, e.g. --batch-size 2000".into());
+    }
+    if a.timeout == 0 {
+        problems.push("--timeout must be at least 1 second, e.g. --timeout 60".into());
+    }
+    if a.max_cost.is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
+        problems.push("--max-cost must be a non-negative number of USD, e.g. --max-cost 5".into());
+    }
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+
+    let llm = match LlmConfig::from_env_and_flags(a.llm_url.clone(), a.model.clone()) {
+        Ok(l) => l,
+        Err(e) => {
+            problems.push(format!("{e:#}"));
+            None
+        }
+    };
+    let model = llm.as_ref().map(|l| l.model.clone()).or(a.model.clone());
+    let prices = match a.price.resolve(model.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            problems.push(format!("{e:#}"));
+            None
+        }
+    };
+    let documents = match discover_documents(&a.inputs) {
+        Ok(d) => d,
+        Err(e) => {
+            problems.push(format!("{e:#}"));
+            Vec::new()
+        }
+    };
+    for idx in &a.index {
+        if !idx.is_file() {
+            problems.push(format!(
+                "{}: index file not found (e.g. --index indices/credit_agreement.yaml)",
+                idx.display()
+            ));
+        }
+    }
+    let out_dir = match (&a.out, a.resume) {
+        (Some(o), _) => Some(o.clone()),
+        (None, false) => Some(PathBuf::from("reports").join(new_batch_id())),
+        (None, true) => match newest_batch(Path::new("reports")) {
+            Some(d) => Some(d),
+            None => {
+                problems.push("--resume found no batch under reports/ to resume; give the batch folder with --out".into());
+                None
+            }
+        },
+    };
+    if !problems.is_empty() {
+        bail!("invalid configuration:\n  - {}", problems.join("\n  - "));
+    }
+    let out_dir = out_dir.expect("checked above");
+
+    let mut llm = llm;
+    // Flags or a prices table win over KGROUTE_PRICE_IN/OUT; the LLM client
+    // and the budget must agree on one price.
+    let prices = match (&mut llm, prices) {
+        (Some(l), Some(p)) => {
+            l.price_in_per_mtok = p.input_per_million;
+            l.price_out_per_mtok = p.output_per_million;
+            p
+        }
+        (Some(l), None) => Prices {
+            input_per_million: l.price_in_per_mtok,
+            output_per_million: l.price_out_per_mtok,
+        },
+        (None, p) => p.unwrap_or(Prices {
+            input_per_million: 0.0,
+            output_per_million: 0.0,
+        }),
+    };
+    if let Some(l) = llm.as_mut() {
+        l.timeout = std::time::Duration::from_secs(a.timeout);
+    }
+    let sink = match a.neo4j.clone().or_else(|| env("NEO4J_URI")) {
+        Some(uri) => SinkConfig::Neo4j {
+            uri,
+            user: env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into()),
+            password: Secret::new(env("NEO4J_PASSWORD").unwrap_or_default()),
+            database: a.neo4j_database.clone(),
+            batch_size: a.batch_size,
+        },
+        None => SinkConfig::Files {
+            dir: out_dir.join("graph"),
+        },
+    };
+    let batch_id = out_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(new_batch_id);
+    Ok(IngestConfig {
+        documents,
+        index_files: a.index,
+        batch_id,
+        history_file: a.history,
+        route: RouteOptions {
+            calibrate: a.calibrate,
+            audit_rate: a.audit_rate,
+        },
+        extractor: ExtractorConfig {
+            llm,
+            concurrency: a.concurrency,
+            cache_dir: Some(a.cache_dir),
+            use_cache: !a.no_cache,
+            ..ExtractorConfig::default()
+        },
+        sink,
+        resume: a.resume,
+        max_cost_usd: a.max_cost,
+        prices,
+        quiet: a.quiet,
+        lossy: a.lossy,
+        document_parallelism: 4,
+        out_dir,
+    })
+}
+
+fn new_batch_id() -> String {
+    format!("batch-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"))
+}
+
+/// The most recently modified batch folder (one with a manifest) under `dir`.
+fn newest_batch(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.path()
+                .join(crate::pipeline::manifest::MANIFEST_FILE)
+                .is_file()
+        })
+        .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())
+        .map(|e| e.path())
 }

@@ -10,5 +10,7 @@ pub mod budget;
 pub mod discover;
 pub mod manifest;
 pub mod progress;
+pub mod run;
 
 pub use discover::discover_documents;
+pub use run::{run_batch, BatchResult, IngestConfig};

@@ -1,1 +1,437 @@
-//! Integration tests: ingest.
+//! Integration tests: `kgroute ingest`, the whole pipeline through the real
+//! binary, offline (rules extractor, file sink) and against the real Neo4j.
+
+use super::util::{corpus, fixture, kgroute, read, repo, tempdir};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+fn index_file() -> PathBuf {
+    repo().join("indices").join("credit_agreement.yaml")
+}
+
+/// Reads a CSV file into header-keyed rows.
+fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            headers
+                .iter()
+                .map(String::from)
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+fn summary_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(&dir.join("summary.json"))).expect("summary.json parses")
+}
+
+/// Runs `kgroute ingest` offline into `out`; returns stdout.
+fn ingest_offline(inputs: &[PathBuf], index: &Path, out: &Path, history: &Path) -> String {
+    let assert = kgroute()
+        .arg("ingest")
+        .args(inputs)
+        .arg("--index")
+        .arg(index)
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(history)
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("NEO4J_URI")
+        .assert();
+    let output = assert.get_output().clone();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "ingest failed ({:?})\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn readme_command_on_the_fixtures_produces_every_output() {
+    let dir = tempdir();
+    let out = dir.path().join("batch");
+    let history = dir.path().join("history.csv");
+    let stdout = ingest_offline(&[repo().join("fixtures")], &index_file(), &out, &history);
+
+    // It says what runs offline; it never pretends.
+    assert!(
+        stdout.contains("offline rules extractor (no LLM configured)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("no Neo4j configured"), "{stdout}");
+
+    for f in [
+        "sections.csv",
+        "summary.md",
+        "summary.json",
+        "suggestions.yaml",
+        "manifest.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing in {}", out.display());
+    }
+    for f in ["nodes.csv", "relationships.csv"] {
+        assert!(out.join("graph").join(f).is_file(), "graph/{f} missing");
+    }
+
+    // One sections.csv row per node of every fixture's tree.
+    let rows = csv_rows(&out.join("sections.csv"));
+    let mut expected_rows = 0;
+    for name in ["credit_agreement.md", "supply_agreement.txt", "memo.txt"] {
+        let tree = kgroute()
+            .args(["tree", "--format", "json"])
+            .arg(fixture(name))
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_slice(&tree.get_output().stdout).unwrap();
+        fn count(nodes: &serde_json::Value) -> usize {
+            nodes
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| 1 + count(&n["nodes"]))
+                .sum()
+        }
+        let n = count(&v["structure"]);
+        let doc_id = v["doc_id"].as_str().unwrap();
+        assert_eq!(
+            rows.iter().filter(|r| r["doc_id"] == doc_id).count(),
+            n,
+            "{name}: rows in sections.csv vs nodes in its tree"
+        );
+        expected_rows += n;
+    }
+    assert_eq!(rows.len(), expected_rows);
+    assert!(rows.iter().all(|r| r["decision"].is_empty()));
+    // Sent sections were extracted; skipped ones were not scanned.
+    let sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(!sent.is_empty());
+    assert!(sent.iter().all(|r| r["status"] == "ok"), "{sent:?}");
+    assert!(rows
+        .iter()
+        .filter(|r| r["route"] == "skip")
+        .all(|r| r["match_quality"] == "not_scanned"));
+    let relations: usize = rows
+        .iter()
+        .map(|r| r["relations"].parse::<usize>().unwrap_or(0))
+        .sum();
+    assert!(
+        relations > 20,
+        "the rules extractor found {relations} relations"
+    );
+
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read(&out.join("manifest.json"))).unwrap();
+    let states: Vec<&str> = manifest["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["written", "written", "written"]);
+
+    let summary = summary_json(&out);
+    assert_eq!(summary["documents"], 3);
+    let cut = summary["totals"]["payload_cut_pct"].as_f64().unwrap();
+    assert!(cut > 0.0 && cut < 100.0, "payload cut {cut}");
+    assert_eq!(read(&history).lines().count(), 2, "header + one batch row");
+
+    // The import files agree with themselves: every relationship's ends are nodes.
+    let nodes = csv_rows(&out.join("graph").join("nodes.csv"));
+    let ids: std::collections::HashSet<&str> = nodes.iter().map(|n| n[":ID"].as_str()).collect();
+    let rels = csv_rows(&out.join("graph").join("relationships.csv"));
+    assert!(!rels.is_empty());
+    for r in &rels {
+        assert!(
+            ids.contains(r[":START_ID"].as_str()) && ids.contains(r[":END_ID"].as_str()),
+            "{r:?}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_document_is_reported_and_the_batch_goes_on() {
+    let dir = tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::copy(fixture("supply_agreement.txt"), docs.join("a_supply.txt")).unwrap();
+    std::fs::write(docs.join("b_broken.txt"), b"ARTICLE I\n\xff\xfe not text\n").unwrap();
+    let out = dir.path().join("batch");
+    let assert = kgroute()
+        .arg("ingest")
+        .arg(&docs)
+        .arg("--index")
+        .arg(index_file())
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("b_broken.txt") && stderr.contains("byte offset"),
+        "{stderr}"
+    );
+    let manifest = read(&out.join("manifest.json"));
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    let docs = m["documents"].as_array().unwrap();
+    assert_eq!(docs[0]["state"], "written");
+    assert_eq!(docs[1]["state"], "failed");
+    assert!(
+        csv_rows(&out.join("sections.csv")).len() > 5,
+        "the good document is reported"
+    );
+}
+
+#[test]
+fn configuration_errors_are_reported_together_before_anything_runs() {
+    let dir = tempdir();
+    kgroute()
+        .arg("ingest")
+        .arg(dir.path().join("missing-dir"))
+        .arg("--index")
+        .arg(dir.path().join("missing.yaml"))
+        .args(["--audit-rate", "2", "--concurrency", "0"])
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .env_remove("KGROUTE_LLM_URL")
+        .assert()
+        .code(2)
+        .stderr(
+            predicates::str::contains("missing-dir")
+                .and(predicates::str::contains("missing.yaml"))
+                .and(predicates::str::contains("--audit-rate"))
+                .and(predicates::str::contains("--concurrency")),
+        );
+    assert!(
+        !dir.path().join("o").exists(),
+        "nothing written on a configuration error"
+    );
+}
+
+use predicates::prelude::PredicateBooleanExt as _;
+
+/// The article's baseline index (METHOD.md §2) with the ontology and
+/// density thresholds of the shipped credit-agreement index.
+fn write_article_baseline(path: &Path) {
+    let shipped: serde_yaml_ng::Value = serde_yaml_ng::from_str(&read(&index_file())).unwrap();
+    let tiers: [(&str, &[&str]); 5] = [
+        (
+            "very_high",
+            &[
+                "Litigation",
+                "Environmental Matters",
+                "Subsidiaries",
+                "Payment of Obligations",
+                "Maintenance of Property",
+                "Mergers and Sales of Assets",
+                "Commitment Schedule",
+                "Sanctions and Anti-Corruption",
+                "Designation of Subsidiary Borrowers",
+                "Definitions",
+                "Events of Default",
+                "Successors and Assigns",
+            ],
+        ),
+        (
+            "high",
+            &[
+                "Company Guaranty",
+                "The Facility",
+                "Facility Letters of Credit",
+                "Corporate Existence and Power",
+                "Corporate Authorization",
+                "Financial Information",
+                "Compliance with Laws",
+                "Use of Proceeds",
+                "Arranger and Syndication Agent",
+                "Eurocurrency Payment Offices",
+                "Defaulting Lenders",
+            ],
+        ),
+        (
+            "medium",
+            &[
+                "Swing Line Loans",
+                "Competitive Bid Advances",
+                "Credit Extensions",
+                "Designation of a Subsidiary Borrower",
+                "Successor Agent",
+                "Funding Indemnification",
+                "Acceleration and Collateral Accounts",
+                "Collateral",
+            ],
+        ),
+        (
+            "low",
+            &[
+                "Accounting Terms",
+                "Changes in Interest Rate",
+                "Method of Payment",
+                "Telephonic Notices",
+                "Market Disruption",
+                "Judgment Currency",
+                "Change in Circumstances",
+                "Confidentiality",
+            ],
+        ),
+        (
+            "very_low",
+            &[
+                "No Waivers",
+                "Counterparts and Integration",
+                "Governing Law",
+                "Waiver of Jury Trial",
+                "No Fiduciary Duty",
+                "Service of Process",
+                "Miscellaneous",
+                "Electronic Communications",
+                "Exhibit",
+                "Index",
+            ],
+        ),
+    ];
+    let mut text = String::from("# The article's raw baseline (METHOD.md section 2)\ndocument_type: credit_agreement\nversion: \"baseline\"\ndescription: article baseline\n");
+    for key in ["match", "density", "ontology"] {
+        let mut m = serde_yaml_ng::Mapping::new();
+        m.insert(key.into(), shipped[key].clone());
+        text.push_str(&serde_yaml_ng::to_string(&m).unwrap());
+    }
+    text.push_str("anchors:\n  - Subsidiaries\nnoise:\n  - Table of Contents\n");
+    for (tier, titles) in tiers {
+        text.push_str(&format!("{tier}:\n"));
+        for t in titles {
+            text.push_str(&format!("  - title: {t}\n"));
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The article's protocol: batch 1 (Emerson) with the raw baseline, a
+/// scripted review adopting its suggestions, batch 2 (the other credit
+/// agreements): fewer new sections than the same batch with the baseline,
+/// and the history shows both batches.
+#[test]
+fn review_between_batches_reduces_new_sections() {
+    let dir = tempdir();
+    let index = dir.path().join("credit_agreement.yaml");
+    write_article_baseline(&index);
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
+    let history = dir.path().join("history.csv");
+
+    let b1 = dir.path().join("batch-1");
+    ingest_offline(
+        &[corpus("credit_agreements/emerson_2018.md")],
+        &index,
+        &b1,
+        &history,
+    );
+
+    // Scripted reviewer: every suggested title becomes an entry at its
+    // suggested tier, decided on its rows of sections.csv.
+    let suggestions: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&read(&b1.join("suggestions.yaml"))).unwrap();
+    let suggested: BTreeMap<String, String> = suggestions["suggestions"]
+        .as_sequence()
+        .expect("suggestions list")
+        .iter()
+        .map(|s| {
+            (
+                s["normalized"].as_str().unwrap().to_string(),
+                s["suggested_tier"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        suggested.len() > 10,
+        "Emerson has many titles the baseline lacks: {suggested:?}"
+    );
+    let sections = b1.join("sections.csv");
+    let mut reader = csv::Reader::from_path(&sections).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let mut writer = csv::Writer::from_path(dir.path().join("reviewed.csv")).unwrap();
+    writer.write_record(&headers).unwrap();
+    let mut decided = 0;
+    for rec in reader.records() {
+        let rec = rec.unwrap();
+        let mut fields: Vec<String> = rec.iter().map(String::from).collect();
+        if fields[col("match_quality")] == "new" {
+            let key = kgroute::index::normalize_title(&fields[col("heading")]);
+            if let Some(tier) = suggested.get(&key) {
+                fields[col("decision")] = format!("add:{tier}");
+                decided += 1;
+            }
+        }
+        writer.write_record(&fields).unwrap();
+    }
+    writer.flush().unwrap();
+    assert!(decided > 10);
+    kgroute()
+        .arg("review")
+        .arg(dir.path().join("reviewed.csv"))
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
+
+    let batch2: Vec<PathBuf> = [
+        "att_capital_1995.txt",
+        "coned_2020.txt",
+        "cummins_2020.txt",
+        "disney_2020.txt",
+    ]
+    .iter()
+    .map(|f| corpus(&format!("credit_agreements/{f}")))
+    .collect();
+    let b2 = dir.path().join("batch-2");
+    ingest_offline(&batch2, &index, &b2, &history);
+    let control = dir.path().join("control");
+    let baseline = dir.path().join("baseline.yaml");
+    write_article_baseline(&baseline);
+    ingest_offline(
+        &batch2,
+        &baseline,
+        &control,
+        &dir.path().join("control-history.csv"),
+    );
+
+    let new_pct = |d: &Path| summary_json(d)["totals"]["new_pct"].as_f64().unwrap();
+    let (refined, raw, first) = (new_pct(&b2), new_pct(&control), new_pct(&b1));
+    eprintln!("new sections: batch 1 {first:.1}%, batch 2 refined {refined:.1}%, batch 2 raw baseline {raw:.1}%");
+    assert!(refined < raw, "refined {refined:.1}% vs raw {raw:.1}%");
+
+    let hist = kgroute()
+        .args(["history", "--file"])
+        .arg(&history)
+        .assert()
+        .success();
+    let table = String::from_utf8_lossy(&hist.get_output().stdout).into_owned();
+    assert!(
+        table.contains("batch-1") && table.contains("batch-2"),
+        "{table}"
+    );
+}
