@@ -58,6 +58,9 @@ pub struct IngestArgs {
     /// Most LLM requests in flight at once, across all documents.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
+    /// Documents processed at once (their sections share --concurrency).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub documents_in_flight: usize,
     /// OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 [env: KGROUTE_LLM_URL].
     /// Without it the offline rules extractor runs. The key comes from OPENAI_API_KEY.
     #[arg(long, value_name = "URL")]
@@ -147,6 +150,10 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     }
     if a.concurrency == 0 {
         problems.push("--concurrency must be at least 1, e.g. --concurrency 8".into());
+    }
+    if a.documents_in_flight == 0 {
+        problems
+            .push("--documents-in-flight must be at least 1, e.g. --documents-in-flight 4".into());
     }
     if a.batch_size == 0 {
         problems.push("--batch-size must be at least 1, e.g. --batch-size 2000".into());
@@ -264,7 +271,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         prices,
         quiet: a.quiet,
         lossy: a.lossy,
-        document_parallelism: 4,
+        document_parallelism: a.documents_in_flight,
         out_dir,
     })
 }

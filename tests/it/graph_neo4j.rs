@@ -311,7 +311,7 @@ fn doc_graph(doc: &str, company: &str, bank: &str, edited: bool) -> DocGraph {
 
 // ---------- real Neo4j helpers ----------
 
-fn neo4j_env() -> (String, String, Secret) {
+pub(super) fn neo4j_env() -> (String, String, Secret) {
     let uri = std::env::var("NEO4J_URI").unwrap_or_else(|_| "bolt://127.0.0.1:7687".into());
     let user = std::env::var("NEO4J_USERNAME").unwrap_or_else(|_| "neo4j".into());
     let password = Secret::new(std::env::var("NEO4J_PASSWORD").unwrap_or_default());
@@ -319,7 +319,7 @@ fn neo4j_env() -> (String, String, Secret) {
 }
 
 /// Connects to the test server or fails the test (never skips).
-async fn connect() -> Neo4jSink {
+pub(super) async fn connect() -> Neo4jSink {
     let (uri, user, password) = neo4j_env();
     match Neo4jSink::connect_default(&uri, &user, &password).await {
         Ok(s) => s,
@@ -347,7 +347,7 @@ async fn count(g: &Graph, cypher: &str, doc: &str) -> usize {
 }
 
 /// What the database holds for one document.
-async fn db_counts(g: &Graph, doc: &str) -> GraphCounts {
+pub(super) async fn db_counts(g: &Graph, doc: &str) -> GraphCounts {
     GraphCounts {
         sections: count(
             g,

@@ -4,6 +4,7 @@ mod extract;
 mod graph_neo4j;
 mod index;
 mod ingest;
+mod ingest_neo4j;
 mod llm;
 mod plan;
 mod report;
