@@ -543,9 +543,10 @@ mod tests {
         edit(&mut t).unwrap();
         let out = t.render();
         assert!(
-            crate::review::check_index_text(&out).is_empty(),
+            super::super::validate::layout_problems(std::path::Path::new("index.yaml"), &out)
+                .is_empty(),
             "{out}: {:?}",
-            crate::review::check_index_text(&out)
+            super::super::validate::layout_problems(std::path::Path::new("index.yaml"), &out)
         );
         out
     }

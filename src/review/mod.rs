@@ -61,7 +61,7 @@ pub struct ReviewErrors(pub Vec<String>);
 pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
     let original = std::fs::read_to_string(index_path)
         .with_context(|| format!("cannot read index {}", index_path.display()))?;
-    let problems = check_index_text(&original);
+    let problems = check_index_text(index_path, &original);
     if !problems.is_empty() {
         anyhow::bail!(
             "{} must be valid before review edits it (see `kgroute index check`):\n  {}",
@@ -83,7 +83,7 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
             return Err(ReviewErrors(errors).into());
         }
     };
-    let problems = check_index_text(&result.edited);
+    let problems = check_index_text(index_path, &result.edited);
     if !problems.is_empty() {
         anyhow::bail!(
             "the edited {} would not be a valid index (a bug in review; nothing written):\n  {}",
@@ -296,7 +296,13 @@ pub fn write_index(index_path: &Path, result: &ReviewResult) -> Result<()> {
     crate::report::write_atomic(index_path, result.edited.as_bytes())?;
     let back = std::fs::read_to_string(index_path)
         .with_context(|| format!("cannot read back {}", index_path.display()))?;
-    let problems = check_index_text(&back);
+    // The whole index as `kgroute index check` sees it, overlays included.
+    let mut problems = check_index_text(index_path, &back);
+    problems.extend(
+        crate::index::check_files(&[index_path.to_path_buf()])
+            .iter()
+            .map(ToString::to_string),
+    );
     if !problems.is_empty() {
         anyhow::bail!(
             "{} was written but does not validate:\n  {}",
