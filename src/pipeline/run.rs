@@ -69,6 +69,10 @@ struct Batch {
     extractor: Arc<Extractor>,
     sink: tokio::sync::Mutex<Box<dyn GraphSink>>,
     budget: Budget,
+    /// One slot per request in flight: a section reserves its estimated
+    /// cost only once it is about to be sent, so `--max-cost` sees the
+    /// actual cost of the answers before it.
+    send_slots: tokio::sync::Semaphore,
     manifest: Mutex<Manifest>,
     totals: Mutex<Totals>,
     progress: Mutex<Progress>,
@@ -112,6 +116,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let paths: Vec<PathBuf> = manifest.documents.iter().map(|d| d.path.clone()).collect();
     let batch = Arc::new(Batch {
         budget: Budget::new(cfg.max_cost_usd),
+        send_slots: tokio::sync::Semaphore::new(cfg.extractor.concurrency.max(1)),
         index,
         extractor,
         sink: tokio::sync::Mutex::new(sink),
@@ -300,6 +305,11 @@ async fn run_stages(batch: &Batch, path: &Path) -> anyhow::Result<SavedDocument>
 /// running totals.
 async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExtraction {
     let cfg = &batch.cfg;
+    let _slot = batch
+        .send_slots
+        .acquire()
+        .await
+        .expect("send slots never close");
     let estimate = estimate_cost(input.text.chars().count(), cfg);
     if !batch.budget.try_reserve(estimate) {
         return not_sent(

@@ -435,3 +435,70 @@ fn review_between_batches_reduces_new_sections() {
         "{table}"
     );
 }
+
+/// `--max-cost`: once the spend would pass the budget, no new section is
+/// sent; the rest are reported as not sent and the exit code says so.
+#[test]
+fn max_cost_stops_sending_and_says_so() {
+    use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Every answer costs 100,000 prompt tokens: $100 at $1,000 per million.
+    let server = rt
+        .block_on(FakeServer::start(std::time::Duration::ZERO, |_| {
+            Reply::Content {
+                content: good_extraction().to_string(),
+                prompt_tokens: 100_000,
+                completion_tokens: 0,
+            }
+        }))
+        .unwrap();
+    let dir = tempdir();
+    let out = dir.path().join("batch");
+    let assert = kgroute()
+        .arg("ingest")
+        .arg(fixture("supply_agreement.txt"))
+        .arg("--index")
+        .arg(index_file())
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .args([
+            "--concurrency",
+            "1",
+            "--price-in",
+            "1000",
+            "--price-out",
+            "0",
+            "--max-cost",
+            "150",
+        ])
+        .env("KGROUTE_LLM_URL", server.base_url())
+        .env("KGROUTE_MODEL", "test-model")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("sections failed"), "{stdout}");
+    // $100 spent after the first answer, $200 after the second: the third
+    // would pass $150, so exactly two requests were made.
+    assert_eq!(server.requests(), 2);
+    let rows = csv_rows(&out.join("sections.csv"));
+    let sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(sent.len() > 5);
+    assert_eq!(sent.iter().filter(|r| r["status"] == "ok").count(), 2);
+    assert!(
+        sent.iter()
+            .filter(|r| r["status"] != "ok")
+            .all(|r| r["status"].contains("--max-cost")),
+        "{sent:?}"
+    );
+}
