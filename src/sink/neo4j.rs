@@ -50,6 +50,10 @@ const SCHEMA: [&str; 5] = [
 /// relation provenance, its document-scoped entities, its sections (with
 /// their mentions and structure), then global entities no document mentions
 /// any more. Global entities still mentioned elsewhere survive.
+///
+/// The `SET ... REMOVE` takes each global entity's write lock before the
+/// "mentioned elsewhere?" check, so a concurrent writer's new mention is
+/// seen (it commits first) instead of being deleted with the node.
 const DELETE_DOCUMENT: [&str; 3] = [
     "MATCH (:Section {doc_id: $doc_id})<-[:MENTIONED_IN]-(e:Entity) \
      WITH DISTINCT e MATCH (e)-[r]->(:Entity) WHERE r.doc_id = $doc_id DELETE r",
@@ -59,6 +63,7 @@ const DELETE_DOCUMENT: [&str; 3] = [
      WITH collect(DISTINCT s) AS sections, collect(DISTINCT g) AS globals \
      FOREACH (s IN sections | DETACH DELETE s) \
      WITH globals UNWIND globals AS g \
+     SET g.write_lock = true REMOVE g.write_lock \
      WITH g WHERE NOT (g)-[:MENTIONED_IN]->(:Section) DETACH DELETE g",
 ];
 
@@ -502,12 +507,16 @@ fn row<const N: usize>(fields: [(&str, BoltType); N]) -> BoltType {
     BoltType::Map(m)
 }
 
-/// True when the error chain holds a Neo4j transient error (retryable).
+/// True when the error chain holds a Neo4j transient error, or a shared
+/// global entity deleted by a concurrent writer between our read and our
+/// write (`EntityNotFound`): both succeed when the document is retried.
 fn is_transient(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(
             c.downcast_ref::<neo4rs::Error>(),
-            Some(neo4rs::Error::Neo4j(n)) if n.kind() == neo4rs::Neo4jErrorKind::Transient
+            Some(neo4rs::Error::Neo4j(n))
+                if n.kind() == neo4rs::Neo4jErrorKind::Transient
+                    || n.code().ends_with("EntityNotFound")
         )
     })
 }

@@ -850,13 +850,14 @@ async fn neo4j_two_documents_share_the_bank_but_not_the_borrower() {
     // Removing one document keeps the shared bank for the other.
     sink.delete_document(&d1).await.unwrap();
     assert_eq!(db_counts(&g, &d2).await, without_dropped(g2.counts()));
+    // The shared node keeps whichever spelling created it (other tests, or
+    // the Emerson ingest, may share it), so compare normalised names.
+    let names = names_of(&g, &d2).await;
     assert!(
-        names_of(&g, &d2)
-            .await
-            .contains(&"JPMORGAN CHASE BANK, N.A.".to_string())
-            || names_of(&g, &d2)
-                .await
-                .contains(&"JPMorgan Chase Bank, N.A.".to_string())
+        names
+            .iter()
+            .any(|n| kgroute::graph::identity::normalize_name(n) == "jpmorgan chase bank n a"),
+        "{names:?}"
     );
     sink.delete_document(&d2).await.unwrap();
 }
