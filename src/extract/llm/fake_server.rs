@@ -323,6 +323,10 @@ async fn serve(
         reason(status),
         body.len()
     );
+    // The request stops counting as in flight before its answer leaves:
+    // the client may send its next request as soon as it reads this one,
+    // and that must not be counted as overlapping.
+    drop(_guard);
     sock.write_all(head.as_bytes()).await?;
     sock.write_all(body.as_bytes()).await?;
     sock.shutdown().await
