@@ -6,6 +6,7 @@
 //! extract ([`extract::SectionExtraction`]) -> graph -> sink -> report.
 //! See ARCHITECTURE.md.
 
+pub mod atomic_file;
 pub mod cli;
 pub mod cmd;
 pub mod extract;

@@ -74,7 +74,7 @@ impl Manifest {
     pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
         let path = dir.join(MANIFEST_FILE);
         let json = serde_json::to_vec_pretty(self)?;
-        write_atomically(&path, &json)
+        crate::atomic_file::write_atomic(&path, &json)
     }
 
     /// Adds documents given on a resumed run that the batch did not have.
@@ -101,18 +101,6 @@ impl Manifest {
             .find(|d| d.path == path)
             .map(|d| d.state)
     }
-}
-
-/// Writes `bytes` to `path` through a temp file in the same folder and a
-/// rename, so readers never see a partial file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp{}",
-        path.extension().and_then(|e| e.to_str()).unwrap_or(""),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! concurrently, keeps the manifest current, and writes the reports.
 
 use super::budget::Budget;
-use super::manifest::{write_atomically, DocState, Manifest};
+use super::manifest::{DocState, Manifest};
 use super::progress::{Progress, Totals};
+use crate::atomic_file::write_atomic;
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
 use crate::graph::{build_document_graph, DocumentMeta};
 use crate::index::{GraphabilityIndex, Tier};
@@ -378,7 +379,7 @@ fn saved_path(batch: &Batch, doc_id: &str) -> PathBuf {
 
 fn save_document(batch: &Batch, saved: &SavedDocument) -> anyhow::Result<()> {
     let json = serde_json::to_vec(saved)?;
-    write_atomically(&saved_path(batch, &saved.meta.doc_id), &json)
+    write_atomic(&saved_path(batch, &saved.meta.doc_id), &json)
 }
 
 fn load_saved(batch: &Batch, path: &Path) -> Option<SavedDocument> {

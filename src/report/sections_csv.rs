@@ -147,7 +147,8 @@ pub fn write_sections_csv(path: &Path, batch: &BatchReport) -> anyhow::Result<()
     let bytes = w
         .into_inner()
         .map_err(|e| anyhow::anyhow!("cannot finish {}: {e}", path.display()))?;
-    super::write_atomic(path, &bytes).with_context(|| format!("writing {}", path.display()))
+    crate::atomic_file::write_atomic(path, &bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

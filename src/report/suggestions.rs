@@ -137,6 +137,6 @@ pub fn write_suggestions(path: &Path, batch: &BatchReport) -> anyhow::Result<()>
     };
     let body = serde_yaml_ng::to_string(&file)?;
     let text = format!("{HEADER}\n{body}");
-    super::write_atomic(path, text.as_bytes())
+    crate::atomic_file::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }

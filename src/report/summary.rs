@@ -227,7 +227,8 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
 pub fn write_summary_json(path: &Path, summary: &BatchSummary) -> anyhow::Result<()> {
     let mut json = serde_json::to_vec_pretty(summary)?;
     json.push(b'\n');
-    super::write_atomic(path, &json).with_context(|| format!("writing {}", path.display()))
+    crate::atomic_file::write_atomic(path, &json)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Escapes a cell of a Markdown table.
@@ -387,6 +388,6 @@ pub fn write_summary_md(
     summary: &BatchSummary,
 ) -> anyhow::Result<()> {
     let text = render_summary_md(batch, summary);
-    super::write_atomic(path, text.as_bytes())
+    crate::atomic_file::write_atomic(path, text.as_bytes())
         .with_context(|| format!("writing {}", path.display()))
 }

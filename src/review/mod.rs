@@ -293,7 +293,7 @@ pub fn apply_decisions(
 /// Writes the edited index in place (temporary file + rename), then reads
 /// it back and re-validates it.
 pub fn write_index(index_path: &Path, result: &ReviewResult) -> Result<()> {
-    crate::report::write_atomic(index_path, result.edited.as_bytes())?;
+    crate::atomic_file::write_atomic(index_path, result.edited.as_bytes())?;
     let back = std::fs::read_to_string(index_path)
         .with_context(|| format!("cannot read back {}", index_path.display()))?;
     // The whole index as `kgroute index check` sees it, overlays included.
