@@ -5,7 +5,16 @@
 //! copied into the tree: consumers follow `start_line..=end_line` back into the
 //! [`SourceText`].
 
+mod assemble;
+mod doc_id;
+mod lines;
+mod markdown;
+mod plaintext;
 pub mod source;
+#[cfg(test)]
+mod tests;
+
+pub use doc_id::doc_id;
 
 pub use source::{InputError, SourceText};
 
@@ -112,9 +121,31 @@ impl Node {
     }
 }
 
+/// With this many Markdown headings a document is Markdown, whatever its
+/// plain-text headings: a wrapper has only a handful.
+const MARKDOWN_CERTAIN: usize = 20;
+
 /// Builds the tree of a document. Never fails: a document without headings
 /// becomes one `fallback` node.
+///
+/// Markdown is recognised by its ATX headings; a document that uses `#` only
+/// for a few wrapper lines around plain text (fewer than 20 Markdown
+/// headings and fewer than half as many as its plain-text headings) is read
+/// as plain text.
 pub fn build_tree(source: &SourceText) -> DocTree {
-    let _ = source;
-    todo!("issue 2: tree builder")
+    if source.line_count() == 0 {
+        return assemble::assemble(source, DocFormat::Text, Vec::new());
+    }
+    if markdown::has_atx_heading(&source.text) {
+        let md = markdown::headings(source);
+        if md.len() >= MARKDOWN_CERTAIN {
+            return assemble::assemble(source, DocFormat::Markdown, md);
+        }
+        let plain = plaintext::headings(source);
+        if !md.is_empty() && plain.len() <= 2 * md.len() {
+            return assemble::assemble(source, DocFormat::Markdown, md);
+        }
+        return assemble::assemble(source, DocFormat::Text, plain);
+    }
+    assemble::assemble(source, DocFormat::Text, plaintext::headings(source))
 }

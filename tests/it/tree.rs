@@ -1,1 +1,587 @@
-//! Integration tests: tree.
+//! Integration tests: tree. The real SEC corpus (structure of every file,
+//! the Proxy-Pointer reference on Markdown, properties that must hold on all
+//! of them), the bundled fixtures, robustness on awkward input, and the
+//! `kgroute tree` command.
+
+use super::util::{fixture, kgroute, tempdir};
+use kgroute::tree::{build_tree, DocFormat, DocTree, Node, NodeKind, SourceText};
+use predicates::prelude::*;
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The shared corpus: `../shared/corpora` next to the repository, or next to
+/// any ancestor (a worktree lives deeper than the main checkout).
+fn corpora() -> PathBuf {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    repo.ancestors()
+        .map(|a| a.join("shared").join("corpora"))
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| panic!("shared corpus not found above {}", repo.display()))
+}
+
+fn corpus_file(rel: &str) -> PathBuf {
+    let p = corpora().join(rel);
+    assert!(p.exists(), "corpus file missing: {}", p.display());
+    p
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["credit_agreements", "other"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(corpora().join(dir))
+            .expect("corpus dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+fn load(path: &Path) -> (SourceText, DocTree) {
+    let src = SourceText::read(path, false).unwrap_or_else(|e| panic!("{e}"));
+    let tree = build_tree(&src);
+    (src, tree)
+}
+
+/// Every line in exactly one node, in order, from line 1 to the last.
+fn assert_tiles(tree: &DocTree) {
+    let mut next = 1;
+    for n in tree.iter() {
+        assert_eq!(
+            n.start_line, next,
+            "{}: node {} {:?} does not start where the previous ended",
+            tree.doc_name, n.node_id, n.title
+        );
+        assert!(n.end_line >= n.start_line);
+        next = n.end_line + 1;
+    }
+    assert_eq!(
+        next,
+        tree.line_count + 1,
+        "{}: spans stop early",
+        tree.doc_name
+    );
+}
+
+/// Section numbers (`1.01`) of each article's children, from their titles.
+fn section_numbers(article: &Node) -> Vec<(u32, u32)> {
+    let re = Regex::new(r"^(?:SECTION|Section)?\s*(\d+)\.(\d+)").unwrap();
+    article
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let c = re.captures(&n.title)?;
+            Some((c[1].parse().unwrap(), c[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+fn titles_of_kind(tree: &DocTree, kind: NodeKind) -> Vec<String> {
+    tree.iter()
+        .filter(|n| n.kind == kind)
+        .map(|n| n.title.clone())
+        .collect()
+}
+
+fn articles(tree: &DocTree) -> Vec<&Node> {
+    tree.structure
+        .iter()
+        .filter(|n| n.title.to_uppercase().starts_with("ARTICLE"))
+        .collect()
+}
+
+/// Lines of the body (after the table of contents, before the signature
+/// page) that match `re`: the headings a reader would count by hand.
+fn body_lines_matching(src: &SourceText, tree: &DocTree, re: &Regex) -> Vec<usize> {
+    let toc_end = tree
+        .iter()
+        .filter(|n| n.kind == NodeKind::Toc)
+        .map(|n| n.end_line)
+        .max()
+        .unwrap_or(0);
+    let sig = tree
+        .iter()
+        .find(|n| n.kind == NodeKind::Signature)
+        .map_or(tree.line_count + 1, |n| n.line_num);
+    (toc_end + 1..sig)
+        .filter(|&l| re.is_match(src.line(l)))
+        .collect()
+}
+
+fn section_lines(tree: &DocTree, before: usize) -> Vec<usize> {
+    let re = Regex::new(r"^(?:SECTION|Section) \d+\.\d+").unwrap();
+    tree.iter()
+        .filter(|n| re.is_match(&n.title) && n.line_num < before)
+        .map(|n| n.line_num)
+        .collect()
+}
+
+#[test]
+fn corpus_summary_and_properties() {
+    for path in corpus_files() {
+        let (src, tree) = load(&path);
+        let mut by_kind: BTreeMap<String, usize> = BTreeMap::new();
+        for n in tree.iter() {
+            *by_kind
+                .entry(format!("{:?}", n.kind).to_lowercase())
+                .or_default() += 1;
+        }
+        let sections: Vec<&Node> = tree
+            .iter()
+            .filter(|n| n.kind == NodeKind::Section)
+            .collect();
+        println!(
+            "{:<48} {:>8} lines {:?} nodes {:>4} {:?} first {:?} last {:?}",
+            tree.doc_name,
+            tree.line_count,
+            tree.format,
+            tree.iter().count(),
+            by_kind,
+            sections.first().map(|n| &n.title),
+            sections.last().map(|n| &n.title),
+        );
+        assert_tiles(&tree);
+        assert!(tree.iter().count() > 20, "{}: too few nodes", tree.doc_name);
+        // Section numbers of a detected article increase.
+        for a in articles(&tree) {
+            let nums = section_numbers(a);
+            assert!(
+                nums.windows(2).all(|w| w[0] < w[1]),
+                "{}: sections of {:?} out of order: {nums:?}",
+                tree.doc_name,
+                a.title
+            );
+        }
+        // No heading starts at a wrapped line: the line before a plain-text
+        // heading never ends mid-sentence.
+        if tree.format == DocFormat::Text {
+            for n in tree
+                .iter()
+                .filter(|n| n.line_num > 1 && n.kind != NodeKind::Preamble)
+            {
+                let prev = src.line(n.line_num - 1).trim();
+                assert!(
+                    prev.len() < 40 || !prev.ends_with(|c: char| c.is_lowercase() || c == ','),
+                    "{}: node {} {:?} at line {} continues the sentence {prev:?}",
+                    tree.doc_name,
+                    n.node_id,
+                    n.title,
+                    n.line_num
+                );
+            }
+        }
+        // Titles are clean: single spaces, no trailing body text.
+        for n in tree.iter() {
+            assert!(
+                !n.title.contains("  ") && n.title.len() <= 200,
+                "{}: title {:?}",
+                tree.doc_name,
+                n.title
+            );
+            assert_eq!(n.title, n.title.trim());
+        }
+        // At most one table of contents before the body.
+        assert!(
+            titles_of_kind(&tree, NodeKind::Toc).len() <= 2,
+            "{}: {by_kind:?}",
+            tree.doc_name
+        );
+    }
+}
+
+/// The Proxy-Pointer reference: ATX headings outside fenced code, nested by
+/// `#` count, numbered in pre-order from 0001.
+fn reference_headings(text: &str) -> Vec<(usize, u8, String)> {
+    let re = Regex::new(r"^(#{1,6})\s+(.+)$").unwrap();
+    let mut in_code = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if let (false, Some(c)) = (in_code, re.captures(line)) {
+            out.push((i + 1, c[1].len() as u8, c[2].trim().to_owned()));
+        }
+    }
+    out
+}
+
+#[test]
+fn emerson_markdown_matches_the_reference() {
+    let (src, tree) = load(&corpus_file("credit_agreements/emerson_2018.md"));
+    assert_eq!(tree.format, DocFormat::Markdown);
+    let n2 = tree.find("0002").unwrap();
+    assert_eq!(
+        (n2.title.as_str(), n2.line_num),
+        ("Section 1.01 Definitions", 267)
+    );
+    assert_eq!(
+        tree.find("0004").unwrap().title,
+        "Section 1.03 Types of Advances"
+    );
+    assert_eq!(
+        tree.find("0006").unwrap().title,
+        "Section 2.01 The Facility"
+    );
+    let got: Vec<(usize, u8, String)> = tree
+        .iter()
+        .filter(|n| n.kind != NodeKind::Preamble)
+        .map(|n| (n.line_num, n.level, n.title.clone()))
+        .collect();
+    assert_eq!(got.len(), 104);
+    assert_eq!(got, reference_headings(&src.text));
+    // Ids are pre-order: the reference numbering is the heading order.
+    let ids: Vec<String> = tree.iter().skip(1).map(|n| n.node_id.clone()).collect();
+    let expected: Vec<String> = (1..=104).map(|i| format!("{i:04}")).collect();
+    assert_eq!(ids, expected);
+    assert_eq!(tree.structure[0].kind, NodeKind::Preamble);
+    assert!(
+        tree.structure[0].chars > 1000,
+        "parties on the cover page are kept"
+    );
+    assert_eq!(tree.find("0001").unwrap().kind, NodeKind::Structural);
+}
+
+#[test]
+fn att_capital_structure() {
+    let (src, tree) = load(&corpus_file("credit_agreements/att_capital_1995.txt"));
+    let arts: Vec<String> = articles(&tree).iter().map(|a| a.title.clone()).collect();
+    let romans = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"];
+    assert_eq!(arts.len(), 9, "{arts:?}");
+    for (a, r) in arts.iter().zip(romans) {
+        assert!(a.starts_with(&format!("ARTICLE {r} ")), "{a}");
+    }
+    assert_eq!(arts[0], "ARTICLE I DEFINITIONS");
+    // The dotted table of contents is one toc node and holds every entry.
+    let tocs: Vec<&Node> = tree.iter().filter(|n| n.kind == NodeKind::Toc).collect();
+    assert_eq!(tocs.len(), 1);
+    assert!(
+        tocs[0].start_line <= 27 && tocs[0].end_line >= 178,
+        "{:?}",
+        (tocs[0].start_line, tocs[0].end_line)
+    );
+    // Every body `SECTION x.yy.` line is a node, in order, and nothing else.
+    let re = Regex::new(r"^SECTION \d+\.\d+\. [A-Z]").unwrap();
+    let sig = titles_of_kind(&tree, NodeKind::Signature);
+    assert_eq!(sig.len(), 1);
+    let sig_line = tree
+        .iter()
+        .find(|n| n.kind == NodeKind::Signature)
+        .unwrap()
+        .line_num;
+    assert_eq!(
+        section_lines(&tree, sig_line),
+        body_lines_matching(&src, &tree, &re)
+    );
+    let first = tree
+        .iter()
+        .find(|n| n.title.starts_with("SECTION"))
+        .unwrap();
+    assert_eq!(first.title, "SECTION 1.01. Definitions");
+    assert_eq!(
+        first.breadcrumb,
+        "ARTICLE I DEFINITIONS > SECTION 1.01. Definitions"
+    );
+    let agent = tree
+        .iter()
+        .find(|n| n.title.starts_with("SECTION 7.02."))
+        .unwrap();
+    assert_eq!(agent.title, "SECTION 7.02. Agent and Affiliates");
+    let last_art = articles(&tree)[8];
+    assert!(last_art
+        .nodes
+        .last()
+        .unwrap()
+        .title
+        .starts_with("SECTION 9."));
+    let exhibits = titles_of_kind(&tree, NodeKind::Exhibit);
+    let letters: Vec<&str> = exhibits.iter().map(|t| &t[8..9]).collect();
+    assert_eq!(letters, ["A", "B", "C", "D", "E", "F", "G"]);
+    // The recitals after the table of contents are kept apart from it.
+    assert!(tree
+        .iter()
+        .any(|n| n.kind == NodeKind::Preamble && n.start_line > tocs[0].end_line));
+}
+
+#[test]
+fn disney_structure() {
+    let (src, tree) = load(&corpus_file("credit_agreements/disney_2020.txt"));
+    let arts: Vec<String> = articles(&tree).iter().map(|a| a.title.clone()).collect();
+    assert_eq!(arts.len(), 9, "{arts:?}");
+    assert_eq!(arts[0], "ARTICLE I DEFINITIONS AND ACCOUNTING TERMS");
+    assert_eq!(arts[4], "ARTICLE V COVENANTS");
+    assert_eq!(titles_of_kind(&tree, NodeKind::Toc).len(), 1);
+    let re = Regex::new(r"^SECTION ?\d+\.\d+\.").unwrap();
+    let sig_line = tree
+        .iter()
+        .find(|n| n.kind == NodeKind::Signature)
+        .unwrap()
+        .line_num;
+    assert_eq!(
+        section_lines(&tree, sig_line),
+        body_lines_matching(&src, &tree, &re)
+    );
+    let titles: Vec<&str> = tree.iter().map(|n| n.title.as_str()).collect();
+    assert!(
+        titles.contains(&"SECTION 1.01. Certain Defined Terms"),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"SECTION 4.01. Representations and Warranties"),
+        "{titles:?}"
+    );
+    assert!(
+        titles.contains(&"SECTION 2.07. [Intentionally Omitted.]"),
+        "{titles:?}"
+    );
+}
+
+#[test]
+fn coned_and_cummins_structure() {
+    // Headings need a title: `Section 2.21.` alone ends a sentence.
+    let re = Regex::new(r"^Section \d+\.\d+\.\s+\S").unwrap();
+    for (file, n_articles) in [("coned_2020.txt", 9), ("cummins_2020.txt", 12)] {
+        let (src, tree) = load(&corpus_file(&format!("credit_agreements/{file}")));
+        let arts = articles(&tree);
+        assert_eq!(arts.len(), n_articles, "{file}");
+        for (i, a) in arts.iter().enumerate() {
+            let want = format!("{} ", i + 1);
+            assert!(a.title[8..].starts_with(&want), "{file}: {}", a.title);
+        }
+        assert_eq!(titles_of_kind(&tree, NodeKind::Toc).len(), 1, "{file}");
+        let sig_line = tree
+            .iter()
+            .find(|n| n.kind == NodeKind::Signature)
+            .unwrap()
+            .line_num;
+        let got = section_lines(&tree, sig_line);
+        assert_eq!(got, body_lines_matching(&src, &tree, &re), "{file}");
+        assert!(got.len() > 80, "{file}: {}", got.len());
+    }
+}
+
+#[test]
+fn lease_and_outsourcing_structure() {
+    let (_, lease) = load(&corpus_file("other/exicure_2020_office_lease.txt"));
+    let arts = articles(&lease);
+    assert_eq!(arts.len(), 36);
+    assert_eq!(arts[0].title, "ARTICLE 1 Premises and Term");
+    assert_eq!(arts[26].title, "ARTICLE 27 Notices");
+    let exhibits = titles_of_kind(&lease, NodeKind::Exhibit);
+    assert!(exhibits.len() >= 11, "{exhibits:?}");
+    assert!(exhibits[0].starts_with("EXHIBIT A"));
+
+    let (_, ibm) = load(&corpus_file(
+        "other/manufacturers_services_2000_outsourcing.txt",
+    ));
+    let top: Vec<&str> = ibm
+        .structure
+        .iter()
+        .filter(|n| n.title.starts_with("SECTION"))
+        .map(|n| n.title.as_str())
+        .take(16)
+        .collect();
+    assert_eq!(top[0], "SECTION 1.0 DEFINITIONS");
+    assert_eq!(top[15], "SECTION 16.0 GENERAL");
+    let general = ibm
+        .iter()
+        .find(|n| n.title == "SECTION 16.0 GENERAL")
+        .unwrap();
+    assert!(general
+        .nodes
+        .iter()
+        .any(|n| n.title == "16.9 Governing Law"));
+    assert_eq!(
+        ibm.structure
+            .iter()
+            .filter(|n| n.kind == NodeKind::Toc)
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn fixtures_come_out_right() {
+    let (_, md) = load(&fixture("credit_agreement.md"));
+    assert_eq!(md.format, DocFormat::Markdown);
+    assert_tiles(&md);
+    let kinds = |t: &DocTree, k| t.iter().filter(|n| n.kind == k).count();
+    assert_eq!(kinds(&md, NodeKind::Preamble), 1);
+    assert_eq!(kinds(&md, NodeKind::Toc), 1);
+    assert_eq!(kinds(&md, NodeKind::Structural), 8);
+    assert_eq!(kinds(&md, NodeKind::Signature), 1);
+    assert_eq!(kinds(&md, NodeKind::Schedule), 2);
+    assert_eq!(kinds(&md, NodeKind::Exhibit), 2);
+    let defs = md
+        .iter()
+        .find(|n| n.title == "Section 1.01 Definitions")
+        .unwrap();
+    assert_eq!(
+        defs.breadcrumb,
+        "ARTICLE I DEFINITIONS AND ACCOUNTING TERMS > Section 1.01 Definitions"
+    );
+    assert!(md.iter().any(|n| n.title == "Section 2.05 [Reserved]"));
+    assert!(
+        !md.iter().any(|n| n.title.contains("Amount assigned")),
+        "headings in code blocks are ignored"
+    );
+
+    let (_, supply) = load(&fixture("supply_agreement.txt"));
+    assert_eq!(supply.format, DocFormat::Text);
+    assert_tiles(&supply);
+    assert_eq!(kinds(&supply, NodeKind::Toc), 1);
+    assert_eq!(articles(&supply).len(), 6);
+    let sections: Vec<&str> = supply
+        .iter()
+        .filter(|n| n.title.starts_with("Section"))
+        .map(|n| n.title.as_str())
+        .collect();
+    assert_eq!(sections.len(), 15, "{sections:?}");
+    assert_eq!(sections[0], "Section 1.01. Defined Terms");
+    assert!(sections.contains(&"Section 6.03. [Reserved]"));
+    assert_eq!(
+        titles_of_kind(&supply, NodeKind::Schedule),
+        ["SCHEDULE 2.01 PRODUCTS AND PRICES"]
+    );
+    assert_eq!(
+        titles_of_kind(&supply, NodeKind::Exhibit),
+        ["EXHIBIT A FORM OF PURCHASE ORDER"]
+    );
+    assert_eq!(kinds(&supply, NodeKind::Signature), 1);
+
+    let (_, memo) = load(&fixture("memo.txt"));
+    assert_eq!(memo.structure.len(), 1);
+    assert_eq!(memo.structure[0].kind, NodeKind::Fallback);
+    assert_eq!(
+        (memo.structure[0].start_line, memo.structure[0].end_line),
+        (1, memo.line_count)
+    );
+}
+
+#[test]
+fn fifty_megabytes_are_parsed_correctly() {
+    // 100 articles x 10 sections x ~50 kB of body text.
+    let para = "The Borrower shall pay to the Administrative Agent the amounts due under this Agreement on each date.\n";
+    let body = para.repeat(500);
+    let mut text = String::from(
+        "LOAN AGREEMENT among ACME CORP. and ACME BANK, N.A., as Administrative Agent.\n",
+    );
+    for a in 1..=100 {
+        text.push_str(&format!("ARTICLE {a}\nPART {a}\n"));
+        for s in 1..=10 {
+            text.push_str(&format!(
+                "Section {a}.{s:02}. Title {a} {s}. Body starts here.\n"
+            ));
+            text.push_str(&body);
+        }
+    }
+    assert!(text.len() > 50_000_000);
+    let src = SourceText::from_text("big.txt", &text);
+    let tree = build_tree(&src);
+    assert_tiles(&tree);
+    assert_eq!(tree.structure.len(), 101);
+    assert_eq!(tree.iter().count(), 1 + 100 + 1000);
+    assert_eq!(
+        tree.find("1100").unwrap().title,
+        "Section 100.10. Title 100 10"
+    );
+}
+
+#[test]
+fn cli_prints_json_when_piped() {
+    let out = kgroute()
+        .arg("tree")
+        .arg(fixture("supply_agreement.txt"))
+        .assert()
+        .success();
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.get_output().stdout).expect("JSON on stdout");
+    assert_eq!(v["doc_name"], "supply_agreement.txt");
+    assert_eq!(v["format"], "text");
+    assert!(v["doc_id"]
+        .as_str()
+        .unwrap()
+        .starts_with("supply_agreement-"));
+    let first = &v["structure"][0];
+    for key in [
+        "title",
+        "node_id",
+        "line_num",
+        "start_line",
+        "end_line",
+        "level",
+        "chars",
+        "breadcrumb",
+        "kind",
+        "nodes",
+    ] {
+        assert!(first.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(first["node_id"], "0000");
+    assert_eq!(first["kind"], "preamble");
+}
+
+#[test]
+fn cli_text_outline_and_help() {
+    kgroute()
+        .args(["tree", "--format", "text"])
+        .arg(fixture("credit_agreement.md"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "0002 ARTICLE I DEFINITIONS AND ACCOUNTING TERMS  [44-45",
+        ))
+        .stdout(predicate::str::contains("  0003 Section 1.01 Definitions"));
+    kgroute()
+        .args(["tree", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "kgroute tree fixtures/supply_agreement.txt --format text",
+        ));
+}
+
+#[test]
+fn cli_input_errors_are_clear() {
+    let dir = tempdir();
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    kgroute()
+        .arg("tree")
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("empty.txt").and(predicate::str::contains("empty")));
+
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, b"ARTICLE I\nGENERAL \xff\xfe text\n").unwrap();
+    kgroute().arg("tree").arg(&bad).assert().code(2).stderr(
+        predicate::str::contains("bad.txt").and(predicate::str::contains("byte offset 18")),
+    );
+    kgroute()
+        .arg("tree")
+        .arg(&bad)
+        .arg("--lossy")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\u{fffd}"));
+
+    let bin = dir.path().join("bin.pdf");
+    std::fs::write(&bin, b"%PDF-1.4\n\0\0binary").unwrap();
+    kgroute()
+        .arg("tree")
+        .arg(&bin)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("binary").and(predicate::str::contains("offset 9")));
+
+    kgroute()
+        .arg("tree")
+        .arg(dir.path().join("missing.txt"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.txt: cannot read"));
+}

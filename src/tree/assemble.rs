@@ -1,0 +1,222 @@
+//! Turns a flat, ordered list of detected headings into the nested
+//! [`DocTree`]: stack nesting by level, pre-order ids, spans that tile the
+//! document, breadcrumbs, sizes and node kinds.
+
+use super::{doc_id::doc_id, DocFormat, DocTree, Node, NodeKind, SourceText};
+
+/// A heading found by one of the detectors, before nesting.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Heading {
+    /// 1-based line of the heading.
+    pub line: usize,
+    pub level: u8,
+    pub title: String,
+    /// `Section` unless the detector knows better; structural and signature
+    /// kinds are also derived here from the title and the span.
+    pub kind: NodeKind,
+    /// Last line taken by the heading itself (a title on the next line).
+    pub title_end: usize,
+}
+
+impl Heading {
+    pub fn new(line: usize, level: u8, title: String, kind: NodeKind) -> Self {
+        Self {
+            line,
+            level,
+            title,
+            kind,
+            title_end: line,
+        }
+    }
+}
+
+/// A heading with no more than this many non-blank characters of its own
+/// (beyond the title) and with children is `structural`.
+const STRUCTURAL_MAX_CHARS: usize = 100;
+/// Text before the first heading becomes a preamble when it holds at least
+/// this many letters and digits.
+const PREAMBLE_MIN_ALNUM: usize = 20;
+
+/// Builds the tree. `headings` must be sorted by line with distinct lines.
+pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Heading>) -> DocTree {
+    let line_count = source.line_count();
+    let mut flat: Vec<(Heading, usize, usize)> = Vec::with_capacity(headings.len() + 1);
+    if line_count == 0 {
+        // Only reachable through `from_text("")`: nothing to tile.
+    } else if headings.is_empty() {
+        let h = Heading::new(1, 1, "Document".to_owned(), NodeKind::Fallback);
+        flat.push((h, 1, line_count.max(1)));
+    } else {
+        let first = headings[0].line;
+        let mut first_start = 1;
+        if first > 1 {
+            let pre = source.span_text(1, first - 1);
+            if pre.chars().filter(|c| c.is_alphanumeric()).count() >= PREAMBLE_MIN_ALNUM {
+                let h = Heading::new(1, 1, "Preamble".to_owned(), NodeKind::Preamble);
+                flat.push((h, 1, first - 1));
+                first_start = first;
+            }
+        }
+        let n = headings.len();
+        let lines: Vec<usize> = headings.iter().map(|h| h.line).collect();
+        for (i, h) in headings.into_iter().enumerate() {
+            let start = if i == 0 { first_start } else { h.line };
+            let end = if i + 1 < n {
+                lines[i + 1] - 1
+            } else {
+                line_count
+            };
+            flat.push((h, start, end));
+        }
+    }
+
+    let ends_with_newline = source.text.ends_with('\n');
+    let has_preamble = flat.first().is_some_and(|f| f.0.kind == NodeKind::Preamble);
+    let first_id = usize::from(!has_preamble);
+    // Arena of nodes plus child lists, nested with a stack of (level, index).
+    let mut nodes: Vec<Node> = Vec::with_capacity(flat.len());
+    let mut children: Vec<Vec<usize>> = Vec::with_capacity(flat.len());
+    let mut bodiless: Vec<bool> = Vec::with_capacity(flat.len());
+    let mut roots: Vec<usize> = Vec::new();
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    for (i, (h, start, end)) in flat.into_iter().enumerate() {
+        let level = h.level.max(1);
+        while stack.last().is_some_and(|&(l, _)| l >= level) {
+            stack.pop();
+        }
+        let parent = stack.last().map(|&(_, i)| i);
+        let title = clean_title(&h.title);
+        let breadcrumb = match parent {
+            Some(p) => format!("{} > {}", nodes[p].breadcrumb, title),
+            None => title.clone(),
+        };
+        let text = source.span_text(start, end);
+        // Characters of the span including the newline that ends its last line.
+        let chars = count_chars(text) + usize::from(end < line_count || ends_with_newline);
+        let body_from = h.title_end.max(h.line) + 1;
+        let own_body = if body_from <= end && h.kind == NodeKind::Section {
+            count_non_blank(source.span_text(body_from, end), STRUCTURAL_MAX_CHARS + 1)
+        } else {
+            0
+        };
+        let kind = refine_kind(h.kind, &title);
+        let idx = nodes.len();
+        nodes.push(Node {
+            title,
+            node_id: format!("{:04}", first_id + i),
+            line_num: h.line,
+            start_line: start,
+            end_line: end,
+            level,
+            chars,
+            breadcrumb,
+            kind,
+            nodes: Vec::new(),
+        });
+        children.push(Vec::new());
+        bodiless.push(kind == NodeKind::Section && own_body <= STRUCTURAL_MAX_CHARS);
+        match parent {
+            Some(p) => children[p].push(idx),
+            None => roots.push(idx),
+        }
+        // A preamble is text before a heading, never a parent.
+        if kind != NodeKind::Preamble {
+            stack.push((level, idx));
+        }
+    }
+
+    let mut built: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    // Children always have larger indices than their parent: build bottom-up.
+    for i in (0..built.len()).rev() {
+        let kids: Vec<Node> = children[i]
+            .iter()
+            .map(|&c| built[c].take().expect("child built once"))
+            .collect();
+        let node = built[i].as_mut().expect("node present");
+        if bodiless[i] && !kids.is_empty() {
+            node.kind = NodeKind::Structural;
+        }
+        node.nodes = kids;
+    }
+    let structure = roots
+        .into_iter()
+        .map(|r| built[r].take().expect("root built once"))
+        .collect();
+
+    DocTree {
+        doc_name: source
+            .path
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        doc_id: doc_id(&source.path, &source.text),
+        line_count,
+        format,
+        structure,
+    }
+}
+
+/// Characters (not bytes) of a string, counted without decoding.
+pub(crate) fn count_chars(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
+    // Bytes that are not UTF-8 continuation bytes, summed in u8 chunks so
+    // the loop vectorises.
+    s.as_bytes()
+        .chunks(255)
+        .map(|c| usize::from(c.iter().fold(0u8, |n, &b| n + u8::from((b as i8) >= -0x40))))
+        .sum()
+}
+
+/// Non-whitespace characters of `s`, counting no further than `limit`.
+fn count_non_blank(s: &str, limit: usize) -> usize {
+    s.chars().filter(|c| !c.is_whitespace()).take(limit).count()
+}
+
+/// Collapses whitespace, drops Markdown emphasis markers and a trailing
+/// period or colon, so the index matcher sees a clean title.
+pub(crate) fn clean_title(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for word in raw.split(|c: char| c.is_whitespace()) {
+        let w = word.trim_matches(|c| c == '*' || c == '_');
+        if w.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    while out.ends_with(':') || out.ends_with(',') || out.ends_with(';') {
+        out.pop();
+    }
+    if out.is_empty() {
+        out.push_str("Untitled");
+    }
+    out
+}
+
+/// Kinds that follow from the title alone: annexes, tables of contents and
+/// signature pages found by Markdown headings.
+fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
+    if kind != NodeKind::Section {
+        return kind;
+    }
+    let lower = title.to_lowercase();
+    let first = lower.split(' ').next().unwrap_or("");
+    let has_id = lower.split(' ').nth(1).is_some();
+    match first {
+        "schedule" | "annex" | "appendix" if has_id => NodeKind::Schedule,
+        "exhibit" if has_id => NodeKind::Exhibit,
+        _ if matches!(
+            lower.as_str(),
+            "table of contents" | "contents" | "index" | "summary of contents"
+        ) =>
+        {
+            NodeKind::Toc
+        }
+        _ if lower.starts_with("signature page") || lower == "signatures" => NodeKind::Signature,
+        _ => kind,
+    }
+}

@@ -1,0 +1,675 @@
+//! Line-level recognisers for plain-text contracts: heading candidates
+//! (`ARTICLE`, `SECTION`, bare `1.01`, `SCHEDULE`/`EXHIBIT`/`ANNEX`), table of
+//! contents lines, page furniture and prose. Each looks at one trimmed line
+//! and knows nothing of the document; the stateful decisions live in
+//! `plaintext.rs`.
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+/// What a heading-like line claims to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CandKind {
+    Article,
+    /// `SECTION 1.01` / `Section 2.12`.
+    Section,
+    /// `1.01 Defined Terms` without a keyword.
+    Bare,
+    Schedule,
+    Exhibit,
+}
+
+/// A heading-like line, split into its parts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Candidate<'a> {
+    pub kind: CandKind,
+    /// The keyword as written (`ARTICLE`, `Section`, `EXHIBIT`), empty for bare.
+    pub keyword: &'a str,
+    /// The number or identifier as written (`IV`, `1.01`, `B-1`).
+    pub ident: &'a str,
+    /// Whether the number was followed by a period (`SECTION 1.01.`).
+    pub dotted: bool,
+    /// Parsed number: (article or section major, section minor). Annexes: (0, 0).
+    pub num: (u32, Option<u32>),
+    /// Other readings of a run-together roman numeral (`ARTICLE VCOVENANTS`),
+    /// each with its own rest of line.
+    pub alternatives: Vec<(u32, &'a str, &'a str)>,
+    /// Text after the number and its separators, trimmed.
+    pub rest: &'a str,
+}
+
+impl Candidate<'_> {
+    /// `ARTICLE I`, `SECTION 7.02.`, `1.01`, `EXHIBIT A`.
+    pub fn label(&self) -> String {
+        let dot = if self.dotted { "." } else { "" };
+        if self.keyword.is_empty() {
+            format!("{}{dot}", self.ident)
+        } else {
+            format!("{} {}{dot}", self.keyword, self.ident)
+        }
+    }
+}
+
+const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
+const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
+const SCHEDULE_WORDS: [&str; 6] = [
+    "SCHEDULE", "Schedule", "ANNEX", "Annex", "APPENDIX", "Appendix",
+];
+const EXHIBIT_WORDS: [&str; 2] = ["EXHIBIT", "Exhibit"];
+
+/// Recognises a heading-like line (already trimmed). Cheap for ordinary
+/// lines: only lines starting with `A`, `S`, `E` or a digit are looked at.
+pub(crate) fn candidate(t: &str) -> Option<Candidate<'_>> {
+    let first = *t.as_bytes().first()?;
+    match first {
+        b'A' => keyword_rest(t, &ARTICLE_WORDS)
+            .and_then(|(k, r)| article(k, r))
+            .or_else(|| {
+                keyword_rest(t, &SCHEDULE_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Schedule))
+            }),
+        b'S' => keyword_rest(t, &SECTION_WORDS)
+            .and_then(|(k, r)| section(k, r))
+            .or_else(|| {
+                keyword_rest(t, &SCHEDULE_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Schedule))
+            }),
+        b'E' => keyword_rest(t, &EXHIBIT_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Exhibit)),
+        b'0'..=b'9' => bare(t),
+        _ => None,
+    }
+}
+
+fn keyword_rest<'a>(t: &'a str, words: &[&'static str]) -> Option<(&'a str, &'a str)> {
+    words
+        .iter()
+        .find(|w| t.starts_with(**w))
+        .map(|w| (&t[..w.len()], &t[w.len()..]))
+}
+
+/// Skips separators between a number and its title: spaces, `.`, `:`, dashes.
+fn skip_separators(s: &str) -> &str {
+    s.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '.' | ':' | '-' | '–' | '—' | '_')
+    })
+}
+
+/// A title must not look like the middle of a sentence: `, in each case`,
+/// `or 2.20.`, `(e) provides`, `hereto`.
+fn title_start_ok(rest: &str) -> bool {
+    match rest.chars().next() {
+        None => true,
+        Some(c) => !(c.is_lowercase() || matches!(c, ',' | ';' | '(' | ')' | '’' | '\'')),
+    }
+}
+
+fn article<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
+    let s = after.trim_start();
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 {
+        if digits > 3 {
+            return None;
+        }
+        let num: u32 = s[..digits].parse().ok()?;
+        let tail = &s[digits..];
+        if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',') {
+            return None;
+        }
+        // `ARTICLE 2.18. Extension ...` style: the article is still 2.
+        let tail = tail
+            .strip_prefix('.')
+            .map(|t| t.trim_start_matches(|c: char| c.is_ascii_digit()))
+            .unwrap_or(tail);
+        let rest = skip_separators(tail).trim_end();
+        if !title_start_ok(rest) {
+            return None;
+        }
+        return Some(Candidate {
+            kind: CandKind::Article,
+            keyword,
+            ident: &s[..digits],
+            dotted: false,
+            num: (num, None),
+            alternatives: Vec::new(),
+            rest,
+        });
+    }
+    let romans = s.bytes().take_while(|b| b"IVXLC".contains(b)).count();
+    if romans == 0 {
+        return None;
+    }
+    // Every valid reading of the roman prefix; a run-together title
+    // (`VCOVENANTS`) offers several, the stateful pass picks one.
+    let mut readings: Vec<(u32, &str, &str)> = Vec::new();
+    for len in (1..=romans).rev() {
+        let ident = &s[..len];
+        let Some(v) = roman_value(ident) else {
+            continue;
+        };
+        let tail = &s[len..];
+        let glued = tail.starts_with(|c: char| c.is_uppercase());
+        if tail
+            .starts_with(|c: char| c.is_lowercase() || c.is_ascii_digit() || c == '(' || c == ',')
+        {
+            continue;
+        }
+        // `IXGUARANTY`: a title run into the numeral must be upper case.
+        if glued && !tail.chars().take(2).all(char::is_uppercase) {
+            continue;
+        }
+        let rest = skip_separators(tail).trim_end();
+        if title_start_ok(rest) {
+            readings.push((v, ident, rest));
+        }
+    }
+    let (v, ident, rest) = *readings.first()?;
+    Some(Candidate {
+        kind: CandKind::Article,
+        keyword,
+        ident,
+        dotted: false,
+        num: (v, None),
+        alternatives: readings,
+        rest,
+    })
+}
+
+/// Parses `1`, `1.01`, returning (major, minor, bytes used).
+fn dotted_number(s: &str) -> Option<(u32, Option<u32>, usize)> {
+    let b = s.as_bytes();
+    let d1 = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if d1 == 0 || d1 > 3 {
+        return None;
+    }
+    let major = s[..d1].parse().ok()?;
+    if b.get(d1) == Some(&b'.') {
+        let d2 = b[d1 + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if d2 > 0 {
+            if d2 > 3 {
+                return None;
+            }
+            let minor = s[d1 + 1..d1 + 1 + d2].parse().ok()?;
+            return Some((major, Some(minor), d1 + 1 + d2));
+        }
+    }
+    Some((major, None, d1))
+}
+
+fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
+    let s = after.trim_start();
+    let (major, minor, used) = dotted_number(s)?;
+    let ident = &s[..used];
+    let mut tail = &s[used..];
+    // `Section 2.08(e)`, `Section 2.05.4`, `Section 3(3)`: references or
+    // sub-levels, not section headings.
+    if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',' || c == ';') {
+        // Disney's TOC glues numbers to titles (`SECTION 2.07[...]22`): that
+        // is handled as TOC text; a letter right after the number is not a
+        // heading.
+        if !tail.starts_with('[') {
+            return None;
+        }
+    }
+    if tail.starts_with('.') && tail[1..].starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let dotted = tail.starts_with('.');
+    if dotted {
+        tail = &tail[1..];
+    }
+    let rest = skip_separators(tail).trim_end();
+    if !title_start_ok(rest) || rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(Candidate {
+        kind: CandKind::Section,
+        keyword,
+        ident,
+        dotted,
+        num: (major, minor),
+        alternatives: Vec::new(),
+        rest,
+    })
+}
+
+fn bare(t: &str) -> Option<Candidate<'_>> {
+    let (major, minor, used) = dotted_number(t)?;
+    let minor = minor?;
+    if major == 0 || t.as_bytes()[..used].len() > 6 {
+        return None;
+    }
+    let mut tail = &t[used..];
+    let dotted = tail.starts_with('.');
+    if dotted {
+        tail = &tail[1..];
+    }
+    if !tail.starts_with(|c: char| c.is_whitespace()) {
+        return None;
+    }
+    let rest = tail.trim();
+    // A bare number needs a real title: a capitalised word or `[Reserved]`.
+    let c = rest.chars().next()?;
+    if !(c.is_uppercase() || c == '[') {
+        return None;
+    }
+    Some(Candidate {
+        kind: CandKind::Bare,
+        keyword: "",
+        ident: &t[..used],
+        dotted,
+        num: (major, Some(minor)),
+        alternatives: Vec::new(),
+        rest,
+    })
+}
+
+fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candidate<'a>> {
+    if !after.starts_with(|c: char| c.is_whitespace()) {
+        return None;
+    }
+    let s = after.trim_start();
+    let end = s
+        .find(|c: char| c.is_whitespace() || matches!(c, ':' | '–' | '—' | ','))
+        .unwrap_or(s.len());
+    let mut ident = &s[..end];
+    let mut tail = &s[end..];
+    if let Some(stripped) = ident.strip_suffix('.') {
+        ident = stripped;
+        tail = &s[end - 1..];
+    }
+    if !annex_ident_ok(ident, kind) {
+        return None;
+    }
+    let rest = skip_separators(tail).trim_end();
+    if !title_start_ok(rest) {
+        return None;
+    }
+    Some(Candidate {
+        kind,
+        keyword,
+        ident,
+        dotted: false,
+        num: (0, None),
+        alternatives: Vec::new(),
+        rest,
+    })
+}
+
+/// `A`, `B-1`, `H-2`, `IV`, `5.13`, `2.01A`, `1.1(a)`.
+fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
+    if kind == CandKind::Exhibit && ident.starts_with(|c: char| c.is_ascii_digit()) {
+        // `Exhibit 10.1`, `Exhibit 10(r)`: the SEC filing's own exhibit
+        // number, not an exhibit of the contract.
+        return false;
+    }
+    static RE: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?[A-Z]?(?:\([a-z0-9]{1,3}\))?)$")
+            .expect("annex id regex")
+    });
+    RE.is_match(ident)
+}
+
+/// Value of a canonical roman numeral (`IV`, not `IIII` or `VC`).
+pub(crate) fn roman_value(s: &str) -> Option<u32> {
+    let vals: Vec<i64> = s
+        .bytes()
+        .map(|b| match b {
+            b'I' => Some(1),
+            b'V' => Some(5),
+            b'X' => Some(10),
+            b'L' => Some(50),
+            b'C' => Some(100),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut total: i64 = 0;
+    for (i, v) in vals.iter().enumerate() {
+        if vals.get(i + 1).is_some_and(|n| n > v) {
+            total -= v;
+        } else {
+            total += v;
+        }
+    }
+    let total = u32::try_from(total).ok()?;
+    (total > 0 && total < 400 && to_roman(total) == s).then_some(total)
+}
+
+fn to_roman(mut n: u32) -> String {
+    const TABLE: [(u32, &str); 9] = [
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (v, s) in TABLE {
+        while n >= v {
+            out.push_str(s);
+            n -= v;
+        }
+    }
+    out
+}
+
+/// A line of a table of contents: dotted leaders, a trailing page number,
+/// several headings run together, or a page number glued to a title.
+/// Hand-written scans (no regex): this runs on many lines.
+pub(crate) fn is_tocish(t: &str) -> bool {
+    if has_leader(t.as_bytes()) {
+        return true;
+    }
+    // A page number right before the next entry's keyword: `Advances21SECTION`
+    // or `Borrowings 24     Section` (spaces may be no-break spaces).
+    let bytes = t.as_bytes();
+    for i in 1..bytes.len() {
+        if !matches!(bytes[i], b'S' | b'A' | b'E')
+            || !bytes[i - 1].is_ascii_digit()
+                && !bytes[i - 1].is_ascii_whitespace()
+                && bytes[i - 1] != 0xA0
+        {
+            continue;
+        }
+        let rest = &bytes[i..];
+        let glued_ok = if [b"SECTION", b"Section", b"ARTICLE", b"Article"]
+            .iter()
+            .any(|k| rest.starts_with(*k))
+        {
+            true
+        } else if [&b"EXHIBIT"[..], b"Exhibit", b"SCHEDULE", b"Schedule"]
+            .iter()
+            .any(|k| rest.starts_with(k))
+        {
+            false
+        } else {
+            continue;
+        };
+        let (spaces, digits, prev) = trailing_number(&t[..i]);
+        if digits == 0 || digits > 3 {
+            continue;
+        }
+        if spaces == 0
+            && glued_ok
+            && prev.is_some_and(|c| c.is_ascii_alphabetic() || "]).".contains(c))
+        {
+            return true;
+        }
+        if spaces >= 2 {
+            return true;
+        }
+    }
+    // A trailing page number: after two spaces (`Term   Page 6`) or glued to
+    // a lower-case word (`Extension Date40`).
+    let (_, digits, prev) = trailing_number(t);
+    if digits == 0 || digits > 3 {
+        return false;
+    }
+    if prev.is_some_and(|c| c.is_ascii_lowercase() || c == ']' || c == ')') {
+        return true;
+    }
+    let body = t.trim_end_matches(char::is_whitespace);
+    let body = body[..body.len() - digits].trim_end_matches(char::is_whitespace);
+    let body = body.strip_suffix("Page").unwrap_or(body);
+    let before = body.trim_end_matches(char::is_whitespace);
+    !before.is_empty() && body[before.len()..].chars().count() >= 2
+}
+
+/// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
+fn has_leader(b: &[u8]) -> bool {
+    let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
+    for (i, &c) in b.iter().enumerate() {
+        dots = if c == b'.' { dots + 1 } else { 0 };
+        unders = if c == b'_' { unders + 1 } else { 0 };
+        if c == b'.' && b.get(i + 1) == Some(&b' ') {
+            spaced += 1;
+        } else if c != b' ' {
+            spaced = 0;
+        }
+        if dots >= 5 || unders >= 5 || spaced >= 4 {
+            return true;
+        }
+    }
+    false
+}
+
+/// For text ending in `... word 27   `: (whitespace characters after the
+/// number, digits of the number, the character before the number).
+fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
+    let mut it = s.chars().rev().peekable();
+    let mut spaces = 0;
+    while it.next_if(|c| c.is_whitespace()).is_some() {
+        spaces += 1;
+    }
+    let mut digits = 0;
+    while it.next_if(char::is_ascii_digit).is_some() {
+        digits += 1;
+    }
+    (spaces, digits, it.next())
+}
+
+/// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
+pub(crate) fn is_toc_title(t: &str) -> bool {
+    let b = t.as_bytes();
+    if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
+        return true;
+    }
+    t.trim_end().eq_ignore_ascii_case("CONTENTS")
+}
+
+/// Page numbers, running page furniture and extractor markers: lines that
+/// carry no text of their own.
+pub(crate) fn is_furniture(t: &str) -> bool {
+    if t.is_empty() {
+        return true;
+    }
+    let b = t.as_bytes();
+    if b.len() >= 3 && b.iter().all(|c| b"-=_* \t".contains(c)) {
+        return true;
+    }
+    if b.len() > 12 {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    let l = lower.trim();
+    let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
+    l == "page"
+        || l == "[[table]]"
+        || l == "[[/table]]"
+        || page_num(l)
+        || l.strip_prefix("page")
+            .is_some_and(|r| page_num(r.trim_start()))
+        || (l.len() <= 6 && l.bytes().all(|c| b"ivxlc".contains(&c)))
+        || l.strip_prefix('-')
+            .and_then(|r| r.strip_suffix('-'))
+            .is_some_and(|r| page_num(r.trim()))
+}
+
+/// Running text: a long line made mostly of lower-case words.
+pub(crate) fn is_prose(t: &str) -> bool {
+    if t.len() < 60 {
+        return false;
+    }
+    let mut words = 0usize;
+    let mut lower = 0usize;
+    for w in t.split_whitespace() {
+        words += 1;
+        if w.starts_with(|c: char| c.is_lowercase()) {
+            lower += 1;
+        }
+    }
+    words >= 8 && lower * 100 >= words * 35 && !is_tocish(t)
+}
+
+/// A short line that can serve as a title on the line after `ARTICLE I`.
+pub(crate) fn is_title_line(t: &str) -> bool {
+    let words = t.split_whitespace().count();
+    !t.is_empty()
+        && t.len() <= 120
+        && words <= 16
+        && !t.starts_with(|c: char| c.is_lowercase())
+        && !t.ends_with(',')
+        && !is_prose(t)
+}
+
+/// Title of an inline heading: the text up to the first sentence-ending
+/// period (not an abbreviation) or em-dash; `[Reserved]` up to its bracket.
+pub(crate) fn inline_title(rest: &str) -> &str {
+    if rest.starts_with('[') {
+        if let Some(i) = rest.find(']') {
+            return &rest[..=i];
+        }
+    }
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            '.' => {
+                let next = rest[i + 1..].chars().next();
+                if next.is_none_or(char::is_whitespace) && !is_abbreviation(&rest[..i]) {
+                    return &rest[..i];
+                }
+                // `Title.Body` run together (Disney): a period followed by
+                // an upper-case letter that starts a new sentence.
+                if next.is_some_and(char::is_uppercase)
+                    && !is_abbreviation(&rest[..i])
+                    && rest[..i].ends_with(|c: char| c.is_lowercase())
+                {
+                    return &rest[..i];
+                }
+            }
+            '—' => return rest[..i].trim_end(),
+            _ => {}
+        }
+    }
+    if rest.len() > 150 {
+        let mut end = 150;
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut = rest[..end].rfind(' ').unwrap_or(end);
+        return &rest[..cut];
+    }
+    rest
+}
+
+fn is_abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let w = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+    (w.len() == 1 && w.starts_with(|c: char| c.is_uppercase()))
+        || (w.contains('.') && w.chars().all(|c| c.is_alphabetic() || c == '.'))
+        || matches!(
+            w,
+            "Inc" | "Co" | "Corp" | "Ltd" | "No" | "Nos" | "Jr" | "Sr" | "vs" | "St" | "Mr" | "Ms"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(t: &str) -> Candidate<'_> {
+        candidate(t).unwrap_or_else(|| panic!("not a candidate: {t}"))
+    }
+
+    #[test]
+    fn article_forms() {
+        let c = cand("ARTICLE IV");
+        assert_eq!((c.num, c.rest), ((4, None), ""));
+        let c = cand("Article 9: ADMINISTRATIVE AGENT");
+        assert_eq!((c.num.0, c.rest), (9, "ADMINISTRATIVE AGENT"));
+        let c = cand("ARTICLE VCOVENANTS");
+        assert_eq!((c.num.0, c.rest), (5, "COVENANTS"));
+        let c = cand("ARTICLE IXGUARANTY");
+        assert_eq!((c.num.0, c.rest), (9, "GUARANTY"));
+        let c = cand("ARTICLE 1 Premises and Term");
+        assert_eq!(c.rest, "Premises and Term");
+        assert!(candidate("Article 2, any other officer").is_none());
+        assert!(candidate("Article 8 or the Commitments expire").is_none());
+        assert!(candidate("Article 2 (including Section 2.13) of this").is_none());
+        assert!(candidate("Articles of Incorporation").is_none());
+    }
+
+    #[test]
+    fn section_forms() {
+        let c = cand("SECTION 7.02. Agent and Affiliates. Body text");
+        assert_eq!(
+            (c.num, c.dotted, c.label()),
+            ((7, Some(2)), true, "SECTION 7.02.".into())
+        );
+        assert_eq!(inline_title(c.rest), "Agent and Affiliates");
+        let c = cand("SECTION1.01.Certain Defined Terms.");
+        assert_eq!(inline_title(c.rest), "Certain Defined Terms");
+        let c = cand("SECTION 4.01.Title. Body text goes on");
+        assert_eq!(inline_title(c.rest), "Title");
+        let c = cand("Section 1.04.    [Reserved].");
+        assert_eq!(inline_title(c.rest), "[Reserved]");
+        let c = cand("SECTION 2.15.Sharing of Payments, etc. If any Lender");
+        assert_eq!(inline_title(c.rest), "Sharing of Payments, etc");
+        assert_eq!(cand("SECTION 1.0 DEFINITIONS").num, (1, Some(0)));
+        assert!(candidate("Section 8.07, in each case other than").is_none());
+        assert!(candidate("Section 2.08(e) provides a mechanism").is_none());
+        assert!(candidate("Section 12.04 shall be exercised").is_none());
+        assert!(candidate("Sections 2.14, 2.15 and 2.16").is_none());
+    }
+
+    #[test]
+    fn bare_and_annex_forms() {
+        assert_eq!(cand("1.01 Defined Terms").num, (1, Some(1)));
+        assert!(candidate("2.19 or 2.20.").is_none());
+        assert!(candidate("1.1   \"Effective Date\" shall mean").is_none());
+        assert_eq!(cand("EXHIBIT B-1").kind, CandKind::Exhibit);
+        assert_eq!(cand("Schedule 2.01A Commitments").rest, "Commitments");
+        assert_eq!(cand("SCHEDULE 5.13").kind, CandKind::Schedule);
+        assert_eq!(cand("ANNEX I").kind, CandKind::Schedule);
+        assert_eq!(cand("Exhibit A - Note").rest, "Note");
+        assert!(candidate("Exhibit A hereto, evidencing").is_none());
+        assert!(candidate("Exhibit 10(r) Form 10-K for 1995").is_none());
+        assert!(candidate("EXHIBITS").is_none());
+    }
+
+    #[test]
+    fn romans_are_canonical() {
+        assert_eq!(roman_value("XIV"), Some(14));
+        assert_eq!(roman_value("IX"), Some(9));
+        assert_eq!(roman_value("VC"), None);
+        assert_eq!(roman_value("IIII"), None);
+    }
+
+    #[test]
+    fn toc_and_prose_lines() {
+        assert!(is_tocish("SECTION 1.01 Definitions.................. 1"));
+        assert!(is_tocish(
+            "and Borrowings 24     Section 1.03.   Terms Generally 24     Section"
+        ));
+        assert!(is_tocish(
+            "ARTICLE VCOVENANTSSECTION 5.01Affirmative Covenants41SECTION 5.02Negative"
+        ));
+        assert!(is_tocish(
+            "SECTION 16.0 GENERAL...........................................  Page 19"
+        ));
+        assert!(!is_tocish(
+            "SECTION 2.01. Commitments to Lend. Each Bank severally agrees, on the terms"
+        ));
+        assert!(is_prose(
+            "AGREEMENT dated as of April 6, 2020 among CONSOLIDATED EDISON, INC., the LENDERS"
+        ));
+        assert!(!is_prose(
+            "EXHIBITS           Exhibit A – Form of Assignment and Assumption       Exhibit"
+        ));
+        assert!(
+            is_furniture("iv")
+                && is_furniture("Page 3")
+                && is_furniture("-12-")
+                && is_furniture("[[TABLE]]")
+        );
+        assert!(
+            is_toc_title("TABLE OF CONTENTS*") && is_toc_title("TABLE OF CONTENTSPageARTICLE I")
+        );
+    }
+}

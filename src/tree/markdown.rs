@@ -1,0 +1,77 @@
+//! Markdown headings (ATX and setext) via pulldown-cmark, with byte offsets
+//! mapped back to 1-based lines. Headings inside code blocks are ignored by
+//! the parser itself. On plain ATX Markdown this yields the same nodes as the
+//! Proxy-Pointer reference (stack nesting by `#` count).
+
+use super::assemble::Heading;
+use super::{NodeKind, SourceText};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+/// Whether the text has at least one ATX heading line (`#`..`######` and a
+/// space); only then is it worth parsing as Markdown.
+pub(crate) fn has_atx_heading(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices('#').any(|(i, _)| {
+        // At most three spaces between the line start and the `#`.
+        let line_start = bytes[..i]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        if i - line_start > 3 || bytes[line_start..i].iter().any(|&b| b != b' ') {
+            return false;
+        }
+        let hashes = bytes[i..].iter().take_while(|&&b| b == b'#').count();
+        (1..=6).contains(&hashes)
+            && bytes
+                .get(i + hashes)
+                .is_none_or(|&b| b == b' ' || b == b'\t' || b == b'\n')
+    })
+}
+
+/// Every Markdown heading, in document order.
+pub(crate) fn headings(source: &SourceText) -> Vec<Heading> {
+    let mut out: Vec<Heading> = Vec::new();
+    let mut current: Option<(usize, u8, String)> = None;
+    for (event, range) in Parser::new_ext(&source.text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                current = Some((
+                    source.line_of_offset(range.start),
+                    level_num(level),
+                    String::new(),
+                ));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((line, level, title)) = current.take() {
+                    // Two headings cannot share a line; keep the first.
+                    if out.last().is_none_or(|h| h.line < line) {
+                        out.push(Heading::new(line, level, title, NodeKind::Section));
+                    }
+                }
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, _, title)) = current.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some((_, _, title)) = current.as_mut() {
+                    title.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn level_num(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}

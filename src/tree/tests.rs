@@ -1,0 +1,378 @@
+//! Unit and property tests of the whole tree builder: tiling, ids,
+//! nesting, kinds, and the plain-text rules on small documents.
+
+use super::*;
+use proptest::prelude::*;
+
+fn tree_of(text: &str) -> DocTree {
+    build_tree(&SourceText::from_text("doc.txt", text))
+}
+
+/// Every line belongs to exactly one node, in document order, from line 1.
+fn assert_tiles(tree: &DocTree) {
+    let mut next = 1;
+    for n in tree.iter() {
+        assert_eq!(
+            n.start_line, next,
+            "node {} {:?} starts out of order",
+            n.node_id, n.title
+        );
+        assert!(
+            n.end_line >= n.start_line,
+            "node {} has an empty span",
+            n.node_id
+        );
+        assert!(n.line_num >= n.start_line && n.line_num <= n.end_line);
+        next = n.end_line + 1;
+    }
+    assert_eq!(
+        next,
+        tree.line_count + 1,
+        "spans do not reach the last line"
+    );
+}
+
+fn ids_are_preorder(tree: &DocTree) {
+    let ids: Vec<&str> = tree.iter().map(|n| n.node_id.as_str()).collect();
+    let first = if tree.structure[0].kind == NodeKind::Preamble {
+        0
+    } else {
+        1
+    };
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(*id, format!("{:04}", i + first));
+    }
+}
+
+const SMALL: &str = "\
+CREDIT AGREEMENT dated as of May 1, 2024 among ACME CORP., as Borrower, and ACME BANK, N.A.
+
+ARTICLE I
+DEFINITIONS
+
+SECTION 1.01. Defined Terms. As used in this Agreement, \"Borrower\" means ACME Corp.
+The Borrower shall repay the Loans as set out in
+Section 2.01, in each case with interest.
+SECTION 1.02. Accounting Terms. All accounting terms shall be construed under GAAP.
+
+ARTICLE II
+THE CREDITS
+
+SECTION 2.01. Commitments. Each Lender agrees to make Loans to the Borrower.
+2.19 or 2.20. and more text that wrapped onto a new line here.
+SECTION 2.02. [Reserved].
+
+IN WITNESS WHEREOF, the parties have executed this Agreement.
+By: ________
+EXHIBIT A
+FORM OF NOTE
+The Borrower promises to pay.
+";
+
+#[test]
+fn plain_text_structure() {
+    let t = tree_of(SMALL);
+    assert_eq!(t.format, DocFormat::Text);
+    assert_tiles(&t);
+    ids_are_preorder(&t);
+    let got: Vec<(&str, &str, u8, NodeKind)> = t
+        .iter()
+        .map(|n| (n.node_id.as_str(), n.title.as_str(), n.level, n.kind))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("0000", "Preamble", 1, NodeKind::Preamble),
+            ("0001", "ARTICLE I DEFINITIONS", 1, NodeKind::Structural),
+            ("0002", "SECTION 1.01. Defined Terms", 2, NodeKind::Section),
+            (
+                "0003",
+                "SECTION 1.02. Accounting Terms",
+                2,
+                NodeKind::Section
+            ),
+            ("0004", "ARTICLE II THE CREDITS", 1, NodeKind::Structural),
+            ("0005", "SECTION 2.01. Commitments", 2, NodeKind::Section),
+            ("0006", "SECTION 2.02. [Reserved]", 2, NodeKind::Section),
+            ("0007", "Signature Page", 1, NodeKind::Signature),
+            ("0008", "EXHIBIT A FORM OF NOTE", 1, NodeKind::Exhibit),
+        ]
+    );
+    let s = t.find("0005").unwrap();
+    assert_eq!(
+        s.breadcrumb,
+        "ARTICLE II THE CREDITS > SECTION 2.01. Commitments"
+    );
+    assert_eq!(t.find("0004").unwrap().subtree_span(), (11, 17));
+}
+
+#[test]
+fn spans_and_chars_follow_the_source() {
+    let src = SourceText::from_text("d.txt", SMALL);
+    let t = build_tree(&src);
+    let total: usize = t.iter().map(|n| n.chars).sum();
+    assert_eq!(total, SMALL.chars().count());
+    let n = t.find("0002").unwrap();
+    assert!(src
+        .span_text(n.start_line, n.end_line)
+        .starts_with("SECTION 1.01."));
+}
+
+#[test]
+fn headingless_text_is_one_fallback_node() {
+    let t = tree_of("MEMORANDUM\n\nTo: the Board\nThe Borrower shall pay.\n");
+    assert_eq!(t.structure.len(), 1);
+    let n = &t.structure[0];
+    assert_eq!(
+        (n.kind, n.node_id.as_str(), n.start_line, n.end_line),
+        (NodeKind::Fallback, "0001", 1, 4)
+    );
+}
+
+#[test]
+fn markdown_follows_the_reference_stack() {
+    let md = "Cover text of the agreement with parties.\n\n# Article 1\n\n## Section 1.01 Definitions\n\nText.\n\n```\n# not a heading\n```\n\nSetext Title\n------------\n\n### Deep\n\n# Article 2\nMore.\n";
+    let t = build_tree(&SourceText::from_text("a.md", md));
+    assert_eq!(t.format, DocFormat::Markdown);
+    assert_tiles(&t);
+    let got: Vec<(&str, usize, u8, &str)> = t
+        .iter()
+        .map(|n| (n.node_id.as_str(), n.line_num, n.level, n.title.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("0000", 1, 1, "Preamble"),
+            ("0001", 3, 1, "Article 1"),
+            ("0002", 5, 2, "Section 1.01 Definitions"),
+            ("0003", 13, 2, "Setext Title"),
+            ("0004", 16, 3, "Deep"),
+            ("0005", 18, 1, "Article 2"),
+        ]
+    );
+    assert_eq!(t.find("0001").unwrap().kind, NodeKind::Structural);
+}
+
+#[test]
+fn markdown_wrapper_is_read_as_plain_text() {
+    let text = format!("# Exhibit 10.1\n\n{SMALL}\n# End of document\n");
+    let t = tree_of(&text);
+    assert_eq!(t.format, DocFormat::Text);
+    assert!(t.iter().any(|n| n.title == "SECTION 2.01. Commitments"));
+}
+
+#[test]
+fn toc_run_is_one_node_and_body_follows() {
+    let text = "\
+TABLE OF CONTENTS
+ARTICLE I DEFINITIONS ............ 1
+SECTION 1.01. Defined Terms ....... 1
+SECTION 1.02. Accounting Terms .... 5
+ARTICLE II THE CREDITS ............ 6
+SECTION 2.01. Commitments ......... 6
+
+THIS AGREEMENT dated as of May 1, 2024 is made among ACME CORP. and the lenders party hereto.
+
+ARTICLE I
+DEFINITIONS
+SECTION 1.01. Defined Terms. \"Lender\" means each bank party hereto.
+ARTICLE II
+THE CREDITS
+SECTION 2.01. Commitments. Each Lender severally agrees to make loans.
+";
+    let t = tree_of(text);
+    assert_tiles(&t);
+    let kinds: Vec<(NodeKind, usize)> = t.iter().map(|n| (n.kind, n.line_num)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (NodeKind::Toc, 1),
+            (NodeKind::Preamble, 8),
+            (NodeKind::Structural, 10),
+            (NodeKind::Section, 12),
+            (NodeKind::Structural, 13),
+            (NodeKind::Section, 15),
+        ]
+    );
+}
+
+#[test]
+fn inline_and_run_together_headings() {
+    let text = "\
+ARTICLE IVREPRESENTATIONS
+SECTION 4.01.Organization. The Borrower is duly organized under the laws of Delaware.
+SECTION 4.02.Authority—The Borrower has full power to enter into this Agreement.
+";
+    let t = tree_of(text);
+    let titles: Vec<&str> = t.iter().map(|n| n.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        vec![
+            "ARTICLE IV REPRESENTATIONS",
+            "SECTION 4.01. Organization",
+            "SECTION 4.02. Authority"
+        ]
+    );
+}
+
+#[test]
+fn crlf_cr_bom_tabs_and_unicode() {
+    let text = "\u{feff}Preamble text naming ACME Société Générale, as Agent.\r\nARTICLE 1\r\n\tDéfinitions\rSection 1.01.\tDefined Terms. “Agent” means the agent.\r\n";
+    let t = tree_of(text);
+    assert_tiles(&t);
+    assert_eq!(t.line_count, 4);
+    let titles: Vec<&str> = t.iter().map(|n| n.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        vec![
+            "Preamble",
+            "ARTICLE 1 Définitions",
+            "Section 1.01. Defined Terms"
+        ]
+    );
+}
+
+#[test]
+fn very_long_lines_are_fine() {
+    let long = "word ".repeat(200_000);
+    let text =
+        format!("ARTICLE I\nGENERAL\nSECTION 1.01. Scope. {long}.\nSECTION 1.02. Other. x\n");
+    let t = tree_of(&text);
+    assert_tiles(&t);
+    assert_eq!(t.iter().count(), 3);
+}
+
+#[test]
+fn section_numbers_only_increase_within_an_article() {
+    let text = "\
+ARTICLE I
+GENERAL
+SECTION 1.01. First. Text of the first section.
+SECTION 1.03. Third. Text.
+SECTION 1.02. Back. This is a cross reference that looks like a heading.
+Section 2.01 Title Case Reference. Belongs to another article, so not here.
+SECTION 1.04. Fourth. Text.
+";
+    let t = tree_of(text);
+    let lines: Vec<usize> = t.iter().map(|n| n.line_num).collect();
+    assert_eq!(lines, vec![1, 3, 4, 7]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Arbitrary Unicode text, control characters and all: never panics,
+    /// and the spans tile whatever lines there are.
+    #[test]
+    fn arbitrary_text_tiles(text in "(?s).{0,400}") {
+        let src = SourceText::from_text("any.txt", &text);
+        let tree = build_tree(&src);
+        if src.line_count() > 0 {
+            assert_tiles(&tree);
+            ids_are_preorder(&tree);
+        }
+    }
+
+    /// For any input built from heading-like and ordinary lines, with any
+    /// line endings, the spans tile the document and ids are pre-order.
+    #[test]
+    fn spans_always_tile(
+        parts in prop::collection::vec(
+            prop_oneof![
+                Just("ARTICLE I".to_owned()),
+                Just("ARTICLE II".to_owned()),
+                Just("SECTION 1.01. Title. Body text of the section.".to_owned()),
+                Just("Section 2.02 Other".to_owned()),
+                Just("1.03 Bare Title".to_owned()),
+                Just("EXHIBIT A".to_owned()),
+                Just("Schedule 2.01".to_owned()),
+                Just("TABLE OF CONTENTS".to_owned()),
+                Just("SECTION 1.01 Definitions ......... 1".to_owned()),
+                Just("IN WITNESS WHEREOF".to_owned()),
+                Just("# Heading".to_owned()),
+                Just("## Sub heading".to_owned()),
+                Just("```".to_owned()),
+                Just("----".to_owned()),
+                Just(String::new()),
+                "[a-zA-Z0-9 .,\u{e9}\u{2019}]{0,40}",
+            ],
+            0..60,
+        ),
+        eol in prop_oneof![Just("\n"), Just("\r\n"), Just("\r")],
+    ) {
+        let text = parts.join(eol);
+        let src = SourceText::from_text("p.txt", &text);
+        let tree = build_tree(&src);
+        if src.line_count() == 0 {
+            prop_assert!(tree.structure.is_empty());
+        } else {
+            assert_tiles(&tree);
+            ids_are_preorder(&tree);
+            let total: usize = tree.iter().map(|n| n.chars).sum();
+            prop_assert_eq!(total, src.text.chars().count());
+        }
+    }
+}
+
+#[test]
+fn annex_titles_continue_and_split_numbers_join() {
+    let text = "\
+ARTICLE I
+GENERAL
+SECTION 1.01. Scope. This Agreement covers the loans.
+
+EXHIBIT F
+OPINION OF COUNSEL FOR
+THE BORROWER
+Text of the opinion.
+
+EXHIBIT H -1
+[FORM OF]
+U.S. TAX COMPLIANCE CERTIFICATE
+Text of the certificate.
+";
+    let t = tree_of(text);
+    let annexes: Vec<&str> = t
+        .iter()
+        .filter(|n| n.kind == NodeKind::Exhibit)
+        .map(|n| n.title.as_str())
+        .collect();
+    assert_eq!(
+        annexes,
+        vec![
+            "EXHIBIT F OPINION OF COUNSEL FOR THE BORROWER",
+            "EXHIBIT H-1 [FORM OF] U.S. TAX COMPLIANCE CERTIFICATE"
+        ]
+    );
+}
+
+#[test]
+fn long_run_of_bodiless_headings_is_linear_and_kept() {
+    // 20,000 distinct headings with no body and no TOC features: a form of
+    // numbered titles, not a table of contents.
+    let mut text = String::from("ARTICLE 1\nGENERAL\n");
+    for s in 1..=20_000 {
+        text.push_str(&format!(
+            "Section {}.{:02}. Title\n",
+            1 + (s - 1) / 10,
+            1 + (s - 1) % 10
+        ));
+    }
+    let t = tree_of(&text);
+    assert_eq!(t.iter().filter(|n| n.kind == NodeKind::Toc).count(), 0);
+    assert_eq!(t.iter().count(), 11);
+}
+
+#[test]
+fn blank_line_inside_a_span_keeps_its_characters() {
+    // Once found by the tiling property: a span ending in an empty line.
+    let text = "ARTICLE I\n\n1.03 Bare Title";
+    let src = SourceText::from_text("r.txt", text);
+    let t = build_tree(&src);
+    assert_tiles(&t);
+    assert_eq!(
+        t.iter().map(|n| n.chars).sum::<usize>(),
+        text.chars().count()
+    );
+    assert_eq!(src.span_text(1, 2), "ARTICLE I\n");
+}
