@@ -573,3 +573,95 @@ fn emerson_facility_section_says_who_lends_to_whom() {
         x.relations
     );
 }
+
+/// Every section of a document, by the tree stage's line pointers.
+fn tree_sections(rel: &str) -> Vec<SectionInput> {
+    use kgroute::tree::{build_tree, SourceText};
+    let src = SourceText::read(&corpus_path(rel), false).unwrap();
+    let tree = build_tree(&src);
+    tree.iter()
+        .map(|n| SectionInput {
+            doc_id: tree.doc_id.clone(),
+            doc_type: "credit_agreement".into(),
+            node_id: n.node_id.clone(),
+            title: n.title.clone(),
+            breadcrumb: n.breadcrumb.clone(),
+            start_line: n.start_line,
+            end_line: n.end_line,
+            text: src.span_text(n.start_line, n.end_line).to_string(),
+            anchor: false,
+        })
+        .collect()
+}
+
+#[test]
+fn rules_over_the_tree_of_every_credit_agreement() {
+    let ex = rules_extractor(credit_ontology());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap();
+    for rel in [
+        "credit_agreements/att_capital_1995.txt",
+        "credit_agreements/coned_2020.txt",
+        "credit_agreements/cummins_2020.txt",
+        "credit_agreements/disney_2020.txt",
+        EMERSON,
+    ] {
+        let inputs = tree_sections(rel);
+        assert!(inputs.len() > 20, "{rel}: {} sections", inputs.len());
+        let ids: Vec<String> = inputs.iter().map(|i| i.node_id.clone()).collect();
+        let titles: Vec<String> = inputs.iter().map(|i| i.title.clone()).collect();
+        let out = rt.block_on(ex.extract_all(inputs));
+        assert_eq!(
+            out.iter().map(|x| x.node_id.clone()).collect::<Vec<_>>(),
+            ids,
+            "{rel}: order"
+        );
+        assert!(out.iter().all(|x| x.status == SectionStatus::Ok));
+        // The definitions section (the largest one titled so) is rich in terms.
+        let defs = out
+            .iter()
+            .zip(&titles)
+            .filter(|(_, t)| t.to_ascii_lowercase().contains("defin"))
+            .map(|(x, _)| {
+                x.entities
+                    .iter()
+                    .filter(|e| e.entity_type == "DefinedTerm")
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        assert!(
+            defs >= 80,
+            "{rel}: best definitions section has {defs} defined terms"
+        );
+        // Somewhere a party is named in a role.
+        assert!(
+            out.iter()
+                .any(|x| x.relations.iter().any(|r| r.relation_type == "HAS_ROLE")),
+            "{rel}"
+        );
+        // Density tiers vary across sections: the rules tell sections apart.
+        let tiers: std::collections::HashSet<Tier> = out.iter().map(|x| x.density_tier).collect();
+        assert!(tiers.len() >= 3, "{rel}: tiers {tiers:?}");
+    }
+}
+
+#[test]
+fn emerson_preamble_node_from_the_tree_names_the_parties() {
+    let ex = rules_extractor(credit_ontology());
+    let sections = tree_sections(EMERSON);
+    let pre = sections
+        .iter()
+        .find(|s| s.node_id == "0000")
+        .expect("preamble node 0000")
+        .clone();
+    let x = run(&ex, pre);
+    assert!(
+        has(&x, "Emerson Electric Co.", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        x.relations
+    );
+    assert!(has(&x, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"));
+}

@@ -623,3 +623,21 @@ async fn long_sections_are_split_inside_their_span_and_merged() {
     assert_eq!(x.relations.len(), 1);
     assert_eq!(x.tokens_in, 10 * got.len() as u64);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_200_that_is_not_a_chat_completion_is_retried_then_fails() {
+    let server = FakeServer::start(Duration::ZERO, |_| Reply::Status {
+        status: 200,
+        retry_after: None,
+        body: "<html>gateway page</html>".into(),
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    let x = ex.extract(section(1, "text")).await;
+    match &x.status {
+        SectionStatus::Failed(r) => assert!(r.contains("not a chat-completions JSON body"), "{r}"),
+        s => panic!("{s:?}"),
+    }
+    assert_eq!(server.requests(), 3);
+}

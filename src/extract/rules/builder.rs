@@ -1,0 +1,72 @@
+//! Collects entities and relations without duplicates, in first-seen order.
+
+use super::text::normalize_ws;
+use super::RulesOutput;
+use crate::extract::{Entity, Relation};
+use std::collections::{HashMap, HashSet};
+
+/// Collects entities and relations without duplicates, in first-seen order.
+#[derive(Default)]
+pub(super) struct Builder {
+    pub(super) entities: Vec<Entity>,
+    pub(super) index: HashMap<(String, &'static str), usize>,
+    pub(super) relations: Vec<Relation>,
+    pub(super) seen: HashSet<(String, String, String)>,
+    /// `AMOUNT_OF` when the ontology has it.
+    pub(super) amount_of: Option<&'static str>,
+    /// `RATE_OF` when the ontology has it.
+    pub(super) rate_of: Option<&'static str>,
+}
+
+impl Builder {
+    /// Adds (or finds) an entity; returns its canonical name.
+    pub(super) fn entity(&mut self, name: &str, ty: &'static str, desc: &str) -> String {
+        let name = normalize_ws(name);
+        let key = (name.to_lowercase(), ty);
+        if let Some(&i) = self.index.get(&key) {
+            if self.entities[i].description.is_empty() && !desc.is_empty() {
+                self.entities[i].description = desc.to_string();
+            }
+            return self.entities[i].name.clone();
+        }
+        self.index.insert(key, self.entities.len());
+        self.entities.push(Entity {
+            name: name.clone(),
+            entity_type: ty.to_string(),
+            aliases: Vec::new(),
+            description: desc.to_string(),
+        });
+        name
+    }
+
+    pub(super) fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {
+        if let Some(&i) = self.index.get(&(name.to_lowercase(), ty)) {
+            let e = &mut self.entities[i];
+            if alias != e.name && !e.aliases.iter().any(|a| a == alias) {
+                e.aliases.push(alias.to_string());
+            }
+        }
+    }
+
+    pub(super) fn relate(&mut self, source: &str, ty: &str, target: &str, evidence: &str) {
+        if source.eq_ignore_ascii_case(target) {
+            return;
+        }
+        let key = (source.to_lowercase(), ty.to_string(), target.to_lowercase());
+        if self.seen.insert(key) {
+            self.relations.push(Relation {
+                source: source.to_string(),
+                relation_type: ty.to_string(),
+                target: target.to_string(),
+                evidence: evidence.to_string(),
+            });
+        }
+    }
+
+    pub(super) fn finish(self) -> RulesOutput {
+        RulesOutput {
+            entities: self.entities,
+            relations: self.relations,
+        }
+    }
+}

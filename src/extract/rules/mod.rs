@@ -1,0 +1,171 @@
+//! The offline rules extractor: a deterministic legal-text extractor that
+//! runs when no LLM is configured. It is the default and the baseline to
+//! compare LLMs against, so it emits the same schema as the LLM: defined
+//! terms, parties and their roles, obligations and negative covenants,
+//! section references, amounts and rates, linked by the credit-agreement
+//! relation types (IS_A, DEFINED_AS, HAS_ROLE, AGENT_FOR, OBLIGATED_TO,
+//! MUST_MAINTAIN, RESTRICTS, REFERENCES).
+//!
+//! It produces canonical type names; the caller maps them onto the index's
+//! ontology and prunes (with a reason) whatever the ontology lacks.
+//!
+//! Layout: `text` (cleaning, paragraphs, quotes), `terms` (definitions and
+//! values), `parties` (organisations and roles), `obligations`
+//! (obligations and covenants), `builder` (deduplicating collector); this
+//! file walks a section's paragraphs and dispatches to them.
+
+use super::validate::ontology_name;
+use super::{Entity, Relation, SectionInput};
+use crate::index::Ontology;
+use once_cell::sync::Lazy;
+use regex::Regex;
+use std::collections::HashSet;
+
+mod builder;
+mod obligations;
+mod parties;
+mod terms;
+mod text;
+
+use builder::Builder;
+use obligations::*;
+use parties::*;
+use terms::*;
+use text::*;
+
+/// The extractor name recorded in [`super::SectionExtraction::extractor`].
+pub const EXTRACTOR: &str = "rules";
+
+/// Longest evidence quote kept on a relation.
+const EVIDENCE_CHARS: usize = 160;
+
+/// Raw output of the rules, before ontology pruning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesOutput {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+}
+
+static OWN_SECTION: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)\bsection\s+(\d{1,2}(?:\.\d{1,3})+[a-z]?)").unwrap());
+
+/// Runs the rules over one section. Deterministic: the same input always
+/// gives the same output, in the same order.
+pub fn extract(input: &SectionInput) -> RulesOutput {
+    extract_for(input, &Ontology::default())
+}
+
+/// [`extract`], choosing relation types the ontology offers: `AMOUNT_OF`
+/// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
+/// otherwise.
+pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
+    let text = clean(&input.text);
+    let paragraphs = paragraphs(&text);
+    let mut b = Builder {
+        amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
+        rate_of: ontology_name(&ontology.relation_types, "RATE_OF").map(|_| "RATE_OF"),
+        ..Builder::default()
+    };
+
+    // Pass 1: every term the section defines, to recognise their uses.
+    let mut terms: Vec<String> = Vec::new();
+    let mut term_set: HashSet<String> = HashSet::new();
+    for p in &paragraphs {
+        if let Some(c) = DEFINITION.captures(p) {
+            push_term(&mut terms, &mut term_set, &c[1]);
+            if let Some(second) = c.get(2) {
+                push_term(&mut terms, &mut term_set, second.as_str());
+            }
+        }
+        for c in PAREN_TERM.captures_iter(p) {
+            push_term(&mut terms, &mut term_set, &c[2]);
+        }
+    }
+    let term_re = term_regex(&terms);
+
+    let own = own_section(input);
+    let credit = input.doc_type.to_ascii_lowercase().contains("credit");
+    let mut current: Option<String> = None;
+    let mut event_list: Option<String> = None;
+    for p in &paragraphs {
+        if let Some(c) = DEFINITION.captures(p) {
+            let term = normalize_ws(&c[1]);
+            if valid_term(&term) {
+                let body = &p[c.get(0).map_or(0, |m| m.end())..];
+                let verb = c.get(3).map_or("", |m| m.as_str());
+                definition(&mut b, &term, verb, body, &term_re, &term_set);
+                if let Some(second) = c.get(2) {
+                    let other = normalize_ws(second.as_str());
+                    if valid_term(&other) {
+                        definition(&mut b, &other, verb, body, &term_re, &term_set);
+                    }
+                }
+                continue;
+            }
+        }
+        // `... shall constitute an "Event of Default":` opens a list of
+        // clauses, each an event that triggers a default.
+        if let Some(lc) = LIST_CLAUSE.captures(p) {
+            if let Some(trigger) = &event_list {
+                let clause = truncate(&p[lc.get(0).unwrap().end()..], 200);
+                let name = truncate(&format!("{trigger} ({}): {}", &lc[1], clause), 100);
+                let ev = b.entity(&name, "EventOfDefault", &clause);
+                let t = b.entity(trigger, "DefinedTerm", "");
+                b.relate(&ev, "TRIGGERS", &t, &truncate(&clause, EVIDENCE_CHARS));
+                clause_links(&mut b, &ev, p, &own);
+                continue;
+            }
+        } else if !page_furniture(p) {
+            event_list = None;
+        }
+        if p.trim_end().ends_with(':') && p.to_ascii_lowercase().contains("event of default") {
+            event_list = Some("Event of Default".to_string());
+            continue;
+        }
+        parties(&mut b, p, credit, &term_set);
+        subsidiaries(&mut b, p);
+        if let Some(last) = obligations(&mut b, p, &term_set, &own) {
+            current = Some(last);
+            continue;
+        }
+        // References, amounts and rates outside definitions and obligations
+        // belong to the obligation they follow (its listed exceptions and
+        // clauses), else to the section itself.
+        let refs: Vec<String> = section_refs(p)
+            .into_iter()
+            .filter(|r| *r != own.0)
+            .collect();
+        let has_values = AMOUNT.is_match(p) || RATE.is_match(p);
+        if refs.is_empty() && !has_values {
+            continue;
+        }
+        let subject = match &current {
+            Some(c) => c.clone(),
+            None => b.entity(&own.0, "SectionRef", &own.1),
+        };
+        for sref in refs {
+            let t = b.entity(&sref, "SectionRef", "");
+            b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
+        }
+        values(&mut b, &subject, p);
+    }
+    b.finish()
+}
+
+/// The section's own reference entity: `Section 5.06` from its title, or
+/// the title itself.
+fn own_section(input: &SectionInput) -> (String, String) {
+    let name = OWN_SECTION
+        .captures(&input.title)
+        .map(|c| format!("Section {}", &c[1]))
+        .unwrap_or_else(|| normalize_ws(&input.title));
+    let name = if name.is_empty() {
+        format!("Section {}", input.node_id)
+    } else {
+        name
+    };
+    (name, normalize_ws(&input.title))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,222 @@
+//! Obligations (`the Borrower shall ...`), negative covenants
+//! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
+
+use super::builder::Builder;
+use super::parties::*;
+use super::terms::*;
+use super::text::*;
+use super::EVIDENCE_CHARS;
+use once_cell::sync::Lazy;
+use regex::Regex;
+use std::collections::HashSet;
+
+/// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`.
+pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+    )
+    .unwrap()
+});
+
+/// `Neither the Company nor any Subsidiary will ...`: a restriction on both.
+pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\bNeither\s+(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+nor\s+(?:any\s+|the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will)\s+([a-z][a-z\-]+)",
+    )
+    .unwrap()
+});
+
+/// `... to make Ratable Loans to the Borrowers ...` inside a lender's obligation.
+pub(super) static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\bto\s+make\s+[^.;]{0,80}?\bto\s+(?:the|any|each|such)\s+(?:applicable\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}(?:Borrower|Company)s?)\b")
+        .unwrap()
+});
+
+/// A lien named in a covenant's clause.
+pub(super) static LIEN: Lazy<Regex> = Lazy::new(|| Regex::new(r"\bLiens?\b").unwrap());
+
+/// Verbs after `shall` that state a status, not an obligation.
+pub(super) const NON_OBLIGATION_VERBS: &[&str] = &[
+    "be",
+    "mean",
+    "means",
+    "apply",
+    "include",
+    "have",
+    "end",
+    "refer",
+    "survive",
+    "constitute",
+    "become",
+    "bear",
+    "deemed",
+    "continue",
+];
+
+/// `shall not be required/obligated/liable ...`: a relief, not a covenant.
+pub(super) const RELIEF: &[&str] = &[
+    "required",
+    "obligated",
+    "liable",
+    "responsible",
+    "deemed",
+    "entitled",
+];
+
+pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
+
+/// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
+/// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
+/// Returns the last obligation or covenant found in the paragraph.
+pub(super) fn obligations(
+    b: &mut Builder,
+    p: &str,
+    set: &HashSet<String>,
+    own: &(String, String),
+) -> Option<String> {
+    let mut last = None;
+    for c in NEITHER.captures_iter(p) {
+        let first = normalize_ws(&c[1]);
+        let known =
+            |t: &str| is_role(t) || set.contains(t) || set.contains(t.trim_end_matches('s'));
+        if !known(&first) {
+            continue;
+        }
+        let clause = clause_at(p, c.get(0).unwrap().start());
+        let name = truncate(
+            &clause
+                .split_whitespace()
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(" "),
+            100,
+        );
+        let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        restricts_liens(b, &ob, clause);
+        for party in [first, normalize_ws(&c[2])] {
+            let pn = if is_role(&party) {
+                singular_role(&party)
+            } else {
+                party.clone()
+            };
+            let pt = b.entity(
+                &pn,
+                if is_role(&party) {
+                    "Role"
+                } else {
+                    "DefinedTerm"
+                },
+                "",
+            );
+            b.relate(&ob, "RESTRICTS", &pt, &evidence);
+        }
+        clause_links(b, &ob, clause, own);
+        last = Some(ob);
+    }
+    for c in OBLIGATION.captures_iter(p) {
+        let party = normalize_ws(&c[1]);
+        let negative = c.get(2).is_some();
+        let verb = c[3].to_string();
+        if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
+            continue;
+        }
+        // `shall not be required to ...` relieves a party; it restricts nothing.
+        let next = p[c.get(0).unwrap().end()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        if negative && verb == "be" && RELIEF.contains(&next) {
+            continue;
+        }
+        let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
+        if !is_role(&party) && !known {
+            continue;
+        }
+        let clause = clause_at(p, c.get(1).unwrap().start());
+        let name = truncate(
+            &clause
+                .split_whitespace()
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(" "),
+            100,
+        );
+        let party_name = if is_role(&party) {
+            singular_role(&party)
+        } else {
+            party.clone()
+        };
+        let pt = b.entity(
+            &party_name,
+            if is_role(&party) {
+                "Role"
+            } else {
+                "DefinedTerm"
+            },
+            "",
+        );
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        let ob = if negative {
+            let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
+            b.relate(&ob, "RESTRICTS", &pt, &evidence);
+            restricts_liens(b, &ob, clause);
+            ob
+        } else {
+            let ob = b.entity(&name, "Obligation", &truncate(clause, 200));
+            let rel = if MAINTAIN_VERBS.contains(&verb.as_str()) {
+                "MUST_MAINTAIN"
+            } else {
+                "OBLIGATED_TO"
+            };
+            b.relate(&pt, rel, &ob, &evidence);
+            if let Some(l) = LENDS_TO.captures(clause) {
+                let borrower = singular_role(&normalize_ws(&l[1]));
+                let bt = b.entity(&borrower, "Role", "");
+                b.relate(&pt, "LENDS_TO", &bt, &evidence);
+            }
+            ob
+        };
+        clause_links(b, &ob, clause, own);
+        last = Some(ob);
+    }
+    last
+}
+
+/// A negative covenant that names liens restricts them (`Lien` entity).
+pub(super) fn restricts_liens(b: &mut Builder, covenant: &str, clause: &str) {
+    if let Some(m) = LIEN.find(clause) {
+        let l = b.entity("Lien", "Lien", "a lien, security interest or encumbrance");
+        b.relate(
+            covenant,
+            "RESTRICTS",
+            &l,
+            &snippet_around(clause, m.as_str()),
+        );
+    }
+}
+
+/// The clause starting at `start`: up to the next `;` or sentence end.
+pub(super) fn clause_at(p: &str, start: usize) -> &str {
+    let rest = &p[start..];
+    let end = rest
+        .char_indices()
+        .find(|&(i, ch)| {
+            (ch == ';' || ch == '.')
+                && rest[i + 1..].starts_with(' ')
+                && !rest[..i].ends_with(char::is_uppercase)
+        })
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[..end]
+}
+
+/// Section references, amounts and rates inside an obligation's clause.
+pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &(String, String)) {
+    for sref in section_refs(clause) {
+        if sref != own.0 {
+            let s = b.entity(&sref, "SectionRef", "");
+            b.relate(ob, "REFERENCES", &s, &snippet_around(clause, &sref));
+        }
+    }
+    values(b, ob, clause);
+}

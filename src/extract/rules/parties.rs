@@ -1,0 +1,376 @@
+//! Organisations, parties and roles: `X, as Administrative Agent`,
+//! `X, a Missouri corporation (the "Company")`, subsidiaries.
+
+use super::builder::Builder;
+use super::terms::*;
+use super::text::*;
+use super::EVIDENCE_CHARS;
+use once_cell::sync::Lazy;
+use regex::Regex;
+use std::collections::HashSet;
+
+/// Organisation names: capitalised words ending in a corporate suffix, with
+/// an optional `of New York` and `, N.A.`-style tail.
+pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?x)
+        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&)\s+)?){0,6})
+        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
+           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
+         |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
+        (?P<tail>(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
+           (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
+    )
+    .unwrap()
+});
+
+/// `, as Administrative Agent` right after a party's name.
+pub(super) static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
+        .unwrap()
+});
+
+/// `, a Missouri corporation (the "Company")` right after a party's name.
+pub(super) static AFTER_PARTY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#"^(?:,\s*(?:a|an)\s+(?P<desc>[^,()"]{0,60}?))?\s*\((?P<pre>[^()"]{0,40})"(?P<term>[^"]{1,60})"\s*\)"#)
+        .unwrap()
+});
+
+pub(super) static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:corporation|limited liability company|banking|national banking|limited partnership|company|statutory trust)")
+        .unwrap()
+});
+
+/// `, a wholly-owned subsidiary of ` right after an organisation's name.
+pub(super) static SUBSIDIARY_OF_ORG: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^,?\s+(?:a|an)\s+(?:(?:wholly[- ]owned|direct|indirect|direct\s+or\s+indirect)\s+)?subsidiary\s+of\s+")
+        .unwrap()
+});
+
+/// `the Company's Significant Subsidiaries`, `each of the Borrower's Subsidiaries`.
+pub(super) static POSSESSIVE_SUBSIDIARIES: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"\b([A-Z][A-Za-z\-]+)'s\s+(?:[a-z]+\s+){0,2}((?:[A-Z][a-z]+\s+)?Subsidiar(?:y|ies))\b",
+    )
+    .unwrap()
+});
+
+/// Words that start a capitalised run but are not part of a name.
+pub(super) const STOP_LEAD: &[&str] = &[
+    "the",
+    "this",
+    "that",
+    "each",
+    "any",
+    "such",
+    "all",
+    "no",
+    "other",
+    "an",
+    "a",
+    "by",
+    "among",
+    "between",
+    "and",
+    "of",
+    "to",
+    "from",
+    "with",
+    "for",
+    "issuing",
+    "lending",
+    "applicable",
+    "relevant",
+    "agent",
+    "borrower",
+    "lender",
+    "section",
+    "article",
+];
+
+/// Last words that make a term a party role.
+pub(super) const ROLE_HEADS: &[&str] = &[
+    "borrower",
+    "agent",
+    "lender",
+    "bank",
+    "issuer",
+    "guarantor",
+    "arranger",
+    "bookrunner",
+    "company",
+    "landlord",
+    "tenant",
+    "trustee",
+    "obligor",
+    "purchaser",
+    "seller",
+    "customer",
+    "supplier",
+    "licensor",
+    "licensee",
+    "party",
+    "parties",
+    "holder",
+];
+
+pub(super) fn is_role(term: &str) -> bool {
+    let last = term
+        .split_whitespace()
+        .last()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let last = last.trim_end_matches(['.', ',']);
+    ROLE_HEADS.iter().any(|h| {
+        last == *h || last.strip_suffix('s') == Some(h) || (last == "parties" && *h == "party")
+    })
+}
+
+/// `Lenders` -> `Lender` for role names.
+pub(super) fn singular_role(term: &str) -> String {
+    let t = normalize_ws(term);
+    if t.ends_with("ies") {
+        return format!("{}y", &t[..t.len() - 3]);
+    }
+    match t.strip_suffix('s') {
+        Some(s) if is_role(s) && !t.ends_with("ss") => s.to_string(),
+        _ => t,
+    }
+}
+
+/// An organisation name found in text.
+pub(super) struct OrgMatch {
+    /// Display name (title-cased when written in capitals).
+    pub(super) name: String,
+    /// As written.
+    pub(super) raw: String,
+    /// Byte range of the match in the paragraph (with any leading
+    /// stop words).
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
+    let mut out = Vec::new();
+    for c in ORG.captures_iter(p) {
+        let whole = c.get(0).unwrap();
+        let words: Vec<&str> = whole.as_str().split_whitespace().collect();
+        let skip = words
+            .iter()
+            .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+            .count();
+        let mut kept = &words[skip..];
+        // A sentence end (`Commitment. The Company`) or a generic `The`
+        // inside the run starts the name after it.
+        if let Some(cut) = kept.iter().rposition(|w| {
+            let n = kept.len();
+            let is_last = std::ptr::eq(*w, kept[n - 1]);
+            !is_last && (sentence_end(w) || w.eq_ignore_ascii_case("the"))
+        }) {
+            kept = &kept[cut + 1..];
+        }
+        let tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        if kept.len() < 2 && tail.is_empty() {
+            continue;
+        }
+        let raw = kept.join(" ");
+        if defined.contains(&raw)
+            || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
+        {
+            continue;
+        }
+        out.push(OrgMatch {
+            name: display_name(&raw),
+            raw,
+            start: whole.start(),
+            end: whole.end(),
+        });
+    }
+    out
+}
+
+/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.`; mixed-case
+/// names are kept as written.
+/// A word that ends a sentence: a full stop that is not an abbreviation
+/// (`U.S.`, `St.`, `N.A.`).
+pub(super) fn sentence_end(w: &str) -> bool {
+    let Some(stem) = w.strip_suffix('.') else {
+        return false;
+    };
+    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3
+}
+
+/// Capitalised words kept as written: acronyms and legal suffixes.
+pub(super) fn keep_caps(bare: &str) -> bool {
+    const TITLE: &[&str] = &[
+        "CO.", "INC.", "LTD.", "CORP.", "THE", "AND", "BANK", "TRUST", "FUND", "NEW", "YORK",
+        "WEST", "EAST", "CITY", "GAS", "OIL", "AIR", "LIFE", "HOME", "CARE", "ONE", "STAR", "BAY",
+        "EDISON",
+    ];
+    let letters = bare.chars().filter(|c| c.is_alphabetic()).count();
+    bare.contains('&')
+        || bare.trim_end_matches('.').contains('.')
+        || (letters <= 4 && !TITLE.contains(&bare))
+}
+
+pub(super) fn display_name(raw: &str) -> String {
+    let letters: Vec<char> = raw.chars().filter(|c| c.is_alphabetic()).collect();
+    if letters.iter().any(|c| c.is_lowercase()) {
+        return raw.to_string();
+    }
+    raw.split(' ')
+        .map(|w| {
+            let bare = w.trim_end_matches(',');
+            if bare == "OF" || bare == "AND" {
+                w.to_lowercase()
+            } else if keep_caps(bare) {
+                w.to_string()
+            } else {
+                let mut cs = w.chars();
+                match cs.next() {
+                    Some(f) => f
+                        .to_uppercase()
+                        .chain(cs.flat_map(|c| c.to_lowercase()))
+                        .collect(),
+                    None => String::new(),
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parties and roles: `X, as Administrative Agent`, `X, a Missouri
+/// corporation (the "Company")`, and in a credit agreement's preamble the
+/// first party named without a role is the Borrower.
+pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
+    let found = orgs(p, set);
+    if found.is_empty() {
+        // Parenthetical definitions without a named organisation still define terms.
+        for c in PAREN_TERM.captures_iter(p) {
+            let t = normalize_ws(&c[2]);
+            if valid_term(&t) {
+                b.entity(&t, if is_role(&t) { "Role" } else { "DefinedTerm" }, "");
+            }
+        }
+        return;
+    }
+    let lower = p.to_ascii_lowercase();
+    let preamble = (lower.contains(" among ") || lower.contains(" between "))
+        && (lower.contains("agree") || lower.contains("agreement"));
+    let mut agents: Vec<String> = Vec::new();
+    let mut first_without_role: Option<String> = None;
+    let mut any_role = false;
+    for (i, org) in found.iter().enumerate() {
+        let o = b.entity(&org.name, "Organization", "");
+        b.alias(&o, "Organization", &org.raw);
+        let after = &p[org.end..];
+        let mut has_role = false;
+        if let Some(c) = AS_ROLE.captures(after) {
+            for role in c[1]
+                .split(" and ")
+                .map(normalize_ws)
+                .filter(|r| !r.is_empty() && r.chars().next().is_some_and(char::is_uppercase))
+            {
+                let role = singular_role(&role);
+                let r = b.entity(&role, "Role", "");
+                b.relate(
+                    &o,
+                    "HAS_ROLE",
+                    &r,
+                    &truncate(
+                        &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                        EVIDENCE_CHARS,
+                    ),
+                );
+                if role.to_ascii_lowercase().contains("agent") {
+                    agents.push(o.clone());
+                }
+                has_role = true;
+            }
+        }
+        if let Some(m) = SUBSIDIARY_OF_ORG.find(after) {
+            let parent_at = org.end + m.end();
+            if let Some(parent) = found
+                .iter()
+                .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
+            {
+                let pn = b.entity(&parent.name, "Organization", "");
+                b.alias(&pn, "Organization", &parent.raw);
+                b.relate(
+                    &o,
+                    "SUBSIDIARY_OF",
+                    &pn,
+                    &truncate(
+                        &format!("{}{}", org.raw, &p[org.end..parent.end]),
+                        EVIDENCE_CHARS,
+                    ),
+                );
+            }
+        }
+        if let Some(c) = AFTER_PARTY.captures(after) {
+            let term = normalize_ws(&c["term"]);
+            if valid_term(&term) {
+                let evidence = truncate(
+                    &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                    EVIDENCE_CHARS,
+                );
+                let d = b.entity(&term, "DefinedTerm", "");
+                b.relate(&d, "DEFINED_AS", &o, &evidence);
+                if is_role(&term) {
+                    let r = b.entity(&singular_role(&term), "Role", "");
+                    b.relate(&o, "HAS_ROLE", &r, &evidence);
+                    has_role = true;
+                    if term.to_ascii_lowercase().contains("agent") {
+                        agents.push(o.clone());
+                    }
+                }
+            }
+            if let Some(desc) = c.name("desc") {
+                if let Some(j) = JURISDICTION.captures(desc.as_str()) {
+                    b.entity(
+                        &j[1],
+                        "Jurisdiction",
+                        &format!("jurisdiction of {}", org.name),
+                    );
+                }
+            }
+        }
+        any_role |= has_role;
+        if i == 0 && !has_role {
+            first_without_role = Some(o);
+        }
+    }
+    // Credit agreements name the borrower first; the preamble often gives
+    // it no `as ...` role.
+    if let Some(first) = first_without_role {
+        if preamble && any_role && (credit || lower.contains("borrower")) {
+            let r = b.entity("Borrower", "Role", "");
+            b.relate(&first, "HAS_ROLE", &r, &truncate(p, EVIDENCE_CHARS));
+        }
+    }
+    let principal = ["Lender", "Bank"]
+        .into_iter()
+        .find(|w| p.contains(&format!("{w}s")) || p.contains(&format!("{}S", w.to_uppercase())));
+    if let Some(w) = principal {
+        for a in agents {
+            let l = b.entity(w, "Role", "");
+            b.relate(&a, "AGENT_FOR", &l, &truncate(p, EVIDENCE_CHARS));
+        }
+    }
+}
+
+/// `the Company's Significant Subsidiaries` -> `Significant Subsidiary
+/// -SUBSIDIARY_OF-> Company`.
+pub(super) fn subsidiaries(b: &mut Builder, p: &str) {
+    for c in POSSESSIVE_SUBSIDIARIES.captures_iter(p) {
+        let parent = normalize_ws(&c[1]);
+        if !is_role(&parent) {
+            continue;
+        }
+        let sub = normalize_ws(&c[2]).replace("Subsidiaries", "Subsidiary");
+        let pt = b.entity(&parent, "Role", "");
+        let st = b.entity(&sub, "DefinedTerm", "");
+        b.relate(&st, "SUBSIDIARY_OF", &pt, &snippet_around(p, &c[0]));
+    }
+}

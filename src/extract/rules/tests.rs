@@ -1,0 +1,355 @@
+//! Unit tests of the rules extractor on small, hand-written excerpts.
+
+use super::*;
+
+fn input(title: &str, text: &str) -> SectionInput {
+    SectionInput {
+        doc_id: "d".into(),
+        doc_type: "credit_agreement".into(),
+        node_id: "0001".into(),
+        title: title.into(),
+        breadcrumb: format!("[{title}]"),
+        start_line: 1,
+        end_line: text.lines().count(),
+        text: text.into(),
+        anchor: false,
+    }
+}
+
+fn has(o: &RulesOutput, s: &str, t: &str, d: &str) -> bool {
+    o.relations
+        .iter()
+        .any(|r| r.source == s && r.relation_type == t && r.target == d)
+}
+
+#[test]
+fn definitions_yield_terms_is_a_and_defined_as() {
+    let i = input(
+        "Section 1.01 Definitions",
+        "\u{201C}<u>Advance</u>\u{201D} means a Ratable Advance or a Competitive Bid Advance.\n\n\
+         \"Ratable Advance\" means a borrowing by the Borrower under Section 2.02.\n\n\
+         \"Competitive Bid Advance\": an advance bearing 0.125% per annum.\n\n\
+         \"Borrower\" means the Company.\n\n\
+         \"Company\" means Emerson Electric Co., a Missouri corporation, and its successors.",
+    );
+    let o = extract(&i);
+    assert_eq!(o, extract(&i), "deterministic");
+    let names: Vec<&str> = o
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "DefinedTerm")
+        .map(|e| e.name.as_str())
+        .collect();
+    for t in [
+        "Advance",
+        "Ratable Advance",
+        "Competitive Bid Advance",
+        "Borrower",
+        "Company",
+    ] {
+        assert!(names.contains(&t), "{t} in {names:?}");
+    }
+    assert!(
+        has(&o, "Advance", "IS_A", "Ratable Advance"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(&o, "Advance", "DEFINED_AS", "Competitive Bid Advance"));
+    assert!(has(&o, "Ratable Advance", "REFERENCES", "Section 2.02"));
+    assert!(has(
+        &o,
+        "Competitive Bid Advance",
+        "REFERENCES",
+        "0.125% per annum"
+    ));
+    assert!(
+        has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+        "{:#?}",
+        o.relations
+    );
+}
+
+#[test]
+fn preamble_parties_and_roles() {
+    let o = extract(&input(
+        "Preamble",
+        "THIS CREDIT AGREEMENT, dated as of May 23, 2018, is by and among EMERSON ELECTRIC CO., the SUBSIDIARY BORROWERS \
+         from time to time party hereto, the LENDERS, the LC ISSUERS and JPMORGAN CHASE BANK, N.A., as Agent. \
+         The parties hereto agree as follows:",
+    ));
+    assert!(
+        has(&o, "Emerson Electric Co.", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "Jpmorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "Jpmorgan Chase Bank, N.A.", "AGENT_FOR", "Lender"),
+        "{:#?}",
+        o.relations
+    );
+    let jp = o
+        .entities
+        .iter()
+        .find(|e| e.name == "Jpmorgan Chase Bank, N.A.")
+        .unwrap();
+    assert_eq!(jp.aliases, vec!["JPMORGAN CHASE BANK, N.A.".to_string()]);
+}
+
+#[test]
+fn parenthetical_party_and_administrative_agent() {
+    let o = extract(&input(
+        "Preamble",
+        "AGREEMENT dated as of June 30, 1995 among AT&T CAPITAL CORPORATION, a Delaware corporation (the \"Borrower\"), \
+         the BANKS party hereto and MORGAN GUARANTY TRUST COMPANY OF NEW YORK, as Administrative Agent.",
+    ));
+    assert!(
+        has(&o, "AT&T Capital Corporation", "HAS_ROLE", "Borrower"),
+        "{:#?}",
+        o
+    );
+    assert!(has(
+        &o,
+        "Borrower",
+        "DEFINED_AS",
+        "AT&T Capital Corporation"
+    ));
+    assert!(
+        has(
+            &o,
+            "Morgan Guaranty Trust Company of New York",
+            "HAS_ROLE",
+            "Administrative Agent"
+        ),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(
+        &o,
+        "Morgan Guaranty Trust Company of New York",
+        "AGENT_FOR",
+        "Bank"
+    ));
+    assert!(o
+        .entities
+        .iter()
+        .any(|e| e.entity_type == "Jurisdiction" && e.name == "Delaware"));
+}
+
+#[test]
+fn organisation_names_stop_at_sentences_and_keep_acronyms() {
+    let o = extract(&input(
+        "Lenders",
+        "Increase of Aggregate Commitment. The Company may ask. Signed by U.S. BANK NATIONAL ASSOCIATION, \
+         DBS BANK LTD. and UBS AG, as Lenders. Information Concerning The Company is confidential.",
+    ));
+    let orgs: Vec<&str> = o
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "Organization")
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(
+        orgs,
+        ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
+        "{orgs:?}"
+    );
+}
+
+#[test]
+fn values_use_amount_of_and_rate_of_when_the_ontology_has_them() {
+    let i = input(
+        "Section 2.01 The Facility",
+        "Each Lender agrees to make Loans up to $100,000,000 at 0.125% per annum.",
+    );
+    let mut o = Ontology::default();
+    o.relation_types.insert("AMOUNT_OF".into(), String::new());
+    o.relation_types.insert("RATE_OF".into(), String::new());
+    let with = extract_for(&i, &o);
+    let ob = with
+        .entities
+        .iter()
+        .find(|e| e.entity_type == "Obligation")
+        .unwrap()
+        .name
+        .clone();
+    assert!(
+        has(&with, "$100,000,000", "AMOUNT_OF", &ob),
+        "{:#?}",
+        with.relations
+    );
+    assert!(has(&with, "0.125% per annum", "RATE_OF", &ob));
+    let without = extract(&i);
+    assert!(has(&without, &ob, "REFERENCES", "$100,000,000"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any text, including multi-byte characters next to the patterns'
+    /// anchors, extracts without panicking, deterministically.
+    #[test]
+    fn never_panics_and_is_deterministic(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::string::string_regex("[A-Za-zé€’“” ,.;:()$%0-9\n-]{0,40}").unwrap(),
+                proptest::strategy::Just("\u{201C}Term\u{201D} means ".to_string()),
+                proptest::strategy::Just("ACME BANK, N.A., as Agent".to_string()),
+                proptest::strategy::Just(", a subsidiary of Émile Co. ".to_string()),
+                proptest::strategy::Just("the Company shall not ".to_string()),
+                proptest::strategy::Just("Event of Default:\n\n(a) ".to_string()),
+                proptest::strategy::Just("Section 5.06 ".to_string()),
+                proptest::strategy::Just("the Borrower\u{2019}s Subsidiaries".to_string()),
+            ],
+            0..30,
+        )
+    ) {
+        let i = input("Section 1.01 Anything", &parts.concat());
+        let a = extract(&i);
+        proptest::prop_assert_eq!(a, extract(&i));
+    }
+}
+
+#[test]
+fn lenders_lend_to_borrowers() {
+    let o = extract(&input(
+        "Section 2.01 The Facility",
+        "Each Lender severally agrees, on the terms and conditions set forth in this Agreement, to make \
+         Ratable Loans to the Borrowers in Agreed Currencies from time to time.",
+    ));
+    assert!(
+        has(&o, "Lender", "LENDS_TO", "Borrower"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
+}
+
+#[test]
+fn subsidiaries_and_ratios() {
+    let o = extract(&input(
+        "Section 4.09 Subsidiaries",
+        "Each of the Company\u{2019}s corporate Significant Subsidiaries is duly incorporated. \
+         Ratings by Standard & Poor's Financial Services LLC, a subsidiary of S&P Global Inc., apply. \
+         The Company will not permit the Leverage Ratio to exceed 3.00 to 1.00.",
+    ));
+    assert!(
+        has(&o, "Significant Subsidiary", "SUBSIDIARY_OF", "Company"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(
+            &o,
+            "Standard & Poor's Financial Services LLC",
+            "SUBSIDIARY_OF",
+            "S&P Global Inc."
+        ),
+        "{:#?}",
+        o.relations
+    );
+    assert!(o
+        .entities
+        .iter()
+        .any(|e| e.entity_type == "Rate" && e.name == "3.00 to 1.00"));
+}
+
+#[test]
+fn wrapped_plain_text_definitions_are_found() {
+    let o = extract(&input(
+        "Section 1.01. Definitions",
+        "\u{201C}Additional Lender\u{201D} means a Person which becomes a Lender pursuant to Section\n\
+         2.17.\n\
+         \u{201C}Administrative Agent\u{201D} means Bank of America, N.A., in its capacity as\n\
+         administrative agent for the Lenders hereunder.\n\
+         \u{201C}Lender\u{201D} means each bank party hereto.",
+    ));
+    let terms: Vec<&str> = o
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "DefinedTerm")
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(
+        terms,
+        ["Additional Lender", "Lender", "Administrative Agent"]
+    );
+    assert!(has(&o, "Additional Lender", "REFERENCES", "Section 2.17"));
+    assert!(has(
+        &o,
+        "Administrative Agent",
+        "DEFINED_AS",
+        "Bank of America, N.A."
+    ));
+}
+
+#[test]
+fn events_of_default_trigger_the_default() {
+    let o = extract(&input(
+        "Section 6.01 Events of Default",
+        "The occurrence of any one or more of the following events shall constitute an \"Event of Default\":\n\n\
+         (a) any Borrower shall fail to pay any principal of any Loan;\n\n\
+         54\n\n\
+         (b) any Borrower shall fail to observe any covenant contained in Section 5.06;\n\n\
+         then, and in every such event, the Agent may terminate the Commitments by notice to the Company.",
+    ));
+    let events: Vec<&str> = o
+        .entities
+        .iter()
+        .filter(|e| e.entity_type == "EventOfDefault")
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0].starts_with("Event of Default (a): any Borrower shall fail to pay"));
+    assert!(has(&o, events[1], "TRIGGERS", "Event of Default"));
+    assert!(has(&o, events[1], "REFERENCES", "Section 5.06"));
+    assert!(!o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "OBLIGATED_TO" && r.target.contains("fail to pay")));
+}
+
+#[test]
+fn obligations_and_covenants() {
+    let o = extract(&input(
+        "Section 5.06 Mergers and Sales of Assets",
+        "The Company shall not permit any Subsidiary to sell all of its assets, except as permitted by Section 5.08. \
+         The Company shall maintain its corporate existence. The Agent shall not be required to act. Each Lender agrees to fund its Advances of $5,000,000.",
+    ));
+    let cov = o
+        .entities
+        .iter()
+        .find(|e| e.entity_type == "Covenant")
+        .expect("a covenant");
+    assert!(
+        cov.name.starts_with("Company shall not permit"),
+        "{}",
+        cov.name
+    );
+    assert!(has(&o, &cov.name, "RESTRICTS", "Company"));
+    assert!(
+        !o.entities
+            .iter()
+            .any(|e| e.name.starts_with("Agent shall not be required")),
+        "a relief, not a covenant"
+    );
+    assert!(has(&o, &cov.name, "REFERENCES", "Section 5.08"));
+    assert!(o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "MUST_MAINTAIN" && r.source == "Company"));
+    assert!(o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
+    assert!(o
+        .entities
+        .iter()
+        .any(|e| e.entity_type == "Amount" && e.name == "$5,000,000"));
+}
