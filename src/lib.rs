@@ -16,5 +16,6 @@ pub mod pipeline;
 pub mod report;
 pub mod review;
 pub mod route;
+pub mod secret;
 pub mod sink;
 pub mod tree;

@@ -10,34 +10,7 @@ use std::time::Duration;
 /// prompt never reuses answers to the old one.
 pub const PROMPT_VERSION: &str = "extract-v1";
 
-/// A secret (the API key). Its `Debug` and `Display` print `***`, so it
-/// cannot leak through logs, errors or reports by accident.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret value.
-    pub fn new(s: impl Into<String>) -> Self {
-        Secret(s.into())
-    }
-
-    /// The secret itself, for the `Authorization` header only.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("***")
-    }
-}
-
-impl std::fmt::Display for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("***")
-    }
-}
+pub use crate::secret::Secret;
 
 /// How to reach an OpenAI-compatible chat-completions server.
 #[derive(Debug, Clone)]

@@ -178,7 +178,7 @@ impl Extractor {
                     .await
                 {
                     Ok(x) => x,
-                    Err(e) => blank(
+                    Err(e) => SectionExtraction::blank(
                         doc_id,
                         node_id,
                         rules::EXTRACTOR.to_string(),
@@ -236,7 +236,7 @@ impl Extractor {
         }
         let mut out = split::merge(parts).unwrap_or_else(|| {
             // A section with no text at all: nothing to ask.
-            blank(
+            SectionExtraction::blank(
                 input.doc_id.clone(),
                 input.node_id.clone(),
                 format!("llm:{}", client.config().model),
@@ -427,30 +427,6 @@ fn rules_extraction(
         tokens_out: 0,
         extractor: rules::EXTRACTOR.to_string(),
         status: SectionStatus::Ok,
-    }
-}
-
-/// An extraction with nothing in it (no text, or a failure).
-fn blank(
-    doc_id: String,
-    node_id: String,
-    extractor: String,
-    status: SectionStatus,
-) -> SectionExtraction {
-    SectionExtraction {
-        doc_id,
-        node_id,
-        entities: vec![],
-        relations: vec![],
-        pruned: vec![],
-        model_tier: None,
-        model_why: None,
-        density_tier: Tier::VeryLow,
-        actual_tier: Tier::VeryLow,
-        tokens_in: 0,
-        tokens_out: 0,
-        extractor,
-        status,
     }
 }
 

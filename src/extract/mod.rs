@@ -118,3 +118,29 @@ pub mod validate;
 
 pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
 pub use extractor::{CounterSnapshot, Counters, Extractor};
+
+impl SectionExtraction {
+    /// An extraction with nothing in it (no text, or a failure).
+    pub fn blank(
+        doc_id: String,
+        node_id: String,
+        extractor: String,
+        status: SectionStatus,
+    ) -> SectionExtraction {
+        SectionExtraction {
+            doc_id,
+            node_id,
+            entities: vec![],
+            relations: vec![],
+            pruned: vec![],
+            model_tier: None,
+            model_why: None,
+            density_tier: Tier::VeryLow,
+            actual_tier: Tier::VeryLow,
+            tokens_in: 0,
+            tokens_out: 0,
+            extractor,
+            status,
+        }
+    }
+}

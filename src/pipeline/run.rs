@@ -8,7 +8,7 @@ use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
 use crate::graph::{build_document_graph, DocumentMeta};
-use crate::index::{GraphabilityIndex, Tier};
+use crate::index::GraphabilityIndex;
 use crate::report::{
     append_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
 };
@@ -410,21 +410,12 @@ fn outcome_from(path: &Path, saved: SavedDocument, error: Option<String>) -> Doc
 /// The record of a section that `--max-cost` kept from being sent: failed,
 /// with the reason, so the report shows it and a later run can send it.
 fn not_sent(input: &SectionInput, reason: String) -> SectionExtraction {
-    SectionExtraction {
-        doc_id: input.doc_id.clone(),
-        node_id: input.node_id.clone(),
-        entities: Vec::new(),
-        relations: Vec::new(),
-        pruned: Vec::new(),
-        model_tier: None,
-        model_why: None,
-        density_tier: Tier::VeryLow,
-        actual_tier: Tier::VeryLow,
-        tokens_in: 0,
-        tokens_out: 0,
-        extractor: "none".to_string(),
-        status: SectionStatus::Failed(reason),
-    }
+    SectionExtraction::blank(
+        input.doc_id.clone(),
+        input.node_id.clone(),
+        "none".to_string(),
+        SectionStatus::Failed(reason),
+    )
 }
 
 impl IngestConfig {

@@ -14,38 +14,12 @@ pub use neo4j::Neo4jSink;
 
 use crate::graph::DocGraph;
 use futures::future::BoxFuture;
-use std::fmt;
 use std::path::PathBuf;
 
 /// Default rows per `UNWIND` batch.
 pub const DEFAULT_BATCH_SIZE: usize = 5_000;
 
-/// A password or other secret: never printed by `Debug` or `Display`.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(s: impl Into<String>) -> Self {
-        Self(s.into())
-    }
-
-    /// The secret itself, for the one place that must send it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
+pub use crate::secret::Secret;
 
 /// Which sink to open.
 #[derive(Debug, Clone, PartialEq)]
