@@ -48,7 +48,9 @@ impl DocumentMeta {
                 .unwrap_or_else(|| path.display().to_string()),
             doc_type: doc_type.to_string(),
             sha256,
-            path: path.to_path_buf(),
+            // Canonical, so every run names the same file the same way: the
+            // sink finds a file's earlier versions by it.
+            path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
         })
     }
 }

@@ -38,12 +38,13 @@ use std::time::Duration;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Constraints and indexes created when the sink opens.
-const SCHEMA: [&str; 5] = [
+const SCHEMA: [&str; 6] = [
     "CREATE CONSTRAINT kg_document_doc_id IF NOT EXISTS FOR (d:Document) REQUIRE d.doc_id IS UNIQUE",
     "CREATE CONSTRAINT kg_section_uid IF NOT EXISTS FOR (s:Section) REQUIRE s.uid IS UNIQUE",
     "CREATE CONSTRAINT kg_entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE e.key IS UNIQUE",
     "CREATE INDEX kg_section_doc_id IF NOT EXISTS FOR (s:Section) ON (s.doc_id)",
     "CREATE INDEX kg_entity_doc_id IF NOT EXISTS FOR (e:Entity) ON (e.doc_id)",
+    "CREATE INDEX kg_document_path IF NOT EXISTS FOR (d:Document) ON (d.path)",
 ];
 
 /// Removes what an earlier run wrote for `$doc_id`, in this order: its
@@ -234,17 +235,7 @@ impl Neo4jSink {
 
     async fn delete_once(&self, doc_id: &str) -> anyhow::Result<()> {
         let mut txn = self.graph.start_txn().await?;
-        let run = async |txn: &mut Txn| -> Result<(), neo4rs::Error> {
-            for stmt in DELETE_DOCUMENT {
-                txn.run(query(stmt).param("doc_id", doc_id)).await?;
-            }
-            txn.run(
-                query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d")
-                    .param("doc_id", doc_id),
-            )
-            .await
-        };
-        match run(&mut txn).await {
+        match delete_in(&mut txn, doc_id).await {
             Ok(()) => Ok(txn.commit().await?),
             Err(e) => {
                 let _ = txn.rollback().await;
@@ -282,6 +273,13 @@ impl Neo4jSink {
     async fn write_in(&self, txn: &mut Txn, g: &DocGraph) -> anyhow::Result<WriteStats> {
         let doc_id = g.doc_id();
         let mut stats = WriteStats::default();
+        // An edited file gets a new doc_id (the id carries a content hash):
+        // its earlier versions, found by source path, go in this same
+        // transaction, so no stale fact outlives the edit.
+        for old in earlier_versions(txn, &g.meta.path.display().to_string(), doc_id).await? {
+            delete_in(txn, &old).await?;
+            stats.statements += DELETE_DOCUMENT.len() + 1;
+        }
         for stmt in DELETE_DOCUMENT {
             txn.run(query(stmt).param("doc_id", doc_id)).await?;
             stats.statements += 1;
@@ -505,6 +503,33 @@ fn row<const N: usize>(fields: [(&str, BoltType); N]) -> BoltType {
         m.put(BoltString::from(k), v);
     }
     BoltType::Map(m)
+}
+
+/// Removes everything a document wrote, and the document node itself.
+async fn delete_in(txn: &mut Txn, doc_id: &str) -> Result<(), neo4rs::Error> {
+    for stmt in DELETE_DOCUMENT {
+        txn.run(query(stmt).param("doc_id", doc_id)).await?;
+    }
+    txn.run(query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d").param("doc_id", doc_id))
+        .await
+}
+
+/// The doc_ids of other versions of the file at `path` already in the graph.
+async fn earlier_versions(txn: &mut Txn, path: &str, doc_id: &str) -> anyhow::Result<Vec<String>> {
+    let mut rows = txn
+        .execute(
+            query(
+                "MATCH (d:Document {path: $path}) WHERE d.doc_id <> $doc_id RETURN d.doc_id AS id",
+            )
+            .param("path", path)
+            .param("doc_id", doc_id),
+        )
+        .await?;
+    let mut ids = Vec::new();
+    while let Some(row) = rows.next(txn.handle()).await? {
+        ids.push(row.get::<String>("id")?);
+    }
+    Ok(ids)
 }
 
 /// True when the error chain holds a Neo4j transient error, or a shared

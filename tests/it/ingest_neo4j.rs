@@ -317,3 +317,67 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
     assert_eq!(resumed, expected, "database vs the saved in-memory graphs");
     assert!(resumed.iter().all(|c| c.relations > 5), "{resumed:?}");
 }
+
+/// Names of the entities mentioned in a document's sections.
+async fn entity_names(doc_id: &str) -> Vec<String> {
+    let sink = connect().await;
+    let mut rows = sink
+        .graph()
+        .execute(
+            neo4rs::query(
+                "MATCH (e:Entity)-[:MENTIONED_IN]->(:Section {doc_id: $doc_id}) RETURN DISTINCT e.name AS name",
+            )
+            .param("doc_id", doc_id),
+        )
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().await.unwrap() {
+        out.push(r.get::<String>("name").unwrap());
+    }
+    out
+}
+
+/// Editing a file changes its doc_id (the id carries a content hash); a
+/// re-ingest must still replace the earlier version's facts, not add to them.
+#[test]
+fn reingesting_an_edited_file_leaves_no_stale_facts() {
+    let dir = tempdir();
+    let doc = unique_copy(&fixture("credit_agreement.md"), dir.path(), "edited");
+    run_ok(ingest_cmd(
+        std::slice::from_ref(&doc),
+        &dir.path().join("v1"),
+        dir.path(),
+    ));
+    let old_id = doc_ids(&dir.path().join("v1")).remove(0);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    assert!(rt
+        .block_on(entity_names(&old_id))
+        .iter()
+        .any(|n| n == "Applicable Margin"));
+
+    let text = read(&doc).replace("\"Applicable Margin\" means", "\"Applicable Spread\" means");
+    std::fs::write(&doc, text).unwrap();
+    run_ok(ingest_cmd(
+        std::slice::from_ref(&doc),
+        &dir.path().join("v2"),
+        dir.path(),
+    ));
+    let new_id = doc_ids(&dir.path().join("v2")).remove(0);
+    assert_ne!(old_id, new_id);
+
+    let old = rt.block_on(counts_of(std::slice::from_ref(&old_id)));
+    assert_eq!(
+        old[0],
+        GraphCounts::default(),
+        "the earlier version is gone"
+    );
+    let names = rt.block_on(entity_names(&new_id));
+    assert!(names.iter().any(|n| n == "Applicable Spread"), "{names:?}");
+    assert!(!names.iter().any(|n| n == "Applicable Margin"), "{names:?}");
+    let now = rt.block_on(counts_of(std::slice::from_ref(&new_id)));
+    assert_eq!(
+        now[0],
+        saved_graph_counts(&dir.path().join("v2"), &new_id, &doc)
+    );
+}
