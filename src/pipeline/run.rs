@@ -10,7 +10,7 @@ use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput
 use crate::graph::{build_document_graph, DocumentMeta};
 use crate::index::GraphabilityIndex;
 use crate::report::{
-    append_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
 };
 use crate::route::cost::{estimate_tokens, OUTPUT_PER_INPUT};
 use crate::route::{plan_document, Prices, Route, RouteOptions, RoutePlan};
@@ -159,7 +159,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         sink: sink_description,
     };
     let summary = write_batch_reports(&cfg.out_dir, &report)?;
-    append_history(&cfg.history_file, &summary)?;
+    record_history(&cfg.history_file, &summary)?;
     Ok(BatchResult {
         summary,
         out_dir: cfg.out_dir.clone(),
@@ -213,7 +213,13 @@ async fn process_document(batch: &Batch, path: &Path) -> DocumentOutcome {
         Err(err) => {
             let msg = format!("{err:#}");
             set_state(batch, path, None, DocState::Failed, Some(msg.clone()));
-            eprintln!("kgroute: {}: {msg}", path.display());
+            // Errors from reading a file already name it.
+            let shown = path.display().to_string();
+            if msg.starts_with(&shown) {
+                eprintln!("kgroute: {msg}");
+            } else {
+                eprintln!("kgroute: {shown}: {msg}");
+            }
             report_line(batch, &format!("{name}: FAILED: {msg}"));
             DocumentOutcome {
                 doc_id: String::new(),

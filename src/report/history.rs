@@ -4,7 +4,6 @@
 use super::BatchSummary;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::Path;
 
 /// One batch in the history file; the field order is the column order.
@@ -51,28 +50,34 @@ impl HistoryRow {
     }
 }
 
-/// Appends the batch's row to `history_csv`, creating the file (and its
-/// folder) with a header when missing.
-pub fn append_history(history_csv: &Path, summary: &BatchSummary) -> anyhow::Result<()> {
+/// Records the batch's row in `history_csv`, creating the file (and its
+/// folder) with a header when missing. A batch already in the file (a
+/// `--resume`d one) has its row replaced, so each batch counts once.
+pub fn record_history(history_csv: &Path, summary: &BatchSummary) -> anyhow::Result<()> {
     if let Some(dir) = history_csv.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let needs_header = std::fs::metadata(history_csv).map_or(true, |m| m.len() == 0);
+    let exists = std::fs::metadata(history_csv).is_ok_and(|m| m.len() > 0);
+    let mut rows = if exists {
+        read_history(history_csv)?
+    } else {
+        Vec::new()
+    };
+    let row = HistoryRow::from_summary(summary);
+    match rows.iter_mut().find(|r| r.batch_id == row.batch_id) {
+        Some(old) => *old = row,
+        None => rows.push(row),
+    }
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
-    if needs_header {
-        w.write_record(HISTORY_COLUMNS)?;
+    w.write_record(HISTORY_COLUMNS)?;
+    for r in &rows {
+        w.serialize(r)?;
     }
-    w.serialize(HistoryRow::from_summary(summary))?;
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(history_csv)
-        .with_context(|| format!("cannot open {}", history_csv.display()))?;
-    f.write_all(&bytes)
-        .with_context(|| format!("cannot append to {}", history_csv.display()))
+    crate::atomic_file::write_atomic(history_csv, &bytes)
+        .with_context(|| format!("cannot write {}", history_csv.display()))
 }
 
 /// Reads every row of a history file; errors name the file and line.

@@ -6,7 +6,7 @@
 //! `sections.csv` (one row per section, with an empty `decision` column for
 //! `kgroute review`), `summary.md` / `summary.json` (alignment, payload cut,
 //! cost, audit) and `suggestions.yaml` (candidate index entries). The batch's
-//! headline numbers go to `reports/history.csv` through [`append_history`].
+//! headline numbers go to `reports/history.csv` through [`record_history`].
 
 pub mod heading;
 pub mod history;
@@ -16,7 +16,7 @@ pub mod suggestions;
 pub mod summary;
 
 pub use heading::display_title;
-pub use history::{append_history, read_history, HistoryRow};
+pub use history::{read_history, record_history, HistoryRow};
 pub use quality::MatchQuality;
 pub use summary::{BatchSummary, DocSummary};
 
@@ -102,7 +102,7 @@ pub const SUGGESTIONS_YAML: &str = "suggestions.yaml";
 
 /// Writes `sections.csv`, `summary.md`, `summary.json` and
 /// `suggestions.yaml` into `out_dir` (created if missing) and returns the
-/// batch summary (for [`append_history`] and the command's last line).
+/// batch summary (for [`record_history`] and the command's last line).
 pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Result<BatchSummary> {
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create report folder {}", out_dir.display()))?;

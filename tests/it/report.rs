@@ -6,7 +6,7 @@ use super::util::{corpus, kgroute, read, tempdir};
 use kgroute::extract::{Entity, Relation, SectionExtraction, SectionStatus};
 use kgroute::index::{normalize_title, DensityThresholds, MatchMethod, Tier, TitleMatch};
 use kgroute::report::{
-    append_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
 };
 use kgroute::route::{Override, Route, RoutePlan, RoutedSection};
 use kgroute::tree::NodeKind;
@@ -392,8 +392,10 @@ fn summary_with(batch_id: &str) -> BatchSummary {
 fn history_appends_rows_under_one_header_and_prints_a_table() {
     let dir = tempdir();
     let file = dir.path().join("reports").join("history.csv");
-    append_history(&file, &summary_with("batch-one")).unwrap();
-    append_history(&file, &summary_with("batch-two")).unwrap();
+    record_history(&file, &summary_with("batch-one")).unwrap();
+    record_history(&file, &summary_with("batch-two")).unwrap();
+    // A resumed batch replaces its own row instead of adding a second one.
+    record_history(&file, &summary_with("batch-one")).unwrap();
     let text = read(&file);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
@@ -918,7 +920,7 @@ fn review_loop_on_emerson_brings_new_sections_down() {
 
     let b1_dir = dir.path().join("reports").join("b1");
     let b1 = write_batch_reports(&b1_dir, &batch_of("b1", "1", BASELINE)).unwrap();
-    append_history(&history, &b1).unwrap();
+    record_history(&history, &b1).unwrap();
     let (_, rows) = csv_rows(&b1_dir.join("sections.csv"));
     assert_eq!(rows.len(), 104, "one row per heading of the contract");
     assert!(
@@ -950,7 +952,7 @@ fn review_loop_on_emerson_brings_new_sections_down() {
 
     let b2_dir = dir.path().join("reports").join("b2");
     let b2 = write_batch_reports(&b2_dir, &batch_of("b2", "2", &edited)).unwrap();
-    append_history(&history, &b2).unwrap();
+    record_history(&history, &b2).unwrap();
     assert_eq!(b2.totals.sections, b1.totals.sections);
     assert_eq!(b2.totals.new_sections, 0, "every suggestion was adopted");
     assert!(b2.totals.new_pct < b1.totals.new_pct);
