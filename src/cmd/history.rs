@@ -7,7 +7,16 @@ use crate::report::history::{read_history, render_table};
 use std::io::Write;
 use std::path::PathBuf;
 
+const AFTER_HELP: &str = "\
+Examples:
+  kgroute history
+  kgroute history --file reports/history.csv
+
+Each `kgroute ingest` batch records one row; watch new% fall and payload cut
+settle as the index is refined between batches.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct HistoryArgs {
     /// The history file that `kgroute ingest` appends to.
     #[arg(long, value_name = "CSV", default_value = "reports/history.csv")]

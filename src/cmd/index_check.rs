@@ -6,7 +6,16 @@ use crate::index::{check_files, GraphabilityIndex};
 use std::path::PathBuf;
 
 /// Arguments of `kgroute index check`.
+const AFTER_HELP: &str = "\
+Examples:
+  kgroute index check indices/credit_agreement.yaml
+  kgroute index check indices/credit_agreement.yaml indices/overlays/acme_bank.yaml
+
+Reports every problem at once, each as FILE:LINE:COLUMN with the fix.
+Exit 0 when valid, 1 when any problem is found.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct IndexCheckArgs {
     /// Index files: a base first, then overlays (later files win). Bases
     /// named by `extends:` are checked too.

@@ -24,7 +24,20 @@ pub enum PlanFormat {
 }
 
 /// Arguments of `kgroute plan`.
+const AFTER_HELP: &str = "\
+Examples:
+  kgroute plan fixtures/ --index indices/credit_agreement.yaml
+  kgroute plan contracts/ --index indices/credit_agreement.yaml \\
+      --index indices/overlays/acme_bank.yaml --prices config/prices.yaml \\
+      --model gpt-4o-mini --format csv > plan.csv
+  kgroute plan contract.txt --index indices/credit_agreement.yaml --audit-rate 0.05
+
+Routes: Very High, High, Medium and unknown titles -> llm; Low, Very Low -> skip;
+tables of contents and signature pages -> noise; headings without text -> empty.
+Always writes plan.csv and plan.json under --out.";
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct PlanArgs {
     /// Documents or folders of documents (.md, .markdown, .txt; folders are
     /// walked recursively).
