@@ -502,3 +502,23 @@ fn max_cost_stops_sending_and_says_so() {
         "{sent:?}"
     );
 }
+
+#[test]
+fn every_subcommand_help_carries_an_example() {
+    for args in [
+        &["--help"][..],
+        &["tree", "--help"],
+        &["plan", "--help"],
+        &["ingest", "--help"],
+        &["review", "--help"],
+        &["history", "--help"],
+        &["index", "check", "--help"],
+    ] {
+        let out = kgroute().args(args).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(
+            text.contains("Examples:") && text.contains("kgroute "),
+            "{args:?}:\n{text}"
+        );
+    }
+}
