@@ -117,9 +117,29 @@ impl<'a> Locator<'a> {
     /// Positions of the entries of a tier, in order (each search starts
     /// after the previous entry so repeated titles get their own lines).
     pub(crate) fn entries(&self, key: &str, titles: &[String]) -> Vec<(usize, usize)> {
-        let Some((start, _)) = self.block(key) else {
+        let Some((start, end)) = self.block(key) else {
             return vec![(0, 0); titles.len()];
         };
+        // A block list: the n-th `- ` line at the items' indentation is the
+        // n-th entry, whatever its title (even an empty one) looks like.
+        let items: Vec<(usize, usize)> = (start + 1..end)
+            .filter_map(|i| {
+                let l = self.lines[i];
+                let body = l.trim_start();
+                let indent = l.len() - body.len();
+                (body == "-" || body.starts_with("- ")).then_some((i, indent))
+            })
+            .collect();
+        if let Some(&(_, first_indent)) = items.first() {
+            let at_level: Vec<(usize, usize)> = items
+                .iter()
+                .filter(|(_, ind)| *ind == first_indent)
+                .map(|&(i, ind)| (i + 1, ind + 1))
+                .collect();
+            if at_level.len() == titles.len() {
+                return at_level;
+            }
+        }
         let mut cursor = start + 1;
         titles
             .iter()

@@ -440,3 +440,20 @@ fn issue_title_forms_match() {
         assert_eq!(lease.match_title(title).tier, Some(tier), "{title}");
     }
 }
+
+#[test]
+fn an_empty_title_is_reported_at_its_own_line() {
+    let dir = tempdir();
+    let f = dir.path().join("empty_title.yaml");
+    std::fs::write(
+        &f,
+        "document_type: x\nversion: \"1\"\nvery_high:\n  - title: A\n    note: n\n\n\n  - title: \"\"\n  - title: B\n",
+    )
+    .unwrap();
+    kgroute()
+        .args(["index", "check"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty_title.yaml:8:3"));
+}
