@@ -1,5 +1,6 @@
 //! Collects entities and relations without duplicates, in first-seen order.
 
+use super::parties::{display_name, OrgMatch};
 use super::text::normalize_ws;
 use super::RulesOutput;
 use crate::extract::{Entity, Relation};
@@ -16,6 +17,9 @@ pub(super) struct Builder {
     pub(super) amount_of: Option<&'static str>,
     /// `RATE_OF` when the ontology has it.
     pub(super) rate_of: Option<&'static str>,
+    /// How the section spells words of organisation names in mixed case
+    /// (see [`super::parties::spellings`]).
+    pub(super) spellings: HashMap<String, String>,
 }
 
 impl Builder {
@@ -37,6 +41,15 @@ impl Builder {
             description: desc.to_string(),
         });
         name
+    }
+
+    /// Adds (or finds) an organisation named in the text, with its
+    /// spelling as written as an alias; returns its canonical name.
+    pub(super) fn org(&mut self, m: &OrgMatch) -> String {
+        let name = display_name(&m.raw, &self.spellings);
+        let o = self.entity(&name, "Organization", "");
+        self.alias(&o, "Organization", &m.raw);
+        o
     }
 
     pub(super) fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {

@@ -7,7 +7,7 @@ use super::text::*;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Organisation names: capitalised words ending in a corporate suffix, with
 /// an optional `of New York` and `, N.A.`-style tail.
@@ -140,9 +140,7 @@ pub(super) fn singular_role(term: &str) -> String {
 
 /// An organisation name found in text.
 pub(super) struct OrgMatch {
-    /// Display name (title-cased when written in capitals).
-    pub(super) name: String,
-    /// As written.
+    /// As written (a word doubled by a typo is kept once).
     pub(super) raw: String,
     /// Byte range of the match in the paragraph (with any leading
     /// stop words).
@@ -159,6 +157,18 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
             .iter()
             .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
             .count();
+        // `Form of Opinion of Company`: a corporate word right after `of`
+        // names no organisation.
+        if c.name("suffix").is_some()
+            && c.name("lead").is_some_and(|l| {
+                l.as_str()
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(|w| w.eq_ignore_ascii_case("of"))
+            })
+        {
+            continue;
+        }
         let mut kept = &words[skip..];
         // A sentence end (`Commitment. The Company`) or a generic `The`
         // inside the run starts the name after it.
@@ -173,14 +183,20 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
         if kept.len() < 2 && tail.is_empty() {
             continue;
         }
-        let raw = kept.join(" ");
+        // `Standard  Standard & Poor's`: a word doubled by a typo.
+        let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
+        for w in kept {
+            if raw_words.last() != Some(w) {
+                raw_words.push(w);
+            }
+        }
+        let raw = raw_words.join(" ");
         if defined.contains(&raw)
             || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
         {
             continue;
         }
         out.push(OrgMatch {
-            name: display_name(&raw),
             raw,
             start: whole.start(),
             end: whole.end(),
@@ -189,8 +205,6 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     out
 }
 
-/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.`; mixed-case
-/// names are kept as written.
 /// A word that ends a sentence: a full stop that is not an abbreviation
 /// (`U.S.`, `St.`, `N.A.`).
 pub(super) fn sentence_end(w: &str) -> bool {
@@ -200,28 +214,83 @@ pub(super) fn sentence_end(w: &str) -> bool {
     !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3
 }
 
-/// Capitalised words kept as written: acronyms and legal suffixes.
+/// A word with letters, all of them capitals (`JPMORGAN`, `N.A.`).
+fn all_caps(w: &str) -> bool {
+    let mut letters = w.chars().filter(|c| c.is_alphabetic()).peekable();
+    letters.peek().is_some() && letters.all(char::is_uppercase)
+}
+
+/// A name written in capitals: more than half of its words are
+/// (`JPMORGAN CHASE BANK, N.A.`, `BofA SECURITIES, INC.`; not `ICICI Bank
+/// Limited`).
+pub(super) fn mostly_caps(raw: &str) -> bool {
+    let words: Vec<&str> = raw
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    let caps = words.iter().filter(|w| all_caps(w)).count();
+    caps * 2 > words.len()
+}
+
+/// Words as a section writes them in organisation names that are not in
+/// capitals, keyed by their lower case: `JPMorgan Chase Bank, N.A.` gives
+/// `jpmorgan` -> `JPMorgan`, `ICICI Bank Limited` gives `icici` -> `ICICI`.
+/// [`display_name`] prefers these to title-casing.
+pub(super) fn spellings(paragraphs: &[String]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let none = HashSet::new();
+    for p in paragraphs {
+        for m in orgs(p, &none) {
+            if mostly_caps(&m.raw) {
+                continue;
+            }
+            for w in m.raw.split_whitespace() {
+                let bare = w.trim_end_matches(',');
+                if bare.chars().next().is_some_and(char::is_uppercase) {
+                    out.entry(bare.to_lowercase())
+                        .or_insert_with(|| bare.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Capitalised words kept as written: acronyms (no vowel, `HSBC`; at most
+/// three letters, `BNP`; four letters with one vowel, `MUFG`), initials
+/// (`U.S.`) and `&` names; common short words (`BANK`, `NEW`) are not.
 pub(super) fn keep_caps(bare: &str) -> bool {
     const TITLE: &[&str] = &[
         "CO.", "INC.", "LTD.", "CORP.", "THE", "AND", "BANK", "TRUST", "FUND", "NEW", "YORK",
         "WEST", "EAST", "CITY", "GAS", "OIL", "AIR", "LIFE", "HOME", "CARE", "ONE", "STAR", "BAY",
         "EDISON",
     ];
-    let letters = bare.chars().filter(|c| c.is_alphabetic()).count();
+    let letters: Vec<char> = bare.chars().filter(|c| c.is_alphabetic()).collect();
+    let vowels = letters.iter().filter(|c| "AEIOUY".contains(**c)).count();
     bare.contains('&')
         || bare.trim_end_matches('.').contains('.')
-        || (letters <= 4 && !TITLE.contains(&bare))
+        || (!TITLE.contains(&bare)
+            && (vowels == 0 || letters.len() <= 3 || (letters.len() == 4 && vowels < 2)))
 }
 
-pub(super) fn display_name(raw: &str) -> String {
-    let letters: Vec<char> = raw.chars().filter(|c| c.is_alphabetic()).collect();
-    if letters.iter().any(|c| c.is_lowercase()) {
+/// The name to show: mixed-case names as written; names in capitals
+/// word by word, preferring the section's own `spellings` (`JPMORGAN` ->
+/// `JPMorgan` when the section also writes `JPMorgan`), else keeping
+/// acronyms ([`keep_caps`]) and title-casing the rest:
+/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.` without one.
+pub(super) fn display_name(raw: &str, spellings: &HashMap<String, String>) -> String {
+    if !mostly_caps(raw) {
         return raw.to_string();
     }
     raw.split(' ')
         .map(|w| {
             let bare = w.trim_end_matches(',');
-            if bare == "OF" || bare == "AND" {
+            let rest = &w[bare.len()..];
+            if !all_caps(bare) {
+                w.to_string()
+            } else if let Some(s) = spellings.get(&bare.to_lowercase()) {
+                format!("{s}{rest}")
+            } else if bare == "OF" || bare == "AND" {
                 w.to_lowercase()
             } else if keep_caps(bare) {
                 w.to_string()
@@ -262,8 +331,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
     let mut first_without_role: Option<String> = None;
     let mut any_role = false;
     for (i, org) in found.iter().enumerate() {
-        let o = b.entity(&org.name, "Organization", "");
-        b.alias(&o, "Organization", &org.raw);
+        let o = b.org(org);
         let after = &p[org.end..];
         let mut has_role = false;
         if let Some(c) = AS_ROLE.captures(after) {
@@ -295,8 +363,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
                 .iter()
                 .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
             {
-                let pn = b.entity(&parent.name, "Organization", "");
-                b.alias(&pn, "Organization", &parent.raw);
+                let pn = b.org(parent);
                 b.relate(
                     &o,
                     "SUBSIDIARY_OF",
@@ -328,11 +395,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
             }
             if let Some(desc) = c.name("desc") {
                 if let Some(j) = JURISDICTION.captures(desc.as_str()) {
-                    b.entity(
-                        &j[1],
-                        "Jurisdiction",
-                        &format!("jurisdiction of {}", org.name),
-                    );
+                    b.entity(&j[1], "Jurisdiction", &format!("jurisdiction of {o}"));
                 }
             }
         }
