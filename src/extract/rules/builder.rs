@@ -45,9 +45,20 @@ impl Builder {
 
     /// Adds (or finds) an organisation named in the text, with its
     /// spelling as written as an alias; returns its canonical name.
+    /// `X, National Association` and `X, N.A.` are one bank: the form
+    /// seen first is the name, the other an alias.
     pub(super) fn org(&mut self, m: &OrgMatch) -> String {
         let name = display_name(&m.raw, &self.spellings);
-        let o = self.entity(&name, "Organization", "");
+        let known = na_variant(&name)
+            .and_then(|v| self.index.get(&(v.to_lowercase(), "Organization")))
+            .map(|&i| self.entities[i].name.clone());
+        let o = match known {
+            Some(o) => {
+                self.alias(&o, "Organization", &name);
+                o
+            }
+            None => self.entity(&name, "Organization", ""),
+        };
         self.alias(&o, "Organization", &m.raw);
         o
     }
@@ -82,4 +93,20 @@ impl Builder {
             relations: self.relations,
         }
     }
+}
+
+/// `X, National Association` <-> `X, N.A.` (any case).
+fn na_variant(name: &str) -> Option<String> {
+    for (from, to) in [
+        (", national association", ", N.A."),
+        (", n.a.", ", National Association"),
+    ] {
+        let Some(at) = name.len().checked_sub(from.len()) else {
+            continue;
+        };
+        if name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(from) {
+            return Some(format!("{}{to}", &name[..at]));
+        }
+    }
+    None
 }

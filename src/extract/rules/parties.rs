@@ -24,9 +24,10 @@ pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 
-/// `, as Administrative Agent` right after a party's name.
+/// `, as Administrative Agent` right after a party's name, also after the
+/// branch acting (`ICICI BANK LIMITED, NEW YORK BRANCH, as a Lender`).
 pub(super) static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
+    Regex::new(r"^(?:,\s+(?:[A-Z][A-Za-z.\-]*\s+){0,4}(?:Branch|BRANCH))?,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
         .unwrap()
 });
 
