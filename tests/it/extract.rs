@@ -715,6 +715,21 @@ fn emerson_organisations_are_clean_and_jpmorgan_is_one_entity() {
         .filter(|n| n.contains("ICICI") || n.contains("Icici"))
         .collect();
     assert_eq!(icici, [&"ICICI Bank Limited"], "{orgs:?}");
+    for (whole, part) in [
+        (
+            "Australia and New Zealand Banking Group Limited",
+            "New Zealand Banking Group Limited",
+        ),
+        (
+            "Industrial and Commercial Bank of China",
+            "Commercial Bank of China",
+        ),
+    ] {
+        assert!(
+            orgs.contains(&whole) && !orgs.contains(&part),
+            "{whole}: {orgs:?}"
+        );
+    }
     assert!(
         orgs.contains(&"Standard & Poor's Financial Services LLC")
             && !orgs.iter().any(|n| n.starts_with("Standard Standard")),

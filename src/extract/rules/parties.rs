@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
-        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&)\s+)?){0,6})
+        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&|and)\s+)?){0,8})
         (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
            |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
          |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
@@ -151,6 +151,77 @@ pub(super) struct OrgMatch {
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     let mut out = Vec::new();
+    orgs_in(p, 0, defined, &mut out);
+    out
+}
+
+/// Corporate words: a run of words holding one is a whole name.
+const CORPORATE: &[&str] = &[
+    "co",
+    "corp",
+    "inc",
+    "llc",
+    "l.l.c",
+    "l.p",
+    "ltd",
+    "s.a",
+    "corporation",
+    "incorporated",
+    "company",
+    "limited",
+    "plc",
+    "bank",
+    "trust",
+    "ag",
+    "n.a",
+    "branch",
+];
+
+fn corporate(w: &str) -> bool {
+    let l = w.trim_end_matches(',').to_ascii_lowercase();
+    CORPORATE.contains(&l.trim_end_matches('.'))
+}
+
+/// Where `and` joins two names rather than sitting inside one: the last
+/// `and` whose words since the previous `and` hold a corporate word, a
+/// role, a stop word or a defined term (`Lenders and JPMorgan Chase Bank`,
+/// `Bank of America and Citibank`), or that is followed by a whole name
+/// before the final corporate words (`BNP Paribas and Deutsche Bank
+/// Securities Inc.`); not `Industrial and Commercial Bank of China`.
+fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> {
+    let ands: Vec<usize> = (1..kept.len().saturating_sub(1))
+        .filter(|&i| kept[i].eq_ignore_ascii_case("and"))
+        .collect();
+    // A corporate word followed by more name (`Deutsche Bank Securities`),
+    // not by more corporate words or `of` (`Company Limited`, `Bank of`).
+    let inner_name = |j: usize| {
+        corporate(kept[j])
+            && kept.get(j + 1).is_some_and(|n| {
+                !corporate(n) && !n.eq_ignore_ascii_case("of") && !n.eq_ignore_ascii_case("and")
+            })
+    };
+    ands.iter().enumerate().rev().find_map(|(k, &i)| {
+        let from = if k == 0 { 0 } else { ands[k - 1] + 1 };
+        let seg = &kept[from..i];
+        let bad = defined.contains(&seg.join(" "))
+            || seg.iter().any(|w| {
+                let l = w.to_ascii_lowercase();
+                corporate(w)
+                    || STOP_LEAD.contains(&l.as_str())
+                    || is_role(w)
+                    || defined.contains(*w)
+            })
+            || (i + 1..kept.len()).any(inner_name);
+        bad.then_some(i)
+    })
+}
+
+/// Byte offset of `part`, a slice of `whole`, in `whole`.
+fn offset_in(whole: &str, part: &str) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMatch>) {
     for c in ORG.captures_iter(p) {
         let whole = c.get(0).unwrap();
         let words: Vec<&str> = whole.as_str().split_whitespace().collect();
@@ -180,6 +251,24 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
         }) {
             kept = &kept[cut + 1..];
         }
+        // `Bank of America and Citibank, N.A.`: the names before the `and`
+        // are found on their own, first.
+        let mut start = whole.start();
+        if let Some(i) = and_between_names(kept, defined) {
+            let from = offset_in(p, kept[0]);
+            let to = offset_in(p, kept[i]);
+            orgs_in(&p[from..to], base + from, defined, out);
+            kept = &kept[i + 1..];
+            start = offset_in(p, kept[0]);
+        }
+        // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
+        let lead_stop = kept
+            .iter()
+            .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+            .count();
+        if lead_stop < kept.len() {
+            kept = &kept[lead_stop..];
+        }
         let tail = c.name("tail").map_or("", |t| t.as_str().trim());
         if kept.len() < 2 && tail.is_empty() {
             continue;
@@ -199,11 +288,10 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
         }
         out.push(OrgMatch {
             raw,
-            start: whole.start(),
-            end: whole.end(),
+            start: base + start,
+            end: base + whole.end(),
         });
     }
-    out
 }
 
 /// A word that ends a sentence: a full stop that is not an abbreviation
@@ -212,7 +300,7 @@ pub(super) fn sentence_end(w: &str) -> bool {
     let Some(stem) = w.strip_suffix('.') else {
         return false;
     };
-    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3
+    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3 && !corporate(w)
 }
 
 /// A word with letters, all of them capitals (`JPMORGAN`, `N.A.`).

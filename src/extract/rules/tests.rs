@@ -478,3 +478,41 @@ fn national_association_and_n_a_are_one_bank() {
         ]
     );
 }
+
+#[test]
+fn and_inside_a_name_and_between_names() {
+    let o = extract(&input(
+        "Signatures",
+        "AUSTRALIA AND NEW ZEALAND BANKING GROUP LIMITED, as a Lender\n\n\
+         Industrial and Commercial Bank of China, Shanghai Municipal Branch, as a Lender\n\n\
+         BNP PARIBAS SECURITIES CORP. and DEUTSCHE BANK SECURITIES INC., as Joint Lead Arrangers\n\n\
+         among the Lenders and Bank of America, N.A., as Administrative Agent\n\n\
+         The Reference Banks are Royal Bank of Canada and Citibank, N.A.",
+    ));
+    assert_eq!(
+        org_names(&o),
+        [
+            "Australia and New Zealand Banking Group Limited",
+            "Industrial and Commercial Bank of China",
+            "BNP Paribas Securities Corp.",
+            "Deutsche Bank Securities Inc.",
+            "Bank of America, N.A.",
+            "Royal Bank of Canada",
+            "Citibank, N.A.",
+        ],
+        "{:#?}",
+        o.entities
+    );
+    assert!(has(
+        &o,
+        "Industrial and Commercial Bank of China",
+        "HAS_ROLE",
+        "Lender"
+    ));
+    assert!(has(
+        &o,
+        "Deutsche Bank Securities Inc.",
+        "HAS_ROLE",
+        "Joint Lead Arranger"
+    ));
+}
