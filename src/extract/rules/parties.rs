@@ -18,7 +18,7 @@ pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
         (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
            |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
          |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
-        (?P<tail>(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
+        (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
     .unwrap()

@@ -385,7 +385,7 @@ fn table_cells_do_not_run_into_one_name() {
     ));
     assert_eq!(
         org_names(&o),
-        ["Goldman Sachs Bank", "Northern Trust Company"],
+        ["Goldman Sachs Bank USA", "Northern Trust Company"],
         "{:#?}",
         o.entities
     );
