@@ -665,3 +665,117 @@ fn emerson_preamble_node_from_the_tree_names_the_parties() {
     );
     assert!(has(&x, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"));
 }
+
+/// Words that name a currency: no organisation starts with one.
+const CURRENCY_WORDS: &[&str] = &[
+    "Dollars", "Dollar", "Euros", "Euro", "British", "Pounds", "Sterling", "Japanese", "Yen",
+];
+
+fn org_names(x: &SectionExtraction) -> Vec<&str> {
+    x.entities
+        .iter()
+        .filter(|e| e.entity_type == "Organization")
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+#[test]
+fn emerson_organisations_are_clean_and_jpmorgan_is_one_entity() {
+    let ex = rules_extractor(credit_ontology());
+    let all = lines(EMERSON);
+    let x = run(
+        &ex,
+        input(EMERSON, 1, all.len(), "whole document", &all.join("\n")),
+    );
+    let orgs = org_names(&x);
+    let bad: Vec<&&str> = orgs
+        .iter()
+        .filter(|n| {
+            let first = n.split_whitespace().next().unwrap_or("");
+            CURRENCY_WORDS.contains(&first)
+                || ["the", "each", "The", "Each", "USA", "Form"].contains(&first)
+                || n.contains(" as ")
+        })
+        .collect();
+    assert!(bad.is_empty(), "junk organisations: {bad:?}");
+    let jp: Vec<&&str> = orgs
+        .iter()
+        .filter(|n| n.to_lowercase().contains("jpmorgan chase bank"))
+        .collect();
+    assert_eq!(jp, [&"JPMorgan Chase Bank, N.A."], "{orgs:?}");
+    let e = x
+        .entities
+        .iter()
+        .find(|e| e.name == "JPMorgan Chase Bank, N.A.")
+        .unwrap();
+    assert!(e.aliases.contains(&"JPMORGAN CHASE BANK, N.A.".to_string()));
+    assert!(has(&x, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"));
+    let icici: Vec<&&str> = orgs
+        .iter()
+        .filter(|n| n.contains("ICICI") || n.contains("Icici"))
+        .collect();
+    assert_eq!(icici, [&"ICICI Bank Limited"], "{orgs:?}");
+    for (whole, part) in [
+        (
+            "Australia and New Zealand Banking Group Limited",
+            "New Zealand Banking Group Limited",
+        ),
+        (
+            "Industrial and Commercial Bank of China",
+            "Commercial Bank of China",
+        ),
+    ] {
+        assert!(
+            orgs.contains(&whole) && !orgs.contains(&part),
+            "{whole}: {orgs:?}"
+        );
+    }
+    assert!(
+        orgs.contains(&"Standard & Poor's Financial Services LLC")
+            && !orgs.iter().any(|n| n.starts_with("Standard Standard")),
+        "{orgs:?}"
+    );
+}
+
+#[test]
+fn emerson_payment_offices_schedule_names_one_bank() {
+    let ex = rules_extractor(credit_ontology());
+    let line = lines(EMERSON)
+        .iter()
+        .position(|l| l.starts_with("## SCHEDULE 1.1(b)"))
+        .unwrap()
+        + 1;
+    // The schedule's heading and table, up to the exhibit that follows.
+    let x = run(&ex, span(EMERSON, line, line + 32, "SCHEDULE 1.1(b)"));
+    assert!(x.entities.len() < 10, "{:#?}", x.entities);
+    assert_eq!(
+        org_names(&x),
+        ["JPMorgan Chase Bank, N.A."],
+        "{:#?}",
+        x.entities
+    );
+}
+
+#[test]
+fn no_credit_agreement_section_names_an_organisation_after_a_currency() {
+    let ex = rules_extractor(credit_ontology());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    for rel in [
+        "credit_agreements/att_capital_1995.txt",
+        "credit_agreements/coned_2020.txt",
+        "credit_agreements/cummins_2020.txt",
+        "credit_agreements/disney_2020.txt",
+        EMERSON,
+    ] {
+        let out = rt.block_on(ex.extract_all(tree_sections(rel)));
+        for x in &out {
+            for n in org_names(x) {
+                let first = n.split_whitespace().next().unwrap_or("");
+                assert!(!CURRENCY_WORDS.contains(&first), "{rel} {}: {n}", x.node_id);
+                assert!(!n.starts_with("Form of "), "{rel} {}: {n}", x.node_id);
+            }
+        }
+    }
+}

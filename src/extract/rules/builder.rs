@@ -1,5 +1,6 @@
 //! Collects entities and relations without duplicates, in first-seen order.
 
+use super::parties::{display_name, OrgMatch};
 use super::text::normalize_ws;
 use super::RulesOutput;
 use crate::extract::{Entity, Relation};
@@ -16,6 +17,9 @@ pub(super) struct Builder {
     pub(super) amount_of: Option<&'static str>,
     /// `RATE_OF` when the ontology has it.
     pub(super) rate_of: Option<&'static str>,
+    /// How the section spells words of organisation names in mixed case
+    /// (see [`super::parties::spellings`]).
+    pub(super) spellings: HashMap<String, String>,
 }
 
 impl Builder {
@@ -37,6 +41,26 @@ impl Builder {
             description: desc.to_string(),
         });
         name
+    }
+
+    /// Adds (or finds) an organisation named in the text, with its
+    /// spelling as written as an alias; returns its canonical name.
+    /// `X, National Association` and `X, N.A.` are one bank: the form
+    /// seen first is the name, the other an alias.
+    pub(super) fn org(&mut self, m: &OrgMatch) -> String {
+        let name = display_name(&m.raw, &self.spellings);
+        let known = na_variant(&name)
+            .and_then(|v| self.index.get(&(v.to_lowercase(), "Organization")))
+            .map(|&i| self.entities[i].name.clone());
+        let o = match known {
+            Some(o) => {
+                self.alias(&o, "Organization", &name);
+                o
+            }
+            None => self.entity(&name, "Organization", ""),
+        };
+        self.alias(&o, "Organization", &m.raw);
+        o
     }
 
     pub(super) fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {
@@ -69,4 +93,20 @@ impl Builder {
             relations: self.relations,
         }
     }
+}
+
+/// `X, National Association` <-> `X, N.A.` (any case).
+fn na_variant(name: &str) -> Option<String> {
+    for (from, to) in [
+        (", national association", ", N.A."),
+        (", n.a.", ", National Association"),
+    ] {
+        let Some(at) = name.len().checked_sub(from.len()) else {
+            continue;
+        };
+        if name.is_char_boundary(at) && name[at..].eq_ignore_ascii_case(from) {
+            return Some(format!("{}{to}", &name[..at]));
+        }
+    }
+    None
 }

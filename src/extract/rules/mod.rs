@@ -64,6 +64,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     let mut b = Builder {
         amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
         rate_of: ontology_name(&ontology.relation_types, "RATE_OF").map(|_| "RATE_OF"),
+        spellings: spellings(&paragraphs),
         ..Builder::default()
     };
 

@@ -7,26 +7,27 @@ use super::text::*;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Organisation names: capitalised words ending in a corporate suffix, with
 /// an optional `of New York` and `, N.A.`-style tail.
 pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
-        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&)\s+)?){0,6})
+        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&|and)\s+)?){0,8})
         (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
            |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
          |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
-        (?P<tail>(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
+        (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
     .unwrap()
 });
 
-/// `, as Administrative Agent` right after a party's name.
+/// `, as Administrative Agent` right after a party's name, also after the
+/// branch acting (`ICICI BANK LIMITED, NEW YORK BRANCH, as a Lender`).
 pub(super) static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
+    Regex::new(r"^(?:,\s+(?:[A-Z][A-Za-z.\-]*\s+){0,4}(?:Branch|BRANCH))?,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
         .unwrap()
 });
 
@@ -140,9 +141,7 @@ pub(super) fn singular_role(term: &str) -> String {
 
 /// An organisation name found in text.
 pub(super) struct OrgMatch {
-    /// Display name (title-cased when written in capitals).
-    pub(super) name: String,
-    /// As written.
+    /// As written (a word doubled by a typo is kept once).
     pub(super) raw: String,
     /// Byte range of the match in the paragraph (with any leading
     /// stop words).
@@ -152,6 +151,77 @@ pub(super) struct OrgMatch {
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     let mut out = Vec::new();
+    orgs_in(p, 0, defined, &mut out);
+    out
+}
+
+/// Corporate words: a run of words holding one is a whole name.
+const CORPORATE: &[&str] = &[
+    "co",
+    "corp",
+    "inc",
+    "llc",
+    "l.l.c",
+    "l.p",
+    "ltd",
+    "s.a",
+    "corporation",
+    "incorporated",
+    "company",
+    "limited",
+    "plc",
+    "bank",
+    "trust",
+    "ag",
+    "n.a",
+    "branch",
+];
+
+fn corporate(w: &str) -> bool {
+    let l = w.trim_end_matches(',').to_ascii_lowercase();
+    CORPORATE.contains(&l.trim_end_matches('.'))
+}
+
+/// Where `and` joins two names rather than sitting inside one: the last
+/// `and` whose words since the previous `and` hold a corporate word, a
+/// role, a stop word or a defined term (`Lenders and JPMorgan Chase Bank`,
+/// `Bank of America and Citibank`), or that is followed by a whole name
+/// before the final corporate words (`BNP Paribas and Deutsche Bank
+/// Securities Inc.`); not `Industrial and Commercial Bank of China`.
+fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> {
+    let ands: Vec<usize> = (1..kept.len().saturating_sub(1))
+        .filter(|&i| kept[i].eq_ignore_ascii_case("and"))
+        .collect();
+    // A corporate word followed by more name (`Deutsche Bank Securities`),
+    // not by more corporate words or `of` (`Company Limited`, `Bank of`).
+    let inner_name = |j: usize| {
+        corporate(kept[j])
+            && kept.get(j + 1).is_some_and(|n| {
+                !corporate(n) && !n.eq_ignore_ascii_case("of") && !n.eq_ignore_ascii_case("and")
+            })
+    };
+    ands.iter().enumerate().rev().find_map(|(k, &i)| {
+        let from = if k == 0 { 0 } else { ands[k - 1] + 1 };
+        let seg = &kept[from..i];
+        let bad = defined.contains(&seg.join(" "))
+            || seg.iter().any(|w| {
+                let l = w.to_ascii_lowercase();
+                corporate(w)
+                    || STOP_LEAD.contains(&l.as_str())
+                    || is_role(w)
+                    || defined.contains(*w)
+            })
+            || (i + 1..kept.len()).any(inner_name);
+        bad.then_some(i)
+    })
+}
+
+/// Byte offset of `part`, a slice of `whole`, in `whole`.
+fn offset_in(whole: &str, part: &str) -> usize {
+    part.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMatch>) {
     for c in ORG.captures_iter(p) {
         let whole = c.get(0).unwrap();
         let words: Vec<&str> = whole.as_str().split_whitespace().collect();
@@ -159,6 +229,18 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
             .iter()
             .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
             .count();
+        // `Form of Opinion of Company`: a corporate word right after `of`
+        // names no organisation.
+        if c.name("suffix").is_some()
+            && c.name("lead").is_some_and(|l| {
+                l.as_str()
+                    .split_whitespace()
+                    .last()
+                    .is_some_and(|w| w.eq_ignore_ascii_case("of"))
+            })
+        {
+            continue;
+        }
         let mut kept = &words[skip..];
         // A sentence end (`Commitment. The Company`) or a generic `The`
         // inside the run starts the name after it.
@@ -169,59 +251,135 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
         }) {
             kept = &kept[cut + 1..];
         }
+        // `Bank of America and Citibank, N.A.`: the names before the `and`
+        // are found on their own, first.
+        let mut start = whole.start();
+        if let Some(i) = and_between_names(kept, defined) {
+            let from = offset_in(p, kept[0]);
+            let to = offset_in(p, kept[i]);
+            orgs_in(&p[from..to], base + from, defined, out);
+            kept = &kept[i + 1..];
+            start = offset_in(p, kept[0]);
+        }
+        // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
+        let lead_stop = kept
+            .iter()
+            .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+            .count();
+        if lead_stop < kept.len() {
+            kept = &kept[lead_stop..];
+        }
         let tail = c.name("tail").map_or("", |t| t.as_str().trim());
         if kept.len() < 2 && tail.is_empty() {
             continue;
         }
-        let raw = kept.join(" ");
+        // `Standard  Standard & Poor's`: a word doubled by a typo.
+        let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
+        for w in kept {
+            if raw_words.last() != Some(w) {
+                raw_words.push(w);
+            }
+        }
+        let raw = raw_words.join(" ");
         if defined.contains(&raw)
             || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
         {
             continue;
         }
         out.push(OrgMatch {
-            name: display_name(&raw),
             raw,
-            start: whole.start(),
-            end: whole.end(),
+            start: base + start,
+            end: base + whole.end(),
         });
     }
-    out
 }
 
-/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.`; mixed-case
-/// names are kept as written.
 /// A word that ends a sentence: a full stop that is not an abbreviation
 /// (`U.S.`, `St.`, `N.A.`).
 pub(super) fn sentence_end(w: &str) -> bool {
     let Some(stem) = w.strip_suffix('.') else {
         return false;
     };
-    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3
+    !stem.contains('.') && stem.chars().filter(|c| c.is_alphabetic()).count() > 3 && !corporate(w)
 }
 
-/// Capitalised words kept as written: acronyms and legal suffixes.
+/// A word with letters, all of them capitals (`JPMORGAN`, `N.A.`).
+fn all_caps(w: &str) -> bool {
+    let mut letters = w.chars().filter(|c| c.is_alphabetic()).peekable();
+    letters.peek().is_some() && letters.all(char::is_uppercase)
+}
+
+/// A name written in capitals: more than half of its words are
+/// (`JPMORGAN CHASE BANK, N.A.`, `BofA SECURITIES, INC.`; not `ICICI Bank
+/// Limited`).
+pub(super) fn mostly_caps(raw: &str) -> bool {
+    let words: Vec<&str> = raw
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .collect();
+    let caps = words.iter().filter(|w| all_caps(w)).count();
+    caps * 2 > words.len()
+}
+
+/// Words as a section writes them in organisation names that are not in
+/// capitals, keyed by their lower case: `JPMorgan Chase Bank, N.A.` gives
+/// `jpmorgan` -> `JPMorgan`, `ICICI Bank Limited` gives `icici` -> `ICICI`.
+/// [`display_name`] prefers these to title-casing.
+pub(super) fn spellings(paragraphs: &[String]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    let none = HashSet::new();
+    for p in paragraphs {
+        for m in orgs(p, &none) {
+            if mostly_caps(&m.raw) {
+                continue;
+            }
+            for w in m.raw.split_whitespace() {
+                let bare = w.trim_end_matches(',');
+                if bare.chars().next().is_some_and(char::is_uppercase) {
+                    out.entry(bare.to_lowercase())
+                        .or_insert_with(|| bare.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Capitalised words kept as written: acronyms (no vowel, `HSBC`; at most
+/// three letters, `BNP`; four letters with one vowel, `MUFG`), initials
+/// (`U.S.`) and `&` names; common short words (`BANK`, `NEW`) are not.
 pub(super) fn keep_caps(bare: &str) -> bool {
     const TITLE: &[&str] = &[
         "CO.", "INC.", "LTD.", "CORP.", "THE", "AND", "BANK", "TRUST", "FUND", "NEW", "YORK",
         "WEST", "EAST", "CITY", "GAS", "OIL", "AIR", "LIFE", "HOME", "CARE", "ONE", "STAR", "BAY",
         "EDISON",
     ];
-    let letters = bare.chars().filter(|c| c.is_alphabetic()).count();
+    let letters: Vec<char> = bare.chars().filter(|c| c.is_alphabetic()).collect();
+    let vowels = letters.iter().filter(|c| "AEIOUY".contains(**c)).count();
     bare.contains('&')
         || bare.trim_end_matches('.').contains('.')
-        || (letters <= 4 && !TITLE.contains(&bare))
+        || (!TITLE.contains(&bare)
+            && (vowels == 0 || letters.len() <= 3 || (letters.len() == 4 && vowels < 2)))
 }
 
-pub(super) fn display_name(raw: &str) -> String {
-    let letters: Vec<char> = raw.chars().filter(|c| c.is_alphabetic()).collect();
-    if letters.iter().any(|c| c.is_lowercase()) {
+/// The name to show: mixed-case names as written; names in capitals
+/// word by word, preferring the section's own `spellings` (`JPMORGAN` ->
+/// `JPMorgan` when the section also writes `JPMorgan`), else keeping
+/// acronyms ([`keep_caps`]) and title-casing the rest:
+/// `JPMORGAN CHASE BANK, N.A.` -> `Jpmorgan Chase Bank, N.A.` without one.
+pub(super) fn display_name(raw: &str, spellings: &HashMap<String, String>) -> String {
+    if !mostly_caps(raw) {
         return raw.to_string();
     }
     raw.split(' ')
         .map(|w| {
             let bare = w.trim_end_matches(',');
-            if bare == "OF" || bare == "AND" {
+            let rest = &w[bare.len()..];
+            if !all_caps(bare) {
+                w.to_string()
+            } else if let Some(s) = spellings.get(&bare.to_lowercase()) {
+                format!("{s}{rest}")
+            } else if bare == "OF" || bare == "AND" {
                 w.to_lowercase()
             } else if keep_caps(bare) {
                 w.to_string()
@@ -262,8 +420,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
     let mut first_without_role: Option<String> = None;
     let mut any_role = false;
     for (i, org) in found.iter().enumerate() {
-        let o = b.entity(&org.name, "Organization", "");
-        b.alias(&o, "Organization", &org.raw);
+        let o = b.org(org);
         let after = &p[org.end..];
         let mut has_role = false;
         if let Some(c) = AS_ROLE.captures(after) {
@@ -295,8 +452,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
                 .iter()
                 .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
             {
-                let pn = b.entity(&parent.name, "Organization", "");
-                b.alias(&pn, "Organization", &parent.raw);
+                let pn = b.org(parent);
                 b.relate(
                     &o,
                     "SUBSIDIARY_OF",
@@ -328,11 +484,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
             }
             if let Some(desc) = c.name("desc") {
                 if let Some(j) = JURISDICTION.captures(desc.as_str()) {
-                    b.entity(
-                        &j[1],
-                        "Jurisdiction",
-                        &format!("jurisdiction of {}", org.name),
-                    );
+                    b.entity(&j[1], "Jurisdiction", &format!("jurisdiction of {o}"));
                 }
             }
         }

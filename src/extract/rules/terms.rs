@@ -131,8 +131,7 @@ pub(super) fn definition(
         }
     }
     for org in orgs(body, set) {
-        let o = b.entity(&org.name, "Organization", "");
-        b.alias(&o, "Organization", &org.raw);
+        let o = b.org(&org);
         b.relate(&t, "DEFINED_AS", &o, &snippet_around(body, &org.raw));
     }
     for sref in section_refs(body) {

@@ -353,3 +353,166 @@ fn obligations_and_covenants() {
         .iter()
         .any(|e| e.entity_type == "Amount" && e.name == "$5,000,000"));
 }
+
+fn org_names(o: &RulesOutput) -> Vec<&str> {
+    o.entities
+        .iter()
+        .filter(|e| e.entity_type == "Organization")
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+#[test]
+fn table_cells_do_not_run_into_one_name() {
+    // Schedule 1.1(b) of the Emerson agreement: a currency column before
+    // the bank's name, each cell on its own line.
+    let o = extract(&input(
+        "SCHEDULE 1.1(b)",
+        "### EUROCURRENCY PAYMENT OFFICES\n\n\
+         <table>\n  <thead>\n    <tr>\n      <th>Currency</th>\n      <th>Eurocurrency Payment Office</th>\n    </tr>\n  </thead>\n  <tbody>\n\
+         <tr>\n      <td>Dollars</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+         <tr>\n      <td>Euros</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+         <tr>\n      <td>British Pounds Sterling</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+         <tr>\n      <td>Japanese Yen</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+         </tbody>\n</table>",
+    ));
+    assert_eq!(org_names(&o), ["JPMorgan Chase Bank, N.A."]);
+    // Rows of a commitments table: one lender per row.
+    let o = extract(&input(
+        "SCHEDULE 1.1(a)",
+        "<table>\n<tr>\n<td>Goldman Sachs Bank USA</td>\n<td>$ 100,000,000</td>\n</tr>\n\
+         <tr>\n<td>The Northern Trust Company</td>\n<td>$ 100,000,000</td>\n</tr>\n</table>",
+    ));
+    assert_eq!(
+        org_names(&o),
+        ["Goldman Sachs Bank USA", "Northern Trust Company"],
+        "{:#?}",
+        o.entities
+    );
+}
+
+#[test]
+fn names_in_capitals_take_the_sections_mixed_case_spelling() {
+    let o = extract(&input(
+        "Signatures",
+        "JPMORGAN CHASE BANK, N.A., as Agent and as a Lender\n\n\
+         By: /s/ Jane Doe\n\n\
+         ICICI BANK LIMITED, NEW YORK BRANCH, as a Lender\n\n\
+         By: /s/ Akashdeep Sarpal\nName: Akashdeep Sarpal\nTitle: Country Head \u{2013} USA\nICICI Bank Limited\n\n\
+         Notices to JPMorgan Chase Bank, N.A., 10 South Dearborn, Chicago.",
+    ));
+    let orgs = org_names(&o);
+    assert_eq!(
+        orgs,
+        ["JPMorgan Chase Bank, N.A.", "ICICI Bank Limited"],
+        "one entity each, spelled as the section writes them in mixed case"
+    );
+    let jp = &o.entities.iter().find(|e| e.name == orgs[0]).unwrap();
+    assert_eq!(jp.aliases, ["JPMORGAN CHASE BANK, N.A."]);
+    assert!(has(&o, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"));
+    assert!(has(&o, "ICICI Bank Limited", "HAS_ROLE", "Lender"));
+}
+
+#[test]
+fn acronyms_in_capitals_stay_capitals() {
+    for (raw, shown) in [
+        ("HSBC BANK USA, N.A.", "HSBC Bank USA, N.A."),
+        ("MUFG BANK, LTD.", "MUFG Bank, Ltd."),
+        (
+            "BNP PARIBAS SECURITIES CORP.",
+            "BNP Paribas Securities Corp.",
+        ),
+        (
+            "MORGAN STANLEY MUFG LOAN PARTNERS, LLC",
+            "Morgan Stanley MUFG Loan Partners, LLC",
+        ),
+        ("BofA SECURITIES, INC.", "BofA Securities, Inc."),
+        ("JPMORGAN CHASE BANK, N.A.", "Jpmorgan Chase Bank, N.A."),
+        ("ICICI Bank Limited", "ICICI Bank Limited"),
+    ] {
+        assert_eq!(display_name(raw, &Default::default()), shown, "{raw}");
+    }
+    let o = extract(&input(
+        "Preamble",
+        "CREDIT AGREEMENT among CUMMINS INC., the LENDERS party hereto and \
+         BofA SECURITIES, INC., as Joint Lead Arranger.",
+    ));
+    assert_eq!(org_names(&o), ["Cummins Inc.", "BofA Securities, Inc."]);
+}
+
+#[test]
+fn exhibit_titles_and_typos_are_not_organisations() {
+    let o = extract(&input(
+        "Exhibits",
+        "Exhibit B-1 \u{2013} Form of Opinion of Company\u{2019}s External Counsel\n\n\
+         \u{201C}S&P\u{201D} means Standard  Standard & Poor\u{2019}s Rating Services, a Standard  \
+         Standard & Poor\u{2019}s Financial Services LLC business.",
+    ));
+    assert_eq!(
+        org_names(&o),
+        ["Standard & Poor's Financial Services LLC"],
+        "{:#?}",
+        o.entities
+    );
+}
+
+#[test]
+fn national_association_and_n_a_are_one_bank() {
+    let o = extract(&input(
+        "Exhibit",
+        "among JPMorgan Chase Bank, N.A., as Agent, and the Lenders.\n\n\
+         Notices to JPMORGAN CHASE BANK, NATIONAL ASSOCIATION, as Agent.",
+    ));
+    assert_eq!(
+        org_names(&o),
+        ["JPMorgan Chase Bank, N.A."],
+        "{:#?}",
+        o.entities
+    );
+    let jp = &o.entities[0];
+    assert_eq!(
+        jp.aliases,
+        [
+            "JPMorgan Chase Bank, National Association",
+            "JPMORGAN CHASE BANK, NATIONAL ASSOCIATION"
+        ]
+    );
+}
+
+#[test]
+fn and_inside_a_name_and_between_names() {
+    let o = extract(&input(
+        "Signatures",
+        "AUSTRALIA AND NEW ZEALAND BANKING GROUP LIMITED, as a Lender\n\n\
+         Industrial and Commercial Bank of China, Shanghai Municipal Branch, as a Lender\n\n\
+         BNP PARIBAS SECURITIES CORP. and DEUTSCHE BANK SECURITIES INC., as Joint Lead Arrangers\n\n\
+         among the Lenders and Bank of America, N.A., as Administrative Agent\n\n\
+         The Reference Banks are Royal Bank of Canada and Citibank, N.A.",
+    ));
+    assert_eq!(
+        org_names(&o),
+        [
+            "Australia and New Zealand Banking Group Limited",
+            "Industrial and Commercial Bank of China",
+            "BNP Paribas Securities Corp.",
+            "Deutsche Bank Securities Inc.",
+            "Bank of America, N.A.",
+            "Royal Bank of Canada",
+            "Citibank, N.A.",
+        ],
+        "{:#?}",
+        o.entities
+    );
+    assert!(has(
+        &o,
+        "Industrial and Commercial Bank of China",
+        "HAS_ROLE",
+        "Lender"
+    ));
+    assert!(has(
+        &o,
+        "Deutsche Bank Securities Inc.",
+        "HAS_ROLE",
+        "Joint Lead Arranger"
+    ));
+}

@@ -22,9 +22,24 @@ pub(super) static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
 });
 
+/// The end of a table cell (`</td>`, `</th>`) and a line break (`<br>`):
+/// PDF-to-Markdown output puts each cell on its own line, so without a mark
+/// a row reads as one phrase (`Dollars JPMorgan Chase Bank, N.A.`).
+pub(super) static CELL_END: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)</t[dh]\s*>").unwrap());
+pub(super) static LINE_BREAK: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)<br\s*/?>").unwrap());
+
+/// A signature-block field (`By: /s/ ...`, `Name: ...`, `Title: ...`):
+/// a line of its own, never the start of the next party's name.
+pub(super) static SIGNATURE_FIELD: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^(?:By|Name|Title|Its)\s*:").unwrap());
+
 /// Strips HTML-like tags from PDF-to-Markdown output and straightens quotes.
+/// Table cells end with ` |` so that no name runs from one cell into the
+/// next; line breaks become spaces.
 pub(super) fn clean(text: &str) -> String {
-    let t = TAG.replace_all(text, "");
+    let t = CELL_END.replace_all(text, " |");
+    let t = LINE_BREAK.replace_all(&t, " ");
+    let t = TAG.replace_all(&t, "");
     t.chars()
         .map(|c| match c {
             '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' => '"',
@@ -38,7 +53,8 @@ pub(super) fn clean(text: &str) -> String {
 /// Paragraphs: runs of non-blank lines, joined with spaces (wrapped plain
 /// text becomes one line per paragraph). In wrapped text without blank
 /// lines, a line opening with a quoted term (a definition) or a list clause
-/// after `;` or `:` also starts a paragraph.
+/// after `;` or `:` also starts a paragraph. A signature-block field
+/// (`Title: Country Head`) is a paragraph of its own.
 pub(super) fn paragraphs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
@@ -46,6 +62,8 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
         let t = l.trim();
         let starts_new = !cur.is_empty()
             && (t.starts_with('"')
+                || SIGNATURE_FIELD.is_match(t)
+                || cur.last().is_some_and(|p| SIGNATURE_FIELD.is_match(p))
                 || (LIST_CLAUSE.is_match(t)
                     && cur.last().is_some_and(|p| p.ends_with([';', ':']))));
         if (t.is_empty() || starts_new) && !cur.is_empty() {
