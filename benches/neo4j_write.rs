@@ -15,7 +15,7 @@
 
 use kgroute::extract::{Entity, Relation, SectionExtraction, SectionStatus};
 use kgroute::graph::{build_document_graph, DocGraph, DocumentMeta};
-use kgroute::index::{MatchMethod, Ontology, Tier, TitleMatch};
+use kgroute::index::{Ontology, Tier, TitleMatch};
 use kgroute::route::{Override, Route, RoutePlan, RoutedSection};
 use kgroute::sink::{GraphSink, Neo4jSink, Secret};
 use kgroute::tree::NodeKind;
@@ -57,15 +57,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             start_line: s * 100 + 1,
             end_line: s * 100 + 100,
             chars: 7_000,
-            matched: TitleMatch {
-                entry: None,
-                method: MatchMethod::None,
-                score: 0.0,
-                tier: None,
-                anchor: false,
-                noise: false,
-                reserved: false,
-            },
+            matched: TitleMatch::unmatched(),
             predicted_tier: None,
             route: Route::Llm,
             override_reason: Override::None,

@@ -340,7 +340,7 @@ impl Builder<'_> {
 mod tests {
     use super::*;
     use crate::extract::{Entity, Relation};
-    use crate::index::{MatchMethod, Tier, TitleMatch};
+    use crate::index::{Tier, TitleMatch};
     use crate::route::{Override, Route, RoutedSection};
     use crate::tree::NodeKind;
 
@@ -371,15 +371,7 @@ mod tests {
                     start_line: 1,
                     end_line: 2,
                     chars: 100,
-                    matched: TitleMatch {
-                        entry: None,
-                        method: MatchMethod::None,
-                        score: 0.0,
-                        tier: None,
-                        anchor: false,
-                        noise: false,
-                        reserved: false,
-                    },
+                    matched: TitleMatch::unmatched(),
                     predicted_tier: None,
                     route: Route::Llm,
                     override_reason: Override::None,

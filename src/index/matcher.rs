@@ -179,15 +179,7 @@ impl Matcher {
 
     /// Matches a raw section title (numbering included).
     pub fn match_title(&self, title: &str, threshold: f64) -> TitleMatch {
-        let mut out = TitleMatch {
-            entry: None,
-            method: MatchMethod::None,
-            score: 0.0,
-            tier: None,
-            anchor: false,
-            noise: false,
-            reserved: false,
-        };
+        let mut out = TitleMatch::unmatched();
         let norm = normalize_title(title);
         if is_reserved_normalized(&norm) {
             out.reserved = true;

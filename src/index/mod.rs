@@ -183,6 +183,21 @@ pub struct IndexEntry {
 /// Default `match.fuzzy_threshold` when a file does not set one.
 pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.82;
 
+impl TitleMatch {
+    /// No entry matched (a new section until the index learns its title).
+    pub fn unmatched() -> TitleMatch {
+        TitleMatch {
+            entry: None,
+            method: MatchMethod::None,
+            score: 0.0,
+            tier: None,
+            anchor: false,
+            noise: false,
+            reserved: false,
+        }
+    }
+}
+
 /// A loaded, validated index (base plus overlays, later files win).
 ///
 /// Build it with [`GraphabilityIndex::load`] (files) or
