@@ -2,11 +2,11 @@
 //! corpus (sections sliced by line numbers from the real SEC filings), run
 //! through the public [`Extractor`] so ontology pruning and tiers are real.
 
+use super::util::corpus as corpus_path;
 use kgroute::extract::{
     Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
 };
 use kgroute::index::{DensityThresholds, Ontology, Tier};
-use std::path::PathBuf;
 
 /// The credit-agreement ontology of the brief, built in code.
 pub fn credit_ontology() -> Ontology {
@@ -52,19 +52,6 @@ pub fn credit_ontology() -> Ontology {
         o.relation_types.insert(r.into(), format!("{r} relation"));
     }
     o
-}
-
-/// A corpus file. `tests/it/util.rs` looks in `../shared`; a git worktree
-/// sits one level deeper, so `../../shared` is tried too.
-fn corpus_path(rel: &str) -> PathBuf {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for base in [repo.join("../shared"), repo.join("../../shared")] {
-        let p = base.join("corpora").join(rel);
-        if p.exists() {
-            return p;
-        }
-    }
-    panic!("shared corpus file missing: {rel} (looked in ../shared and ../../shared)")
 }
 
 fn lines(rel: &str) -> Vec<String> {

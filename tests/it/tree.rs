@@ -3,41 +3,13 @@
 //! of them), the bundled fixtures, robustness on awkward input, and the
 //! `kgroute tree` command.
 
+use super::util::{corpus as corpus_file, corpus_documents as corpus_files};
 use super::util::{fixture, kgroute, tempdir};
 use kgroute::tree::{build_tree, DocFormat, DocTree, Node, NodeKind, SourceText};
 use predicates::prelude::*;
 use regex::Regex;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// The shared corpus: `../shared/corpora` next to the repository, or next to
-/// any ancestor (a worktree lives deeper than the main checkout).
-fn corpora() -> PathBuf {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    repo.ancestors()
-        .map(|a| a.join("shared").join("corpora"))
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| panic!("shared corpus not found above {}", repo.display()))
-}
-
-fn corpus_file(rel: &str) -> PathBuf {
-    let p = corpora().join(rel);
-    assert!(p.exists(), "corpus file missing: {}", p.display());
-    p
-}
-
-fn corpus_files() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for dir in ["credit_agreements", "other"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(corpora().join(dir))
-            .expect("corpus dir")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        files.sort();
-        out.extend(files);
-    }
-    out
-}
+use std::path::Path;
 
 fn load(path: &Path) -> (SourceText, DocTree) {
     let src = SourceText::read(path, false).unwrap_or_else(|e| panic!("{e}"));

@@ -8,9 +8,19 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared` next to the repository (CI lays it there too).
+/// `shared/` next to the repository (CI lays it there), or next to any
+/// ancestor (a git worktree sits deeper than the main checkout).
 pub fn shared() -> PathBuf {
-    repo().join("..").join("shared")
+    let repo = repo();
+    repo.ancestors()
+        .map(|a| a.join("shared"))
+        .find(|p| p.join("corpora").is_dir())
+        .unwrap_or_else(|| {
+            panic!(
+                "shared/corpora not found next to {} or above",
+                repo.display()
+            )
+        })
 }
 
 /// A file of the shared corpus, e.g. `credit_agreements/emerson_2018.md`.
