@@ -83,32 +83,12 @@ pub(super) fn obligations(
             continue;
         }
         let clause = clause_at(p, c.get(0).unwrap().start());
-        let name = truncate(
-            &clause
-                .split_whitespace()
-                .take(12)
-                .collect::<Vec<_>>()
-                .join(" "),
-            100,
-        );
+        let name = clause_name(clause);
         let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
         let evidence = truncate(clause, EVIDENCE_CHARS);
         restricts_liens(b, &ob, clause);
         for party in [first, normalize_ws(&c[2])] {
-            let pn = if is_role(&party) {
-                singular_role(&party)
-            } else {
-                party.clone()
-            };
-            let pt = b.entity(
-                &pn,
-                if is_role(&party) {
-                    "Role"
-                } else {
-                    "DefinedTerm"
-                },
-                "",
-            );
+            let pt = party_entity(b, &party);
             b.relate(&ob, "RESTRICTS", &pt, &evidence);
         }
         clause_links(b, &ob, clause, own);
@@ -134,28 +114,8 @@ pub(super) fn obligations(
             continue;
         }
         let clause = clause_at(p, c.get(1).unwrap().start());
-        let name = truncate(
-            &clause
-                .split_whitespace()
-                .take(12)
-                .collect::<Vec<_>>()
-                .join(" "),
-            100,
-        );
-        let party_name = if is_role(&party) {
-            singular_role(&party)
-        } else {
-            party.clone()
-        };
-        let pt = b.entity(
-            &party_name,
-            if is_role(&party) {
-                "Role"
-            } else {
-                "DefinedTerm"
-            },
-            "",
-        );
+        let name = clause_name(clause);
+        let pt = party_entity(b, &party);
         let evidence = truncate(clause, EVIDENCE_CHARS);
         let ob = if negative {
             let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
@@ -219,4 +179,27 @@ pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &(Strin
         }
     }
     values(b, ob, clause);
+}
+
+/// The name of a covenant or obligation entity: the clause's first twelve
+/// words, at most 100 characters.
+fn clause_name(clause: &str) -> String {
+    truncate(
+        &clause
+            .split_whitespace()
+            .take(12)
+            .collect::<Vec<_>>()
+            .join(" "),
+        100,
+    )
+}
+
+/// The party bound by a clause: a role (`the Lenders` -> `Lender`) or a
+/// defined term.
+fn party_entity(b: &mut Builder, party: &str) -> String {
+    if is_role(party) {
+        b.entity(&singular_role(party), "Role", "")
+    } else {
+        b.entity(party, "DefinedTerm", "")
+    }
 }
