@@ -2,15 +2,23 @@
 //! entity identities (see [`super::identity`]), merges aliases, checks
 //! relation types against the ontology and deduplicates relations while
 //! keeping every provenance.
+//!
+//! The same rules apply to whichever extractor ran (rules or LLM), so they
+//! live here: organisations meet on their canonical name; a name that is a
+//! `Role` anywhere in the document is one `Role` node, never also a
+//! `DefinedTerm` node (the "Borrower" is the borrower role); class words
+//! (`Person`, `Agreement`) are no entities; and nothing is taken from a
+//! contents, noise or signature section.
 
 use super::identity::{
-    entity_key, is_global, is_valid_relation_type, normalize_name, sanitize_label, type_key,
+    entity_key, is_class_word, is_global, is_org, is_valid_relation_type, name_rank,
+    normalize_name, org_canonical, sanitize_label, type_key,
 };
 use super::{DocGraph, DocumentMeta, Dropped, EntityNode, Provenance, RelationEdge, SectionNode};
 use crate::extract::{SectionExtraction, SectionStatus};
 use crate::index::Ontology;
-use crate::route::RoutePlan;
-use crate::tree::DocTree;
+use crate::route::{Route, RoutePlan};
+use crate::tree::{DocTree, NodeKind};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{BTreeSet, HashMap};
 
@@ -66,8 +74,34 @@ pub fn build_document_graph(
         })
         .collect();
 
+    // Names that are a role anywhere in the document (singular): the same
+    // name typed `DefinedTerm` elsewhere is that role.
+    let roles: std::collections::HashSet<String> = extractions
+        .iter()
+        .filter(|e| e.doc_id == doc_id)
+        .flat_map(|e| e.entities.iter())
+        .filter(|e| type_key(&e.entity_type) == "role")
+        .map(|e| normalize_name(&e.name))
+        .collect();
+    // Sections nothing is taken from: contents pages, signature blocks and
+    // sections routed as noise.
+    let barren: HashMap<&str, &str> = plan
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let why = match (s.kind, s.route) {
+                (NodeKind::Toc, _) => "a contents section",
+                (NodeKind::Signature, _) => "a signature section",
+                (_, Route::Noise) => "a noise section",
+                _ => return None,
+            };
+            Some((s.node_id.as_str(), why))
+        })
+        .collect();
+
     let mut b = Builder {
         doc_id,
+        roles,
         ontology: OntologyLookup::new(ontology),
         graph: DiGraph::new(),
         index: HashMap::new(),
@@ -111,6 +145,15 @@ pub fn build_document_graph(
                 "section",
                 &ext.node_id,
                 format!("section {} is not in the document's plan", ext.node_id),
+            );
+            continue;
+        }
+        if let Some(why) = barren.get(ext.node_id.as_str()) {
+            b.drop_item(
+                &ext.node_id,
+                "section",
+                &ext.node_id,
+                format!("section {} is {why}: nothing is taken from it", ext.node_id),
             );
             continue;
         }
@@ -173,6 +216,8 @@ impl OntologyLookup {
 
 struct Builder<'a> {
     doc_id: &'a str,
+    /// Normalised names typed `Role` somewhere in the document.
+    roles: std::collections::HashSet<String>,
     ontology: OntologyLookup,
     graph: DiGraph<EntityNode, RelationEdge>,
     index: HashMap<String, NodeIndex>,
@@ -200,6 +245,37 @@ impl Builder<'_> {
         let mut local: HashMap<String, String> = HashMap::new();
         for ent in &ext.entities {
             let norm = normalize_name(&ent.name);
+            if !norm.is_empty() && is_class_word(&ent.entity_type, &norm) {
+                self.drop_item(
+                    node_id,
+                    "entity",
+                    &ent.name,
+                    "a class word (any such thing), not an entity".to_string(),
+                );
+                continue;
+            }
+            // A defined term naming a role is that role (`Lenders` is the
+            // `Lender` role).
+            let as_role = type_key(&ent.entity_type) == "definedterm"
+                && (self.roles.contains(&norm)
+                    || norm
+                        .strip_suffix('s')
+                        .is_some_and(|s| self.roles.contains(s)));
+            let owned;
+            let ent = if as_role {
+                let mut e = ent.clone();
+                e.entity_type = "Role".to_string();
+                owned = e;
+                &owned
+            } else {
+                ent
+            };
+            let written_norm = norm.clone();
+            let norm = if as_role && !self.roles.contains(&norm) {
+                norm.strip_suffix('s').unwrap_or(&norm).to_string()
+            } else {
+                norm
+            };
             if norm.is_empty() {
                 self.drop_item(
                     node_id,
@@ -214,12 +290,21 @@ impl Builder<'_> {
                 .aliases
                 .iter()
                 .map(|a| normalize_name(a))
+                .chain((written_norm != norm).then(|| written_norm.clone()))
                 .filter(|a| !a.is_empty())
                 .collect();
             let known = std::iter::once(&norm)
                 .chain(alias_norms.iter())
                 .find_map(|n| self.names.get(&(tk.clone(), n.clone())).cloned());
-            let key = known.unwrap_or_else(|| entity_key(self.doc_id, &ent.entity_type, &norm));
+            let key = known.unwrap_or_else(|| {
+                let canon = if is_org(&ent.entity_type) {
+                    org_canonical(&ent.name)
+                } else {
+                    String::new()
+                };
+                let id_name = if canon.is_empty() { &norm } else { &canon };
+                entity_key(self.doc_id, &ent.entity_type, id_name)
+            });
             let idx = match self.index.get(&key) {
                 Some(&i) => i,
                 None => {
@@ -245,6 +330,20 @@ impl Builder<'_> {
             for n in std::iter::once(&ent.name).chain(ent.aliases.iter()) {
                 if n != &node.name && !n.trim().is_empty() {
                     node.aliases.insert(n.clone());
+                }
+            }
+            // A global node shows its best spelling; the others are aliases.
+            if node.doc_id.is_none() {
+                let best = node
+                    .aliases
+                    .iter()
+                    .filter(|a| name_rank(a) > name_rank(&node.name))
+                    .max_by_key(|a| name_rank(a))
+                    .cloned();
+                if let Some(best) = best {
+                    node.aliases.remove(&best);
+                    let old = std::mem::replace(&mut node.name, best);
+                    node.aliases.insert(old);
                 }
             }
             for n in std::iter::once(norm).chain(alias_norms) {

@@ -25,7 +25,7 @@
 //! ([`crate::graph::identity`]); every other value is a parameter.
 
 use super::{GraphSink, Secret, WriteStats, DEFAULT_BATCH_SIZE};
-use crate::graph::identity::{is_valid_relation_type, sanitize_label};
+use crate::graph::identity::{is_valid_relation_type, name_rank, sanitize_label};
 use crate::graph::DocGraph;
 use crate::route::Route;
 use anyhow::{anyhow, bail, Context};
@@ -330,6 +330,7 @@ impl Neo4jSink {
                     ("type", e.entity_type.as_str().into()),
                     ("doc_id", e.doc_id.clone().into()),
                     ("aliases", aliases.into()),
+                    ("name_rank", name_rank(&e.name).into()),
                 ]));
             for n in &e.mentions {
                 mentions.push(row([
@@ -420,7 +421,8 @@ impl GraphSink for Neo4jSink {
 }
 
 /// The entity write for one label. Global entities (`scoped == false`) are
-/// `MERGE`d: met again, they keep their first name and gain the new aliases.
+/// `MERGE`d: met again, they gain the new spellings as aliases and show the
+/// best spelling met so far ([`name_rank`]; on a tie the first one stays).
 /// Document-scoped ones are `CREATE`d: the same transaction deleted them
 /// first, and the uniqueness constraint still guards the key.
 fn entity_statement(label: Option<&str>, scoped: bool) -> anyhow::Result<String> {
@@ -450,8 +452,14 @@ fn entity_statement(label: Option<&str>, scoped: bool) -> anyhow::Result<String>
         format!(
             "UNWIND $rows AS row \
              MERGE (e:Entity {{key: row.key}}) \
-             ON CREATE SET e.name = row.name, e.type = row.type, e.doc_id = row.doc_id, e.aliases = row.aliases \
-             ON MATCH SET e.aliases = [a IN coalesce(e.aliases, []) WHERE NOT a IN row.aliases] + row.aliases\
+             ON CREATE SET e.name = row.name, e.type = row.type, e.doc_id = row.doc_id, \
+             e.aliases = row.aliases, e.name_rank = row.name_rank \
+             WITH e, row, coalesce(e.aliases, []) + [e.name] + row.aliases + [row.name] AS spellings, \
+             row.name_rank > coalesce(e.name_rank, -1) AS better \
+             WITH e, row, spellings, CASE WHEN better THEN row.name ELSE e.name END AS best, \
+             CASE WHEN better THEN row.name_rank ELSE e.name_rank END AS best_rank \
+             SET e.name = best, e.name_rank = best_rank, \
+             e.aliases = reduce(acc = [], a IN spellings | CASE WHEN a = best OR a IN acc THEN acc ELSE acc + a END)\
              {set_label}"
         )
     })
