@@ -46,8 +46,10 @@ pub struct RulesOutput {
     pub relations: Vec<Relation>,
 }
 
-static OWN_SECTION: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"(?i)\bsection\s+(\d{1,2}(?:\.\d{1,3})+[a-z]?)").unwrap());
+/// `Section 5.06 ...`, `SECTION 5.06. ...` or a bare `4.8 Assistance` title.
+static OWN_SECTION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)(?:\bsection\s+|^\s*)(\d{1,2}(?:\.\d{1,3})+[a-z]?)\b").unwrap()
+});
 
 /// Runs the rules over one section. Deterministic: the same input always
 /// gives the same output, in the same order.
@@ -59,7 +61,7 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
 /// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
 /// otherwise.
 pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
-    let text = clean(&input.text);
+    let text = without_contents_lines(&clean(&input.text));
     let paragraphs = paragraphs(&text);
     let mut b = Builder {
         amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
@@ -86,9 +88,13 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
 
     let own = own_section(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
-    let mut current: Option<String> = None;
     let mut event_list: Option<String> = None;
     for p in &paragraphs {
+        // A contents page (or its lines inside a preamble) lists headings;
+        // it states no relation.
+        if contents_like(p) {
+            continue;
+        }
         if let Some(c) = DEFINITION.captures(p) {
             let term = normalize_ws(&c[1]);
             if valid_term(&term) {
@@ -125,30 +131,27 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         }
         parties(&mut b, p, credit, &term_set);
         subsidiaries(&mut b, p);
-        if let Some(last) = obligations(&mut b, p, &term_set, &own) {
-            current = Some(last);
+        guarantees_and_liens(&mut b, p, &term_set);
+        if obligations(&mut b, p, &term_set, &own) {
             continue;
         }
-        // References, amounts and rates outside definitions and obligations
-        // belong to the obligation they follow (its listed exceptions and
-        // clauses), else to the section itself.
+        // A cross-reference written in body text is the section's own.
+        // Amounts and rates outside a definition or an obligation have no
+        // clear holder: none is guessed.
+        // Its own subsections (`Section 2.04.4` inside 2.04) are no
+        // cross-reference.
         let refs: Vec<String> = section_refs(p)
             .into_iter()
-            .filter(|r| *r != own.0)
+            .filter(|r| *r != own.0 && !r.starts_with(&format!("{}.", own.0)))
             .collect();
-        let has_values = AMOUNT.is_match(p) || RATE.is_match(p);
-        if refs.is_empty() && !has_values {
+        if refs.is_empty() {
             continue;
         }
-        let subject = match &current {
-            Some(c) => c.clone(),
-            None => b.entity(&own.0, "SectionRef", &own.1),
-        };
+        let subject = b.entity(&own.0, "SectionRef", &own.1);
         for sref in refs {
             let t = b.entity(&sref, "SectionRef", "");
             b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
         }
-        values(&mut b, &subject, p);
     }
     b.finish()
 }
@@ -159,6 +162,15 @@ fn own_section(input: &SectionInput) -> (String, String) {
     let name = OWN_SECTION
         .captures(&input.title)
         .map(|c| format!("Section {}", &c[1]))
+        .or_else(|| {
+            // `Article 5 Use; Compliance with Laws` is `Article 5`, the name
+            // its cross-references use.
+            section_refs(&input.title)
+                .into_iter()
+                .next()
+                .filter(|r| r.starts_with("Article "))
+                .filter(|_| PART_REF.find(&input.title).is_some_and(|m| m.start() == 0))
+        })
         .unwrap_or_else(|| normalize_ws(&input.title));
     let name = if name.is_empty() {
         format!("Section {}", input.node_id)

@@ -51,6 +51,12 @@ pub(super) const NON_OBLIGATION_VERBS: &[&str] = &[
     "bear",
     "deemed",
     "continue",
+    "fail",
+    "cease",
+    "hereby",
+    "in",
+    "thereupon",
+    "automatically",
 ];
 
 /// `shall not be required/obligated/liable ...`: a relief, not a covenant.
@@ -67,13 +73,13 @@ pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "re
 
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
-/// Returns the last obligation or covenant found in the paragraph.
+/// Returns whether the paragraph held an obligation or covenant.
 pub(super) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
     own: &(String, String),
-) -> Option<String> {
+) -> bool {
     let mut last = None;
     for c in NEITHER.captures_iter(p) {
         let first = normalize_ws(&c[1]);
@@ -106,11 +112,14 @@ pub(super) fn obligations(
             .split_whitespace()
             .next()
             .unwrap_or("");
-        if negative && verb == "be" && RELIEF.contains(&next) {
+        // `shall not be included ...` states a status; `shall not be
+        // required to ...` relieves a party: neither restricts anything.
+        if negative && (verb == "be" || RELIEF.contains(&next)) {
             continue;
         }
-        let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
-        if !is_role(&party) && !known {
+        // Only a party can be bound (`the Borrower`, `each Lender`), not a
+        // rate or an amount (`the Eurocurrency Rate shall in no event ...`).
+        if !is_role(&party) {
             continue;
         }
         let clause = clause_at(p, c.get(1).unwrap().start());
@@ -140,7 +149,66 @@ pub(super) fn obligations(
         clause_links(b, &ob, clause, own);
         last = Some(ob);
     }
-    last
+    last.is_some()
+}
+
+/// `the Guarantor hereby unconditionally guarantees ... the Obligations`.
+static GUARANTEES: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:the|each|The|Each)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:hereby\s+)?(?:(?:absolutely|unconditionally|irrevocably|jointly|severally|and|,)\s*)*guarantees?\b")
+        .unwrap()
+});
+
+/// `the Borrower hereby grants to the Agent ... a security interest in ...`.
+static GRANTS_LIEN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:the|each|The|Each)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:hereby\s+)?(?:grants?|pledges?|assigns?\s+and\s+pledges?)\b[^.;]{0,120}?\b(?:security\s+interest|lien|Lien)\s+(?:in|on|upon)\b")
+        .unwrap()
+});
+
+/// Guarantees and liens stated by a known party: `Guarantor -GUARANTEES->`
+/// the first defined term after the verb (`the Obligations`), `Grantor
+/// -GRANTS_LIEN_ON->` the first defined term after `security interest in`
+/// (`the Collateral`). Nothing when no defined term follows in the clause.
+pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<String>) {
+    for (re, rel) in [(&*GUARANTEES, "GUARANTEES"), (&*GRANTS_LIEN, "GRANTS_LIEN_ON")] {
+        for c in re.captures_iter(p) {
+            let party = normalize_ws(&c[1]);
+            let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
+            if !is_role(&party) && !known {
+                continue;
+            }
+            let whole = c.get(0).unwrap();
+            let clause = clause_at(p, c.get(1).unwrap().start());
+            let after_at = whole.end() - c.get(1).unwrap().start();
+            let Some(rest) = clause.get(after_at..) else {
+                continue;
+            };
+            let Some(target) = first_term(rest, set) else {
+                continue;
+            };
+            let pt = party_entity(b, &party);
+            let ty = if rel == "GRANTS_LIEN_ON" { "Asset" } else { "DefinedTerm" };
+            let t = b.entity(&target, ty, "");
+            let end = rest.find(&target).map_or(rest.len(), |i| i + target.len());
+            let evidence = truncate(&clause[..after_at + end], EVIDENCE_CHARS.max(after_at + end));
+            b.relate(&pt, rel, &t, &evidence);
+        }
+    }
+}
+
+/// The first defined term (of `set`) in `text` after `the`/`all`/`its`.
+fn first_term(text: &str, set: &HashSet<String>) -> Option<String> {
+    static AFTER_ARTICLE: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"\b(?:the|all|its|such)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)").unwrap()
+    });
+    AFTER_ARTICLE.captures_iter(text).find_map(|c| {
+        let words: Vec<&str> = c[1].split_whitespace().collect();
+        // The longest run of leading words that is a defined term.
+        (1..=words.len()).rev().find_map(|n| {
+            let t = words[..n].join(" ");
+            let singular = t.trim_end_matches('s');
+            (set.contains(&t) || set.contains(singular)).then_some(t)
+        })
+    })
 }
 
 /// A negative covenant that names liens restricts them (`Lien` entity).
@@ -196,7 +264,7 @@ fn clause_name(clause: &str) -> String {
 
 /// The party bound by a clause: a role (`the Lenders` -> `Lender`) or a
 /// defined term.
-fn party_entity(b: &mut Builder, party: &str) -> String {
+pub(super) fn party_entity(b: &mut Builder, party: &str) -> String {
     if is_role(party) {
         b.entity(&singular_role(party), "Role", "")
     } else {

@@ -85,6 +85,14 @@ pub(super) const STOP_LEAD: &[&str] = &[
     "agent",
     "borrower",
     "lender",
+    "lenders",
+    "borrowers",
+    "agents",
+    "issuers",
+    "banks",
+    "party",
+    "parties",
+    "hereto",
     "section",
     "article",
 ];
@@ -426,7 +434,7 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
         if let Some(c) = AS_ROLE.captures(after) {
             for role in c[1]
                 .split(" and ")
-                .map(normalize_ws)
+                .map(without_signature_words)
                 .filter(|r| !r.is_empty() && r.chars().next().is_some_and(char::is_uppercase))
             {
                 let role = singular_role(&role);
@@ -501,15 +509,57 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
             b.relate(&first, "HAS_ROLE", &r, &truncate(p, EVIDENCE_CHARS));
         }
     }
-    let principal = ["Lender", "Bank"]
-        .into_iter()
-        .find(|w| p.contains(&format!("{w}s")) || p.contains(&format!("{}S", w.to_uppercase())));
-    if let Some(w) = principal {
-        for a in agents {
-            let l = b.entity(w, "Role", "");
-            b.relate(&a, "AGENT_FOR", &l, &truncate(p, EVIDENCE_CHARS));
+    // `X, as Administrative Agent for the Lenders`: only where the text
+    // says whom the agent acts for.
+    for c in AGENT_FOR_WHOM.captures_iter(p) {
+        let whom = singular_role(&titled(&c[2]));
+        let Some(agent) = found
+            .iter()
+            .rev()
+            .find(|o| o.end <= c.get(0).unwrap().start() && c.get(0).unwrap().start() - o.end < 8)
+        else {
+            continue;
+        };
+        let a = b.org(agent);
+        if !agents.contains(&a) {
+            continue;
         }
+        let l = b.entity(&whom, "Role", "");
+        let evidence = format!("{}{}", agent.raw, &p[agent.end..c.get(0).unwrap().end()]);
+        b.relate(&a, "AGENT_FOR", &l, &truncate(&evidence, EVIDENCE_CHARS.max(evidence.len())));
     }
+}
+
+/// `, as Administrative Agent for the Lenders` (the agent's name just before).
+static AGENT_FOR_WHOM: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i),?\s+as\s+(?:the\s+)?((?:[a-z\-]+\s+){0,3}agent)\s+(?:for|on\s+behalf\s+of)\s+(?:itself\s+and\s+)?(?:the\s+)?(lenders|banks|secured\s+parties|holders)\b")
+        .unwrap()
+});
+
+/// A role as written, without the signature-block field that can follow it
+/// on the same line (`as a Lender By:`).
+fn without_signature_words(role: &str) -> String {
+    let mut words: Vec<&str> = role.split_whitespace().collect();
+    while words
+        .last()
+        .is_some_and(|w| ["By", "Name", "Title", "Its"].contains(w))
+    {
+        words.pop();
+    }
+    words.join(" ")
+}
+
+/// `LENDERS` -> `Lenders`, `secured parties` -> `Secured Parties`.
+fn titled(s: &str) -> String {
+    s.split_whitespace()
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|f| f.to_uppercase().chain(cs.flat_map(char::to_lowercase)).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `the Company's Significant Subsidiaries` -> `Significant Subsidiary

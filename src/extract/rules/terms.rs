@@ -34,8 +34,17 @@ pub(super) static AMOUNT: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// Percentages (`0.125% per annum`) and financial ratios (`3.00 to 1.00`).
+/// A percentage is read whole even when glued to a word (`Moody's0.375%`
+/// gives `0.375%`, not `375%`): the leftmost digit starts it.
 pub(super) static RATE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\b\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?|\b\d{1,2}(?:\.\d{1,2})?\s+to\s+1(?:\.0{1,2})?\b")
+    Regex::new(r"\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?|\b\d{1,2}(?:\.\d{1,2})?\s+to\s+1(?:\.0{1,2})?\b")
+        .unwrap()
+});
+
+/// Words near a percentage that make it a rate (of interest, a fee, a
+/// margin), not a share (`50% or more of the voting stock`).
+static RATE_WORD: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:rate|margin|fee|interest|spread|premium|yield|per\s+annum)s?\b")
         .unwrap()
 });
 
@@ -92,57 +101,59 @@ pub(super) fn definition(
     if let Some(re) = term_re {
         // IS_A: `means a Ratable Advance ...` / `means the Company ...`.
         let lead = Regex::new(
-            r"^(?:(?:with respect to [^,]{0,80},\s*)?(?:at any time,\s*)?)(?:a|an|the|any|each)\s+",
+            r"^(?:(?:with respect to [^,]{0,80},\s*)?(?:at any time,\s*)?)(?:a|an|any|each)\s+",
         )
         .unwrap();
+        let trim_at = body.len() - body_trim.len();
         let is_a_target = lead.find(body_trim).and_then(|m| {
             re.find(&body_trim[m.end()..])
-                .filter(|x| x.start() == 0)
-                .and_then(|x| term_of(x.as_str(), set))
+                .filter(|x| x.start() == 0 && !body_trim[m.end() + x.end()..].starts_with('\''))
+                .and_then(|x| term_of(x.as_str(), set).map(|k| (k, trim_at + m.end() + x.end())))
         });
-        if let Some(k) = &is_a_target {
+        if let Some((k, end)) = &is_a_target {
             if k != term {
                 let kn = b.entity(k, "DefinedTerm", "");
-                b.relate(&t, "IS_A", &kn, &truncate(body_trim, EVIDENCE_CHARS));
+                b.relate(&t, "IS_A", &kn, &definition_quote(term, verb, body, *end));
             }
         }
-        let mut used = HashSet::new();
-        for m in re.find_iter(body) {
-            let Some(k) = term_of(m.as_str(), set) else {
-                continue;
-            };
-            if k == term || Some(&k) == is_a_target.as_ref() || !used.insert(k.clone()) {
-                continue;
-            }
-            let kn = b.entity(&k, "DefinedTerm", "");
-            b.relate(&t, "DEFINED_AS", &kn, &snippet_around(body, m.as_str()));
-        }
     }
-    // Terms defined inline, e.g. `("Exempt Debt")`, are part of this definition.
-    for c in PAREN_TERM.captures_iter(body) {
-        let inner = normalize_ws(&c[2]);
-        if valid_term(&inner) && inner != term {
-            let i = b.entity(
-                &inner,
-                "DefinedTerm",
-                &truncate(&snippet_around(body, &c[0]), EVIDENCE_CHARS),
-            );
-            b.relate(&t, "DEFINED_AS", &i, &snippet_around(body, &c[0]));
-        }
-    }
+    // Another term or organisation merely mentioned in the body is no
+    // definition of this one (`Multiemployer Plan` mentions the Borrower);
+    // only what the body opens with is: `"Company" means Emerson Electric
+    // Co.`, `"Closing Date" means May 23, 2018`.
+    let opening = body_trim
+        .strip_prefix("the ")
+        .or_else(|| body_trim.strip_prefix("The "))
+        .unwrap_or(body_trim);
+    let opening_at = body.len() - opening.len();
     for org in orgs(body, set) {
+        // Every organisation named is an entity; only the opening one is
+        // what the term is defined as.
         let o = b.org(&org);
-        b.relate(&t, "DEFINED_AS", &o, &snippet_around(body, &org.raw));
+        if org.start <= opening_at + 1 && org.end > opening_at {
+            b.relate(&t, "DEFINED_AS", &o, &definition_quote(term, verb, body, org.end));
+        }
+    }
+    if let Some(m) = DATE.find(opening).filter(|m| m.start() == 0) {
+        let d = b.entity(m.as_str(), "Period", "");
+        let end = opening_at + m.end();
+        b.relate(&t, "DEFINED_AS", &d, &definition_quote(term, verb, body, end));
     }
     for sref in section_refs(body) {
         let s = b.entity(&sref, "SectionRef", "");
         b.relate(&t, "REFERENCES", &s, &snippet_around(body, &sref));
     }
     values(b, &t, body);
-    for m in DATE.find_iter(body) {
-        let d = b.entity(m.as_str(), "Period", "");
-        b.relate(&t, "DEFINED_AS", &d, &snippet_around(body, m.as_str()));
-    }
+}
+
+/// `"Term" means <body up to end>`: the quote of a definition, holding its
+/// term, its verb and what it is defined as.
+fn definition_quote(term: &str, verb: &str, body: &str, end: usize) -> String {
+    let head = body[..end.min(body.len())].trim();
+    truncate(
+        &format!("\"{term}\" {verb} {head}"),
+        EVIDENCE_CHARS.max(term.len() + head.len() + 12),
+    )
 }
 
 /// Amounts and rates mentioned in `text`: `Amount -AMOUNT_OF-> subject`
@@ -154,6 +165,9 @@ pub(super) fn values(b: &mut Builder, subject: &str, text: &str) {
         (&*RATE, "Rate", b.rate_of),
     ] {
         for m in re.find_iter(text) {
+            if ty == "Rate" && m.as_str().contains('%') && !rate_context(text, m.start(), m.end()) {
+                continue;
+            }
             let v = b.entity(&normalize_ws(m.as_str()), ty, "");
             let evidence = snippet_around(text, m.as_str());
             match rel {
@@ -162,4 +176,26 @@ pub(super) fn values(b: &mut Builder, subject: &str, text: &str) {
             }
         }
     }
+}
+
+/// A rate word within about 60 characters before the percentage, or right
+/// after it (`0.125% per annum`, `the Applicable Margin of 1.00%`).
+fn rate_context(text: &str, start: usize, end: usize) -> bool {
+    let mut from = start.saturating_sub(60);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let mut to = (end + 20).min(text.len());
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    // `50% or more of the voting stock`: a share, whatever is near it.
+    let after = text[end..to].trim_start().to_ascii_lowercase();
+    if ["or more", "or less", "or greater", "owned", "of the outstanding", "of the voting"]
+        .iter()
+        .any(|w| after.starts_with(w))
+    {
+        return false;
+    }
+    RATE_WORD.is_match(&text[from..to])
 }

@@ -19,7 +19,7 @@ pub(super) static LIST_CLAUSE: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+").unwrap());
 
 pub(super) static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+[A-Za-z]?)").unwrap()
+    Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+(?:[A-Za-z]\b)?)").unwrap()
 });
 
 /// The end of a table cell (`</td>`, `</th>`) and a line break (`<br>`):
@@ -84,11 +84,38 @@ pub(super) fn normalize_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`.
+pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(Article|ARTICLE|Exhibit|EXHIBIT|Schedule|SCHEDULE)\s+((?:\d{1,2}(?:\.\d{1,3})*|[IVX]{1,5})\b|[A-Z](?:-\d{1,2})?\b)")
+        .unwrap()
+});
+
+/// Cross-references written in `p`: sections (`Section 2.05`), articles,
+/// exhibits and schedules, in order, without a repeat. `this Section 4.8`
+/// points at the text itself and is no cross-reference.
 pub(super) fn section_refs(p: &str) -> Vec<String> {
-    SECTION_REF
+    let self_ref = |at: usize| p[..at].trim_end().to_ascii_lowercase().ends_with("this");
+    let mut found: Vec<(usize, String)> = SECTION_REF
         .captures_iter(p)
-        .map(|c| format!("Section {}", c[1].trim_end_matches('.')))
-        .collect()
+        .filter(|c| !self_ref(c.get(0).unwrap().start()))
+        .map(|c| (c.get(0).unwrap().start(), format!("Section {}", c[1].trim_end_matches('.'))))
+        .collect();
+    for c in PART_REF.captures_iter(p) {
+        if self_ref(c.get(0).unwrap().start()) {
+            continue;
+        }
+        let mut kind = c[1].to_ascii_lowercase();
+        kind[..1].make_ascii_uppercase();
+        found.push((c.get(0).unwrap().start(), format!("{kind} {}", &c[2])));
+    }
+    found.sort();
+    let mut out: Vec<String> = Vec::new();
+    for (_, r) in found {
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
 }
 
 pub(super) fn truncate(s: &str, n: usize) -> String {
@@ -103,11 +130,100 @@ pub(super) fn truncate(s: &str, n: usize) -> String {
     }
 }
 
-/// A short quote around the first occurrence of `needle`.
+/// A short quote around the first occurrence of `needle`: it starts at a
+/// word (never mid-word, `lan, as defined`) at most about 60 characters
+/// before the needle, and holds the needle whole.
 pub(super) fn snippet_around(p: &str, needle: &str) -> String {
-    let Some(pos) = p.find(needle) else {
+    // Case-insensitive (`SECTION 2.05`), else by the needle's last word
+    // (`Sections 8.03 and 8.04` for `Section 8.04`); ASCII lower-casing
+    // keeps byte offsets.
+    let hay = p.to_ascii_lowercase();
+    let low = needle.to_ascii_lowercase();
+    let last = low.rsplit(' ').next().unwrap_or(&low).to_string();
+    let found = hay
+        .find(&low)
+        .map(|i| (i, needle.len()))
+        .or_else(|| hay.find(&last).map(|i| (i, last.len())));
+    let Some((pos, needle_len)) = found else {
         return truncate(p, EVIDENCE_CHARS);
     };
-    let start = p[..pos].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
-    truncate(&p[start..], EVIDENCE_CHARS)
+    let back = p[..pos].char_indices().rev().nth(60).map_or(0, |(i, _)| i);
+    // Move forward to the start of the next word unless already at one.
+    let start = if back == 0 || p[..back].ends_with(' ') {
+        back
+    } else {
+        p[back..pos]
+            .find(' ')
+            .map_or(pos, |i| back + i + 1)
+    };
+    let room = EVIDENCE_CHARS.max(p[start..pos].chars().count() + needle_len + 20);
+    truncate(&p[start..], room)
+}
+
+/// One line of a contents page: a heading label, a title and a page number
+/// (`Section 2.04 Swing Line Loans 26`, `Article 5. COVENANTS 50`).
+static CONTENTS_LINE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)^\s*(?:section|article|exhibit|schedule|annex|appendix)\s+[\dIVXLC]+(?:\.\d+)*[A-Z]?\.?\s+\S.{0,160}?\s(?:\d{1,3}|[ivx]{1,5})\s*$")
+        .unwrap()
+});
+
+/// `text` without the lines of a contents page (see [`CONTENTS_LINE`]) and
+/// without the page numbers standing alone between them; a line with a verb
+/// of running text is kept whatever its shape.
+pub(super) fn without_contents_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for l in text.lines() {
+        if CONTENTS_LINE.is_match(l) && !PROSE.is_match(l) {
+            out.push('\n');
+            continue;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Words that begin a heading line: a contents page lists these.
+static HEADING_LABEL: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:section|article|exhibit|schedule|annex|appendix)\s*(?:[\dIVXLC]+(?:\.\d+)*|[A-Z](?:-\d+)?\b)")
+        .unwrap()
+});
+
+/// Words of running text that a contents line never holds.
+static PROSE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:shall|means|agrees?|hereby|will|may|is|are|has|have|was|were)\b").unwrap()
+});
+
+/// A contents page or one of its lines, wherever it sits (also inside a
+/// preamble): `TABLE OF CONTENTS`, or heading labels (`Section 2.01`,
+/// `ARTICLE V`) among words that are almost all capitalised, as titles are,
+/// with no verb of running text. Nothing is extracted from it.
+pub(super) fn contents_like(p: &str) -> bool {
+    if p.to_ascii_lowercase().contains("table of contents") {
+        return true;
+    }
+    if !HEADING_LABEL.is_match(p) || PROSE.is_match(p) {
+        return false;
+    }
+    const SMALL: &[&str] = &[
+        "of", "and", "or", "the", "in", "to", "for", "on", "by", "a", "an", "with", "etc.", "etc",
+    ];
+    let words: Vec<&str> = p
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphabetic))
+        .filter(|w| !SMALL.contains(&w.to_ascii_lowercase().trim_matches(|c: char| !c.is_alphanumeric() && c != '.')))
+        .collect();
+    if words.is_empty() {
+        return true;
+    }
+    let capital = words
+        .iter()
+        .filter(|w| {
+            w.trim_start_matches(|c: char| !c.is_alphanumeric())
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+        })
+        .count();
+    capital * 10 >= words.len() * 9
 }
