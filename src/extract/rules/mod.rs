@@ -132,6 +132,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         parties(&mut b, p, credit, &term_set);
         subsidiaries(&mut b, p);
         guarantees_and_liens(&mut b, p, &term_set);
+        commitment_rows(&mut b, p, &term_set);
         if obligations(&mut b, p, &term_set, &own) {
             continue;
         }

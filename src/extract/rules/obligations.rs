@@ -118,8 +118,10 @@ pub(super) fn obligations(
             continue;
         }
         // Only a party can be bound (`the Borrower`, `each Lender`), not a
-        // rate or an amount (`the Eurocurrency Rate shall in no event ...`).
-        if !is_role(&party) {
+        // rate or an amount (`the Eurocurrency Rate shall in no event ...`),
+        // and only as the subject: in `the ratio of Debt of the Borrower
+        // shall not exceed` the ratio is bound, not the Borrower.
+        if !is_role(&party) || inside_noun_phrase(p, c.get(0).unwrap().start()) {
             continue;
         }
         let clause = clause_at(p, c.get(1).unwrap().start());
@@ -270,4 +272,17 @@ pub(super) fn party_entity(b: &mut Builder, party: &str) -> String {
     } else {
         b.entity(party, "DefinedTerm", "")
     }
+}
+
+/// True when the word before `at` ties what follows into a longer noun
+/// phrase (`of the Borrower`, `to the Lenders`), so it is no subject.
+fn inside_noun_phrase(p: &str, at: usize) -> bool {
+    let before = p[..at].trim_end();
+    let word = before
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    ["of", "to", "by", "for", "with", "from", "than", "under", "against", "between"]
+        .contains(&word.as_str())
 }

@@ -576,3 +576,35 @@ pub(super) fn subsidiaries(b: &mut Builder, p: &str) {
         b.relate(&st, "SUBSIDIARY_OF", &pt, &snippet_around(p, &c[0]));
     }
 }
+
+/// A commitment table (`Lender | Commitment | JPMorgan Chase Bank, N.A. |
+/// $ 350,000,000 | ...`): each row's lender holds the amount beside it, as
+/// `Lender -OBLIGATED_TO-> Commitment of Lender` and `Amount -AMOUNT_OF->
+/// Commitment of Lender`. Only in a table that says it lists commitments.
+pub(super) fn commitment_rows(b: &mut Builder, p: &str, set: &HashSet<String>) {
+    if !p.contains(" |") || !p.to_ascii_lowercase().contains("commitment") {
+        return;
+    }
+    let cells: Vec<&str> = p.split(" |").map(str::trim).collect();
+    for pair in cells.windows(2) {
+        let (name, value) = (pair[0], pair[1]);
+        let Some(amount) = AMOUNT.find(value).filter(|m| m.start() == 0) else {
+            continue;
+        };
+        let found = orgs(name, set);
+        let Some(org) = found
+            .iter()
+            .find(|o| o.start == 0 && o.end + 1 >= name.len())
+        else {
+            continue;
+        };
+        let o = b.org(org);
+        let commitment = b.entity(&format!("Commitment of {o}"), "Obligation", "");
+        let a = b.entity(&normalize_ws(amount.as_str()), "Amount", "");
+        let evidence = format!("{name} | {}", amount.as_str());
+        b.relate(&o, "OBLIGATED_TO", &commitment, &evidence);
+        if let Some(r) = b.amount_of {
+            b.relate(&a, r, &commitment, &evidence);
+        }
+    }
+}

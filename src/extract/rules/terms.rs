@@ -107,7 +107,15 @@ pub(super) fn definition(
         let trim_at = body.len() - body_trim.len();
         let is_a_target = lead.find(body_trim).and_then(|m| {
             re.find(&body_trim[m.end()..])
-                .filter(|x| x.start() == 0 && !body_trim[m.end() + x.end()..].starts_with('\''))
+                .filter(|x| {
+                    let after = &body_trim[m.end() + x.end()..];
+                    // Not `the Borrower's ...`, nor one of alternatives
+                    // (`a Eurocurrency Interest Period or an Absolute ...`).
+                    x.start() == 0
+                        && !after.starts_with('\'')
+                        && !after.trim_start().starts_with("or ")
+                        && !after.trim_start().starts_with("and ")
+                })
                 .and_then(|x| term_of(x.as_str(), set).map(|k| (k, trim_at + m.end() + x.end())))
         });
         if let Some((k, end)) = &is_a_target {

@@ -28,6 +28,7 @@ fn definitions_yield_terms_is_a_and_defined_as() {
         "Section 1.01 Definitions",
         "\u{201C}<u>Advance</u>\u{201D} means a Ratable Advance or a Competitive Bid Advance.\n\n\
          \"Ratable Advance\" means a borrowing by the Borrower under Section 2.02.\n\n\
+         \"Swing Line Advance\" means a Ratable Advance made by the Swing Line Lender.\n\n\
          \"Competitive Bid Advance\": an advance bearing 0.125% per annum.\n\n\
          \"Borrower\" means the Company.\n\n\
          \"Company\" means Emerson Electric Co., a Missouri corporation, and its successors.",
@@ -50,10 +51,12 @@ fn definitions_yield_terms_is_a_and_defined_as() {
         assert!(names.contains(&t), "{t} in {names:?}");
     }
     assert!(
-        has(&o, "Advance", "IS_A", "Ratable Advance"),
+        has(&o, "Swing Line Advance", "IS_A", "Ratable Advance"),
         "{:#?}",
         o.relations
     );
+    // One of alternatives is no kind: an Advance is not always Ratable.
+    assert!(!has(&o, "Advance", "IS_A", "Ratable Advance"));
     // A term merely mentioned in a definition's body defines nothing.
     assert!(!has(&o, "Ratable Advance", "DEFINED_AS", "Borrower"));
     assert!(!o

@@ -77,7 +77,23 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
     if !cur.is_empty() {
         out.push(normalize_ws(&cur.join(" ")));
     }
-    out
+    // A cover page sets each part of a party's line apart (`TAMPA ELECTRIC
+    // COMPANY,` / `a Florida Corporation,` / `as Borrower`): a paragraph
+    // that opens in lower case after one ending in a comma continues it.
+    let mut merged: Vec<String> = Vec::with_capacity(out.len());
+    for p in out {
+        match merged.last_mut() {
+            Some(prev)
+                if prev.ends_with(',')
+                    && p.chars().next().is_some_and(char::is_lowercase) =>
+            {
+                prev.push(' ');
+                prev.push_str(&p);
+            }
+            _ => merged.push(p),
+        }
+    }
+    merged
 }
 
 pub(super) fn normalize_ws(s: &str) -> String {
