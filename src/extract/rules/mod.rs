@@ -89,6 +89,10 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     let own = own_section(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut event_list: Option<String> = None;
+    // An obligation whose sentence ends in `:` (`... will not create any
+    // Lien ..., except:`) goes on in the list clauses that follow; their
+    // amounts and references are its own.
+    let mut list_owner: Option<String> = None;
     for p in &paragraphs {
         // A contents page (or its lines inside a preamble) lists headings;
         // it states no relation.
@@ -124,6 +128,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             }
         } else if !page_furniture(p) {
             event_list = None;
+            list_owner = None;
         }
         if p.trim_end().ends_with(':') && p.to_ascii_lowercase().contains("event of default") {
             event_list = Some("Event of Default".to_string());
@@ -133,7 +138,14 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         subsidiaries(&mut b, p);
         guarantees_and_liens(&mut b, p, &term_set);
         commitment_rows(&mut b, p, &term_set);
-        if obligations(&mut b, p, &term_set, &own) {
+        appointments(&mut b, p);
+        if let Some(ob) = obligations(&mut b, p, &term_set, &own) {
+            list_owner = p.trim_end().ends_with(':').then_some(ob);
+            continue;
+        }
+        if let (Some(owner), Some(lc)) = (&list_owner, LIST_CLAUSE.captures(p)) {
+            let clause = &p[lc.get(0).unwrap().end()..];
+            clause_links(&mut b, owner, clause, &own);
             continue;
         }
         // A cross-reference written in body text is the section's own.

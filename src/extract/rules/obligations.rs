@@ -73,13 +73,13 @@ pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "re
 
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
-/// Returns whether the paragraph held an obligation or covenant.
+/// Returns the last obligation or covenant found in the paragraph.
 pub(super) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
     own: &(String, String),
-) -> bool {
+) -> Option<String> {
     let mut last = None;
     for c in NEITHER.captures_iter(p) {
         let first = normalize_ws(&c[1]);
@@ -151,7 +151,7 @@ pub(super) fn obligations(
         clause_links(b, &ob, clause, own);
         last = Some(ob);
     }
-    last.is_some()
+    last
 }
 
 /// `the Guarantor hereby unconditionally guarantees ... the Obligations`.
@@ -283,6 +283,32 @@ fn inside_noun_phrase(p: &str, at: usize) -> bool {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    ["of", "to", "by", "for", "with", "from", "than", "under", "against", "between"]
+    ["of", "to", "by", "for", "with", "from", "than", "under", "against", "between", "as"]
         .contains(&word.as_str())
+}
+
+/// `Each Lender hereby irrevocably appoints (and authorizes) the
+/// Administrative Agent ...`: the agent acts for the lenders.
+static APPOINTS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:the|each|Each|The)\s+((?:[A-Z][A-Za-z\-]*\s+){0,2}[A-Z][A-Za-z\-]*)\s+(?:hereby\s+)?(?:irrevocably\s+)?(?:appoints|designates)\s+(?:,?\s*(?:and|designates|authorizes)\s+)*(?:[a-z]+\s+){0,3}?(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}Agent)\b")
+        .unwrap()
+});
+
+/// `Agent -AGENT_FOR-> Lender` where the lenders appoint the agent.
+pub(super) fn appointments(b: &mut Builder, p: &str) {
+    for c in APPOINTS.captures_iter(p) {
+        let principal = normalize_ws(&c[1]);
+        let agent = normalize_ws(&c[2]);
+        if !is_role(&principal) || !is_role(&agent) {
+            continue;
+        }
+        let a = b.entity(&singular_role(&agent), "Role", "");
+        let l = b.entity(&singular_role(&principal), "Role", "");
+        let whole = c.get(0).unwrap();
+        let evidence = truncate(
+            whole.as_str(),
+            EVIDENCE_CHARS.max(whole.as_str().chars().count()),
+        );
+        b.relate(&a, "AGENT_FOR", &l, &evidence);
+    }
 }

@@ -134,6 +134,23 @@ pub(super) fn definition(
         .or_else(|| body_trim.strip_prefix("The "))
         .unwrap_or(body_trim);
     let opening_at = body.len() - opening.len();
+    // `"Agent" means JPMCB in its capacity as ...`, `"Borrower" means the
+    // Company.`: a body that opens with another term, and says no more of
+    // it than its capacity, names that term.
+    if let Some(re) = term_re {
+        if let Some(x) = re.find(opening).filter(|x| x.start() == 0) {
+            let after = &opening[x.end()..];
+            let whole = after.is_empty()
+                || [".", ";", " in its ", ", in its ", " and its successors", ", and its successors", " as "]
+                    .iter()
+                    .any(|e| after.starts_with(e));
+            if let Some(k) = term_of(x.as_str(), set).filter(|k| whole && k != term) {
+                let kn = b.entity(&k, "DefinedTerm", "");
+                let end = opening_at + x.end();
+                b.relate(&t, "DEFINED_AS", &kn, &definition_quote(term, verb, body, end));
+            }
+        }
+    }
     for org in orgs(body, set) {
         // Every organisation named is an entity; only the opening one is
         // what the term is defined as.
@@ -196,6 +213,15 @@ fn rate_context(text: &str, start: usize, end: usize) -> bool {
     let mut to = (end + 20).min(text.len());
     while !text.is_char_boundary(to) {
         to += 1;
+    }
+    // `½ of 1%`, `one-half of 1%`: the percentage is part of a larger
+    // number, not read whole.
+    let before = text[..start].trim_end();
+    if let Some(head) = before.strip_suffix(" of") {
+        let last = head.rsplit(' ').next().unwrap_or("");
+        if last.contains(['½', '¼', '¾', '/']) || last.contains("half") || last.contains("quarter") {
+            return false;
+        }
     }
     // `50% or more of the voting stock`: a share, whatever is near it.
     let after = text[end..to].trim_start().to_ascii_lowercase();

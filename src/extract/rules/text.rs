@@ -111,13 +111,20 @@ pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
 /// points at the text itself and is no cross-reference.
 pub(super) fn section_refs(p: &str) -> Vec<String> {
     let self_ref = |at: usize| p[..at].trim_end().to_ascii_lowercase().ends_with("this");
+    // `Article 55 of Directive 2014/59/EU`, `Section 1.01 of the Existing
+    // Credit Agreement`: a part of another document, named by it, not here.
+    let external = |end: usize| {
+        let rest = p[end..].trim_start_matches(|c: char| c == '(' || c == ')' || c.is_alphanumeric());
+        let rest = rest.to_ascii_lowercase();
+        rest.starts_with(" of ") && !rest.starts_with(" of this")
+    };
     let mut found: Vec<(usize, String)> = SECTION_REF
         .captures_iter(p)
-        .filter(|c| !self_ref(c.get(0).unwrap().start()))
+        .filter(|c| !self_ref(c.get(0).unwrap().start()) && !external(c.get(0).unwrap().end()))
         .map(|c| (c.get(0).unwrap().start(), format!("Section {}", c[1].trim_end_matches('.'))))
         .collect();
     for c in PART_REF.captures_iter(p) {
-        if self_ref(c.get(0).unwrap().start()) {
+        if self_ref(c.get(0).unwrap().start()) || external(c.get(0).unwrap().end()) {
             continue;
         }
         let mut kind = c[1].to_ascii_lowercase();
@@ -172,6 +179,11 @@ pub(super) fn snippet_around(p: &str, needle: &str) -> String {
             .find(' ')
             .map_or(pos, |i| back + i + 1)
     };
+    // Not from the punctuation a cut leaves (`, (a) with respect to`).
+    let start = start
+        + p[start..pos]
+            .find(|c: char| c.is_alphanumeric() || c == '"' || c == '(' || c == '$')
+            .unwrap_or(0);
     let room = EVIDENCE_CHARS.max(p[start..pos].chars().count() + needle_len + 20);
     truncate(&p[start..], room)
 }
