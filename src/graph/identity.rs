@@ -120,7 +120,11 @@ pub fn name_rank(name: &str) -> i64 {
     if words.is_empty() {
         return 0;
     }
-    let all_caps = |w: &str| w.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
+    let all_caps = |w: &str| {
+        w.chars()
+            .filter(|c| c.is_alphabetic())
+            .all(char::is_uppercase)
+    };
     let caps_words = words.iter().filter(|w| all_caps(w)).count();
     let mostly_caps = caps_words * 2 > words.len();
     // Capital words with a vowel and four letters or more (`WALT`, `BANK`)
@@ -247,12 +251,36 @@ mod tests {
     #[test]
     fn legal_forms_and_designators_fold_together() {
         let same = [
-            ["JPMorgan Chase Bank", "JPMorgan Chase Bank, N.A.", "JPMORGAN CHASE BANK, NATIONAL ASSOCIATION"],
-            ["HSBC Bank USA, N.A.", "HSBC Bank USA, National Association", "HSBC BANK USA, N.A."],
-            ["The Walt Disney Company", "WALT DISNEY CO.", "Walt Disney Company"],
-            ["Acme Holdings, L.L.C.", "ACME HOLDINGS LLC", "Acme Holdings, LLC"],
-            ["Standard & Poor's Financial Services LLC", "Standard and Poor's Financial Services LLC", "STANDARD & POOR'S FINANCIAL SERVICES L.L.C."],
-            ["Emerson Electric Co.", "Emerson Electric Company", "EMERSON ELECTRIC CO."],
+            [
+                "JPMorgan Chase Bank",
+                "JPMorgan Chase Bank, N.A.",
+                "JPMORGAN CHASE BANK, NATIONAL ASSOCIATION",
+            ],
+            [
+                "HSBC Bank USA, N.A.",
+                "HSBC Bank USA, National Association",
+                "HSBC BANK USA, N.A.",
+            ],
+            [
+                "The Walt Disney Company",
+                "WALT DISNEY CO.",
+                "Walt Disney Company",
+            ],
+            [
+                "Acme Holdings, L.L.C.",
+                "ACME HOLDINGS LLC",
+                "Acme Holdings, LLC",
+            ],
+            [
+                "Standard & Poor's Financial Services LLC",
+                "Standard and Poor's Financial Services LLC",
+                "STANDARD & POOR'S FINANCIAL SERVICES L.L.C.",
+            ],
+            [
+                "Emerson Electric Co.",
+                "Emerson Electric Company",
+                "EMERSON ELECTRIC CO.",
+            ],
             ["Cummins Inc.", "Cummins Incorporated", "CUMMINS INC"],
         ];
         for group in same {
@@ -284,11 +312,19 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(
-            best(&["WALT DISNEY COMPANY", "WALT Disney Company", "Walt Disney Company"]),
+            best(&[
+                "WALT DISNEY COMPANY",
+                "WALT Disney Company",
+                "Walt Disney Company"
+            ]),
             "Walt Disney Company"
         );
         assert_eq!(
-            best(&["JPMORGAN CHASE BANK, N.A.", "Jpmorgan Chase Bank, N.A.", "JPMorgan Chase Bank, N.A."]),
+            best(&[
+                "JPMORGAN CHASE BANK, N.A.",
+                "Jpmorgan Chase Bank, N.A.",
+                "JPMorgan Chase Bank, N.A."
+            ]),
             "JPMorgan Chase Bank, N.A."
         );
         assert_eq!(

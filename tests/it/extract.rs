@@ -320,7 +320,10 @@ fn emerson_covenant_sections_yield_restrictions_and_obligations() {
         y.relations
     );
     // `25% of Consolidated Net Tangible Assets` is a share, not a rate.
-    assert!(!y.relations.iter().any(|r| r.target == "25%" || r.source == "25%"));
+    assert!(!y
+        .relations
+        .iter()
+        .any(|r| r.target == "25%" || r.source == "25%"));
 }
 
 #[test]
@@ -455,11 +458,18 @@ fn every_corpus_document_extracts_within_the_ontology_in_order() {
                 "DEFINED_AS" | "IS_A" => r.source.to_lowercase(),
                 _ => String::new(),
             };
-            assert!(ev.contains(&trigger), "{} lacks {trigger:?}: {r:?}", x.node_id);
+            assert!(
+                ev.contains(&trigger),
+                "{} lacks {trigger:?}: {r:?}",
+                x.node_id
+            );
         }
     }
     let total: usize = out.iter().map(|x| x.relations.len()).sum();
-    assert!(placed * 2 > total, "only {placed} of {total} quotes found in their text");
+    assert!(
+        placed * 2 > total,
+        "only {placed} of {total} quotes found in their text"
+    );
     assert_eq!(ex.counters().snapshot().sections_done as usize, n);
     assert_eq!(
         ex.counters().snapshot().requests,
@@ -580,7 +590,10 @@ fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
         "{:#?}",
         y.relations
     );
-    assert!(!has(&y, "25%", "RATE_OF", &pledge.name), "a share, not a rate");
+    assert!(
+        !has(&y, "25%", "RATE_OF", &pledge.name),
+        "a share, not a rate"
+    );
 }
 
 #[test]

@@ -428,7 +428,7 @@ fn graph_resolves_identities_and_dedups_relations() {
         Some("d1")
     );
     assert!(g
-        .entity("organization:jpmorgan chase bank n a")
+        .entity("organization:jpmorgan chase bank")
         .unwrap()
         .doc_id
         .is_none());
@@ -457,7 +457,7 @@ fn graph_resolves_identities_and_dedups_relations() {
         .relations()
         .any(|(a, e, b)| a.name == "Administrative Agent"
             && e.rel_type == "ROLE_OF"
-            && b.key == "organization:jpmorgan chase bank n a"));
+            && b.key == "organization:jpmorgan chase bank"));
     assert_eq!(c.relations, 2 + 1 + HOSTILE.len() + 2 + 1);
     let facility = g.sections.iter().find(|s| s.node_id == "0003").unwrap();
     assert_eq!(facility.parent_uid.as_deref(), Some("d1#0001"));
@@ -775,10 +775,10 @@ async fn neo4j_edited_reingest_replaces_old_facts() {
     };
     let old_key = format!(
         "organization:{}",
-        kgroute::graph::identity::normalize_name(&bank)
+        kgroute::graph::identity::org_canonical(&bank)
     );
     assert_eq!(lends(old_key.clone()).await, 0);
-    assert_eq!(lends("organization:bank of america n a".into()).await, 1);
+    assert_eq!(lends("organization:bank of america".into()).await, 1);
     sink.delete_document(&doc).await.unwrap();
     // The old bank is mentioned by no document now: gone as well.
     assert_eq!(
@@ -813,7 +813,7 @@ async fn neo4j_two_documents_share_the_bank_but_not_the_borrower() {
     let mut rows = g
         .execute(
             query(
-                "MATCH (e:Entity:Organization {key: 'organization:jpmorgan chase bank n a'})-[:MENTIONED_IN]->(s:Section) \
+                "MATCH (e:Entity:Organization {key: 'organization:jpmorgan chase bank'})-[:MENTIONED_IN]->(s:Section) \
                  WHERE s.doc_id IN $docs RETURN count(DISTINCT e) AS banks, count(DISTINCT s.doc_id) AS docs",
             )
             .param("docs", vec![d1.clone(), d2.clone()]),
@@ -856,7 +856,7 @@ async fn neo4j_two_documents_share_the_bank_but_not_the_borrower() {
     assert!(
         names
             .iter()
-            .any(|n| kgroute::graph::identity::normalize_name(n) == "jpmorgan chase bank n a"),
+            .any(|n| kgroute::graph::identity::org_canonical(n) == "jpmorgan chase bank"),
         "{names:?}"
     );
     sink.delete_document(&d2).await.unwrap();
@@ -1044,4 +1044,298 @@ async fn neo4j_small_batches_write_the_same_graph() {
     );
     check.delete_document(&doc).await.unwrap();
     sink.finish().await.unwrap();
+}
+
+// ---------- entity resolution over the whole shared corpus ----------
+
+/// Spellings met in the shared corpus that name one organisation each
+/// (hand-checked against the documents): every group must be one node.
+const EXPECTED_MERGES: &[&[&str]] = &[
+    &[
+        "JPMorgan Chase Bank, N.A.",
+        "JPMORGAN CHASE BANK, N.A.",
+        "JPMorgan Chase Bank",
+    ],
+    &[
+        "HSBC Bank USA, N.A.",
+        "HSBC BANK USA, N.A.",
+        "HSBC Bank USA, National Association",
+        "HSBC BANK USA, NATIONAL ASSOCIATION",
+    ],
+    &["Bank of America, N.A.", "BANK OF AMERICA, N.A."],
+    &["Citibank, N.A.", "CITIBANK, N.A."],
+    &[
+        "Wells Fargo Bank, N.A.",
+        "WELLS FARGO BANK, N.A.",
+        "Wells Fargo Bank, National Association",
+        "WELLS FARGO BANK, NATIONAL ASSOCIATION",
+    ],
+    &[
+        "Morgan Guaranty Trust Company of New York",
+        "MORGAN GUARANTY TRUST COMPANY OF NEW YORK",
+    ],
+];
+
+/// Every folder of the shared corpus with documents.
+fn corpus_dirs() -> Vec<std::path::PathBuf> {
+    let root = super::util::shared().join("corpora");
+    ["credit_agreements", "other", "wide"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect()
+}
+
+fn offline_ingest(docs: &[std::path::PathBuf], out: &std::path::Path) {
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("kgroute"))
+        .arg("ingest")
+        .args(docs)
+        .arg("--index")
+        .arg(
+            super::util::repo()
+                .join("indices")
+                .join("credit_agreement.yaml"),
+        )
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(out.join("history.csv"))
+        .arg("-q")
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("NEO4J_URI")
+        .output()
+        .expect("run kgroute");
+    assert!(
+        o.status.success(),
+        "kgroute ingest failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Reads `graph.jsonl`: every record as JSON.
+fn jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn whole_corpus_one_node_per_organisation_in_the_import_files() {
+    use kgroute::graph::identity::org_canonical;
+    use std::collections::{BTreeMap, BTreeSet};
+    let dir = super::util::tempdir();
+    offline_ingest(&corpus_dirs(), dir.path());
+    let records = jsonl(&dir.path().join("graph").join("graph.jsonl"));
+
+    // Every spelling of an organisation met anywhere -> the keys it got.
+    let mut keys_of: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    // Per document: normalised names typed Role and DefinedTerm.
+    let mut roles: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut terms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut noise: BTreeSet<(String, String)> = BTreeSet::new();
+    for r in &records {
+        let doc = r["doc_id"].as_str().unwrap().to_string();
+        match r["kind"].as_str().unwrap() {
+            "entity" => {
+                let e = &r["entity"];
+                let name = e["name"].as_str().unwrap().to_string();
+                let norm = kgroute::graph::identity::normalize_name(&name);
+                match e["entity_type"].as_str().unwrap() {
+                    "Organization" => {
+                        let key = e["key"].as_str().unwrap().to_string();
+                        let aliases = e["aliases"].as_array().unwrap();
+                        for n in std::iter::once(name.as_str())
+                            .chain(aliases.iter().map(|a| a.as_str().unwrap()))
+                        {
+                            keys_of
+                                .entry(n.to_string())
+                                .or_default()
+                                .insert(key.clone());
+                        }
+                    }
+                    "Role" => {
+                        roles.entry(doc).or_default().insert(norm);
+                    }
+                    "DefinedTerm" => {
+                        terms.entry(doc).or_default().insert(norm);
+                    }
+                    _ => {}
+                }
+            }
+            "section" => {
+                let s = &r["section"];
+                if s["route"] == "noise" {
+                    noise.insert((doc, s["node_id"].as_str().unwrap().to_string()));
+                }
+            }
+            "relation" => {
+                for p in r["provenance"].as_array().unwrap() {
+                    let at = (doc.clone(), p["node_id"].as_str().unwrap().to_string());
+                    assert!(
+                        !noise.contains(&at),
+                        "relation from a contents/noise/signature section: {r}"
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // The hand-checked groups: each spelling was met, all share one node.
+    for group in EXPECTED_MERGES {
+        let keys: BTreeSet<&String> = group
+            .iter()
+            .flat_map(|n| {
+                keys_of
+                    .get(*n)
+                    .unwrap_or_else(|| panic!("{n:?} not met in the corpus"))
+            })
+            .collect();
+        assert_eq!(keys.len(), 1, "{group:?} -> {keys:?}");
+    }
+    // And in general: spellings that fold to one canonical name have one key.
+    let mut by_canon: BTreeMap<String, BTreeSet<&String>> = BTreeMap::new();
+    for (n, ks) in &keys_of {
+        by_canon.entry(org_canonical(n)).or_default().extend(ks);
+    }
+    for (canon, ks) in &by_canon {
+        assert_eq!(ks.len(), 1, "{canon}: {ks:?}");
+    }
+    // The import files write each organisation once.
+    let mut nodes = csv::Reader::from_path(dir.path().join("graph").join("nodes.csv")).unwrap();
+    let headers = nodes.headers().unwrap().clone();
+    let id = headers.iter().position(|h| h == ":ID").unwrap();
+    let mut seen = BTreeSet::new();
+    for row in nodes.records() {
+        let row = row.unwrap();
+        assert!(
+            seen.insert(row[id].to_string()),
+            "node {} written twice",
+            &row[id]
+        );
+    }
+    for group in EXPECTED_MERGES {
+        let key = keys_of[group[0]].iter().next().unwrap();
+        assert!(
+            seen.contains(&format!("ent:{key}")),
+            "{key} not in nodes.csv"
+        );
+    }
+    // Per document, no name is both a Role and a DefinedTerm node.
+    for (doc, r) in &roles {
+        if let Some(t) = terms.get(doc) {
+            let both: Vec<&String> = r.intersection(t).collect();
+            assert!(both.is_empty(), "{doc}: Role and DefinedTerm: {both:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn neo4j_spellings_across_documents_meet_in_one_node_with_the_written_name() {
+    let tmp = super::util::tempdir();
+    // Copies under names of this run: doc ids nobody else uses.
+    let nonce = format!(
+        "{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    );
+    let docs: Vec<std::path::PathBuf> = [
+        "credit_agreements/emerson_2018.md",
+        "credit_agreements/disney_2020.txt",
+        "credit_agreements/coned_2020.txt",
+    ]
+    .iter()
+    .map(|rel| {
+        let src = super::util::corpus(rel);
+        let name = src.file_name().unwrap().to_str().unwrap();
+        let dst = tmp.path().join(format!("er_{nonce}_{name}"));
+        std::fs::copy(&src, &dst).unwrap();
+        dst
+    })
+    .collect();
+    let (uri, user, _) = neo4j_env();
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("kgroute"))
+        .arg("ingest")
+        .args(&docs)
+        .arg("--index")
+        .arg(
+            super::util::repo()
+                .join("indices")
+                .join("credit_agreement.yaml"),
+        )
+        .arg("--out")
+        .arg(tmp.path().join("out"))
+        .arg("--history")
+        .arg(tmp.path().join("history.csv"))
+        .arg("--neo4j")
+        .arg(&uri)
+        .arg("-q")
+        .env("NEO4J_USERNAME", user)
+        .env_remove("KGROUTE_LLM_URL")
+        .output()
+        .expect("run kgroute");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+
+    let sink = connect().await;
+    let g = sink.graph().clone();
+    let prefix = format!("er_{nonce}");
+    for (group, key) in [
+        (EXPECTED_MERGES[0], "organization:jpmorgan chase bank"),
+        (EXPECTED_MERGES[1], "organization:hsbc bank usa"),
+    ] {
+        let mut rows = g
+            .execute(
+                query(
+                    "MATCH (e:Entity:Organization)-[:MENTIONED_IN]->(s:Section) \
+                     WHERE s.doc_id STARTS WITH $prefix AND e.key STARTS WITH $key \
+                     RETURN e.key AS key, e.name AS name, e.aliases AS aliases, count(DISTINCT s.doc_id) AS docs",
+                )
+                .param("prefix", prefix.as_str())
+                .param("key", key),
+            )
+            .await
+            .unwrap();
+        let mut found = Vec::new();
+        while let Some(r) = rows.next().await.unwrap() {
+            found.push((
+                r.get::<String>("key").unwrap(),
+                r.get::<String>("name").unwrap(),
+                r.get::<Vec<String>>("aliases").unwrap(),
+                r.get::<i64>("docs").unwrap(),
+            ));
+        }
+        assert_eq!(found.len(), 1, "one node for {group:?}: {found:?}");
+        let (k, name, aliases, docs) = &found[0];
+        assert_eq!(k, key);
+        assert!(*docs >= 2, "{key} mentioned by {docs} of the documents");
+        // The mixed-case spelling the documents write, not capitals.
+        assert!(name.chars().any(char::is_lowercase), "{key} shows {name:?}");
+        assert!(
+            aliases.iter().any(|a| a
+                .chars()
+                .filter(|c| c.is_alphabetic())
+                .all(char::is_uppercase)),
+            "{key}: the capitals spelling is kept as an alias: {aliases:?}"
+        );
+    }
+    // Clean up this run's documents.
+    let mut rows = g
+        .execute(
+            query("MATCH (d:Document) WHERE d.doc_id STARTS WITH $prefix RETURN d.doc_id AS id")
+                .param("prefix", prefix.as_str()),
+        )
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    while let Some(r) = rows.next().await.unwrap() {
+        ids.push(r.get::<String>("id").unwrap());
+    }
+    assert_eq!(ids.len(), 3);
+    for id in ids {
+        sink.delete_document(&id).await.unwrap();
+    }
 }

@@ -129,11 +129,16 @@ mod tests {
             anchor: false,
         };
         let m = user_message(&i);
-        let start = m.find("====== SECTION START ======").expect("fence longer than the title's");
+        let start = m
+            .find("====== SECTION START ======")
+            .expect("fence longer than the title's");
         let end = m.rfind("====== SECTION END ======").unwrap();
         for derived in [&i.title, &i.breadcrumb, &i.text] {
             let at = m.find(derived.as_str()).unwrap();
-            assert!(start < at && at < end, "{derived:?} outside the fence:\n{m}");
+            assert!(
+                start < at && at < end,
+                "{derived:?} outside the fence:\n{m}"
+            );
         }
         // Outside the fence only kgroute's own facts.
         assert!(m[..start].contains("Document type: credit_agreement"));

@@ -47,9 +47,8 @@ pub struct RulesOutput {
 }
 
 /// `Section 5.06 ...`, `SECTION 5.06. ...` or a bare `4.8 Assistance` title.
-static OWN_SECTION: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)(?:\bsection\s+|^\s*)(\d{1,2}(?:\.\d{1,3})+[a-z]?)\b").unwrap()
-});
+static OWN_SECTION: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)(?:\bsection\s+|^\s*)(\d{1,2}(?:\.\d{1,3})+[a-z]?)\b").unwrap());
 
 /// Runs the rules over one section. Deterministic: the same input always
 /// gives the same output, in the same order.

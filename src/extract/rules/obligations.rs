@@ -171,7 +171,10 @@ static GRANTS_LIEN: Lazy<Regex> = Lazy::new(|| {
 /// -GRANTS_LIEN_ON->` the first defined term after `security interest in`
 /// (`the Collateral`). Nothing when no defined term follows in the clause.
 pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<String>) {
-    for (re, rel) in [(&*GUARANTEES, "GUARANTEES"), (&*GRANTS_LIEN, "GRANTS_LIEN_ON")] {
+    for (re, rel) in [
+        (&*GUARANTEES, "GUARANTEES"),
+        (&*GRANTS_LIEN, "GRANTS_LIEN_ON"),
+    ] {
         for c in re.captures_iter(p) {
             let party = normalize_ws(&c[1]);
             let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
@@ -188,10 +191,17 @@ pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<Strin
                 continue;
             };
             let pt = party_entity(b, &party);
-            let ty = if rel == "GRANTS_LIEN_ON" { "Asset" } else { "DefinedTerm" };
+            let ty = if rel == "GRANTS_LIEN_ON" {
+                "Asset"
+            } else {
+                "DefinedTerm"
+            };
             let t = b.entity(&target, ty, "");
             let end = rest.find(&target).map_or(rest.len(), |i| i + target.len());
-            let evidence = truncate(&clause[..after_at + end], EVIDENCE_CHARS.max(after_at + end));
+            let evidence = truncate(
+                &clause[..after_at + end],
+                EVIDENCE_CHARS.max(after_at + end),
+            );
             b.relate(&pt, rel, &t, &evidence);
         }
     }
@@ -200,7 +210,8 @@ pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<Strin
 /// The first defined term (of `set`) in `text` after `the`/`all`/`its`.
 fn first_term(text: &str, set: &HashSet<String>) -> Option<String> {
     static AFTER_ARTICLE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"\b(?:the|all|its|such)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)").unwrap()
+        Regex::new(r"\b(?:the|all|its|such)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)")
+            .unwrap()
     });
     AFTER_ARTICLE.captures_iter(text).find_map(|c| {
         let words: Vec<&str> = c[1].split_whitespace().collect();
@@ -283,8 +294,10 @@ fn inside_noun_phrase(p: &str, at: usize) -> bool {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    ["of", "to", "by", "for", "with", "from", "than", "under", "against", "between", "as"]
-        .contains(&word.as_str())
+    [
+        "of", "to", "by", "for", "with", "from", "than", "under", "against", "between", "as",
+    ]
+    .contains(&word.as_str())
 }
 
 /// `Each Lender hereby irrevocably appoints (and authorizes) the

@@ -526,7 +526,12 @@ pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<Stri
         }
         let l = b.entity(&whom, "Role", "");
         let evidence = format!("{}{}", agent.raw, &p[agent.end..c.get(0).unwrap().end()]);
-        b.relate(&a, "AGENT_FOR", &l, &truncate(&evidence, EVIDENCE_CHARS.max(evidence.len())));
+        b.relate(
+            &a,
+            "AGENT_FOR",
+            &l,
+            &truncate(&evidence, EVIDENCE_CHARS.max(evidence.len())),
+        );
     }
 }
 
@@ -555,7 +560,11 @@ fn titled(s: &str) -> String {
         .map(|w| {
             let mut cs = w.chars();
             cs.next()
-                .map(|f| f.to_uppercase().chain(cs.flat_map(char::to_lowercase)).collect::<String>())
+                .map(|f| {
+                    f.to_uppercase()
+                        .chain(cs.flat_map(char::to_lowercase))
+                        .collect::<String>()
+                })
                 .unwrap_or_default()
         })
         .collect::<Vec<_>>()

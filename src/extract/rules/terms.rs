@@ -37,15 +37,16 @@ pub(super) static AMOUNT: Lazy<Regex> = Lazy::new(|| {
 /// A percentage is read whole even when glued to a word (`Moody's0.375%`
 /// gives `0.375%`, not `375%`): the leftmost digit starts it.
 pub(super) static RATE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?|\b\d{1,2}(?:\.\d{1,2})?\s+to\s+1(?:\.0{1,2})?\b")
-        .unwrap()
+    Regex::new(
+        r"\d{1,3}(?:\.\d+)?\s?%(?:\s+per\s+annum)?|\b\d{1,2}(?:\.\d{1,2})?\s+to\s+1(?:\.0{1,2})?\b",
+    )
+    .unwrap()
 });
 
 /// Words near a percentage that make it a rate (of interest, a fee, a
 /// margin), not a share (`50% or more of the voting stock`).
 static RATE_WORD: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(?:rate|margin|fee|interest|spread|premium|yield|per\s+annum)s?\b")
-        .unwrap()
+    Regex::new(r"(?i)\b(?:rate|margin|fee|interest|spread|premium|yield|per\s+annum)s?\b").unwrap()
 });
 
 pub(super) fn valid_term(t: &str) -> bool {
@@ -141,13 +142,26 @@ pub(super) fn definition(
         if let Some(x) = re.find(opening).filter(|x| x.start() == 0) {
             let after = &opening[x.end()..];
             let whole = after.is_empty()
-                || [".", ";", " in its ", ", in its ", " and its successors", ", and its successors", " as "]
-                    .iter()
-                    .any(|e| after.starts_with(e));
+                || [
+                    ".",
+                    ";",
+                    " in its ",
+                    ", in its ",
+                    " and its successors",
+                    ", and its successors",
+                    " as ",
+                ]
+                .iter()
+                .any(|e| after.starts_with(e));
             if let Some(k) = term_of(x.as_str(), set).filter(|k| whole && k != term) {
                 let kn = b.entity(&k, "DefinedTerm", "");
                 let end = opening_at + x.end();
-                b.relate(&t, "DEFINED_AS", &kn, &definition_quote(term, verb, body, end));
+                b.relate(
+                    &t,
+                    "DEFINED_AS",
+                    &kn,
+                    &definition_quote(term, verb, body, end),
+                );
             }
         }
     }
@@ -156,13 +170,23 @@ pub(super) fn definition(
         // what the term is defined as.
         let o = b.org(&org);
         if org.start <= opening_at + 1 && org.end > opening_at {
-            b.relate(&t, "DEFINED_AS", &o, &definition_quote(term, verb, body, org.end));
+            b.relate(
+                &t,
+                "DEFINED_AS",
+                &o,
+                &definition_quote(term, verb, body, org.end),
+            );
         }
     }
     if let Some(m) = DATE.find(opening).filter(|m| m.start() == 0) {
         let d = b.entity(m.as_str(), "Period", "");
         let end = opening_at + m.end();
-        b.relate(&t, "DEFINED_AS", &d, &definition_quote(term, verb, body, end));
+        b.relate(
+            &t,
+            "DEFINED_AS",
+            &d,
+            &definition_quote(term, verb, body, end),
+        );
     }
     for sref in section_refs(body) {
         let s = b.entity(&sref, "SectionRef", "");
@@ -219,15 +243,23 @@ fn rate_context(text: &str, start: usize, end: usize) -> bool {
     let before = text[..start].trim_end();
     if let Some(head) = before.strip_suffix(" of") {
         let last = head.rsplit(' ').next().unwrap_or("");
-        if last.contains(['½', '¼', '¾', '/']) || last.contains("half") || last.contains("quarter") {
+        if last.contains(['½', '¼', '¾', '/']) || last.contains("half") || last.contains("quarter")
+        {
             return false;
         }
     }
     // `50% or more of the voting stock`: a share, whatever is near it.
     let after = text[end..to].trim_start().to_ascii_lowercase();
-    if ["or more", "or less", "or greater", "owned", "of the outstanding", "of the voting"]
-        .iter()
-        .any(|w| after.starts_with(w))
+    if [
+        "or more",
+        "or less",
+        "or greater",
+        "owned",
+        "of the outstanding",
+        "of the voting",
+    ]
+    .iter()
+    .any(|w| after.starts_with(w))
     {
         return false;
     }

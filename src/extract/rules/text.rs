@@ -84,8 +84,7 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
     for p in out {
         match merged.last_mut() {
             Some(prev)
-                if prev.ends_with(',')
-                    && p.chars().next().is_some_and(char::is_lowercase) =>
+                if prev.ends_with(',') && p.chars().next().is_some_and(char::is_lowercase) =>
             {
                 prev.push(' ');
                 prev.push_str(&p);
@@ -114,14 +113,20 @@ pub(super) fn section_refs(p: &str) -> Vec<String> {
     // `Article 55 of Directive 2014/59/EU`, `Section 1.01 of the Existing
     // Credit Agreement`: a part of another document, named by it, not here.
     let external = |end: usize| {
-        let rest = p[end..].trim_start_matches(|c: char| c == '(' || c == ')' || c.is_alphanumeric());
+        let rest =
+            p[end..].trim_start_matches(|c: char| c == '(' || c == ')' || c.is_alphanumeric());
         let rest = rest.to_ascii_lowercase();
         rest.starts_with(" of ") && !rest.starts_with(" of this")
     };
     let mut found: Vec<(usize, String)> = SECTION_REF
         .captures_iter(p)
         .filter(|c| !self_ref(c.get(0).unwrap().start()) && !external(c.get(0).unwrap().end()))
-        .map(|c| (c.get(0).unwrap().start(), format!("Section {}", c[1].trim_end_matches('.'))))
+        .map(|c| {
+            (
+                c.get(0).unwrap().start(),
+                format!("Section {}", c[1].trim_end_matches('.')),
+            )
+        })
         .collect();
     for c in PART_REF.captures_iter(p) {
         if self_ref(c.get(0).unwrap().start()) || external(c.get(0).unwrap().end()) {
@@ -175,9 +180,7 @@ pub(super) fn snippet_around(p: &str, needle: &str) -> String {
     let start = if back == 0 || p[..back].ends_with(' ') {
         back
     } else {
-        p[back..pos]
-            .find(' ')
-            .map_or(pos, |i| back + i + 1)
+        p[back..pos].find(' ').map_or(pos, |i| back + i + 1)
     };
     // Not from the punctuation a cut leaves (`, (a) with respect to`).
     let start = start
@@ -239,7 +242,12 @@ pub(super) fn contents_like(p: &str) -> bool {
     let words: Vec<&str> = p
         .split_whitespace()
         .filter(|w| w.chars().any(char::is_alphabetic))
-        .filter(|w| !SMALL.contains(&w.to_ascii_lowercase().trim_matches(|c: char| !c.is_alphanumeric() && c != '.')))
+        .filter(|w| {
+            !SMALL.contains(
+                &w.to_ascii_lowercase()
+                    .trim_matches(|c: char| !c.is_alphanumeric() && c != '.'),
+            )
+        })
         .collect();
     if words.is_empty() {
         return true;
