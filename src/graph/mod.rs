@@ -11,6 +11,9 @@ mod build;
 pub mod identity;
 
 pub use build::{build_document_graph, parents_from_tree};
+pub use merges::OrgMerges;
+
+mod merges;
 
 use crate::index::Tier;
 use crate::route::Route;
