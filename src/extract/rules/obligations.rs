@@ -207,20 +207,31 @@ pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<Strin
     }
 }
 
-/// The first defined term (of `set`) in `text` after `the`/`all`/`its`.
+/// The first capitalised term in `text` after `the`/`all`/`its`/`such`/`each`/`any`:
+/// the longest run of its words that the section defines, else the whole
+/// run when it names no party (`the Guaranteed Obligations`, defined in
+/// another section, but not `the Lenders`).
 fn first_term(text: &str, set: &HashSet<String>) -> Option<String> {
     static AFTER_ARTICLE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"\b(?:the|all|its|such)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)")
-            .unwrap()
+        Regex::new(
+            r"\b(?:the|all|its|such|each|any)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)",
+        )
+        .unwrap()
     });
     AFTER_ARTICLE.captures_iter(text).find_map(|c| {
         let words: Vec<&str> = c[1].split_whitespace().collect();
         // The longest run of leading words that is a defined term.
-        (1..=words.len()).rev().find_map(|n| {
-            let t = words[..n].join(" ");
-            let singular = t.trim_end_matches('s');
-            (set.contains(&t) || set.contains(singular)).then_some(t)
-        })
+        (1..=words.len())
+            .rev()
+            .find_map(|n| {
+                let t = words[..n].join(" ");
+                let singular = t.trim_end_matches('s');
+                (set.contains(&t) || set.contains(singular)).then_some(t)
+            })
+            .or_else(|| {
+                let t = words.join(" ");
+                (!is_role(&t) && !t.eq_ignore_ascii_case("agreement")).then_some(t)
+            })
     })
 }
 

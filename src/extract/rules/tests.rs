@@ -538,3 +538,65 @@ fn and_inside_a_name_and_between_names() {
         "Joint Lead Arranger"
     ));
 }
+
+#[test]
+fn guarantees_liens_and_appointments_need_their_words() {
+    let o = extract(&input(
+        "Section 10.01 Guarantee",
+        "The Company hereby absolutely and irrevocably and unconditionally guarantees, as a primary \
+         obligor and not merely as a surety, the payment when and as due of the Obligations.\n\n\
+         The Borrower hereby grants to the Agent a security interest in all of its right, title and \
+         interest in the Collateral Account.\n\n\
+         Each Lender irrevocably appoints and authorizes the Administrative Agent to take such action.\n\n\
+         The Agent shall have the same rights as any other Lender.",
+    ));
+    assert!(
+        has(&o, "Company", "GUARANTEES", "Obligations"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(&o, "Borrower", "GRANTS_LIEN_ON", "Collateral Account"));
+    assert!(has(&o, "Administrative Agent", "AGENT_FOR", "Lender"));
+    // Every quote holds its trigger word.
+    for (t, w) in [
+        ("GUARANTEES", "guarantees"),
+        ("GRANTS_LIEN_ON", "security interest"),
+        ("AGENT_FOR", "appoints"),
+    ] {
+        let r = o.relations.iter().find(|r| r.relation_type == t).unwrap();
+        assert!(r.evidence.contains(w), "{r:?}");
+    }
+    // `the same rights as any other Lender` binds nobody.
+    assert!(!o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "OBLIGATED_TO"));
+}
+
+#[test]
+fn contents_lines_and_glued_percentages() {
+    let o = extract(&input(
+        "Preamble",
+        "TABLE OF CONTENTS\n\nSection 2.01 The Facility 22\nSection 2.02 Ratable Advances 23\n\
+         Article 5. COVENANTS 50\n\n\
+         \"Applicable Margin\" means the rate per annum set forth opposite Moody's0.375% in the grid; \
+         a Person owning 50% or more of the voting stock is an Affiliate.",
+    ));
+    assert!(
+        !o.relations
+            .iter()
+            .any(|r| r.target.starts_with("Section") || r.target.starts_with("Article")),
+        "contents lines reference nothing: {:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "Applicable Margin", "REFERENCES", "0.375%"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(!o.entities.iter().any(|e| e.name == "375%"));
+    assert!(
+        !o.entities.iter().any(|e| e.name == "50%"),
+        "a share, not a rate"
+    );
+}
