@@ -1,7 +1,8 @@
 //! `kgroute review <sections.csv> --index <YAML> [--write]`: applies the
 //! reviewer's `decision` column to an index. Without `--write` it prints the
-//! change as a unified diff; with `--write` it edits the file in place,
-//! keeping comments and formatting, and re-validates it.
+//! change as a unified diff and the version it would get; with `--write`
+//! it validates the edit in memory, then replaces the file (keeping comments
+//! and formatting) and moves its `version:`.
 
 use super::Outcome;
 use crate::review;
@@ -46,11 +47,16 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         writeln!(err, "no change to {}", args.index.display())?;
         return Ok(Outcome::Success);
     }
+    let version = format!(
+        "version {} -> {}",
+        result.old_version.as_deref().unwrap_or("(none)"),
+        result.new_version.as_deref().unwrap_or("(none)")
+    );
     if args.write {
         review::write_index(&args.index, &result)?;
         writeln!(
             err,
-            "wrote {} ({} change(s)); it validates",
+            "wrote {} ({} change(s), {version}); it validates",
             args.index.display(),
             result.changes.len()
         )?;
@@ -59,7 +65,10 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         std::io::stdout()
             .lock()
             .write_all(result.diff(&name).as_bytes())?;
-        writeln!(err, "dry run: add --write to apply")?;
+        writeln!(
+            err,
+            "dry run ({version}); the edit validates; add --write to apply"
+        )?;
     }
     Ok(Outcome::Success)
 }

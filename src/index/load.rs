@@ -135,8 +135,36 @@ pub(crate) struct Parts {
 
 /// Loads files in order, each preceded by the chain of bases it extends.
 pub(crate) fn load_files(paths: &[PathBuf]) -> Result<GraphabilityIndex, IndexError> {
+    load_files_with(paths, None)
+}
+
+/// Every problem of `path` as if its text were `text` (its bases read from
+/// disk): what `kgroute index check` would say about an edit before it is
+/// written.
+pub fn check_edited(path: &Path, text: &str) -> Vec<Problem> {
+    match load_files_with(&[path.to_path_buf()], Some((path, text))) {
+        Ok(_) => Vec::new(),
+        Err(IndexError::Invalid { problems }) => problems,
+        Err(e) => vec![Problem {
+            file: e.path().to_path_buf(),
+            line: 0,
+            col: 0,
+            message: e.to_string(),
+            fix: "check the path and that the file is readable".into(),
+        }],
+    }
+}
+
+/// [`load_files`], with the text of one file given instead of read.
+fn load_files_with(
+    paths: &[PathBuf],
+    edited: Option<(&Path, &str)>,
+) -> Result<GraphabilityIndex, IndexError> {
     let mut order: Vec<PathBuf> = Vec::new();
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
+    if let Some((p, t)) = edited {
+        texts.insert(p.to_path_buf(), t.to_string());
+    }
     let mut problems = Vec::new();
     for p in paths {
         collect_chain(p, &mut order, &mut texts, &mut Vec::new(), &mut problems)?;
@@ -194,10 +222,13 @@ fn collect_chain(
     {
         return Ok(());
     }
-    let text = std::fs::read_to_string(path).map_err(|source| IndexError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = match texts.get(path) {
+        Some(t) => t.clone(),
+        None => std::fs::read_to_string(path).map_err(|source| IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?,
+    };
     if let Some(base) = extends_of(&text) {
         let base_path = path.parent().unwrap_or(Path::new(".")).join(base);
         if base_path.exists() {

@@ -11,6 +11,7 @@
 pub mod heading;
 pub mod history;
 pub mod quality;
+pub mod sanitize;
 pub mod sections_csv;
 pub mod suggestions;
 pub mod summary;
@@ -18,6 +19,7 @@ pub mod summary;
 pub use heading::display_title;
 pub use history::{read_history, record_history, HistoryRow};
 pub use quality::MatchQuality;
+pub use sanitize::sanitize_title;
 pub use summary::{BatchSummary, DocSummary};
 
 use crate::extract::SectionExtraction;

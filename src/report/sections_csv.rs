@@ -15,6 +15,7 @@
 //! gets a leading `'` (the spreadsheet convention for "this is text");
 //! [`unguard_cell`] removes it again when `kgroute review` reads the file.
 
+use super::sanitize::sanitize_title;
 use super::{BatchReport, SectionView};
 use crate::extract::SectionStatus;
 use crate::route::{Override, Route};
@@ -107,8 +108,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
     vec![
         guard_cell(view.doc_id),
         s.node_id.clone(),
-        guard_cell(&s.breadcrumb),
-        guard_cell(&s.title),
+        guard_cell(&sanitize_title(&s.breadcrumb)),
+        guard_cell(&sanitize_title(&s.title)),
         s.start_line.to_string(),
         s.end_line.to_string(),
         s.chars.to_string(),
@@ -126,7 +127,7 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         view.quality.as_str().to_string(),
         opt(e.map(|e| e.tokens_in.to_string())),
         opt(e.map(|e| e.tokens_out.to_string())),
-        guard_cell(&status_cell(view)),
+        guard_cell(&sanitize_title(&status_cell(view))),
         String::new(),
     ]
 }

@@ -231,9 +231,10 @@ pub fn write_summary_json(path: &Path, summary: &BatchSummary) -> anyhow::Result
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Escapes a cell of a Markdown table.
+/// Escapes a cell of a Markdown table (control characters dropped first:
+/// a heading is text, never a terminal command).
 fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    super::sanitize::sanitize_title(text).replace('|', "\\|")
 }
 
 fn tier_label(t: Option<Tier>) -> String {

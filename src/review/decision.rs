@@ -124,7 +124,7 @@ pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
         match parse_action(&cell("decision")) {
             Ok(None) => {}
             Ok(Some(action)) => {
-                let heading = cell("heading");
+                let heading = crate::report::sanitize_title(&cell("heading")).into_owned();
                 let matched = cell("matched_entry");
                 decisions.push(Decision {
                     origin,

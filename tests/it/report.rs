@@ -476,7 +476,7 @@ very_low: [No Waivers, Counterparts]
 const EXPECTED: &str = "\
 # Credit agreement index (baseline from the article)
 document_type: credit_agreement
-version: \"2\"
+version: \"3\"
 description: >
   Sections of syndicated credit agreements.
 match:
@@ -594,7 +594,11 @@ fn review_write_edits_the_index_in_place_keeping_comments() {
     assert_eq!(v["low"][0]["aliases"][0].as_str(), Some("Applicable Law"));
     assert_eq!(v["high"][0]["aliases"][1].as_str(), Some("Proceeds"));
     assert_eq!(v["very_high"][0]["aliases"][2].as_str(), Some("Defs"));
-    assert_eq!(v["version"].as_str(), Some("2"));
+    assert_eq!(
+        v["version"].as_str(),
+        Some("3"),
+        "every write moves the version"
+    );
 
     // Running the same review again changes nothing.
     kgroute()
@@ -657,6 +661,67 @@ fn review_without_write_prints_a_diff_and_leaves_the_file() {
         diff.contains("\n-very_low: [No Waivers, Counterparts]\n"),
         "{diff}"
     );
+    // The dry run shows the version the write would give.
+    assert!(
+        diff.contains("\n-version: \"2\"\n+version: \"3\"\n"),
+        "{diff}"
+    );
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("version 2 -> 3"), "{err}");
+}
+
+#[test]
+fn a_heading_with_terminal_escapes_is_added_as_plain_text() {
+    let row = "emerson-1,0013,Article 9 > Section 9.06 \u{1b}[31mTaxes\u{1b}[0m,Section 9.06 \u{1b}[31mTaxes\u{1b}[0m\u{7},1096,1100,300,,none,0.00,,llm,3,1,0,low,low,low,new,100,20,ok,add:low\n";
+    let (_dir, csv, index) = review_setup(&format!("{REVIEWED_CSV}{row}"));
+    let out = kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!err.contains('\u{1b}'), "escape printed raw: {err:?}");
+    let edited = read(&index);
+    assert!(
+        !edited.contains(|c: char| c.is_control() && c != '\n'),
+        "{edited}"
+    );
+    assert!(tiers_of(&edited)["low"].contains(&"Taxes".to_string()));
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
+}
+
+#[test]
+fn an_edit_that_would_not_validate_is_never_written() {
+    // `Table of Contents` is a noise title of INDEX: adding it to a tier
+    // makes the index invalid, so the edit is refused before any write.
+    let row = "emerson-1,0002,Table of Contents,Table of Contents,3,40,900,,none,0.00,,llm,0,0,0,very_low,very_low,very_low,new,10,5,ok,add:low\n";
+    let (_dir, csv, index) = review_setup(&format!("{REVIEWED_CSV}{row}"));
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("would not be a valid index; nothing was written")
+                .and(predicate::str::contains("also as noise")),
+        );
+    assert_eq!(read(&index), INDEX);
+    let leftovers: Vec<_> = std::fs::read_dir(index.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]
@@ -940,9 +1005,10 @@ fn review_loop_on_emerson_brings_new_sections_down() {
         .assert()
         .success();
     let edited = read(&index);
-    for line in BASELINE.lines() {
+    for line in BASELINE.lines().filter(|l| !l.starts_with("version:")) {
         assert!(edited.contains(line), "review lost `{line}`");
     }
+    assert!(edited.contains("\nversion: \"2\"\n"), "version not moved");
     assert!(
         edited.contains(
             "  - title: Types of Advances\n    note: added by review from emerson 0004\n"
@@ -1020,7 +1086,7 @@ high:
         "\
 # JPMorgan-agented deals
 document_type: credit_agreement
-version: \"2-jpm\"
+version: \"3-jpm\"
 extends: credit_agreement.yaml   # the base
 very_high:
   - title: Company Guaranty
