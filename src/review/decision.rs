@@ -78,6 +78,17 @@ pub fn parse_action(cell: &str) -> Result<Option<Action>, String> {
     }
 }
 
+/// Node ids are zero-padded to four digits (`0004`); a spreadsheet that
+/// re-saves the CSV reads them as numbers and writes `4`. Pads them back.
+pub fn restore_node_id(cell: &str) -> String {
+    let t = cell.trim();
+    if !t.is_empty() && t.len() < 4 && t.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{t:0>4}")
+    } else {
+        t.to_string()
+    }
+}
+
 /// The columns review needs.
 const NEEDED: [&str; 5] = ["doc_id", "node_id", "heading", "matched_entry", "decision"];
 
@@ -114,7 +125,14 @@ pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
                 continue;
             }
         };
-        let cell = |name: &str| unguard_cell(rec.get(col[name]).unwrap_or("")).to_string();
+        let cell = |name: &str| {
+            let raw = unguard_cell(rec.get(col[name]).unwrap_or(""));
+            if name == "node_id" {
+                restore_node_id(raw)
+            } else {
+                raw.to_string()
+            }
+        };
         let line = rec.position().map_or(0, |p| p.line());
         let origin = format!(
             "{file}:{line} (doc {}, node {})",
@@ -199,6 +217,14 @@ mod tests {
             Ok(Some(Action::Alias("Definitions".into())))
         );
         assert_eq!(parse_action("IGNORE"), Ok(Some(Action::Ignore)));
+    }
+
+    #[test]
+    fn node_ids_get_their_leading_zeros_back() {
+        assert_eq!(restore_node_id("4"), "0004");
+        assert_eq!(restore_node_id("0120"), "0120");
+        assert_eq!(restore_node_id("12345"), "12345");
+        assert_eq!(restore_node_id(""), "");
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn sections_csv_has_one_guarded_row_per_section() {
     let (headers, rows) = csv_rows(&dir.path().join("sections.csv"));
     assert_eq!(
         headers.join(","),
-        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
+        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
     );
     assert_eq!(
         rows.len(),
@@ -271,7 +271,18 @@ fn sections_csv_has_one_guarded_row_per_section() {
     assert_eq!(defs["decision"], "");
     let formula = by_node("emerson-1", "0004");
     assert_eq!(formula["heading"], "'=HYPERLINK(\"http://x\"), \"quoted\"");
-    assert_eq!(by_node("emerson-1", "0005")["route"], "llm:audit");
+    let audited = by_node("emerson-1", "0005");
+    assert_eq!(
+        (
+            audited["route"].as_str(),
+            audited["override_reason"].as_str()
+        ),
+        ("llm", "audit")
+    );
+    assert_eq!(defs["override_reason"], "");
+    // A BOM first, so a spreadsheet decodes UTF-8 (`Agent’s Fees`).
+    let bytes = std::fs::read(dir.path().join("sections.csv")).unwrap();
+    assert!(bytes.starts_with("\u{feff}doc_id,".as_bytes()));
     let skipped = by_node("emerson-1", "0006");
     assert_eq!(
         (skipped["status"].as_str(), skipped["actual_tier"].as_str()),
@@ -311,10 +322,14 @@ fn summary_counts_alignment_payload_cost_and_audit() {
             d.deviations,
             d.mismatches,
             d.new_sections,
-            d.not_scanned
+            d.not_scanned,
+            d.audit_sampled
         ),
-        (1, 1, 1, 2, 1)
+        (1, 0, 1, 2, 1, 1),
+        "the audit-sampled deviation is counted apart"
     );
+    assert_eq!(d.audit_deviations, 1);
+    assert_eq!((d.sent, d.skipped, d.noise, d.empty), (5, 1, 1, 1));
     assert_eq!(d.chars_total, 9_112);
     assert_eq!(d.chars_sent, 4_000 + 800 + 700 + 500 + 600);
     assert_eq!(d.chars_skipped, 1_500);
@@ -341,8 +356,10 @@ fn summary_counts_alignment_payload_cost_and_audit() {
     );
 
     let md = read(&dir.path().join("summary.md"));
-    assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality |"), "{md}");
-    assert!(md.contains("| 0002 | Section 1.01 Definitions | 4000 | 1 | 2 | Very High | Very High (Definitions) | perfect |"), "{md}");
+    assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality | Override |"), "{md}");
+    assert!(md.contains("| 0002 | Section 1.01 Definitions | 4000 | 1 | 2 | Very High | Very High (Definitions) | perfect |  |"), "{md}");
+    assert!(md.contains("| 0005 | Section 9.09 Governing Law | 500 | 1 | 1 | Medium | Low (Governing Law) | deviation | audit |"), "{md}");
+    assert!(md.contains("| emerson_2018.md | 6 | 1 of 6 (16.7%) | 0 of 6 (0.0%) | 1 of 6 (16.7%) | 2 of 6 (33.3%) | 1 of 6 (16.7%) | 1 of 6 (16.7%) |"), "{md}");
     assert!(
         md.contains("`[Guarantor]-(GUARANTEES)->[Obligations]`"),
         "{md}"
@@ -352,7 +369,7 @@ fn summary_counts_alignment_payload_cost_and_audit() {
         "{md}"
     );
     assert!(md.contains("Failed: not UTF-8 at byte 17"), "{md}");
-    assert!(md.contains("silent-loss rate 100.0%"), "{md}");
+    assert!(md.contains("silent-loss rate 1 of 1 = 100.0%"), "{md}");
     assert!(
         md.contains("| 0006 | Section 9.10 Waiver of Jury Trial \\| Venue |"),
         "a pipe in a heading is escaped: {md}"
@@ -615,8 +632,15 @@ fn review_write_edits_the_index_in_place_keeping_comments() {
 
 #[test]
 fn review_reads_a_csv_saved_by_a_spreadsheet() {
-    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends.
-    let saved = format!("\u{feff}{}", REVIEWED_CSV.replace('\n', "\r\n"));
+    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends, and
+    // read node ids as numbers (`0004` -> `4`).
+    let saved = format!(
+        "\u{feff}{}",
+        REVIEWED_CSV
+            .replace(",0004,", ",4,")
+            .replace(",0010,", ",10,")
+            .replace('\n', "\r\n")
+    );
     let (_dir, csv, index) = review_setup(&saved);
     kgroute()
         .arg("review")
@@ -1101,5 +1125,164 @@ low:
     aliases: [Applicable Law]
     note: added by review from emerson-1 0005
 "
+    );
+}
+
+// ---------------------------------------------------------------------------
+// summary.md adds up on its own
+
+/// The cells of every row of the Markdown table that follows `heading`.
+fn md_table(md: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading}: {md}"));
+    md[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn num(cell: &str) -> usize {
+    cell.split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a count: {cell}"))
+}
+
+/// `8 of 38 (21.1%)` -> (8, 38, 21.1).
+fn share(cell: &str) -> (usize, usize, f64) {
+    let (n, rest) = cell
+        .split_once(" of ")
+        .expect("a share names its denominator");
+    let (of, p) = rest.split_once(" (").unwrap();
+    let p = p.trim_end_matches("%)").parse().unwrap();
+    (n.parse().unwrap(), of.parse().unwrap(), p)
+}
+
+/// Checks every arithmetic claim of summary.md using only summary.md.
+fn assert_summary_reconciles(md: &str) {
+    let batch = md_table(md, "## Batch");
+    let align = md_table(md, "## Alignment");
+    assert_eq!(batch.len(), align.len(), "one alignment row per batch row");
+    let mut sums = [0usize; 6];
+    for (b, a) in batch.iter().zip(&align) {
+        assert_eq!(b[0], a[0]);
+        let (sections, sent, skipped, noise, empty, failed) = (
+            num(&b[1]),
+            num(&b[2]),
+            num(&b[3]),
+            num(&b[4]),
+            num(&b[5]),
+            num(&b[6]),
+        );
+        assert_eq!(sections, sent + skipped + noise + empty, "row {b:?}");
+        assert!(failed <= sent, "row {b:?}");
+        let aligned = num(&a[1]);
+        assert_eq!(aligned, sections - noise - empty, "row {a:?}");
+        let mut classes = 0;
+        for cell in &a[2..] {
+            let (n, of, p) = share(cell);
+            assert_eq!(of, aligned, "share of the aligned sections: {cell}");
+            let want = if of == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / of as f64
+            };
+            assert!((p - want).abs() < 0.051, "{cell}");
+            classes += n;
+        }
+        assert_eq!(classes, aligned, "alignment classes add up: {a:?}");
+        let (chars_total, chars_sent) = (num(&b[7]), num(&b[8]));
+        let cut: f64 = b[10].split('%').next().unwrap().parse().unwrap();
+        assert!(
+            b[10].ends_with(&format!("of {chars_total} chars")),
+            "{}",
+            b[10]
+        );
+        if chars_total > 0 {
+            let want = 100.0 * (chars_total - chars_sent) as f64 / chars_total as f64;
+            assert!((cut - want).abs() < 0.0051, "{}", b[10]);
+        }
+        if b[0] != "**batch**" {
+            for (s, v) in sums
+                .iter_mut()
+                .zip([sections, sent, skipped, noise, empty, failed])
+            {
+                *s += v;
+            }
+        } else {
+            assert_eq!(
+                sums,
+                [sections, sent, skipped, noise, empty, failed],
+                "the batch row is the sum of the documents"
+            );
+        }
+    }
+}
+
+#[test]
+fn summary_md_reconciles_from_its_own_numbers() {
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sample_batch()).unwrap();
+    assert_summary_reconciles(&read(&dir.path().join("summary.md")));
+    write_batch_reports(dir.path(), &batch_of("e", "1", BASELINE)).unwrap();
+    let md = read(&dir.path().join("summary.md"));
+    assert_summary_reconciles(&md);
+    assert!(md.contains("by the audit sample"), "{md}");
+}
+
+#[test]
+fn audit_sampling_never_moves_the_alignment_shares() {
+    let plain = batch_of("plain", "1", BASELINE);
+    let base = kgroute::report::summary::summarize(&plain);
+    // Sample every skipped section, as `--audit-rate 1` would, and give each
+    // an extraction whose tier is its predicted one (a perfect match, the
+    // case that inflated "perfect" before).
+    let mut sampled = plain.clone();
+    let doc = &mut sampled.documents[0];
+    let plan = doc.plan.as_mut().unwrap();
+    let mut n = 0;
+    for s in plan.sections.iter_mut().filter(|s| s.route == Route::Skip) {
+        s.route = Route::Llm;
+        s.override_reason = Override::Audit;
+        let tier = s.predicted_tier.unwrap();
+        doc.extractions
+            .push(extraction("emerson", &s.node_id, tier, &[]));
+        n += 1;
+    }
+    assert!(n > 0, "the baseline skips some Emerson sections");
+    let audited = kgroute::report::summary::summarize(&sampled);
+    let (a, b) = (&audited.totals, &base.totals);
+    assert_eq!(
+        (a.perfect, a.deviations, a.mismatches, a.new_sections),
+        (b.perfect, b.deviations, b.mismatches, b.new_sections)
+    );
+    assert_eq!(a.perfect_pct, b.perfect_pct);
+    assert_eq!((a.audit_sampled, a.audit_perfect), (n, n));
+    assert_eq!(a.not_scanned + n, b.not_scanned);
+    assert!(
+        a.payload_cut_pct < b.payload_cut_pct,
+        "the sample costs payload"
+    );
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sampled).unwrap();
+    let md = read(&dir.path().join("summary.md"));
+    assert_summary_reconciles(&md);
+    let (_, rows) = csv_rows(&dir.path().join("sections.csv"));
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["override_reason"] == "audit")
+            .count(),
+        n,
+        "sections.csv says which rows the sample sent"
     );
 }
