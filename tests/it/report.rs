@@ -208,6 +208,7 @@ fn sample_batch() -> BatchReport {
         output_per_million: 15.0,
         extractor: "rules".into(),
         sink: "files:out".into(),
+        index_entries: vec!["Definitions".into(), "Governing Law".into()],
     }
 }
 
@@ -959,6 +960,10 @@ fn batch_of(id: &str, version: &str, index_yaml: &str) -> BatchReport {
         output_per_million: 15.0,
         extractor: "rules".into(),
         sink: "files".into(),
+        index_entries: lookup_table(index_yaml)
+            .into_values()
+            .map(|(title, _)| title)
+            .collect(),
     }
 }
 
@@ -1285,4 +1290,165 @@ fn audit_sampling_never_moves_the_alignment_shares() {
         n,
         "sections.csv says which rows the sample sent"
     );
+}
+
+// ---------------------------------------------------------------------------
+// sections.xlsx: what a reviewer opens
+
+/// A worksheet's XML, by sheet position (1-based), from inside the xlsx.
+fn sheet_xml(xlsx: &Path, n: usize) -> String {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(xlsx).unwrap()).unwrap();
+    let mut f = zip.by_name(&format!("xl/worksheets/sheet{n}.xml")).unwrap();
+    let mut s = String::new();
+    f.read_to_string(&mut s).unwrap();
+    s
+}
+
+/// Excel's column letters for a 0-based index.
+fn column_letter(mut c: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (c % 26) as u8);
+        if c < 26 {
+            break;
+        }
+        c = c / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
+    use calamine::{Data, Reader, SheetVisible};
+    let dir = tempdir();
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&index, BASELINE).unwrap();
+    let report = dir.path().join("b1");
+    let batch = batch_of("b1", "1", BASELINE);
+    write_batch_reports(&report, &batch).unwrap();
+    let xlsx = report.join("sections.xlsx");
+
+    let mut wb: calamine::Xlsx<_> = calamine::open_workbook(&xlsx).unwrap();
+    assert_eq!(wb.sheet_names(), ["b1", "summary", "choices"]);
+    let hidden: Vec<bool> = wb
+        .sheets_metadata()
+        .iter()
+        .map(|s| s.visible != SheetVisible::Visible)
+        .collect();
+    assert_eq!(hidden, [false, false, true], "the choices sheet is hidden");
+
+    // The drop-down: every valid decision, entries taken from the index.
+    let choices: Vec<String> = wb
+        .worksheet_range("choices")
+        .unwrap()
+        .rows()
+        .map(|r| r[0].to_string())
+        .collect();
+    let entries = lookup_table(BASELINE);
+    for want in ["ignore", "add:very_high", "add:very_low", "retier:medium"] {
+        assert!(choices.contains(&want.to_string()), "{want} offered");
+    }
+    for (title, _) in entries.values() {
+        assert!(choices.contains(&format!("alias:{title}")), "alias:{title}");
+    }
+    let inline: usize = choices.iter().map(|c| c.len() + 1).sum();
+    assert!(
+        inline > 255,
+        "too long for an inline list ({inline}): the range is needed"
+    );
+
+    let range = wb.worksheet_range("b1").unwrap();
+    let rows: Vec<Vec<Data>> = range.rows().map(|r| r.to_vec()).collect();
+    let header: Vec<String> = rows[0].iter().map(|c| c.to_string()).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (_, csv) = csv_rows(&report.join("sections.csv"));
+    assert_eq!(rows.len(), csv.len() + 1, "the same rows as sections.csv");
+    // Node ids are text (`0001`, not the number 1); counts are numbers.
+    assert_eq!(rows[1][col("node_id")], Data::String("0001".into()));
+    assert!(rows[1..]
+        .iter()
+        .all(|r| matches!(&r[col("node_id")], Data::String(s) if s.len() == 4)));
+    assert!(matches!(rows[1][col("chars")], Data::Float(_)));
+
+    let xml = sheet_xml(&xlsx, 1);
+    let decision = column_letter(col("decision"));
+    assert!(
+        xml.contains(&format!(
+            "<dataValidation type=\"list\" allowBlank=\"1\" showInputMessage=\"1\" showErrorMessage=\"1\""
+        )),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("sqref=\"{decision}2:{decision}{}\"", rows.len())),
+        "the whole decision column: {xml}"
+    );
+    assert!(
+        xml.contains(&format!(
+            "<formula1>choices!$A$1:$A${}</formula1>",
+            choices.len()
+        )),
+        "{xml}"
+    );
+    assert!(xml.contains("ySplit=\"1\""), "header frozen");
+    assert!(xml.contains("<autoFilter ref=\"A1:"), "filters on");
+
+    // The reviewer picks decisions from the drop-down and saves: a copy of
+    // the sheet with the decision column filled.
+    let quality = col("match_quality");
+    let heading = col("heading");
+    let mut seen = std::collections::HashSet::new();
+    let mut reviewed = rust_xlsxwriter::Workbook::new();
+    let sheet = reviewed.add_worksheet();
+    let mut decided = 0;
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            match cell {
+                Data::Float(f) => sheet.write_number(r as u32, c as u16, *f),
+                other => sheet.write_string(r as u32, c as u16, other.to_string()),
+            }
+            .unwrap();
+        }
+        let title = normalize_title(&row[heading].to_string());
+        if r > 0 && row[quality].to_string() == "new" && seen.insert(title) {
+            let choice = if decided % 4 == 3 {
+                "ignore"
+            } else {
+                "add:low"
+            };
+            assert!(choices.contains(&choice.to_string()));
+            sheet
+                .write_string(r as u32, col("decision") as u16, choice)
+                .unwrap();
+            decided += 1;
+        }
+    }
+    assert!(decided > 4, "{decided}");
+    let saved = dir.path().join("reviewed.xlsx");
+    reviewed.save(&saved).unwrap();
+
+    kgroute()
+        .arg("review")
+        .arg(&saved)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("version 1 -> 2"));
+    let edited = read(&index);
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&edited).unwrap();
+    assert_eq!(v["version"].as_str(), Some("2"));
+    let added = tiers_of(&edited)["low"].len() - tiers_of(BASELINE)["low"].len();
+    assert_eq!(added, decided - decided / 4, "every add:low applied once");
+    assert!(
+        edited.contains("note: added by review from emerson 0"),
+        "node ids kept their zeros: {edited}"
+    );
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
 }
