@@ -64,8 +64,7 @@ pub struct ReviewErrors(pub Vec<String>);
 /// Reads the decisions of `csv_path` and applies them to the text of
 /// `index_path` in memory (nothing is written).
 pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
-    let original = std::fs::read_to_string(index_path)
-        .with_context(|| format!("cannot read index {}", index_path.display()))?;
+    let original = crate::index::load::read_index_file(index_path)?;
     let problems = check_index_text(index_path, &original);
     if !problems.is_empty() {
         anyhow::bail!(

@@ -1375,9 +1375,9 @@ fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
     let xml = sheet_xml(&xlsx, 1);
     let decision = column_letter(col("decision"));
     assert!(
-        xml.contains(&format!(
+        xml.contains(
             "<dataValidation type=\"list\" allowBlank=\"1\" showInputMessage=\"1\" showErrorMessage=\"1\""
-        )),
+        ),
         "{xml}"
     );
     assert!(
@@ -1411,7 +1411,7 @@ fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
             .unwrap();
         }
         let title = normalize_title(&row[heading].to_string());
-        if r > 0 && row[quality].to_string() == "new" && seen.insert(title) {
+        if r > 0 && row[quality] == Data::String("new".into()) && seen.insert(title) {
             let choice = if decided % 4 == 3 {
                 "ignore"
             } else {
