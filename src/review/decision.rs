@@ -212,8 +212,10 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
     }
     let mut decisions = Vec::new();
     for (line, rec) in &table.rows {
+        // Every cell is echoed in messages: control characters out first.
         let cell = |name: &str| {
-            let raw = rec.get(col[name]).map_or("", String::as_str);
+            let raw = crate::report::sanitize_title(rec.get(col[name]).map_or("", String::as_str));
+            let raw = raw.as_ref();
             if name == "node_id" {
                 restore_node_id(raw)
             } else {
@@ -228,7 +230,7 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
         match parse_action(&cell("decision")) {
             Ok(None) => {}
             Ok(Some(action)) => {
-                let heading = crate::report::sanitize_title(&cell("heading")).into_owned();
+                let heading = cell("heading");
                 let matched = cell("matched_entry");
                 decisions.push(Decision {
                     origin,
