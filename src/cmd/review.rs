@@ -1,7 +1,8 @@
-//! `kgroute review <sections.csv> --index <YAML> [--write]`: applies the
-//! reviewer's `decision` column to an index. Without `--write` it prints the
-//! change as a unified diff; with `--write` it edits the file in place,
-//! keeping comments and formatting, and re-validates it.
+//! `kgroute review <sections.csv|sections.xlsx> --index <YAML> [--write]`:
+//! applies the reviewer's `decision` column to an index. Without `--write` it prints the
+//! change as a unified diff and the version it would get; with `--write`
+//! it validates the edit in memory, then replaces the file (keeping comments
+//! and formatting) and moves its `version:`.
 
 use super::Outcome;
 use crate::review;
@@ -9,7 +10,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
-Decisions (the `decision` column of sections.csv; blank = no change):
+Decisions (the `decision` column of sections.csv or the drop-down of
+sections.xlsx; blank = no change):
   add:<tier>       the section's heading becomes a new entry of <tier>
   alias:<entry>    the heading becomes an alias of the existing <entry>
   retier:<tier>    the section's matched entry moves to <tier>
@@ -18,12 +20,14 @@ Tiers: very_high, high, medium, low, very_low (or `Very High`, ...).
 
 Examples:
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml
-  kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write";
+  kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write
+  kgroute review reports/b1/sections.xlsx --index indices/credit_agreement.yaml --write";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct ReviewArgs {
-    /// The reviewed `sections.csv` (from `kgroute ingest`).
+    /// The reviewed `sections.csv` or `sections.xlsx` (from `kgroute
+    /// ingest`; a CSV re-saved by a spreadsheet is fine).
     pub sections_csv: PathBuf,
     /// The index YAML to edit.
     #[arg(long, value_name = "YAML")]
@@ -46,11 +50,16 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         writeln!(err, "no change to {}", args.index.display())?;
         return Ok(Outcome::Success);
     }
+    let version = format!(
+        "version {} -> {}",
+        result.old_version.as_deref().unwrap_or("(none)"),
+        result.new_version.as_deref().unwrap_or("(none)")
+    );
     if args.write {
         review::write_index(&args.index, &result)?;
         writeln!(
             err,
-            "wrote {} ({} change(s)); it validates",
+            "wrote {} ({} change(s), {version}); it validates",
             args.index.display(),
             result.changes.len()
         )?;
@@ -59,7 +68,10 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         std::io::stdout()
             .lock()
             .write_all(result.diff(&name).as_bytes())?;
-        writeln!(err, "dry run: add --write to apply")?;
+        writeln!(
+            err,
+            "dry run ({version}); the edit validates; add --write to apply"
+        )?;
     }
     Ok(Outcome::Success)
 }

@@ -3,7 +3,10 @@
 //! Reviewers edit these YAML files by hand, so a mistake must be reported
 //! with its file, line and column, the bad value, and what to write instead;
 //! and every mistake of a file is reported in one run, not just the first.
-//! Loading ([`super::load`]) runs the same checks before it builds an index.
+//! Positions come from the spans of a YAML parser ([`spanned`]), the allowed
+//! keys from the JSON schema ([`schema`]). This module only checks one
+//! file's text; [`super::load`] calls it for every file before it merges a
+//! base with its overlays (and owns `check_files`, which needs the merge).
 
 use super::normalize::normalize_title;
 use super::Tier;
@@ -39,125 +42,76 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Top-level keys allowed in an index file.
-pub const TOP_KEYS: &[&str] = &[
-    "document_type",
-    "version",
-    "description",
-    "extends",
-    "match",
-    "density",
-    "ontology",
-    "anchors",
-    "noise",
-    "very_high",
-    "high",
-    "medium",
-    "low",
-    "very_low",
-];
-const MATCH_KEYS: &[&str] = &["fuzzy_threshold"];
-const DENSITY_KEYS: &[&str] = &["very_high", "high", "medium", "low"];
-const ONTOLOGY_KEYS: &[&str] = &["entity_types", "relation_types"];
-const ENTRY_KEYS: &[&str] = &["title", "aliases", "note"];
+mod schema;
+pub(crate) mod spanned;
 
-/// Finds where things are in the raw text (serde values carry no spans).
-pub(crate) struct Locator<'a> {
-    lines: Vec<&'a str>,
-    /// (line index, key) of every unindented `key:` line.
-    top: Vec<(usize, String)>,
+pub use schema::{DENSITY_KEYS, ENTRY_KEYS, MATCH_KEYS, ONTOLOGY_KEYS, SCHEMA, TOP_KEYS};
+pub use spanned::inline_yaml;
+use spanned::Node;
+
+/// Where things are in a file, from the spans of its YAML nodes (never by
+/// searching the text, which would also match inside a comment).
+pub(crate) struct Locator {
+    root: Node,
 }
 
-impl<'a> Locator<'a> {
-    pub(crate) fn new(text: &'a str) -> Self {
-        let lines: Vec<&str> = text.lines().collect();
-        let top = lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| {
-                let first = l.chars().next()?;
-                if first.is_whitespace() || first == '#' || first == '-' {
-                    return None;
-                }
-                let key = l.split(':').next()?.trim().trim_matches(['"', '\'']);
-                l.contains(':').then(|| (i, key.to_string()))
-            })
-            .collect();
-        Self { lines, top }
+impl Locator {
+    /// Parses `text` for positions; `None` when it is not valid YAML (the
+    /// checker reports that).
+    pub(crate) fn new(text: &str) -> Option<Self> {
+        let root = spanned::parse(text).ok()??;
+        Some(Self { root })
     }
 
-    /// Line range (0-based, end exclusive) of a top-level key's block.
-    fn block(&self, key: &str) -> Option<(usize, usize)> {
-        let pos = self.top.iter().position(|(_, k)| k == key)?;
-        let start = self.top[pos].0;
-        let end = self.top.get(pos + 1).map_or(self.lines.len(), |t| t.0);
-        Some((start, end))
+    /// The node at a path of mapping keys.
+    fn node(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(&self.root, |n, k| n.get(k))
     }
 
-    /// 1-based (line, col) of a top-level key.
+    /// 1-based (line, col) of a top-level key (1:1 when absent).
     pub(crate) fn key(&self, key: &str) -> (usize, usize) {
-        self.block(key).map_or((0, 0), |(s, _)| (s + 1, 1))
+        self.root.entry(key).map_or((1, 1), |(k, _)| k.pos())
     }
 
-    /// 1-based (line, col) of the first occurrence of `needle` at or after
-    /// 0-based line `from` inside `key`'s block; the key itself if absent.
-    pub(crate) fn find_in(&self, key: &str, needle: &str, from: usize) -> (usize, usize) {
-        let Some((start, end)) = self.block(key) else {
-            return (0, 0);
-        };
-        let from = from.max(start);
-        for i in from..end {
-            if let Some(c) = self.lines[i].find(needle) {
-                return (i + 1, self.lines[i][..c].chars().count() + 1);
-            }
-        }
-        (start + 1, 1)
+    /// Position of key `key` inside the mapping under top-level `block`
+    /// (the block's own key when absent).
+    pub(crate) fn child(&self, block: &str, key: &str) -> (usize, usize) {
+        self.node(&[block])
+            .and_then(|n| n.entry(key))
+            .map_or_else(|| self.key(block), |(k, _)| k.pos())
     }
 
-    /// Positions of the entries of a tier, in order (each search starts
-    /// after the previous entry so repeated titles get their own lines).
-    pub(crate) fn entries(&self, key: &str, titles: &[String]) -> Vec<(usize, usize)> {
-        let Some((start, end)) = self.block(key) else {
-            return vec![(0, 0); titles.len()];
-        };
-        // A block list: the n-th `- ` line at the items' indentation is the
-        // n-th entry, whatever its title (even an empty one) looks like.
-        let items: Vec<(usize, usize)> = (start + 1..end)
-            .filter_map(|i| {
-                let l = self.lines[i];
-                let body = l.trim_start();
-                let indent = l.len() - body.len();
-                (body == "-" || body.starts_with("- ")).then_some((i, indent))
-            })
-            .collect();
-        if let Some(&(_, first_indent)) = items.first() {
-            let at_level: Vec<(usize, usize)> = items
-                .iter()
-                .filter(|(_, ind)| *ind == first_indent)
-                .map(|&(i, ind)| (i + 1, ind + 1))
-                .collect();
-            if at_level.len() == titles.len() {
-                return at_level;
-            }
-        }
-        let mut cursor = start + 1;
-        titles
-            .iter()
-            .map(|t| {
-                let pos = self.find_in(key, t, cursor);
-                if pos.0 > start + 1 {
-                    cursor = pos.0;
-                }
-                pos
-            })
-            .collect()
+    /// Position of the `i`-th item of the list under `block`.
+    pub(crate) fn item(&self, block: &str, i: usize) -> (usize, usize) {
+        self.node(&[block])
+            .and_then(|n| n.items().get(i))
+            .map_or_else(|| self.key(block), Node::pos)
+    }
+
+    /// Positions of the items of a tier list, in order.
+    pub(crate) fn entries(&self, key: &str, n: usize) -> Vec<(usize, usize)> {
+        (0..n).map(|i| self.item(key, i)).collect()
+    }
+
+    /// Position of the item of the list under `block` whose text is `text`.
+    fn item_named(&self, block: &str, text: &str) -> (usize, usize) {
+        self.node(&[block])
+            .and_then(|n| n.items().iter().find(|i| i.text() == Some(text)))
+            .map_or_else(|| self.key(block), Node::pos)
+    }
+
+    /// Position of `ontology.<group>.<name>`.
+    fn ontology_name(&self, group: &str, name: &str) -> (usize, usize) {
+        self.node(&["ontology", group])
+            .and_then(|n| n.entry(name))
+            .map_or_else(|| self.child("ontology", group), |(k, _)| k.pos())
     }
 }
 
 /// Collects problems for one file's text.
 struct Checker<'a> {
     file: &'a Path,
-    loc: Locator<'a>,
+    loc: Locator,
     problems: Vec<Problem>,
 }
 
@@ -172,17 +126,17 @@ impl Checker<'_> {
         });
     }
 
-    fn unknown_keys(&mut self, block: &str, map: &Mapping, allowed: &[&str], what: &str) {
+    /// Reports keys of `map` not in `allowed`; `node` is the same mapping
+    /// in the span tree (for positions).
+    fn unknown_keys(&mut self, node: Option<&Node>, map: &Mapping, allowed: &[&str], what: &str) {
         for k in map.keys() {
             let name = scalar(k);
             if allowed.contains(&name.as_str()) {
                 continue;
             }
-            let at = if what == "top-level" {
-                self.loc.key(&name)
-            } else {
-                self.loc.find_in(block, &format!("{name}:"), 0)
-            };
+            let at = node
+                .and_then(|n| n.entry(&name))
+                .map_or((1, 1), |(k, _)| k.pos());
             let fix = if what == "top-level" && Tier::parse(&name).is_some() {
                 format!(
                     "write the tier key as `{}:` (keys are very_high, high, medium, low, very_low)",
@@ -198,15 +152,10 @@ impl Checker<'_> {
     }
 }
 
-/// The text of a scalar YAML value.
+/// A value as the file writes it: a scalar's text, a list or mapping as
+/// one line of YAML (`[1, 2]`), never Rust's debug form.
 fn scalar(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Null => "null".into(),
-        other => format!("{other:?}"),
-    }
+    inline_yaml(v)
 }
 
 /// The allowed word nearest to `word` by edit distance, if close.
@@ -244,23 +193,52 @@ struct Seen {
 /// Checks one file's text. Returns the parsed value (if it parsed) and every
 /// problem found. Does not follow `extends:` (see [`check_files`]).
 pub fn check_text(file: &Path, text: &str) -> (Option<Value>, Vec<Problem>) {
-    let mut c = Checker {
-        file,
-        loc: Locator::new(text),
-        problems: Vec::new(),
+    let problem = |at: (usize, usize), message: String, fix: &str| Problem {
+        file: file.to_path_buf(),
+        line: at.0,
+        col: at.1,
+        message,
+        fix: fix.into(),
     };
-    let value: Value = match serde_yaml_ng::from_str(text) {
-        Ok(v) => v,
+    let root = match spanned::parse(text) {
+        Ok(Some(root)) => root,
+        Ok(None) => Node {
+            line: 1,
+            col: 1,
+            kind: spanned::Kind::Scalar(String::new(), true),
+        },
         Err(e) => {
-            let at = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-            c.push(
-                at,
-                format!("not valid YAML: {e}"),
-                "fix the YAML syntax (indent list items under their key, quote titles containing `: ` or `#`)",
-            );
-            return (None, c.problems);
+            return (
+                None,
+                vec![problem(
+                    (e.line, e.col),
+                    format!("not valid YAML: {}", e.message),
+                    "fix the YAML syntax (indent list items under their key, quote titles containing `: ` or `#`)",
+                )],
+            )
         }
     };
+    let value = root.to_value();
+    let mut c = Checker {
+        file,
+        loc: Locator { root },
+        problems: Vec::new(),
+    };
+    for (path, key, at, first) in c.loc.root.duplicate_keys() {
+        let place = if path.is_empty() {
+            "top-level key".to_string()
+        } else {
+            format!("key of `{path}`")
+        };
+        c.problems.push(problem(
+            at,
+            format!(
+                "duplicate {place} `{key}` (first at line {}, column {}); only the first is read",
+                first.0, first.1
+            ),
+            &format!("keep one `{key}:` and move the lines under this one into it"),
+        ));
+    }
     let Value::Mapping(map) = &value else {
         c.push(
             (1, 1),
@@ -269,7 +247,8 @@ pub fn check_text(file: &Path, text: &str) -> (Option<Value>, Vec<Problem>) {
         );
         return (None, c.problems);
     };
-    c.unknown_keys("", map, TOP_KEYS, "top-level");
+    let root = c.loc.root.clone();
+    c.unknown_keys(Some(&root), map, &TOP_KEYS, "top-level");
 
     let has_extends = map.contains_key("extends");
     for key in ["document_type", "version", "description", "extends"] {
@@ -316,12 +295,13 @@ fn check_match(c: &mut Checker<'_>, v: Option<&Value>) {
     match v {
         None | Some(Value::Null) => {}
         Some(Value::Mapping(m)) => {
-            c.unknown_keys("match", m, MATCH_KEYS, "`match`");
+            let node = c.loc.node(&["match"]).cloned();
+            c.unknown_keys(node.as_ref(), m, &MATCH_KEYS, "`match`");
             if let Some(t) = m.get("fuzzy_threshold") {
                 let ok = t.as_f64().is_some_and(|x| x > 0.0 && x <= 1.0);
                 if !ok {
                     c.push(
-                        c.loc.find_in("match", "fuzzy_threshold", 0),
+                        c.loc.child("match", "fuzzy_threshold"),
                         format!(
                             "`match.fuzzy_threshold` must be a number in (0, 1], got `{}`",
                             scalar(t)
@@ -343,9 +323,10 @@ fn check_density(c: &mut Checker<'_>, v: Option<&Value>) {
     match v {
         None | Some(Value::Null) => {}
         Some(Value::Mapping(m)) => {
-            c.unknown_keys("density", m, DENSITY_KEYS, "`density`");
+            let node = c.loc.node(&["density"]).cloned();
+            c.unknown_keys(node.as_ref(), m, &DENSITY_KEYS, "`density`");
             let mut prev: Option<(String, f64)> = None;
-            for k in DENSITY_KEYS {
+            for k in DENSITY_KEYS.iter() {
                 let Some(x) = m.get(*k) else {
                     c.push(
                         c.loc.key("density"),
@@ -359,7 +340,7 @@ fn check_density(c: &mut Checker<'_>, v: Option<&Value>) {
                         if let Some((pk, pf)) = &prev {
                             if f > *pf {
                                 c.push(
-                                    c.loc.find_in("density", &format!("{k}:"), 0),
+                                    c.loc.child("density", k),
                                     format!("`density.{k}` ({f}) is above `density.{pk}` ({pf})"),
                                     "thresholds must not increase from very_high down to low",
                                 );
@@ -368,7 +349,7 @@ fn check_density(c: &mut Checker<'_>, v: Option<&Value>) {
                         prev = Some((k.to_string(), f));
                     }
                     _ => c.push(
-                        c.loc.find_in("density", &format!("{k}:"), 0),
+                        c.loc.child("density", k),
                         format!(
                             "`density.{k}` must be a non-negative number, got `{}`",
                             scalar(x)
@@ -390,8 +371,9 @@ fn check_ontology(c: &mut Checker<'_>, v: Option<&Value>) {
     match v {
         None | Some(Value::Null) => {}
         Some(Value::Mapping(m)) => {
-            c.unknown_keys("ontology", m, ONTOLOGY_KEYS, "`ontology`");
-            for k in ONTOLOGY_KEYS {
+            let node = c.loc.node(&["ontology"]).cloned();
+            c.unknown_keys(node.as_ref(), m, &ONTOLOGY_KEYS, "`ontology`");
+            for k in ONTOLOGY_KEYS.iter() {
                 match m.get(*k) {
                     None | Some(Value::Null) => {}
                     Some(Value::Mapping(types)) => {
@@ -400,7 +382,7 @@ fn check_ontology(c: &mut Checker<'_>, v: Option<&Value>) {
                                 || !matches!(name, Value::String(_))
                             {
                                 c.push(
-                                    c.loc.find_in("ontology", &scalar(name), 0),
+                                    c.loc.ontology_name(k, &scalar(name)),
                                     format!("`ontology.{k}.{}` must map a name to a one-line meaning", scalar(name)),
                                     "write e.g. `Organization: \"A company or other legal person\"`",
                                 );
@@ -408,7 +390,7 @@ fn check_ontology(c: &mut Checker<'_>, v: Option<&Value>) {
                         }
                     }
                     Some(other) => c.push(
-                        c.loc.find_in("ontology", &format!("{k}:"), 0),
+                        c.loc.child("ontology", k),
                         format!("`ontology.{k}` must be a mapping, got `{}`", scalar(other)),
                         format!("write `{k}:` then `  Name: \"meaning\"` lines"),
                     ),
@@ -429,11 +411,11 @@ fn string_list(c: &mut Checker<'_>, map: &Mapping, key: &str) -> Vec<String> {
     match map.get(key) {
         None | Some(Value::Null) => {}
         Some(Value::Sequence(items)) => {
-            for item in items {
+            for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::String(s) if !normalize_title(s).is_empty() => out.push(s.clone()),
                     other => c.push(
-                        c.loc.find_in(key, &scalar(other), 1),
+                        c.loc.item(key, i),
                         format!("`{key}` item `{}` is empty or not a title", scalar(other)),
                         format!(
                             "write a title, e.g. `- {}`",
@@ -461,7 +443,7 @@ fn string_list(c: &mut Checker<'_>, map: &Mapping, key: &str) -> Vec<String> {
 fn parse_entry(
     c: &mut Checker<'_>,
     tier: Tier,
-    item: &Value,
+    (index, item): (usize, &Value),
     at: (usize, usize),
 ) -> Option<(String, Vec<String>)> {
     let key = tier.key();
@@ -478,7 +460,12 @@ fn parse_entry(
             Some((s.clone(), Vec::new()))
         }
         Value::Mapping(m) => {
-            c.unknown_keys(key, m, ENTRY_KEYS, &format!("`{key}` entry"));
+            let node = c
+                .loc
+                .node(&[key])
+                .and_then(|n| n.items().get(index))
+                .cloned();
+            c.unknown_keys(node.as_ref(), m, &ENTRY_KEYS, &format!("`{key}` entry"));
             let title = match m.get("title") {
                 Some(Value::String(t)) if !normalize_title(t).is_empty() => t.clone(),
                 None | Some(Value::Null) if m.contains_key("title") => {
@@ -590,20 +577,9 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
                 continue;
             }
         };
-        let titles: Vec<String> = items
-            .iter()
-            .map(|i| match i {
-                Value::Mapping(m) => match m.get("title") {
-                    Some(Value::String(t)) => t.clone(),
-                    _ => "title:".to_string(),
-                },
-                Value::Null => "-".to_string(),
-                other => scalar(other),
-            })
-            .collect();
-        let positions = c.loc.entries(key, &titles);
-        for (item, at) in items.iter().zip(positions) {
-            let Some((title, aliases)) = parse_entry(c, tier, item, at) else {
+        let positions = c.loc.entries(key, items.len());
+        for ((index, item), at) in items.iter().enumerate().zip(positions) {
+            let Some((title, aliases)) = parse_entry(c, tier, (index, item), at) else {
                 continue;
             };
             for (name, is_alias) in
@@ -671,7 +647,7 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
         if let Some(t) = anchor_tiers.get(&normalize_title(a)) {
             if *t != Tier::VeryHigh {
                 c.push(
-                    c.loc.find_in("anchors", a, 1),
+                    c.loc.item_named("anchors", a),
                     format!(
                         "anchor `{a}` is listed in `{}`, but anchors are pinned Very High",
                         t.key()
@@ -680,23 +656,6 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
                 );
             }
         }
-    }
-}
-
-/// Checks index files and the bases they extend, then the merged result
-/// (base plus overlays, in the given order). Returns every problem found;
-/// an empty list means the files load.
-pub fn check_files(paths: &[PathBuf]) -> Vec<Problem> {
-    match super::load::load_files(paths) {
-        Ok(_) => Vec::new(),
-        Err(super::IndexError::Invalid { problems }) => problems,
-        Err(e) => vec![Problem {
-            file: e.path().to_path_buf(),
-            line: 0,
-            col: 0,
-            message: e.to_string(),
-            fix: "check the path and that the file is readable".into(),
-        }],
     }
 }
 

@@ -135,8 +135,53 @@ pub(crate) struct Parts {
 
 /// Loads files in order, each preceded by the chain of bases it extends.
 pub(crate) fn load_files(paths: &[PathBuf]) -> Result<GraphabilityIndex, IndexError> {
+    load_files_with(paths, None)
+}
+
+/// Checks index files and the bases they extend, then the merged result
+/// (base plus overlays, in the given order). Returns every problem found;
+/// an empty list means the files load.
+pub fn check_files(paths: &[PathBuf]) -> Vec<Problem> {
+    match load_files(paths) {
+        Ok(_) => Vec::new(),
+        Err(IndexError::Invalid { problems }) => problems,
+        Err(e) => vec![Problem {
+            file: e.path().to_path_buf(),
+            line: 0,
+            col: 0,
+            message: e.to_string(),
+            fix: "check the path and that the file is readable".into(),
+        }],
+    }
+}
+
+/// Every problem of `path` as if its text were `text` (its bases read from
+/// disk): what `kgroute index check` would say about an edit before it is
+/// written.
+pub fn check_edited(path: &Path, text: &str) -> Vec<Problem> {
+    match load_files_with(&[path.to_path_buf()], Some((path, text))) {
+        Ok(_) => Vec::new(),
+        Err(IndexError::Invalid { problems }) => problems,
+        Err(e) => vec![Problem {
+            file: e.path().to_path_buf(),
+            line: 0,
+            col: 0,
+            message: e.to_string(),
+            fix: "check the path and that the file is readable".into(),
+        }],
+    }
+}
+
+/// [`load_files`], with the text of one file given instead of read.
+fn load_files_with(
+    paths: &[PathBuf],
+    edited: Option<(&Path, &str)>,
+) -> Result<GraphabilityIndex, IndexError> {
     let mut order: Vec<PathBuf> = Vec::new();
     let mut texts: HashMap<PathBuf, String> = HashMap::new();
+    if let Some((p, t)) = edited {
+        texts.insert(p.to_path_buf(), t.to_string());
+    }
     let mut problems = Vec::new();
     for p in paths {
         collect_chain(p, &mut order, &mut texts, &mut Vec::new(), &mut problems)?;
@@ -194,10 +239,10 @@ fn collect_chain(
     {
         return Ok(());
     }
-    let text = std::fs::read_to_string(path).map_err(|source| IndexError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = match texts.get(path) {
+        Some(t) => t.clone(),
+        None => read_index_file(path)?,
+    };
     if let Some(base) = extends_of(&text) {
         let base_path = path.parent().unwrap_or(Path::new(".")).join(base);
         if base_path.exists() {
@@ -213,8 +258,34 @@ fn collect_chain(
 
 /// The `extends:` value of a file, read leniently (full validation later).
 fn extends_of(text: &str) -> Option<String> {
-    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).ok()?;
-    v.get("extends")?.as_str().map(str::to_string)
+    let root = super::check::spanned::parse(text).ok()??;
+    root.get("extends")?.text().map(str::to_string)
+}
+
+/// Reads an index file as UTF-8. A file in another encoding is a problem
+/// located at the line and column of its first bad byte, with the fix.
+pub fn read_index_file(path: &Path) -> Result<String, IndexError> {
+    let bytes = std::fs::read(path).map_err(|source| IndexError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = e.utf8_error().valid_up_to();
+        let before = &bytes[..good];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        IndexError::Invalid {
+            problems: vec![Problem {
+                file: path.to_path_buf(),
+                line,
+                col,
+                message: format!("not UTF-8: byte 0x{:02X} cannot start a character", bytes[good]),
+                fix: "save the file as UTF-8 (e.g. `iconv -f WINDOWS-1252 -t UTF-8`); YAML index files are UTF-8".into(),
+            }],
+        }
+    })
 }
 
 /// Loads one in-memory file (no `extends:` following).
@@ -256,7 +327,9 @@ fn merge(
     let mut keys: HashMap<String, usize> = HashMap::new();
 
     for (path, raw) in raws {
-        let loc = Locator::new(&texts[&path]);
+        let Some(loc) = Locator::new(&texts[&path]) else {
+            continue;
+        };
         if let Some(d) = raw.document_type.as_ref().filter(|d| !d.is_empty()) {
             if !document_type.is_empty() && *d != document_type {
                 let (line, col) = loc.key("document_type");
@@ -311,7 +384,7 @@ fn merge(
         for tier in Tier::ALL {
             let entries = raw.tier(tier);
             let titles: Vec<String> = entries.iter().map(|e| e.title().to_string()).collect();
-            let positions = loc.entries(tier.key(), &titles);
+            let positions = loc.entries(tier.key(), titles.len());
             for (e, (line, col)) in entries.iter().zip(positions) {
                 let (title, aliases, note) = match e {
                     RawEntry::Bare(t) => (t.clone(), Vec::new(), None),

@@ -10,8 +10,8 @@ pub mod load;
 pub mod matcher;
 pub mod normalize;
 
-pub use check::{check_files, Problem};
-pub use load::IndexError;
+pub use check::Problem;
+pub use load::{check_files, IndexError};
 pub use normalize::normalize_title;
 
 use serde::{Deserialize, Serialize};

@@ -157,6 +157,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         output_per_million: cfg.prices.output_per_million,
         extractor: batch.extractor.describe(),
         sink: sink_description,
+        index_entries: batch
+            .index
+            .entries()
+            .iter()
+            .map(|e| e.title.clone())
+            .collect(),
     };
     let summary = write_batch_reports(&cfg.out_dir, &report)?;
     record_history(&cfg.history_file, &summary)?;

@@ -25,11 +25,13 @@ const SMALL_WORDS: [&str; 14] = [
     "a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with",
 ];
 
-/// Strips leading numbering and a trailing period, and turns an all-caps
+/// Drops control characters ([`super::sanitize::sanitize_title`]), strips
+/// leading numbering and a trailing period, and turns an all-caps
 /// heading into title case. Returns the trimmed input when nothing would be
 /// left (`ARTICLE IV`).
 pub fn display_title(heading: &str) -> String {
-    let trimmed = heading.trim();
+    let clean = super::sanitize::sanitize_title(heading);
+    let trimmed = clean.trim();
     let mut rest = trimmed;
     if let Some(m) = KEYWORD_NUMBER.find(rest) {
         rest = &rest[m.end()..];

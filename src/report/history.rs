@@ -113,10 +113,12 @@ pub fn render_table(rows: &[HistoryRow]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
+            // Read from a file anyone can edit: text, never a terminal command.
+            let text = |s: &str| super::sanitize::sanitize_title(s).into_owned();
             vec![
-                r.batch_id.clone(),
-                r.finished_at.clone(),
-                r.index_version.clone(),
+                text(&r.batch_id),
+                text(&r.finished_at),
+                text(&r.index_version),
                 r.documents.to_string(),
                 r.sections.to_string(),
                 r.perfect_pct.clone(),

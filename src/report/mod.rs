@@ -4,20 +4,24 @@
 //! Takes what the pipeline learned about each document of a batch (its
 //! [`RoutePlan`] and [`SectionExtraction`]s) and writes, into one folder:
 //! `sections.csv` (one row per section, with an empty `decision` column for
-//! `kgroute review`), `summary.md` / `summary.json` (alignment, payload cut,
+//! `kgroute review`), `sections.xlsx` (the same rows with filters and a
+//! drop-down of valid decisions), `summary.md` / `summary.json` (alignment, payload cut,
 //! cost, audit) and `suggestions.yaml` (candidate index entries). The batch's
 //! headline numbers go to `reports/history.csv` through [`record_history`].
 
 pub mod heading;
 pub mod history;
 pub mod quality;
+pub mod sanitize;
 pub mod sections_csv;
+pub mod sections_xlsx;
 pub mod suggestions;
 pub mod summary;
 
 pub use heading::display_title;
 pub use history::{read_history, record_history, HistoryRow};
 pub use quality::MatchQuality;
+pub use sanitize::sanitize_title;
 pub use summary::{BatchSummary, DocSummary};
 
 use crate::extract::SectionExtraction;
@@ -56,6 +60,9 @@ pub struct BatchReport {
     pub extractor: String,
     /// `neo4j:<uri>` or `files:<dir>`.
     pub sink: String,
+    /// Titles of the index's entries (base and overlays), offered as
+    /// `alias:<entry>` in the decision drop-down of `sections.xlsx`.
+    pub index_entries: Vec<String>,
 }
 
 /// One section of the plan joined with its extraction (if it had one).
@@ -96,11 +103,12 @@ impl DocumentOutcome {
 
 /// Names of the files [`write_batch_reports`] writes into its folder.
 pub const SECTIONS_CSV: &str = "sections.csv";
+pub const SECTIONS_XLSX: &str = "sections.xlsx";
 pub const SUMMARY_MD: &str = "summary.md";
 pub const SUMMARY_JSON: &str = "summary.json";
 pub const SUGGESTIONS_YAML: &str = "suggestions.yaml";
 
-/// Writes `sections.csv`, `summary.md`, `summary.json` and
+/// Writes `sections.csv`, `sections.xlsx`, `summary.md`, `summary.json` and
 /// `suggestions.yaml` into `out_dir` (created if missing) and returns the
 /// batch summary (for [`record_history`] and the command's last line).
 pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Result<BatchSummary> {
@@ -108,6 +116,7 @@ pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Resul
         .with_context(|| format!("cannot create report folder {}", out_dir.display()))?;
     sections_csv::write_sections_csv(&out_dir.join(SECTIONS_CSV), batch)?;
     let summary = summary::summarize(batch);
+    sections_xlsx::write_sections_xlsx(&out_dir.join(SECTIONS_XLSX), batch, &summary)?;
     summary::write_summary_json(&out_dir.join(SUMMARY_JSON), &summary)?;
     summary::write_summary_md(&out_dir.join(SUMMARY_MD), batch, &summary)?;
     suggestions::write_suggestions(&out_dir.join(SUGGESTIONS_YAML), batch)?;

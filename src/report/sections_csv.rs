@@ -4,10 +4,16 @@
 //!
 //! UTF-8, one header row, RFC 4180 quoting (the `csv` crate). Tiers are
 //! written as index keys (`very_high`, ...) so a reviewer can copy them into
-//! decisions. `route` is `llm`, `skip`, `noise` or `empty`, with the reason a
-//! skip-predicted section was sent anyway appended (`llm:audit`,
-//! `llm:calibrate`). `status` is `ok`, `cached`, `failed: <reason>`, or
-//! `not_sent`.
+//! decisions. `route` is `llm`, `skip`, `noise` or `empty`;
+//! `override_reason` says why a skip-predicted section was sent anyway
+//! (`audit`, `calibrate`, empty otherwise), so a filter on it explains the
+//! summary's audit and calibration counts. `status` is `ok`, `cached`,
+//! `failed: <reason>`, or `not_sent`.
+//!
+//! The file starts with a UTF-8 byte-order mark so that a spreadsheet opened
+//! on it decodes `Agent’s Fees` as UTF-8 rather than the locale's code page;
+//! every reader of the file ([`crate::review`], the `csv` crate with
+//! [`strip_bom`]) skips it.
 //!
 //! Spreadsheet formula injection: contract headings are untrusted text, and a
 //! spreadsheet runs a cell that starts with `=`, `+`, `-` or `@` (or a tab or
@@ -15,14 +21,15 @@
 //! gets a leading `'` (the spreadsheet convention for "this is text");
 //! [`unguard_cell`] removes it again when `kgroute review` reads the file.
 
+use super::sanitize::sanitize_title;
 use super::{BatchReport, SectionView};
 use crate::extract::SectionStatus;
-use crate::route::{Override, Route};
+use crate::route::Route;
 use anyhow::Context;
 use std::path::Path;
 
 /// The header, in order.
-pub const COLUMNS: [&str; 23] = [
+pub const COLUMNS: [&str; 24] = [
     "doc_id",
     "node_id",
     "breadcrumb",
@@ -35,6 +42,7 @@ pub const COLUMNS: [&str; 23] = [
     "match_score",
     "predicted_tier",
     "route",
+    "override_reason",
     "entities",
     "relations",
     "pruned",
@@ -72,18 +80,21 @@ pub fn unguard_cell(text: &str) -> &str {
     }
 }
 
-fn route_cell(view: &SectionView<'_>) -> String {
-    let route = match view.section.route {
+fn route_cell(view: &SectionView<'_>) -> &'static str {
+    match view.section.route {
         Route::Llm => "llm",
         Route::Skip => "skip",
         Route::Noise => "noise",
         Route::Empty => "empty",
-    };
-    match view.section.override_reason {
-        Override::None => route.to_string(),
-        Override::Audit => format!("{route}:audit"),
-        Override::Calibrate => format!("{route}:calibrate"),
     }
+}
+
+/// The UTF-8 byte-order mark written first.
+pub const BOM: &str = "\u{feff}";
+
+/// Drops a leading byte-order mark (ours, or one a spreadsheet added).
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix(BOM).unwrap_or(text)
 }
 
 fn status_cell(view: &SectionView<'_>) -> String {
@@ -95,7 +106,7 @@ fn status_cell(view: &SectionView<'_>) -> String {
     }
 }
 
-/// The 23 cells of one section's row.
+/// The cells of one section's row, in [`COLUMNS`] order.
 pub fn row(view: &SectionView<'_>) -> Vec<String> {
     let s = view.section;
     let e = view.extraction;
@@ -107,8 +118,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
     vec![
         guard_cell(view.doc_id),
         s.node_id.clone(),
-        guard_cell(&s.breadcrumb),
-        guard_cell(&s.title),
+        guard_cell(&sanitize_title(&s.breadcrumb)),
+        guard_cell(&sanitize_title(&s.title)),
         s.start_line.to_string(),
         s.end_line.to_string(),
         s.chars.to_string(),
@@ -116,7 +127,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         method,
         format!("{:.2}", s.matched.score),
         opt(s.predicted_tier.map(|t| t.key().to_string())),
-        route_cell(view),
+        route_cell(view).to_string(),
+        super::summary::override_label(s.override_reason).to_string(),
         opt(e.map(|e| e.entities.len().to_string())),
         opt(e.map(|e| e.relations.len().to_string())),
         opt(e.map(|e| e.pruned.len().to_string())),
@@ -126,7 +138,7 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         view.quality.as_str().to_string(),
         opt(e.map(|e| e.tokens_in.to_string())),
         opt(e.map(|e| e.tokens_out.to_string())),
-        guard_cell(&status_cell(view)),
+        guard_cell(&sanitize_title(&status_cell(view))),
         String::new(),
     ]
 }
@@ -137,7 +149,7 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
 pub fn write_sections_csv(path: &Path, batch: &BatchReport) -> anyhow::Result<()> {
     let mut w = csv::WriterBuilder::new()
         .quote_style(csv::QuoteStyle::Necessary)
-        .from_writer(Vec::new());
+        .from_writer(BOM.as_bytes().to_vec());
     w.write_record(COLUMNS)?;
     for doc in &batch.documents {
         for view in doc.sections() {

@@ -66,8 +66,9 @@ pub fn collect(batch: &BatchReport) -> Vec<Suggestion> {
                 *g.tiers.entry(t).or_default() += 1;
             }
             g.documents.insert(doc.doc_id.clone());
-            if g.headings.len() < EXAMPLES && !g.headings.contains(&v.section.title) {
-                g.headings.push(v.section.title.clone());
+            let heading = super::sanitize::sanitize_title(&v.section.title).into_owned();
+            if g.headings.len() < EXAMPLES && !g.headings.contains(&heading) {
+                g.headings.push(heading);
             }
         }
     }

@@ -3,9 +3,16 @@
 //! (payload cut), what it cost, what failed, and what the audit sample of
 //! skipped sections found (the silent-loss rate).
 //!
-//! Percentages of alignment (perfect, deviation, mismatch, new) are over the
-//! *aligned* sections: every section except noise and empty ones, as in the
-//! article (Emerson: 66 perfect + 29 new = 95 sections). Payload cut is
+//! Every number of `summary.md` can be reconciled from the file itself:
+//! each row of the batch table adds up (`sections = sent + skipped + noise +
+//! empty`), each share names its denominator (`8 of 38 (21.1%)`), and the
+//! alignment classes add up to the aligned sections (every section except
+//! noise and empty ones, as in the article: Emerson 66 perfect + 29 new = 95).
+//!
+//! Sections that the `--audit-rate` sample sent although the index said skip
+//! are counted apart (`audit_sampled`), not in perfect / deviation /
+//! mismatch: without the sample they would be `not_scanned`, so sampling
+//! more never moves the alignment shares. Payload cut is
 //! `100 * (total - sent) / total` over the characters of all sections.
 
 use super::{BatchReport, MatchQuality, SectionView};
@@ -30,6 +37,19 @@ pub struct Stats {
     pub not_scanned: usize,
     pub noise: usize,
     pub empty: usize,
+    /// Sections routed to the LLM (answered, cached or failed).
+    pub sent: usize,
+    /// Sections skipped by prediction (Low / Very Low, not sampled).
+    pub skipped: usize,
+    /// Aligned sections sent only because the audit sample picked them; out
+    /// of perfect / deviations / mismatches (see the module comment).
+    pub audit_sampled: usize,
+    /// Of those, how their actual tier compared with the prediction.
+    pub audit_perfect: usize,
+    pub audit_deviations: usize,
+    pub audit_mismatches: usize,
+    /// Sections sent because of `--calibrate` (`override_reason` calibrate).
+    pub calibrated: usize,
     pub perfect_pct: f64,
     pub deviation_pct: f64,
     pub mismatch_pct: f64,
@@ -69,12 +89,29 @@ impl Stats {
         self.sections += 1;
         self.chars_total += s.chars;
         match s.route {
-            Route::Llm => self.chars_sent += s.chars,
-            Route::Skip => self.chars_skipped += s.chars,
+            Route::Llm => {
+                self.sent += 1;
+                self.chars_sent += s.chars;
+            }
+            Route::Skip => {
+                self.skipped += 1;
+                self.chars_skipped += s.chars;
+            }
             Route::Noise => self.chars_noise += s.chars,
             Route::Empty => self.chars_empty += s.chars,
         }
+        if s.override_reason == Override::Calibrate {
+            self.calibrated += 1;
+        }
+        let sampled = s.override_reason == Override::Audit && v.quality.is_aligned_section();
+        if sampled {
+            self.audit_sampled += 1;
+        }
         match v.quality {
+            MatchQuality::Perfect if sampled => self.audit_perfect += 1,
+            MatchQuality::Deviation if sampled => self.audit_deviations += 1,
+            MatchQuality::Mismatch if sampled => self.audit_mismatches += 1,
+            _ if sampled => {}
             MatchQuality::Perfect => self.perfect += 1,
             MatchQuality::Deviation => self.deviations += 1,
             MatchQuality::Mismatch => self.mismatches += 1,
@@ -112,6 +149,13 @@ impl Stats {
         self.not_scanned += o.not_scanned;
         self.noise += o.noise;
         self.empty += o.empty;
+        self.sent += o.sent;
+        self.skipped += o.skipped;
+        self.audit_sampled += o.audit_sampled;
+        self.audit_perfect += o.audit_perfect;
+        self.audit_deviations += o.audit_deviations;
+        self.audit_mismatches += o.audit_mismatches;
+        self.calibrated += o.calibrated;
         self.chars_total += o.chars_total;
         self.chars_sent += o.chars_sent;
         self.chars_skipped += o.chars_skipped;
@@ -231,9 +275,19 @@ pub fn write_summary_json(path: &Path, summary: &BatchSummary) -> anyhow::Result
         .with_context(|| format!("writing {}", path.display()))
 }
 
-/// Escapes a cell of a Markdown table.
+/// Escapes a cell of a Markdown table (control characters dropped first:
+/// a heading is text, never a terminal command).
 fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    super::sanitize::sanitize_title(text).replace('|', "\\|")
+}
+
+/// The `override_reason` cell of sections.csv (empty for none).
+pub fn override_label(o: Override) -> &'static str {
+    match o {
+        Override::None => "",
+        Override::Audit => "audit",
+        Override::Calibrate => "calibrate",
+    }
 }
 
 fn tier_label(t: Option<Tier>) -> String {
@@ -258,30 +312,34 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         summary.finished_at
     );
     out.push_str("## Batch\n\n");
-    out.push_str("| document | sections | perfect alignment | deviations | mismatches | new sections | chars total | chars sent | chars skipped | LLM payload cut | tokens in/out | cost | failures |\n");
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str(
+        "Each row adds up: sections = sent + skipped + noise + empty; \
+         failed counts the sent sections whose extraction failed.\n\n",
+    );
+    out.push_str("| document | sections | sent | skipped | noise | empty | failed (of sent) | chars total | chars sent | chars skipped | LLM payload cut | tokens in/out | cost | failures |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let line = |name: &str, s: &Stats, failure: &str| {
         format!(
-            "| {} | {} | {} ({:.1}%) | {} | {} ({:.1}%) | {} ({:.1}%) | {} | {} | {} | {:.2}% | {}/{} | ${:.4} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% of {} chars | {}/{} | ${:.4} | {} |\n",
             md(name),
             s.sections,
-            s.perfect,
-            s.perfect_pct,
-            s.deviations,
-            s.mismatches,
-            s.mismatch_pct,
-            s.new_sections,
-            s.new_pct,
+            s.sent,
+            s.skipped,
+            s.noise,
+            s.empty,
+            s.failed_sections,
             s.chars_total,
             s.chars_sent,
             s.chars_skipped,
             s.payload_cut_pct,
+            s.chars_total,
             s.tokens_in,
             s.tokens_out,
             s.cost_usd,
             md(failure),
         )
     };
+    let mut docs_rows = String::new();
     for d in &summary.per_document {
         let failure = match &d.error {
             Some(e) => format!("document failed: {e}"),
@@ -290,20 +348,69 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
             }
             None => String::new(),
         };
-        out.push_str(&line(&d.doc_name, &d.stats, &failure));
+        docs_rows.push_str(&line(&d.doc_name, &d.stats, &failure));
     }
+    out.push_str(&docs_rows);
     let failure = format!(
         "{} documents, {} sections failed",
         summary.failed_documents, t.failed_sections
     );
     out.push_str(&line("**batch**", t, &failure));
     out.push('\n');
+
+    out.push_str("## Alignment\n\n");
+    out.push_str(
+        "Aligned sections = sections - noise - empty = perfect + deviations + mismatches \
+         + new + not scanned + audit-sampled. Each share is of the aligned sections. \
+         Audit-sampled sections were predicted Low / Very Low and sent only by the \
+         `--audit-rate` sample (`override_reason` audit in sections.csv); they are \
+         kept out of perfect / deviations / mismatches so sampling never moves those \
+         shares.\n\n",
+    );
+    out.push_str("| document | aligned sections | perfect alignment | deviations | mismatches | new sections | not scanned | audit-sampled |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    let share = |n: usize, of: usize| format!("{n} of {of} ({:.1}%)", pct(n, of));
+    let align = |name: &str, s: &Stats| {
+        let n = s.aligned_sections;
+        format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            md(name),
+            n,
+            share(s.perfect, n),
+            share(s.deviations, n),
+            share(s.mismatches, n),
+            share(s.new_sections, n),
+            share(s.not_scanned, n),
+            share(s.audit_sampled, n),
+        )
+    };
+    for d in &summary.per_document {
+        out.push_str(&align(&d.doc_name, &d.stats));
+    }
+    out.push_str(&align("**batch**", t));
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "Overrides (`override_reason` in sections.csv): {} sections sent by `--calibrate`, \
+         {} by the audit sample.\n",
+        t.calibrated, t.audit_sampled
+    );
     match t.silent_loss_pct {
         Some(p) => {
             let _ = writeln!(
                 out,
-                "Audit: {} skipped sections sampled, {} turned out Medium or better (silent-loss rate {:.1}%).\n",
-                t.audited, t.audited_medium_plus, p
+                "Audit: {} skipped sections sampled, {} answered; of those {} turned out Medium or better \
+                 (silent-loss rate {} of {} = {:.1}%). Against their prediction: {} perfect, \
+                 {} deviations, {} mismatches.\n",
+                t.audit_sampled,
+                t.audited,
+                t.audited_medium_plus,
+                t.audited_medium_plus,
+                t.audited,
+                p,
+                t.audit_perfect,
+                t.audit_deviations,
+                t.audit_mismatches
             );
         }
         None => out.push_str("Audit: no skipped section was sampled (`--audit-rate 0`).\n\n"),
@@ -318,8 +425,8 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         if views.is_empty() {
             continue;
         }
-        out.push_str("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality |\n");
-        out.push_str("|---|---|---:|---:|---:|---|---|---|\n");
+        out.push_str("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality | Override |\n");
+        out.push_str("|---|---|---:|---:|---:|---|---|---|---|\n");
         for v in &views {
             let s = v.section;
             let (ents, rels) = v
@@ -333,7 +440,7 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
             };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 s.node_id,
                 md(&s.title),
                 s.chars,
@@ -341,7 +448,8 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
                 rels,
                 tier_label(super::quality::actual_tier(v.extraction)),
                 predicted,
-                v.quality
+                v.quality,
+                override_label(s.override_reason)
             );
         }
         out.push('\n');

@@ -1,10 +1,10 @@
 //! Reading the reviewer's decisions from the `decision` column of
-//! `sections.csv`. Every bad row is collected; errors name the file and the
+//! `sections.csv` or `sections.xlsx`. Every bad row is collected; errors name the file and the
 //! CSV line, and list the valid choices.
 
 use crate::index::{normalize_title, Tier};
 use crate::report::display_title;
-use crate::report::sections_csv::unguard_cell;
+use crate::report::sections_csv::{strip_bom, unguard_cell};
 use anyhow::{Context, Result};
 use std::collections::HashMap;
 use std::path::Path;
@@ -78,13 +78,30 @@ pub fn parse_action(cell: &str) -> Result<Option<Action>, String> {
     }
 }
 
+/// Node ids are zero-padded to four digits (`0004`); a spreadsheet that
+/// re-saves the CSV reads them as numbers and writes `4`. Pads them back.
+pub fn restore_node_id(cell: &str) -> String {
+    let t = cell.trim();
+    if !t.is_empty() && t.len() < 4 && t.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{t:0>4}")
+    } else {
+        t.to_string()
+    }
+}
+
 /// The columns review needs.
 const NEEDED: [&str; 5] = ["doc_id", "node_id", "heading", "matched_entry", "decision"];
 
-/// Reads every non-blank decision of a `sections.csv`. Returns the valid
-/// decisions and every problem found (each naming the file and line); an
-/// `Err` only when the file cannot be read as a sections.csv at all.
-pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
+/// A sheet of rows as strings: the header and each data row with the line
+/// (CSV) or row number (xlsx) a reviewer sees it at.
+struct Table {
+    headers: Vec<String>,
+    rows: Vec<(usize, Vec<String>)>,
+}
+
+/// Reads a `sections.csv` (RFC 4180, a spreadsheet's BOM and CRLF line ends
+/// accepted). Unreadable records go to `errors` with their line.
+fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
     let file = csv_path.display().to_string();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
@@ -93,10 +110,100 @@ pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
     let headers = reader
         .headers()
         .with_context(|| format!("{file}:1: cannot read the header"))?
-        .clone();
+        .iter()
+        .map(|h| strip_bom(h).to_string())
+        .collect();
+    let mut rows = Vec::new();
+    for rec in reader.records() {
+        match rec {
+            Ok(r) => {
+                let line = r.position().map_or(0, |p| p.line() as usize);
+                // Only the CSV guards formula-looking cells.
+                rows.push((
+                    line,
+                    r.iter().map(|c| unguard_cell(c).to_string()).collect(),
+                ));
+            }
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line());
+                errors.push(format!("{file}:{line}: {e}"));
+            }
+        }
+    }
+    Ok(Table { headers, rows })
+}
+
+/// The text of a workbook cell as the CSV would hold it (`12` for a whole
+/// number a spreadsheet stored as `12.0`).
+fn cell_text(d: &calamine::Data) -> String {
+    use calamine::Data;
+    match d {
+        Data::Empty => String::new(),
+        Data::String(s) | Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
+        Data::Float(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", *f as i64),
+        Data::Float(f) => f.to_string(),
+        Data::Int(i) => i.to_string(),
+        Data::Bool(b) => b.to_string(),
+        Data::DateTime(t) => t.to_string(),
+        Data::Error(e) => e.to_string(),
+    }
+}
+
+/// Reads the sections sheet of a `sections.xlsx`: the first sheet whose
+/// header has the columns review needs.
+fn read_xlsx(path: &Path) -> Result<Table> {
+    use calamine::Reader;
+    let file = path.display().to_string();
+    let mut wb =
+        calamine::open_workbook_auto(path).with_context(|| format!("cannot read {file}"))?;
+    for name in wb.sheet_names() {
+        let range = wb
+            .worksheet_range(&name)
+            .with_context(|| format!("{file}: cannot read sheet `{name}`"))?;
+        let (top, _) = range.start().unwrap_or((0, 0));
+        let mut rows = range.rows();
+        let Some(header) = rows.next() else { continue };
+        let headers: Vec<String> = header.iter().map(cell_text).collect();
+        if !NEEDED.iter().all(|n| headers.iter().any(|h| h == n)) {
+            continue;
+        }
+        let rows = rows
+            .enumerate()
+            .map(|(i, r)| (top as usize + i + 2, r.iter().map(cell_text).collect()))
+            .collect();
+        return Ok(Table { headers, rows });
+    }
+    anyhow::bail!(
+        "{file}: no sheet with the columns {}; expected the sections.xlsx written by `kgroute ingest`",
+        NEEDED.join(", ")
+    )
+}
+
+/// Whether a path names a workbook rather than a CSV.
+pub fn is_workbook(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        matches!(
+            e.to_ascii_lowercase().as_str(),
+            "xlsx" | "xlsm" | "xls" | "ods"
+        )
+    })
+}
+
+/// Reads every non-blank decision of a `sections.csv` or `sections.xlsx`.
+/// Returns the valid decisions and every problem found (each naming the
+/// file and line, or row for a workbook); an `Err` only when the file cannot
+/// be read as a sections report at all.
+pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
+    let file = path.display().to_string();
+    let mut errors = Vec::new();
+    let table = if is_workbook(path) {
+        read_xlsx(path)?
+    } else {
+        read_csv(path, &mut errors)?
+    };
     let mut col = HashMap::new();
     for name in NEEDED {
-        let Some(i) = headers.iter().position(|h| h == name) else {
+        let Some(i) = table.headers.iter().position(|h| h == name) else {
             anyhow::bail!(
                 "{file}:1: no `{name}` column; expected the sections.csv written by `kgroute ingest`"
             );
@@ -104,18 +211,17 @@ pub fn read_decisions(csv_path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
         col.insert(name, i);
     }
     let mut decisions = Vec::new();
-    let mut errors = Vec::new();
-    for rec in reader.records() {
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line());
-                errors.push(format!("{file}:{line}: {e}"));
-                continue;
+    for (line, rec) in &table.rows {
+        // Every cell is echoed in messages: control characters out first.
+        let cell = |name: &str| {
+            let raw = crate::report::sanitize_title(rec.get(col[name]).map_or("", String::as_str));
+            let raw = raw.as_ref();
+            if name == "node_id" {
+                restore_node_id(raw)
+            } else {
+                raw.to_string()
             }
         };
-        let cell = |name: &str| unguard_cell(rec.get(col[name]).unwrap_or("")).to_string();
-        let line = rec.position().map_or(0, |p| p.line());
         let origin = format!(
             "{file}:{line} (doc {}, node {})",
             cell("doc_id"),
@@ -199,6 +305,14 @@ mod tests {
             Ok(Some(Action::Alias("Definitions".into())))
         );
         assert_eq!(parse_action("IGNORE"), Ok(Some(Action::Ignore)));
+    }
+
+    #[test]
+    fn node_ids_get_their_leading_zeros_back() {
+        assert_eq!(restore_node_id("4"), "0004");
+        assert_eq!(restore_node_id("0120"), "0120");
+        assert_eq!(restore_node_id("12345"), "12345");
+        assert_eq!(restore_node_id(""), "");
     }
 
     #[test]

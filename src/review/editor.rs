@@ -82,7 +82,7 @@ pub(crate) fn split_comment(line: &str) -> (&str, &str) {
 }
 
 /// The top-level key of a line, if it is one (`very_high:`, `match:`).
-fn top_key(line: &str) -> Option<&str> {
+pub(crate) fn top_key(line: &str) -> Option<&str> {
     if line.starts_with([' ', '\t', '#', '-']) || line.starts_with("...") {
         return None;
     }
@@ -101,6 +101,18 @@ impl IndexText {
             trailing_newline,
             newline,
         }
+    }
+
+    pub(crate) fn lines_ref(&self) -> &[String] {
+        &self.lines
+    }
+
+    pub(crate) fn set_line(&mut self, i: usize, line: String) {
+        self.lines[i] = line;
+    }
+
+    pub(crate) fn insert_line(&mut self, at: usize, line: String) {
+        self.lines.insert(at, line);
     }
 
     /// The file's text, with its original line ends.

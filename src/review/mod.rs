@@ -15,6 +15,7 @@ pub mod decision;
 pub mod editor;
 pub mod scalar;
 pub mod validate;
+pub mod version;
 
 pub use decision::{read_decisions, Action, Decision};
 pub use editor::IndexText;
@@ -33,6 +34,10 @@ pub struct ReviewResult {
     pub changes: Vec<String>,
     /// Decisions that changed nothing (already there, `ignore`).
     pub notices: Vec<String>,
+    /// `version:` before the edit (`None` when the file has none).
+    pub old_version: Option<String>,
+    /// `version:` after it; moves whenever the text changes.
+    pub new_version: Option<String>,
 }
 
 impl ReviewResult {
@@ -59,8 +64,7 @@ pub struct ReviewErrors(pub Vec<String>);
 /// Reads the decisions of `csv_path` and applies them to the text of
 /// `index_path` in memory (nothing is written).
 pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
-    let original = std::fs::read_to_string(index_path)
-        .with_context(|| format!("cannot read index {}", index_path.display()))?;
+    let original = crate::index::load::read_index_file(index_path)?;
     let problems = check_index_text(index_path, &original);
     if !problems.is_empty() {
         anyhow::bail!(
@@ -83,15 +87,29 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
             return Err(ReviewErrors(errors).into());
         }
     };
-    let problems = check_index_text(index_path, &result.edited);
+    validate_edit(index_path, &result)?;
+    Ok(result)
+}
+
+/// Everything `kgroute index check` checks (overlays merged with their
+/// bases) plus the editor's layout, on the edited text in memory.
+fn validate_edit(index_path: &Path, result: &ReviewResult) -> Result<()> {
+    let mut problems = check_index_text(index_path, &result.edited);
+    if problems.is_empty() {
+        problems.extend(
+            crate::index::load::check_edited(index_path, &result.edited)
+                .iter()
+                .map(ToString::to_string),
+        );
+    }
     if !problems.is_empty() {
         anyhow::bail!(
-            "the edited {} would not be a valid index (a bug in review; nothing written):\n  {}",
+            "the edited {} would not be a valid index; nothing was written:\n  {}",
             index_path.display(),
             problems.join("\n  ")
         );
     }
-    Ok(result)
+    Ok(())
 }
 
 fn entry_list(text: &IndexText, bases: &[IndexText]) -> String {
@@ -282,33 +300,25 @@ pub fn apply_decisions(
     if !errors.is_empty() {
         return Err(errors);
     }
+    let old_version = text.version();
+    let mut new_version = old_version.clone();
+    if text.render() != index_text {
+        new_version = Some(text.bump_version());
+    }
     Ok(ReviewResult {
         original: index_text.to_string(),
         edited: text.render(),
         changes,
         notices,
+        old_version,
+        new_version,
     })
 }
 
-/// Writes the edited index in place (temporary file + rename), then reads
-/// it back and re-validates it.
+/// Validates the edited index in memory and, only when it is valid, writes
+/// it in place (temporary file + rename): a failed review never leaves a
+/// broken index on disk.
 pub fn write_index(index_path: &Path, result: &ReviewResult) -> Result<()> {
-    crate::atomic_file::write_atomic(index_path, result.edited.as_bytes())?;
-    let back = std::fs::read_to_string(index_path)
-        .with_context(|| format!("cannot read back {}", index_path.display()))?;
-    // The whole index as `kgroute index check` sees it, overlays included.
-    let mut problems = check_index_text(index_path, &back);
-    problems.extend(
-        crate::index::check_files(&[index_path.to_path_buf()])
-            .iter()
-            .map(ToString::to_string),
-    );
-    if !problems.is_empty() {
-        anyhow::bail!(
-            "{} was written but does not validate:\n  {}",
-            index_path.display(),
-            problems.join("\n  ")
-        );
-    }
-    Ok(())
+    validate_edit(index_path, result)?;
+    crate::atomic_file::write_atomic(index_path, result.edited.as_bytes())
 }

@@ -25,6 +25,7 @@ fn plain_is_safe(s: &str, flow: bool) -> bool {
         || s.contains(" #")
         || s.ends_with(':')
         || s.contains(['\t', '\n', '\r', '\\'])
+        || s.contains(char::is_control)
         || (flow && s.contains([',', '[', ']', '{', '}']))
     {
         return false;
@@ -65,6 +66,7 @@ fn double_quoted(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }

@@ -455,5 +455,131 @@ fn an_empty_title_is_reported_at_its_own_line() {
         .arg(&f)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("empty_title.yaml:8:3"));
+        .stderr(predicate::str::contains("empty_title.yaml:8:5"));
+}
+
+/// `kgroute index check` on a file; its stderr.
+fn check_stderr(name: &str, bytes: &[u8]) -> (String, String) {
+    let dir = tempdir();
+    let f = dir.path().join(name);
+    std::fs::write(&f, bytes).unwrap();
+    let out = kgroute()
+        .args(["index", "check"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    (
+        f.display().to_string(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_duplicate_key_is_reported_at_its_own_line_and_column() {
+    let (name, err) = check_stderr(
+        "dup.yaml",
+        b"document_type: x\nhigh:\n  - Litigation\nlow:\n  - Notices\nhigh:\n  - Liens\nmatch:\n  fuzzy_threshold: 0.8\n  fuzzy_threshold: 0.9\n",
+    );
+    assert!(
+        err.contains(&format!(
+            "{name}:6:1: duplicate top-level key `high` (first at line 2, column 1)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{name}:10:3: duplicate key of `match` `fuzzy_threshold` (first at line 9, column 3)"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("fix: keep one `high:`"), "{err}");
+    assert!(err.contains("2 problem(s) found"), "{err}");
+}
+
+#[test]
+fn bad_values_are_quoted_as_yaml_not_rust() {
+    let (name, err) = check_stderr(
+        "values.yaml",
+        b"document_type: x\nversion: [1, 2]\nmatch:\n  fuzzy_threshold: {a: 1}\nhigh: Litigation\n",
+    );
+    assert!(
+        err.contains(&format!(
+            "{name}:2:1: `version` must be a string, got `[1, 2]`"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("got `{a: 1}`"), "{err}");
+    assert!(err.contains("got `Litigation`"), "{err}");
+    assert!(
+        !err.contains("Sequence") && !err.contains("Mapping") && !err.contains("Number("),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_non_utf8_index_is_located_by_line() {
+    // `Agent’s Fees` saved as Windows-1252: the apostrophe is byte 0x92.
+    let (name, err) = check_stderr(
+        "cp1252.yaml",
+        b"document_type: x\nhigh:\n  - Litigation\n  - Agent\x92s Fees\n",
+    );
+    assert!(
+        err.contains(&format!("{name}:4:10: not UTF-8: byte 0x92")),
+        "{err}"
+    );
+    assert!(err.contains("fix: save the file as UTF-8"), "{err}");
+}
+
+#[test]
+fn positions_never_come_from_a_comment() {
+    // The anchor's title appears first in a comment; the problem is at the
+    // list item, and the misplaced entry at its own line.
+    let (name, err) = check_stderr(
+        "comment.yaml",
+        b"document_type: x\n# Subsidiaries: pinned, see below\nanchors:\n  # - Subsidiaries (old)\n  - Subsidiaries\nmedium:\n  # Subsidiaries used to sit here\n  - Subsidiaries\n",
+    );
+    assert!(
+        err.contains(&format!(
+            "{name}:5:5: anchor `Subsidiaries` is listed in `medium`"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn every_key_of_the_schema_is_accepted_by_the_loader() {
+    // The schema is the one list of keys: check takes its allowed keys from
+    // it, and the loader must accept each of them.
+    let keys = kgroute::index::check::TOP_KEYS.clone();
+    assert!(keys.len() >= 14, "{keys:?}");
+    let schema = &*kgroute::index::check::SCHEMA;
+    let mut yaml = String::from("document_type: x\n");
+    for k in keys
+        .iter()
+        .filter(|k| **k != "document_type" && **k != "extends")
+    {
+        // A string where the schema wants one, empty (null) otherwise.
+        let t = &schema["properties"][*k]["type"];
+        let text = t == "string" || t.as_array().is_some_and(|a| a.contains(&"string".into()));
+        yaml.push_str(&format!("{k}:{}\n", if text { " \"1\"" } else { "" }));
+    }
+    let dir = tempdir();
+    let f = dir.path().join("all_keys.yaml");
+    std::fs::write(&f, &yaml).unwrap();
+    let problems = kgroute::index::check_files(std::slice::from_ref(&f));
+    assert!(problems.is_empty(), "{yaml}\n{problems:#?}");
+    let schema: serde_json::Value = serde_json::from_str(&read(
+        &repo().join("schemas/graphability-index.schema.json"),
+    ))
+    .unwrap();
+    let mut in_file: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    in_file.sort_unstable();
+    assert_eq!(in_file, keys, "check reads its keys from the schema file");
 }

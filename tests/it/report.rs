@@ -208,6 +208,7 @@ fn sample_batch() -> BatchReport {
         output_per_million: 15.0,
         extractor: "rules".into(),
         sink: "files:out".into(),
+        index_entries: vec!["Definitions".into(), "Governing Law".into()],
     }
 }
 
@@ -235,7 +236,7 @@ fn sections_csv_has_one_guarded_row_per_section() {
     let (headers, rows) = csv_rows(&dir.path().join("sections.csv"));
     assert_eq!(
         headers.join(","),
-        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
+        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
     );
     assert_eq!(
         rows.len(),
@@ -271,7 +272,18 @@ fn sections_csv_has_one_guarded_row_per_section() {
     assert_eq!(defs["decision"], "");
     let formula = by_node("emerson-1", "0004");
     assert_eq!(formula["heading"], "'=HYPERLINK(\"http://x\"), \"quoted\"");
-    assert_eq!(by_node("emerson-1", "0005")["route"], "llm:audit");
+    let audited = by_node("emerson-1", "0005");
+    assert_eq!(
+        (
+            audited["route"].as_str(),
+            audited["override_reason"].as_str()
+        ),
+        ("llm", "audit")
+    );
+    assert_eq!(defs["override_reason"], "");
+    // A BOM first, so a spreadsheet decodes UTF-8 (`Agent’s Fees`).
+    let bytes = std::fs::read(dir.path().join("sections.csv")).unwrap();
+    assert!(bytes.starts_with("\u{feff}doc_id,".as_bytes()));
     let skipped = by_node("emerson-1", "0006");
     assert_eq!(
         (skipped["status"].as_str(), skipped["actual_tier"].as_str()),
@@ -311,10 +323,14 @@ fn summary_counts_alignment_payload_cost_and_audit() {
             d.deviations,
             d.mismatches,
             d.new_sections,
-            d.not_scanned
+            d.not_scanned,
+            d.audit_sampled
         ),
-        (1, 1, 1, 2, 1)
+        (1, 0, 1, 2, 1, 1),
+        "the audit-sampled deviation is counted apart"
     );
+    assert_eq!(d.audit_deviations, 1);
+    assert_eq!((d.sent, d.skipped, d.noise, d.empty), (5, 1, 1, 1));
     assert_eq!(d.chars_total, 9_112);
     assert_eq!(d.chars_sent, 4_000 + 800 + 700 + 500 + 600);
     assert_eq!(d.chars_skipped, 1_500);
@@ -341,8 +357,10 @@ fn summary_counts_alignment_payload_cost_and_audit() {
     );
 
     let md = read(&dir.path().join("summary.md"));
-    assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality |"), "{md}");
-    assert!(md.contains("| 0002 | Section 1.01 Definitions | 4000 | 1 | 2 | Very High | Very High (Definitions) | perfect |"), "{md}");
+    assert!(md.contains("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality | Override |"), "{md}");
+    assert!(md.contains("| 0002 | Section 1.01 Definitions | 4000 | 1 | 2 | Very High | Very High (Definitions) | perfect |  |"), "{md}");
+    assert!(md.contains("| 0005 | Section 9.09 Governing Law | 500 | 1 | 1 | Medium | Low (Governing Law) | deviation | audit |"), "{md}");
+    assert!(md.contains("| emerson_2018.md | 6 | 1 of 6 (16.7%) | 0 of 6 (0.0%) | 1 of 6 (16.7%) | 2 of 6 (33.3%) | 1 of 6 (16.7%) | 1 of 6 (16.7%) |"), "{md}");
     assert!(
         md.contains("`[Guarantor]-(GUARANTEES)->[Obligations]`"),
         "{md}"
@@ -352,7 +370,7 @@ fn summary_counts_alignment_payload_cost_and_audit() {
         "{md}"
     );
     assert!(md.contains("Failed: not UTF-8 at byte 17"), "{md}");
-    assert!(md.contains("silent-loss rate 100.0%"), "{md}");
+    assert!(md.contains("silent-loss rate 1 of 1 = 100.0%"), "{md}");
     assert!(
         md.contains("| 0006 | Section 9.10 Waiver of Jury Trial \\| Venue |"),
         "a pipe in a heading is escaped: {md}"
@@ -476,7 +494,7 @@ very_low: [No Waivers, Counterparts]
 const EXPECTED: &str = "\
 # Credit agreement index (baseline from the article)
 document_type: credit_agreement
-version: \"2\"
+version: \"3\"
 description: >
   Sections of syndicated credit agreements.
 match:
@@ -594,7 +612,11 @@ fn review_write_edits_the_index_in_place_keeping_comments() {
     assert_eq!(v["low"][0]["aliases"][0].as_str(), Some("Applicable Law"));
     assert_eq!(v["high"][0]["aliases"][1].as_str(), Some("Proceeds"));
     assert_eq!(v["very_high"][0]["aliases"][2].as_str(), Some("Defs"));
-    assert_eq!(v["version"].as_str(), Some("2"));
+    assert_eq!(
+        v["version"].as_str(),
+        Some("3"),
+        "every write moves the version"
+    );
 
     // Running the same review again changes nothing.
     kgroute()
@@ -611,8 +633,15 @@ fn review_write_edits_the_index_in_place_keeping_comments() {
 
 #[test]
 fn review_reads_a_csv_saved_by_a_spreadsheet() {
-    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends.
-    let saved = format!("\u{feff}{}", REVIEWED_CSV.replace('\n', "\r\n"));
+    // "CSV UTF-8" exports add a byte-order mark and CRLF line ends, and
+    // read node ids as numbers (`0004` -> `4`).
+    let saved = format!(
+        "\u{feff}{}",
+        REVIEWED_CSV
+            .replace(",0004,", ",4,")
+            .replace(",0010,", ",10,")
+            .replace('\n', "\r\n")
+    );
     let (_dir, csv, index) = review_setup(&saved);
     kgroute()
         .arg("review")
@@ -657,6 +686,67 @@ fn review_without_write_prints_a_diff_and_leaves_the_file() {
         diff.contains("\n-very_low: [No Waivers, Counterparts]\n"),
         "{diff}"
     );
+    // The dry run shows the version the write would give.
+    assert!(
+        diff.contains("\n-version: \"2\"\n+version: \"3\"\n"),
+        "{diff}"
+    );
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("version 2 -> 3"), "{err}");
+}
+
+#[test]
+fn a_heading_with_terminal_escapes_is_added_as_plain_text() {
+    let row = "emerson-1,0013,Article 9 > Section 9.06 \u{1b}[31mTaxes\u{1b}[0m,Section 9.06 \u{1b}[31mTaxes\u{1b}[0m\u{7},1096,1100,300,,none,0.00,,llm,3,1,0,low,low,low,new,100,20,ok,add:low\n";
+    let (_dir, csv, index) = review_setup(&format!("{REVIEWED_CSV}{row}"));
+    let out = kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(!err.contains('\u{1b}'), "escape printed raw: {err:?}");
+    let edited = read(&index);
+    assert!(
+        !edited.contains(|c: char| c.is_control() && c != '\n'),
+        "{edited}"
+    );
+    assert!(tiers_of(&edited)["low"].contains(&"Taxes".to_string()));
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
+}
+
+#[test]
+fn an_edit_that_would_not_validate_is_never_written() {
+    // `Table of Contents` is a noise title of INDEX: adding it to a tier
+    // makes the index invalid, so the edit is refused before any write.
+    let row = "emerson-1,0002,Table of Contents,Table of Contents,3,40,900,,none,0.00,,llm,0,0,0,very_low,very_low,very_low,new,10,5,ok,add:low\n";
+    let (_dir, csv, index) = review_setup(&format!("{REVIEWED_CSV}{row}"));
+    kgroute()
+        .arg("review")
+        .arg(&csv)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("would not be a valid index; nothing was written")
+                .and(predicate::str::contains("also as noise")),
+        );
+    assert_eq!(read(&index), INDEX);
+    let leftovers: Vec<_> = std::fs::read_dir(index.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]
@@ -870,6 +960,10 @@ fn batch_of(id: &str, version: &str, index_yaml: &str) -> BatchReport {
         output_per_million: 15.0,
         extractor: "rules".into(),
         sink: "files".into(),
+        index_entries: lookup_table(index_yaml)
+            .into_values()
+            .map(|(title, _)| title)
+            .collect(),
     }
 }
 
@@ -940,9 +1034,10 @@ fn review_loop_on_emerson_brings_new_sections_down() {
         .assert()
         .success();
     let edited = read(&index);
-    for line in BASELINE.lines() {
+    for line in BASELINE.lines().filter(|l| !l.starts_with("version:")) {
         assert!(edited.contains(line), "review lost `{line}`");
     }
+    assert!(edited.contains("\nversion: \"2\"\n"), "version not moved");
     assert!(
         edited.contains(
             "  - title: Types of Advances\n    note: added by review from emerson 0004\n"
@@ -1020,7 +1115,7 @@ high:
         "\
 # JPMorgan-agented deals
 document_type: credit_agreement
-version: \"2-jpm\"
+version: \"3-jpm\"
 extends: credit_agreement.yaml   # the base
 very_high:
   - title: Company Guaranty
@@ -1036,4 +1131,324 @@ low:
     note: added by review from emerson-1 0005
 "
     );
+}
+
+// ---------------------------------------------------------------------------
+// summary.md adds up on its own
+
+/// The cells of every row of the Markdown table that follows `heading`.
+fn md_table(md: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = md
+        .find(heading)
+        .unwrap_or_else(|| panic!("no {heading}: {md}"));
+    md[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn num(cell: &str) -> usize {
+    cell.split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("not a count: {cell}"))
+}
+
+/// `8 of 38 (21.1%)` -> (8, 38, 21.1).
+fn share(cell: &str) -> (usize, usize, f64) {
+    let (n, rest) = cell
+        .split_once(" of ")
+        .expect("a share names its denominator");
+    let (of, p) = rest.split_once(" (").unwrap();
+    let p = p.trim_end_matches("%)").parse().unwrap();
+    (n.parse().unwrap(), of.parse().unwrap(), p)
+}
+
+/// Checks every arithmetic claim of summary.md using only summary.md.
+fn assert_summary_reconciles(md: &str) {
+    let batch = md_table(md, "## Batch");
+    let align = md_table(md, "## Alignment");
+    assert_eq!(batch.len(), align.len(), "one alignment row per batch row");
+    let mut sums = [0usize; 6];
+    for (b, a) in batch.iter().zip(&align) {
+        assert_eq!(b[0], a[0]);
+        let (sections, sent, skipped, noise, empty, failed) = (
+            num(&b[1]),
+            num(&b[2]),
+            num(&b[3]),
+            num(&b[4]),
+            num(&b[5]),
+            num(&b[6]),
+        );
+        assert_eq!(sections, sent + skipped + noise + empty, "row {b:?}");
+        assert!(failed <= sent, "row {b:?}");
+        let aligned = num(&a[1]);
+        assert_eq!(aligned, sections - noise - empty, "row {a:?}");
+        let mut classes = 0;
+        for cell in &a[2..] {
+            let (n, of, p) = share(cell);
+            assert_eq!(of, aligned, "share of the aligned sections: {cell}");
+            let want = if of == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / of as f64
+            };
+            assert!((p - want).abs() < 0.051, "{cell}");
+            classes += n;
+        }
+        assert_eq!(classes, aligned, "alignment classes add up: {a:?}");
+        let (chars_total, chars_sent) = (num(&b[7]), num(&b[8]));
+        let cut: f64 = b[10].split('%').next().unwrap().parse().unwrap();
+        assert!(
+            b[10].ends_with(&format!("of {chars_total} chars")),
+            "{}",
+            b[10]
+        );
+        if chars_total > 0 {
+            let want = 100.0 * (chars_total - chars_sent) as f64 / chars_total as f64;
+            assert!((cut - want).abs() < 0.0051, "{}", b[10]);
+        }
+        if b[0] != "**batch**" {
+            for (s, v) in sums
+                .iter_mut()
+                .zip([sections, sent, skipped, noise, empty, failed])
+            {
+                *s += v;
+            }
+        } else {
+            assert_eq!(
+                sums,
+                [sections, sent, skipped, noise, empty, failed],
+                "the batch row is the sum of the documents"
+            );
+        }
+    }
+}
+
+#[test]
+fn summary_md_reconciles_from_its_own_numbers() {
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sample_batch()).unwrap();
+    assert_summary_reconciles(&read(&dir.path().join("summary.md")));
+    write_batch_reports(dir.path(), &batch_of("e", "1", BASELINE)).unwrap();
+    let md = read(&dir.path().join("summary.md"));
+    assert_summary_reconciles(&md);
+    assert!(md.contains("by the audit sample"), "{md}");
+}
+
+#[test]
+fn audit_sampling_never_moves_the_alignment_shares() {
+    let plain = batch_of("plain", "1", BASELINE);
+    let base = kgroute::report::summary::summarize(&plain);
+    // Sample every skipped section, as `--audit-rate 1` would, and give each
+    // an extraction whose tier is its predicted one (a perfect match, the
+    // case that inflated "perfect" before).
+    let mut sampled = plain.clone();
+    let doc = &mut sampled.documents[0];
+    let plan = doc.plan.as_mut().unwrap();
+    let mut n = 0;
+    for s in plan.sections.iter_mut().filter(|s| s.route == Route::Skip) {
+        s.route = Route::Llm;
+        s.override_reason = Override::Audit;
+        let tier = s.predicted_tier.unwrap();
+        doc.extractions
+            .push(extraction("emerson", &s.node_id, tier, &[]));
+        n += 1;
+    }
+    assert!(n > 0, "the baseline skips some Emerson sections");
+    let audited = kgroute::report::summary::summarize(&sampled);
+    let (a, b) = (&audited.totals, &base.totals);
+    assert_eq!(
+        (a.perfect, a.deviations, a.mismatches, a.new_sections),
+        (b.perfect, b.deviations, b.mismatches, b.new_sections)
+    );
+    assert_eq!(a.perfect_pct, b.perfect_pct);
+    assert_eq!((a.audit_sampled, a.audit_perfect), (n, n));
+    assert_eq!(a.not_scanned + n, b.not_scanned);
+    assert!(
+        a.payload_cut_pct < b.payload_cut_pct,
+        "the sample costs payload"
+    );
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &sampled).unwrap();
+    let md = read(&dir.path().join("summary.md"));
+    assert_summary_reconciles(&md);
+    let (_, rows) = csv_rows(&dir.path().join("sections.csv"));
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r["override_reason"] == "audit")
+            .count(),
+        n,
+        "sections.csv says which rows the sample sent"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// sections.xlsx: what a reviewer opens
+
+/// A worksheet's XML, by sheet position (1-based), from inside the xlsx.
+fn sheet_xml(xlsx: &Path, n: usize) -> String {
+    use std::io::Read;
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(xlsx).unwrap()).unwrap();
+    let mut f = zip.by_name(&format!("xl/worksheets/sheet{n}.xml")).unwrap();
+    let mut s = String::new();
+    f.read_to_string(&mut s).unwrap();
+    s
+}
+
+/// Excel's column letters for a 0-based index.
+fn column_letter(mut c: usize) -> String {
+    let mut out = Vec::new();
+    loop {
+        out.push(b'A' + (c % 26) as u8);
+        if c < 26 {
+            break;
+        }
+        c = c / 26 - 1;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
+    use calamine::{Data, Reader, SheetVisible};
+    let dir = tempdir();
+    let index = dir.path().join("credit_agreement.yaml");
+    std::fs::write(&index, BASELINE).unwrap();
+    let report = dir.path().join("b1");
+    let batch = batch_of("b1", "1", BASELINE);
+    write_batch_reports(&report, &batch).unwrap();
+    let xlsx = report.join("sections.xlsx");
+
+    let mut wb: calamine::Xlsx<_> = calamine::open_workbook(&xlsx).unwrap();
+    assert_eq!(wb.sheet_names(), ["b1", "summary", "choices"]);
+    let hidden: Vec<bool> = wb
+        .sheets_metadata()
+        .iter()
+        .map(|s| s.visible != SheetVisible::Visible)
+        .collect();
+    assert_eq!(hidden, [false, false, true], "the choices sheet is hidden");
+
+    // The drop-down: every valid decision, entries taken from the index.
+    let choices: Vec<String> = wb
+        .worksheet_range("choices")
+        .unwrap()
+        .rows()
+        .map(|r| r[0].to_string())
+        .collect();
+    let entries = lookup_table(BASELINE);
+    for want in ["ignore", "add:very_high", "add:very_low", "retier:medium"] {
+        assert!(choices.contains(&want.to_string()), "{want} offered");
+    }
+    for (title, _) in entries.values() {
+        assert!(choices.contains(&format!("alias:{title}")), "alias:{title}");
+    }
+    let inline: usize = choices.iter().map(|c| c.len() + 1).sum();
+    assert!(
+        inline > 255,
+        "too long for an inline list ({inline}): the range is needed"
+    );
+
+    let range = wb.worksheet_range("b1").unwrap();
+    let rows: Vec<Vec<Data>> = range.rows().map(|r| r.to_vec()).collect();
+    let header: Vec<String> = rows[0].iter().map(|c| c.to_string()).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (_, csv) = csv_rows(&report.join("sections.csv"));
+    assert_eq!(rows.len(), csv.len() + 1, "the same rows as sections.csv");
+    // Node ids are text (`0001`, not the number 1); counts are numbers.
+    assert_eq!(rows[1][col("node_id")], Data::String("0001".into()));
+    assert!(rows[1..]
+        .iter()
+        .all(|r| matches!(&r[col("node_id")], Data::String(s) if s.len() == 4)));
+    assert!(matches!(rows[1][col("chars")], Data::Float(_)));
+
+    let xml = sheet_xml(&xlsx, 1);
+    let decision = column_letter(col("decision"));
+    assert!(
+        xml.contains(
+            "<dataValidation type=\"list\" allowBlank=\"1\" showInputMessage=\"1\" showErrorMessage=\"1\""
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("sqref=\"{decision}2:{decision}{}\"", rows.len())),
+        "the whole decision column: {xml}"
+    );
+    assert!(
+        xml.contains(&format!(
+            "<formula1>choices!$A$1:$A${}</formula1>",
+            choices.len()
+        )),
+        "{xml}"
+    );
+    assert!(xml.contains("ySplit=\"1\""), "header frozen");
+    assert!(xml.contains("<autoFilter ref=\"A1:"), "filters on");
+
+    // The reviewer picks decisions from the drop-down and saves: a copy of
+    // the sheet with the decision column filled.
+    let quality = col("match_quality");
+    let heading = col("heading");
+    let mut seen = std::collections::HashSet::new();
+    let mut reviewed = rust_xlsxwriter::Workbook::new();
+    let sheet = reviewed.add_worksheet();
+    let mut decided = 0;
+    for (r, row) in rows.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            match cell {
+                Data::Float(f) => sheet.write_number(r as u32, c as u16, *f),
+                other => sheet.write_string(r as u32, c as u16, other.to_string()),
+            }
+            .unwrap();
+        }
+        let title = normalize_title(&row[heading].to_string());
+        if r > 0 && row[quality] == Data::String("new".into()) && seen.insert(title) {
+            let choice = if decided % 4 == 3 {
+                "ignore"
+            } else {
+                "add:low"
+            };
+            assert!(choices.contains(&choice.to_string()));
+            sheet
+                .write_string(r as u32, col("decision") as u16, choice)
+                .unwrap();
+            decided += 1;
+        }
+    }
+    assert!(decided > 4, "{decided}");
+    let saved = dir.path().join("reviewed.xlsx");
+    reviewed.save(&saved).unwrap();
+
+    kgroute()
+        .arg("review")
+        .arg(&saved)
+        .arg("--index")
+        .arg(&index)
+        .arg("--write")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("version 1 -> 2"));
+    let edited = read(&index);
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&edited).unwrap();
+    assert_eq!(v["version"].as_str(), Some("2"));
+    let added = tiers_of(&edited)["low"].len() - tiers_of(BASELINE)["low"].len();
+    assert_eq!(added, decided - decided / 4, "every add:low applied once");
+    assert!(
+        edited.contains("note: added by review from emerson 0"),
+        "node ids kept their zeros: {edited}"
+    );
+    kgroute()
+        .args(["index", "check"])
+        .arg(&index)
+        .assert()
+        .success();
 }

@@ -1,0 +1,283 @@
+//! `sections.xlsx`: the mismatch report as reviewers work on it, in Excel
+//! or LibreOffice, beside the plain `sections.csv`.
+//!
+//! A CSV leaves a reviewer to fight the spreadsheet: `0004` shown as `4`, no
+//! filters, and no list of allowed decisions (a typo such as `add:lo` only
+//! shows up at `kgroute review` time). The workbook fixes that:
+//!
+//! - sheet 1 (named after the batch): one row per section, the same columns
+//!   as the CSV, header frozen and filters on, `node_id` and every other text
+//!   column stored as text, counts stored as numbers, each row coloured by
+//!   its match quality, widths that fit their contents;
+//! - the `decision` column has a drop-down of every valid decision:
+//!   `ignore`, `add:<tier>`, `retier:<tier>` and `alias:<entry>` for each
+//!   entry of the index. An inline list is limited to 255 characters by
+//!   Excel, so the choices live on a hidden `choices` sheet and the
+//!   validation points at that range;
+//! - a `summary` sheet with the batch's counts (the numbers of summary.md).
+//!
+//! `kgroute review` reads the decisions back from this file too
+//! ([`crate::review::decision`]).
+
+use super::sections_csv::{row, unguard_cell, COLUMNS};
+use super::summary::{BatchSummary, Stats};
+use super::{BatchReport, MatchQuality};
+use crate::index::Tier;
+use anyhow::Context;
+use rust_xlsxwriter::{Color, DataValidation, Format, FormatBorder, Formula, Workbook, Worksheet};
+use std::path::Path;
+
+/// Name of the hidden sheet that holds the decision choices.
+pub const CHOICES_SHEET: &str = "choices";
+/// Name of the summary sheet.
+pub const SUMMARY_SHEET: &str = "summary";
+
+/// Columns written as numbers (when not empty).
+const NUMERIC: [&str; 9] = [
+    "start_line",
+    "end_line",
+    "chars",
+    "match_score",
+    "entities",
+    "relations",
+    "pruned",
+    "tokens_in",
+    "tokens_out",
+];
+
+/// Widest a column gets, in characters (long breadcrumbs wrap off-screen).
+const MAX_WIDTH: usize = 60;
+
+/// Every valid decision, in the order the drop-down offers them.
+pub fn decision_choices(entries: &[String]) -> Vec<String> {
+    let mut out = vec!["ignore".to_string()];
+    out.extend(Tier::ALL.iter().map(|t| format!("add:{}", t.key())));
+    out.extend(Tier::ALL.iter().map(|t| format!("retier:{}", t.key())));
+    let mut titles: Vec<&String> = entries.iter().collect();
+    titles.sort();
+    titles.dedup();
+    out.extend(titles.into_iter().map(|e| format!("alias:{e}")));
+    out
+}
+
+/// Background colour of a row by match quality.
+fn quality_color(q: MatchQuality) -> Color {
+    Color::RGB(match q {
+        MatchQuality::Perfect => 0xC6EFCE,
+        MatchQuality::Deviation => 0xFFEB9C,
+        MatchQuality::Mismatch => 0xFFC7CE,
+        MatchQuality::New => 0xDDEBF7,
+        MatchQuality::NotScanned => 0xEDEDED,
+        MatchQuality::Noise | MatchQuality::Empty => 0xF8F8F8,
+    })
+}
+
+/// A valid sheet name from a batch id (at most 31 characters, none of
+/// `[]:*?/\`, not `summary` or `choices`).
+fn sheet_name(batch_id: &str) -> String {
+    let clean: String = super::sanitize::sanitize_title(batch_id)
+        .chars()
+        .map(|c| if "[]:*?/\\'".contains(c) { '_' } else { c })
+        .take(31)
+        .collect();
+    let clean = clean.trim().to_string();
+    if clean.is_empty() || clean == SUMMARY_SHEET || clean == CHOICES_SHEET {
+        "sections".to_string()
+    } else {
+        clean
+    }
+}
+
+fn xlsx_err(path: &Path) -> impl Fn(rust_xlsxwriter::XlsxError) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("cannot write {}: {e}", path.display())
+}
+
+/// Writes `sections.xlsx`; the batch's `index_entries` are offered as
+/// `alias:<entry>`.
+pub fn write_sections_xlsx(
+    path: &Path,
+    batch: &BatchReport,
+    summary: &BatchSummary,
+) -> anyhow::Result<()> {
+    let err = xlsx_err(path);
+    let mut wb = Workbook::new();
+    let header = Format::new()
+        .set_bold()
+        .set_background_color(Color::RGB(0xD9D9D9))
+        .set_border_bottom(FormatBorder::Thin);
+
+    let choices = decision_choices(&batch.index_entries);
+    let sheet = wb.add_worksheet();
+    sheet.set_name(sheet_name(&batch.batch_id)).map_err(&err)?;
+    write_sections_sheet(sheet, batch, &choices, &header).map_err(&err)?;
+
+    let sheet = wb.add_worksheet();
+    sheet.set_name(SUMMARY_SHEET).map_err(&err)?;
+    write_summary_sheet(sheet, summary, &header).map_err(&err)?;
+
+    // The validation of the first sheet names this range.
+    let sheet = wb.add_worksheet();
+    sheet.set_name(CHOICES_SHEET).map_err(&err)?;
+    for (i, c) in choices.iter().enumerate() {
+        sheet.write_string(i as u32, 0, c).map_err(&err)?;
+    }
+    sheet.set_hidden(true);
+
+    let bytes = wb.save_to_buffer().map_err(&err)?;
+    crate::atomic_file::write_atomic(path, &bytes)
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+fn write_sections_sheet(
+    sheet: &mut Worksheet,
+    batch: &BatchReport,
+    choices: &[String],
+    header: &Format,
+) -> Result<(), rust_xlsxwriter::XlsxError> {
+    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count() + 2).collect();
+    for (c, name) in COLUMNS.iter().enumerate() {
+        sheet.write_string_with_format(0, c as u16, *name, header)?;
+    }
+    let decision_col = COLUMNS.len() - 1;
+    let mut r: u32 = 0;
+    for doc in &batch.documents {
+        for view in doc.sections() {
+            r += 1;
+            let fill = quality_color(view.quality);
+            let text = Format::new().set_background_color(fill).set_num_format("@");
+            let number = Format::new().set_background_color(fill);
+            for (c, cell) in row(&view).iter().enumerate() {
+                // A workbook cell is never run as a formula: no `'` guard.
+                let cell = unguard_cell(cell);
+                widths[c] = widths[c].max(cell.chars().count() + 2);
+                let col = c as u16;
+                match cell.parse::<f64>() {
+                    Ok(x) if NUMERIC.contains(&COLUMNS[c]) => {
+                        sheet.write_number_with_format(r, col, x, &number)?;
+                    }
+                    _ => {
+                        sheet.write_string_with_format(r, col, cell, &text)?;
+                    }
+                }
+            }
+        }
+    }
+    let last = r.max(1);
+    sheet.set_freeze_panes(1, 0)?;
+    sheet.autofilter(0, 0, last, decision_col as u16)?;
+    let list = Formula::new(format!("={CHOICES_SHEET}!$A$1:$A${}", choices.len().max(1)));
+    let validation = DataValidation::new()
+        .allow_list_formula(list)
+        .set_input_title("decision")?
+        .set_input_message(
+            "Pick one: add:<tier>, alias:<entry>, retier:<tier> or ignore; blank = no change",
+        )?
+        .set_error_title("not a decision")?
+        .set_error_message(
+            "Choose from the list: add:<tier>, alias:<entry>, retier:<tier>, ignore",
+        )?;
+    sheet.add_data_validation(
+        1,
+        decision_col as u16,
+        last,
+        decision_col as u16,
+        &validation,
+    )?;
+    widths[decision_col] = widths[decision_col].max(
+        choices
+            .iter()
+            .map(|c| c.chars().count() + 4)
+            .max()
+            .unwrap_or(0),
+    );
+    for (c, w) in widths.iter().enumerate() {
+        sheet.set_column_width(c as u16, (*w).min(MAX_WIDTH) as f64)?;
+    }
+    Ok(())
+}
+
+/// The summary sheet's columns: a label and the value from [`Stats`].
+type StatColumn = (&'static str, fn(&Stats) -> f64);
+
+const SUMMARY_COLUMNS: [StatColumn; 18] = [
+    ("sections", |s| s.sections as f64),
+    ("sent", |s| s.sent as f64),
+    ("skipped", |s| s.skipped as f64),
+    ("noise", |s| s.noise as f64),
+    ("empty", |s| s.empty as f64),
+    ("failed (of sent)", |s| s.failed_sections as f64),
+    ("aligned sections", |s| s.aligned_sections as f64),
+    ("perfect", |s| s.perfect as f64),
+    ("deviations", |s| s.deviations as f64),
+    ("mismatches", |s| s.mismatches as f64),
+    ("new sections", |s| s.new_sections as f64),
+    ("not scanned", |s| s.not_scanned as f64),
+    ("audit-sampled", |s| s.audit_sampled as f64),
+    ("calibrated", |s| s.calibrated as f64),
+    ("perfect % of aligned", |s| s.perfect_pct),
+    ("new % of aligned", |s| s.new_pct),
+    ("LLM payload cut % of chars", |s| s.payload_cut_pct),
+    ("cost USD", |s| s.cost_usd),
+];
+
+fn write_summary_sheet(
+    sheet: &mut Worksheet,
+    summary: &BatchSummary,
+    header: &Format,
+) -> Result<(), rust_xlsxwriter::XlsxError> {
+    sheet.write_string_with_format(0, 0, "document", header)?;
+    for (c, (name, _)) in SUMMARY_COLUMNS.iter().enumerate() {
+        sheet.write_string_with_format(0, c as u16 + 1, *name, header)?;
+        sheet.set_column_width(c as u16 + 1, (name.len() + 2) as f64)?;
+    }
+    let rows = summary
+        .per_document
+        .iter()
+        .map(|d| (d.doc_name.as_str(), &d.stats))
+        .chain(std::iter::once(("batch", &summary.totals)));
+    let mut name_width = 10;
+    for (r, (name, stats)) in rows.enumerate() {
+        let r = r as u32 + 1;
+        let name = super::sanitize::sanitize_title(name);
+        name_width = name_width.max(name.chars().count() + 2);
+        sheet.write_string(r, 0, name.as_ref())?;
+        for (c, (_, value)) in SUMMARY_COLUMNS.iter().enumerate() {
+            sheet.write_number(r, c as u16 + 1, (value(stats) * 100.0).round() / 100.0)?;
+        }
+    }
+    sheet.set_column_width(0, name_width.min(MAX_WIDTH) as f64)?;
+    sheet.set_freeze_panes(1, 1)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_cover_every_decision_form_and_every_entry_once() {
+        let c = decision_choices(&[
+            "Definitions".into(),
+            "Agent’s Fees".into(),
+            "Definitions".into(),
+        ]);
+        assert_eq!(c[0], "ignore");
+        assert!(c.contains(&"add:very_low".to_string()));
+        assert!(c.contains(&"retier:medium".to_string()));
+        assert_eq!(c.iter().filter(|x| *x == "alias:Definitions").count(), 1);
+        assert!(c.contains(&"alias:Agent’s Fees".to_string()));
+        for choice in &c {
+            assert!(
+                crate::review::decision::parse_action(choice).is_ok(),
+                "{choice} must parse"
+            );
+        }
+    }
+
+    #[test]
+    fn sheet_names_are_valid() {
+        assert_eq!(sheet_name("2026-12-01/b:1"), "2026-12-01_b_1");
+        assert_eq!(sheet_name("summary"), "sections");
+        assert_eq!(sheet_name(&"x".repeat(40)).len(), 31);
+    }
+}
