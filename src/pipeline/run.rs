@@ -155,10 +155,14 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         }
     }
 
-    std::fs::create_dir_all(cfg.out_dir.join("docs"))
+    // The manifest first: a kill right after it leaves a resumable batch,
+    // never a non-empty folder without one.
+    std::fs::create_dir_all(&cfg.out_dir)
         .with_context(|| format!("{}: cannot create output folder", cfg.out_dir.display()))?;
     manifest.finished = false;
     manifest.save(&cfg.out_dir)?;
+    std::fs::create_dir_all(cfg.out_dir.join("docs"))
+        .with_context(|| format!("{}: cannot create output folder", cfg.out_dir.display()))?;
     let sink = match neo4j {
         Some(s) => s,
         None => open_sink(&cfg.sink).await?,
