@@ -10,7 +10,7 @@ fn index_file() -> PathBuf {
 }
 
 /// Reads a CSV file into header-keyed rows.
-fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+pub(super) fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let headers = r.headers().unwrap().clone();
     r.records()
