@@ -140,6 +140,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         });
     }
     let cfg = ingest_config(args)?;
+    let cost_unknown = cfg.extractor.llm.is_some() && cfg.cost.prices().is_none();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -151,7 +152,12 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             result.summary.batch_id
         );
     }
-    println!("{}", result.summary.headline());
+    let headline = result.summary.headline();
+    match headline.rsplit_once(", $") {
+        // An LLM without a price: the spend is unknown, not $0.
+        Some((head, _)) if cost_unknown => println!("{head}, cost unknown"),
+        _ => println!("{headline}"),
+    }
     println!("reports: {}", result.out_dir.display());
     Ok(if result.failed_documents + result.failed_sections > 0 {
         Outcome::PartialFailure

@@ -741,3 +741,67 @@ fn the_tree_of_a_device_or_an_oversized_file_is_refused_at_once() {
         .code(1)
         .stderr(predicates::str::contains("--max-bytes limit of 1000"));
 }
+
+/// `kgroute plan` counts tokens with the model's real tokenizer (the one
+/// estimate `--max-cost` reserves), chars/4 only for an unknown model, and
+/// says which.
+#[test]
+fn plan_counts_tokens_with_the_models_tokenizer_and_says_so() {
+    let dir = tempdir();
+    let doc = fixture("supply_agreement.txt");
+    let plan_of = |model: &str| {
+        let out = dir.path().join(model);
+        let a = kgroute()
+            .arg("plan")
+            .arg(&doc)
+            .arg("--index")
+            .arg(index_file())
+            .args(["--model", model, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+        let v: serde_json::Value = serde_json::from_str(&read(&out.join("plan.json"))).unwrap();
+        (v, stdout)
+    };
+    let source = kgroute::tree::SourceText::read(&doc, false).unwrap();
+    let sent_texts = |v: &serde_json::Value| -> Vec<String> {
+        v["documents"][0]["plan"]["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["route"] == "llm")
+            .map(|s| {
+                let (a, b) = (
+                    s["start_line"].as_u64().unwrap(),
+                    s["end_line"].as_u64().unwrap(),
+                );
+                source.span_text(a as usize, b as usize).to_string()
+            })
+            .collect()
+    };
+
+    let (v, stdout) = plan_of("gpt-4o-mini");
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let want: usize = sent_texts(&v)
+        .iter()
+        .map(|t| bpe.encode_ordinary(t).len())
+        .sum();
+    assert!(want > 100);
+    assert_eq!(v["totals"]["est_input_tokens"].as_u64(), Some(want as u64));
+    assert!(
+        stdout.contains("tokens counted with o200k_base"),
+        "{stdout}"
+    );
+
+    let (v, stdout) = plan_of("my-local-model");
+    let want: u64 = sent_texts(&v)
+        .iter()
+        .map(|t| t.chars().count().div_ceil(4) as u64)
+        .sum();
+    assert_eq!(v["totals"]["est_input_tokens"].as_u64(), Some(want));
+    assert!(
+        stdout.contains("chars/4 (no known tokenizer for model `my-local-model`)"),
+        "{stdout}"
+    );
+}
