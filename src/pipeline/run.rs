@@ -213,12 +213,14 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     batch.progress.lock().expect("progress").finish();
 
     let cfg = &batch.cfg;
+    let batch_id = batch.manifest.lock().expect("manifest").batch_id.clone();
+    let sink_description = batch.sink.lock().await.describe();
     let report = batch_report(
         cfg,
         &batch.index,
         &batch.extractor,
-        &batch.manifest.lock().expect("manifest").batch_id,
-        batch.sink.lock().await.describe(),
+        &batch_id,
+        sink_description,
         outcomes,
     );
     let (failed_documents, failed_sections) = failures(&report);

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const SEED: u64 = 0x6b67_726f_7574_65;
+const SEED: u64 = 0x006b_6772_6f75_7465;
 
 fn index_file() -> PathBuf {
     repo().join("indices").join("credit_agreement.yaml")

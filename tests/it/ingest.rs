@@ -581,7 +581,7 @@ fn resume_keeps_the_graph_and_a_finished_batch_resumes_as_a_no_op() {
     // The same batch resumed with the absolute path: nothing to redo, no
     // file touched (not even summary.json's finished_at).
     let abs = fixtures.canonicalize().unwrap();
-    let assert = ingest_cmd(&[abs.clone()], &out, dir.path())
+    let assert = ingest_cmd(std::slice::from_ref(&abs), &out, dir.path())
         .arg("--resume")
         .assert()
         .success();
@@ -689,7 +689,7 @@ fn special_files_duplicates_and_other_endings_do_not_stop_the_batch() {
         std::fs::write(docs.join(f), "%PDF").unwrap();
     }
     let out = dir.path().join("b");
-    let assert = ingest_cmd(&[docs.clone()], &out, dir.path())
+    let assert = ingest_cmd(std::slice::from_ref(&docs), &out, dir.path())
         .timeout(std::time::Duration::from_secs(120))
         .assert()
         .code(1);
