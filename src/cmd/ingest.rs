@@ -1,9 +1,10 @@
 //! `kgroute ingest <FILE|DIR>... --index <YAML>...`: the whole pipeline on a
 //! batch (tree, route, extract, graph, sink, report).
 //!
-//! Arguments become a validated [`IngestConfig`] here, without I/O; the
-//! pipeline then connects the sink and the extractor before anything is
-//! spent.
+//! Arguments become a validated [`IngestConfig`] here in two steps: what
+//! was typed is checked without I/O (`check_values`), then the documents,
+//! index files and batch folder are located; the pipeline then checks the
+//! sink and the LLM endpoint before anything is written or spent.
 
 use super::prices::PriceArgs;
 use super::Outcome;
@@ -137,6 +138,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             price: args.price,
             model: args.model,
             lossy: args.lossy,
+            max_bytes: args.max_bytes,
         });
     }
     let cfg = ingest_config(args)?;
@@ -166,9 +168,9 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
     })
 }
 
-/// Validates the arguments and environment into a configuration. Every
-/// problem is collected and reported at once.
-fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
+/// Step one: checks what was typed, without I/O or the environment. Every
+/// problem is returned, not only the first.
+fn check_values(a: &IngestArgs) -> Vec<String> {
     let mut problems: Vec<String> = Vec::new();
     if !(0.0..=1.0).contains(&a.audit_rate) {
         problems.push(format!(
@@ -192,6 +194,21 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     if a.max_cost.is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
         problems.push("--max-cost must be a non-negative number of USD, e.g. --max-cost 5".into());
     }
+    if a.section_timeout == 0 {
+        problems
+            .push("--section-timeout must be at least 1 second, e.g. --section-timeout 180".into());
+    }
+    if a.max_bytes == 0 {
+        problems.push("--max-bytes must be at least 1, e.g. --max-bytes 67108864".into());
+    }
+    problems
+}
+
+/// Step two: the environment and the file system (the documents, the index
+/// files, the batch folder), on top of step one's problems; every problem
+/// is reported at once.
+fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
+    let mut problems = check_values(&a);
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
 
     let llm = match LlmConfig::from_env_and_flags(a.llm_url.clone(), a.model.clone()) {
@@ -201,13 +218,6 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    if a.section_timeout == 0 {
-        problems
-            .push("--section-timeout must be at least 1 second, e.g. --section-timeout 180".into());
-    }
-    if a.max_bytes == 0 {
-        problems.push("--max-bytes must be at least 1, e.g. --max-bytes 67108864".into());
-    }
     let model = llm.as_ref().map(|l| l.model.clone()).or(a.model.clone());
     let prices = match a.price.resolve(model.as_deref()) {
         Ok(p) => p,

@@ -8,6 +8,7 @@
 
 pub mod budget;
 pub mod discover;
+pub mod document;
 pub mod manifest;
 pub mod progress;
 pub mod run;

@@ -9,6 +9,7 @@
 //! with nothing to redo writes nothing at all.
 
 use super::budget::Budget;
+use super::document::{plan_one, Planned};
 use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
@@ -24,7 +25,6 @@ use crate::route::cost::CostModel;
 use crate::route::{Route, RouteOptions, RoutePlan};
 use crate::sink::{open_sink, GraphSink, SinkConfig};
 use crate::tree::source::ReadOptions;
-use crate::tree::{build_tree, SourceText};
 use anyhow::Context;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -32,8 +32,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A validated `ingest` configuration (built from the command line; the
-/// services are opened by `run_batch`).
+/// A validated `ingest` configuration: values checked, documents found, no
+/// service opened yet (`run_batch` opens and checks them).
 #[derive(Debug, Clone)]
 pub struct IngestConfig {
     pub documents: Vec<PathBuf>,
@@ -421,9 +421,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let cfg = &batch.cfg;
     // Reading and planning run before the first await, so documents claim
     // their content in batch order.
-    let source = SourceText::read_with(key, &cfg.read)?;
-    let tree = build_tree(&source);
-    let plan = crate::route::plan(&tree, &batch.index, &cfg.route);
+    let Planned { source, tree, plan } = plan_one(key, &cfg.read, &batch.index, &cfg.route)?;
     let meta = DocumentMeta::from_file(key, &tree.doc_id, &batch.index.document_type)?;
     if let Some(first) = claim(batch, &meta.sha256, key) {
         let msg = format!("duplicate of {} (same content), skipped", first.display());
