@@ -812,3 +812,22 @@ fn plan_counts_tokens_with_the_models_tokenizer_and_says_so() {
         "{stdout}"
     );
 }
+
+/// An unreachable Neo4j fails before anything is made: no half-made batch.
+#[test]
+fn an_unreachable_neo4j_leaves_no_batch_folder() {
+    let dir = tempdir();
+    let out = dir.path().join("b");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    ingest_cmd(&[fixture("memo.txt")], &out, dir.path())
+        .arg("--neo4j")
+        .arg(format!("bolt://127.0.0.1:{port}"))
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(2);
+    assert!(!out.exists(), "nothing written to --out");
+}
