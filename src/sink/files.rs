@@ -74,10 +74,13 @@ pub const REL_HEADER: [&str; 8] = [
 /// is either wholly there or not at all), and [`GraphSink::finish`] then
 /// assembles the three import files from every part in the folder, in
 /// `doc_id` order. A resumed or repeated batch therefore keeps every
-/// document an earlier run finished, and writing a document again replaces
-/// its part.
+/// document an earlier run finished, and a later run writing a document
+/// again replaces its part (within one run, a second write is an error).
 pub struct FileSink {
     dir: PathBuf,
+    /// Documents written by this sink: one run writes a document once (a
+    /// later run, e.g. a resume, replaces its part).
+    written_docs: HashSet<String>,
 }
 
 /// One document's rows, as saved in its part file.
@@ -101,6 +104,7 @@ impl FileSink {
             .with_context(|| format!("creating output directory {}", parts.display()))?;
         Ok(Self {
             dir: dir.to_path_buf(),
+            written_docs: HashSet::new(),
         })
     }
 
@@ -114,6 +118,12 @@ impl FileSink {
 
     fn write(&mut self, g: &DocGraph) -> anyhow::Result<WriteStats> {
         let doc_id = g.doc_id();
+        if !self.written_docs.insert(doc_id.to_string()) {
+            anyhow::bail!(
+                "document {doc_id} was already written to {} in this run",
+                self.dir.display()
+            );
+        }
         let mut part = Part {
             doc_id: doc_id.to_string(),
             ..Part::default()
