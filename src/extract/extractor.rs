@@ -556,6 +556,11 @@ impl Extractor {
                 }
                 Err(CallError::Fatal(reason)) => {
                     self.transport_failures.store(0, Ordering::Relaxed);
+                    // A rejected key is rejected for every section: stop
+                    // sending (a server without `/models` passed preflight).
+                    if reason.starts_with("HTTP 401") || reason.starts_with("HTTP 403") {
+                        let _ = self.breaker.set(reason.clone());
+                    }
                     return Err(reason);
                 }
                 Err(CallError::Transport(reason)) => {

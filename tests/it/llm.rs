@@ -844,3 +844,26 @@ fn max_cost_without_a_known_price_is_a_configuration_error() {
         ));
     assert!(!dir.path().join("b").exists());
 }
+
+/// A server without `/models` passes the preflight; a 401 on the first
+/// section then stops the run from sending the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_key_stops_sending_after_the_first_refusal() {
+    let server = FakeServer::start(Duration::ZERO, |r| {
+        if r.path.ends_with("/models") {
+            Reply::status(404, "not here")
+        } else {
+            Reply::status(401, "{\"error\":\"invalid api key\"}")
+        }
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 1, None);
+    ex.preflight().await.expect("no /models: nothing to check");
+    let out = ex.extract_all(sections(6)).await;
+    assert!(out
+        .iter()
+        .all(|x| matches!(&x.status, SectionStatus::Failed(r) if r.contains("HTTP 401"))));
+    assert_eq!(server.requests(), 1, "one refusal is enough");
+    assert!(ex.breaker_reason().is_some());
+}
