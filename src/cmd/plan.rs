@@ -8,9 +8,13 @@
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::index::GraphabilityIndex;
-use crate::pipeline::discover_documents;
+use crate::pipeline::discover;
+use crate::pipeline::document::{plan_all, Planned};
+use crate::route::cost::CostModel;
 use crate::route::export::{self, BatchPlan, DocumentPlan, PlanFailure};
-use crate::route::{plan_document, PlanStats, RouteOptions};
+use crate::route::{PlanStats, Route, RouteOptions, RoutePlan};
+use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
+use crate::tree::SourceText;
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::PathBuf;
@@ -67,6 +71,9 @@ pub struct PlanArgs {
     /// Replace invalid UTF-8 instead of failing on it.
     #[arg(long)]
     pub lossy: bool,
+    /// Largest document read, in bytes (checked before reading).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_bytes: u64,
 }
 
 /// Validated settings (no I/O yet).
@@ -97,14 +104,27 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cfg = PlanConfig::from_args(&args)?;
     let prices = args.price.resolve(args.model.as_deref())?;
     let index = GraphabilityIndex::load(&args.index)?;
-    let files = discover_documents(&args.inputs)?;
+    let found = discover(&args.inputs)?;
+    for note in &found.notes {
+        eprintln!("kgroute: note: {note}");
+    }
+    let read = ReadOptions {
+        lossy: args.lossy,
+        max_bytes: args.max_bytes,
+    };
 
+    let cost = CostModel::new(args.model.as_deref(), prices);
     let mut documents = Vec::new();
     let mut failures = Vec::new();
-    for path in files {
-        match plan_document(&path, &index, &cfg.opts, args.lossy) {
-            Ok((_, _, plan)) => {
-                let stats = PlanStats::of(&plan, prices.as_ref());
+    for (path, planned) in plan_all(found.documents, &read, &index, &cfg.opts) {
+        match planned {
+            Ok(Planned { source, plan, .. }) => {
+                let mut stats = PlanStats::of(&plan, prices.as_ref());
+                // PlanStats counts chars/4 over the characters sent; a real
+                // tokenizer replaces that with its count, section by section.
+                if cost.tokenizer_name().is_some() {
+                    apply_estimate(&mut stats, estimate_plan(&cost, &plan, &source));
+                }
                 documents.push(DocumentPlan { path, stats, plan });
             }
             Err(e) => {
@@ -116,7 +136,19 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let totals = PlanStats::sum(documents.iter().map(|d| &d.stats), prices.as_ref());
+    let mut totals = PlanStats::sum(documents.iter().map(|d| &d.stats), prices.as_ref());
+    if cost.tokenizer_name().is_some() {
+        let sum = documents
+            .iter()
+            .fold((0, 0, prices.map(|_| 0.0)), |acc, d| {
+                (
+                    acc.0 + d.stats.est_input_tokens,
+                    acc.1 + d.stats.est_output_tokens,
+                    acc.2.zip(d.stats.est_cost_usd).map(|(a, b)| a + b),
+                )
+            });
+        apply_estimate(&mut totals, sum);
+    }
     let batch = BatchPlan {
         document_type: index.document_type.clone(),
         index_version: index.version.clone(),
@@ -153,6 +185,10 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         PlanFormat::Csv => export::write_csv(&mut out, &batch.documents)?,
         PlanFormat::Table => {
             print_table(&mut out, &batch)?;
+            writeln!(out, "cost: {}", cost.describe())?;
+            if let Some(line) = found.skipped.line() {
+                writeln!(out, "{line}")?;
+            }
             writeln!(
                 out,
                 "wrote {} and {}",
@@ -167,6 +203,29 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::PartialFailure
     })
+}
+
+/// Tokens in, tokens out and cost of a plan's sent sections, section by
+/// section, with the one estimate `--max-cost` reserves.
+fn estimate_plan(
+    cost: &CostModel,
+    plan: &RoutePlan,
+    source: &SourceText,
+) -> (u64, u64, Option<f64>) {
+    let mut total = (0, 0, cost.prices().map(|_| 0.0));
+    for s in plan.sections.iter().filter(|s| s.route == Route::Llm) {
+        let e = cost.estimate(source.span_text(s.start_line, s.end_line));
+        total.0 += e.tokens_in;
+        total.1 += e.tokens_out;
+        total.2 = total.2.zip(e.usd).map(|(a, b)| a + b);
+    }
+    total
+}
+
+fn apply_estimate(stats: &mut PlanStats, (tin, tout, usd): (u64, u64, Option<f64>)) {
+    stats.est_input_tokens = tin;
+    stats.est_output_tokens = tout;
+    stats.est_cost_usd = usd;
 }
 
 /// Cuts a string to `n` characters, marking the cut.

@@ -8,9 +8,10 @@
 
 pub mod budget;
 pub mod discover;
+pub mod document;
 pub mod manifest;
 pub mod progress;
 pub mod run;
 
-pub use discover::discover_documents;
+pub use discover::{discover, discover_documents, Discovery, Skipped};
 pub use run::{run_batch, BatchResult, IngestConfig};

@@ -68,6 +68,8 @@ fn quality_color(q: MatchQuality) -> Color {
         MatchQuality::Mismatch => 0xFFC7CE,
         MatchQuality::New => 0xDDEBF7,
         MatchQuality::NotScanned => 0xEDEDED,
+        // A failed extraction wants attention, like a mismatch but darker.
+        MatchQuality::Failed => 0xF4B084,
         MatchQuality::Noise | MatchQuality::Empty => 0xF8F8F8,
     })
 }
