@@ -7,6 +7,7 @@
 
 mod assemble;
 mod doc_id;
+pub mod eval;
 pub mod health;
 pub mod label;
 mod lines;
