@@ -6,6 +6,7 @@
 //! [`SourceText`].
 
 mod assemble;
+mod decode;
 mod doc_id;
 pub mod eval;
 pub mod health;
@@ -157,11 +158,12 @@ pub fn build_tree(source: &SourceText) -> DocTree {
         if md.len() >= MARKDOWN_CERTAIN {
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
-        let plain = plaintext::headings(source);
+        let (plain, toc) = plaintext::headings(source);
         if !md.is_empty() && plain.len() <= 2 * md.len() {
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
-        return assemble::assemble(source, DocFormat::Text, plain, &[]);
+        return assemble::assemble(source, DocFormat::Text, plain, &toc);
     }
-    assemble::assemble(source, DocFormat::Text, plaintext::headings(source), &[])
+    let (plain, toc) = plaintext::headings(source);
+    assemble::assemble(source, DocFormat::Text, plain, &toc)
 }
