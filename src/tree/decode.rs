@@ -66,6 +66,11 @@ struct State {
     art_style: Option<u16>,
     sec_style: Option<u16>,
     in_annex: bool,
+    /// Whether sections restart at `1.1` in every article (`Some(true)`)
+    /// or follow the article number (`Some(false)`), once seen.
+    rel: Option<bool>,
+    /// Some section has been taken (a numbering restart needs a first run).
+    had_sections: bool,
 }
 
 /// The numbering cost of taking `c` after `s` (<= 0), or `None` when `c`
@@ -108,7 +113,10 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         Class::Section => {
             let (a, b) = (c.major, c.minor);
             match (s.art, s.sec) {
-                (Some(x), Some((sa, sb))) if sa == x && a == x => {
+                // Within an article the section major stays what it was
+                // (usually the article's number; in a document whose
+                // automatic numbering was lost, `1` in every article).
+                (Some(_), Some((sa, sb))) if sa == a => {
                     if b <= sb || b > sb + MAX_SECTION_GAP {
                         return None;
                     }
@@ -118,9 +126,21 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     if b > 3 {
                         return None;
                     }
+                    if x > 1 {
+                        n.rel = Some(false);
+                    }
                     cost += 0.2 * b.saturating_sub(1) as f32;
                 }
-                (Some(x), _) if a == x + 1 => {
+                (Some(x), None) if a == 1 && x > 1 && s.rel != Some(false) && s.had_sections => {
+                    // Sections numbered afresh in each article (`1.1`
+                    // under article 5).
+                    if b > 2 {
+                        return None;
+                    }
+                    cost += 0.3 + 0.2 * b.saturating_sub(1) as f32;
+                    n.rel = Some(true);
+                }
+                (Some(x), _) if a == x + 1 && s.rel != Some(true) => {
                     // The article's own heading was not found (or the
                     // document has none): its first section opens it.
                     if b > 2 {
@@ -140,6 +160,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                 }
             }
             cost += style_cost(s.sec_style);
+            n.had_sections = true;
             n.sec = Some((a, b));
             n.sec_style = Some(c.style);
         }
@@ -214,6 +235,23 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
         i = prev[i];
     }
     out.reverse();
+    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
+        for (i, c) in cands.iter().enumerate() {
+            eprintln!(
+                "{}{} {:?} {}.{} st{} r{:.2} best{:.2} prev{} {}",
+                if out.contains(&i) { "*" } else { " " },
+                c.line + 1,
+                c.class,
+                c.major,
+                c.minor,
+                c.style,
+                c.reward,
+                best[i],
+                prev[i] as isize,
+                c.title.chars().take(50).collect::<String>()
+            );
+        }
+    }
     out
 }
 
@@ -235,6 +273,10 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
         return;
     };
     if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P')) {
+        return;
+    }
+    // A line with dotted leaders is a contents entry, wherever it is.
+    if super::lines::has_leader(t.as_bytes()) {
         return;
     }
     let parsed = super::lines::candidate(t);

@@ -420,7 +420,7 @@ pub(crate) fn is_tocish(t: &str) -> bool {
 }
 
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
-fn has_leader(b: &[u8]) -> bool {
+pub(crate) fn has_leader(b: &[u8]) -> bool {
     let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
     for (i, &c) in b.iter().enumerate() {
         dots = if c == b'.' { dots + 1 } else { 0 };
@@ -454,6 +454,11 @@ fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
 
 /// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
 pub(crate) fn is_toc_title(t: &str) -> bool {
+    // A page number run into the title (`2 TABLE OF CONTENTS`).
+    let t = match t.split_once(' ') {
+        Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
+        _ => t,
+    };
     let b = t.as_bytes();
     if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
         return true;
