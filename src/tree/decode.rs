@@ -33,6 +33,8 @@ pub(crate) enum Class {
     Section,
     /// `Section 7` (one number, with its keyword).
     Flat,
+    /// `2.1.1 Agreement to Lend` (a titled third level).
+    Sub,
     /// `Schedule 2.01`, `EXHIBIT A`.
     Annex,
 }
@@ -48,13 +50,14 @@ pub(crate) struct Cand {
     /// Article number, or (article, section) for sections.
     pub major: u32,
     pub minor: u32,
+    /// Third number of a `Sub` heading.
+    pub sub: u32,
     /// Identifies the way the label is written (keyword and case, dot).
     pub style: u16,
     pub title: String,
     /// Worth of taking this candidate, before numbering costs.
     pub reward: f32,
-    /// The label key used to align with the table of contents.
-    pub key: (Class, u32, u32),
+    /// An annex's id, upper-cased, to align it with the contents.
     pub annex_key: String,
 }
 
@@ -62,6 +65,7 @@ pub(crate) struct Cand {
 struct State {
     art: Option<u32>,
     sec: Option<(u32, u32)>,
+    sub: Option<u32>,
     flat: Option<u32>,
     art_style: Option<u16>,
     sec_style: Option<u16>,
@@ -162,7 +166,23 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             cost += style_cost(s.sec_style);
             n.had_sections = true;
             n.sec = Some((a, b));
+            n.sub = None;
             n.sec_style = Some(c.style);
+        }
+        Class::Sub => {
+            // A third number is a heading level of its own only below a
+            // keyword section (`Section 2.1` / `2.1.1 Title`); below a
+            // bare `2.1` it is the section's own clause outline.
+            let keyword_sections = s.sec_style.is_some_and(|st| st / 8 != 0);
+            if s.sec != Some((c.major, c.minor)) || !keyword_sections {
+                return None;
+            }
+            let last = s.sub.unwrap_or(0);
+            if c.sub <= last || c.sub > last + 3 {
+                return None;
+            }
+            cost += 0.2 * (c.sub - last - 1) as f32;
+            n.sub = Some(c.sub);
         }
         Class::Flat => {
             let v = c.major;
@@ -345,6 +365,12 @@ fn from_candidate(lines: &[&str], j: usize, c: &Candidate<'_>, out: &mut Vec<Can
                 if rest.len() > 80 || has_inline_body(rest) {
                     x.reward -= 1.5;
                 }
+                // A page footer (`Exhibit A-3` above the page break) is
+                // followed by page furniture, a heading by its content.
+                let next = lines[j + 1..].iter().take(6).find(|l| !l.is_empty());
+                if next.is_some_and(|l| is_furniture(l)) {
+                    x.reward -= 1.2;
+                }
             }
         }
     }
@@ -379,8 +405,33 @@ fn bare_top(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     } else if !(b.get(i).is_none()) {
         return;
     }
+    let mut sub = None;
+    if minor.is_some() && b.get(i - 1) == Some(&b'.') {
+        let d3 = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let fourth = b.get(i + d3) == Some(&b'.') && b.get(i + d3 + 1).is_some_and(u8::is_ascii_digit);
+        if fourth {
+            return;
+        }
+        if (1..=2).contains(&d3) && b.get(i + d3).is_some_and(|c| *c == b' ' || *c == b'.') {
+            sub = t[i..i + d3].parse::<u32>().ok();
+            i += d3 + usize::from(b.get(i + d3) == Some(&b'.'));
+        }
+    }
     let rest = t[i..].trim();
     if is_tocish(t) && !has_inline_body(rest) {
+        return;
+    }
+    if let (Some(m), Some(x)) = (minor, sub) {
+        // A third level is a heading only with a short title of its own.
+        let it = inline_title(rest);
+        if rest.is_empty() || !title_like(it) || it.len() == rest.len() && rest.len() > 60 {
+            return;
+        }
+        let label = t[..i].trim_end_matches('.').to_owned();
+        push_titled(lines, j, rest, label, Class::Sub, (major, m), style_of("", false, 3), false, out);
+        if let Some(c) = out.last_mut() {
+            c.sub = x;
+        }
         return;
     }
     // `1.1 ...` with a title is already a candidate; here only a label
@@ -481,7 +532,7 @@ fn push_titled(
         style,
         title,
         reward,
-        key: (class, major, minor),
+        sub: 0,
         annex_key: String::new(),
     });
 }

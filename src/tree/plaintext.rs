@@ -39,11 +39,12 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     // Contents entries, and whether each region's entries come back in the
     // body: an untitled list whose labels never recur is not a contents
     // page (a run of `2.8 Reserved` lines is the body itself).
-    let body_keys: HashSet<EntryKey> = cands.iter().map(entry_key).collect();
     let mut entries_of: Vec<Vec<(String, EntryKey)>> = Vec::new();
     let mut dropped = false;
     regions.retain(|r| {
         let entries = toc_entries(&lines, r);
+        let after = cands.partition_point(|c| c.line <= r.last);
+        let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
         let found = entries.iter().filter(|e| body_keys.contains(&e.1)).count();
         let keep = is_toc_title(lines[r.start]) || found * 2 >= entries.len();
         if keep {
@@ -135,6 +136,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
                 (1, NodeKind::Section)
             }
             Class::Section | Class::Flat => (if has_article { 2 } else { 1 }, NodeKind::Section),
+            Class::Sub => (if has_article { 3 } else { 2 }, NodeKind::Section),
             Class::Annex if c.title.starts_with(['E', 'e']) => (1, NodeKind::Exhibit),
             Class::Annex => (1, NodeKind::Schedule),
         };
@@ -161,7 +163,12 @@ type EntryKey = (Class, u32, u32, String);
 const TOC_BONUS: f32 = 0.5;
 
 fn entry_key(c: &Cand) -> EntryKey {
-    (c.class, c.major, c.minor, c.annex_key.clone())
+    let extra = if c.class == Class::Sub {
+        c.sub.to_string()
+    } else {
+        c.annex_key.clone()
+    };
+    (c.class, c.major, c.minor, extra)
 }
 
 /// The entries of a contents region: each line's label, as written and as
