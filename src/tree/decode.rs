@@ -188,7 +188,9 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             let v = c.major;
             match s.flat {
                 None => {
-                    if v > 3 {
+                    // A document numbered `1.01` has no `Section 7` level
+                    // as well: those are the sections of a later form.
+                    if v > 3 || s.had_sections {
                         return None;
                     }
                     cost += 0.2 * (v as f32 - 1.0);
@@ -288,7 +290,29 @@ fn style_of(keyword: &str, dotted: bool, depth: u16) -> u16 {
 /// All candidates of one line (several for an ambiguous run-together
 /// roman numeral), pushed to `out`.
 pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
-    let t = lines[j];
+    let before = out.len();
+    candidates_in(lines, j, lines[j], out);
+    // A page number run into the next page's first line (`11 1.4. Interest
+    // on Revolving Credit Advances.`): the heading is what follows it.
+    if out.len() == before {
+        if let Some((n, rest)) = lines[j].split_once(' ') {
+            let rest = rest.trim_start();
+            let page = (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit());
+            if page && rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                candidates_in(lines, j, rest, out);
+                out.truncate(before + out[before..].iter().take_while(|c| c.class == Class::Section).count());
+            }
+        }
+    }
+    if out.len() > before && continues_sentence(lines, j) {
+        for c in &mut out[before..] {
+            c.reward -= 2.0;
+        }
+    }
+}
+
+/// The candidates of line `j`, whose heading text is `t`.
+fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some(first) = t.as_bytes().first() else {
         return;
     };
@@ -299,22 +323,14 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     if super::lines::has_leader(t.as_bytes()) {
         return;
     }
-    let parsed = super::lines::candidate(t);
-    let before = out.len();
-    match parsed {
-        Some(c) => from_candidate(lines, j, &c, out),
-        None if first.is_ascii_digit() => bare_top(lines, j, out),
+    match super::lines::candidate(t) {
+        Some(c) => from_candidate(lines, j, t, &c, out),
+        None if first.is_ascii_digit() => bare_top(lines, j, t, out),
         None => {}
-    }
-    if out.len() > before && continues_sentence(lines, j) {
-        for c in &mut out[before..] {
-            c.reward -= 2.0;
-        }
     }
 }
 
-fn from_candidate(lines: &[&str], j: usize, c: &Candidate<'_>, out: &mut Vec<Cand>) {
-    let t = lines[j];
+fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
     if is_tocish(t) && !has_inline_body(c.rest) {
         return;
     }
@@ -378,8 +394,7 @@ fn from_candidate(lines: &[&str], j: usize, c: &Candidate<'_>, out: &mut Vec<Can
 
 /// `1. DEFINITIONS`, `1.DEFINITIONS AND PRINCIPLES`, `1.` alone, `1.02`
 /// alone (the title on the next line).
-fn bare_top(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
-    let t = lines[j];
+fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let b = t.as_bytes();
     let d1 = b.iter().take_while(|c| c.is_ascii_digit()).count();
     if d1 == 0 || d1 > 2 {

@@ -52,8 +52,15 @@ impl Candidate<'_> {
 
 const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
 const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
-const SCHEDULE_WORDS: [&str; 6] = [
-    "SCHEDULE", "Schedule", "ANNEX", "Annex", "APPENDIX", "Appendix",
+const SCHEDULE_WORDS: [&str; 8] = [
+    "SCHEDULE",
+    "Schedule",
+    "ANNEX",
+    "Annex",
+    "APPENDIX",
+    "Appendix",
+    "ATTACHMENT",
+    "Attachment",
 ];
 const EXHIBIT_WORDS: [&str; 2] = ["EXHIBIT", "Exhibit"];
 
@@ -281,7 +288,12 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
     if !annex_ident_ok(ident, kind) {
         return None;
     }
-    let rest = skip_separators(tail).trim_end();
+    let mut rest = skip_separators(tail).trim_end();
+    // `ANNEX A to CREDIT AGREEMENT`: what the annex belongs to, part of
+    // the label line; its title follows below.
+    if rest.len() < 60 && (rest.starts_with("to ") || rest.starts_with("TO ")) {
+        rest = "";
+    }
     if !title_start_ok(rest) {
         return None;
     }
