@@ -21,6 +21,8 @@ const WINDOW: usize = 96;
 /// Gaps in numbering that are still plausible (omitted sections).
 const MAX_SECTION_GAP: u32 = 12;
 const MAX_ARTICLE_GAP: u32 = 4;
+/// What starting the numbering again after the annexes costs.
+const RESTART_COST: f32 = 3.0;
 /// A line this long that ends mid-sentence is wrapped running text.
 const WRAPPED_LINE_MIN: usize = 40;
 
@@ -83,7 +85,17 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
     let mut n = *s;
     let mut cost = 0.0f32;
     if s.in_annex && c.class != Class::Annex {
-        return None;
+        // After the schedules and exhibits, numbering that starts again
+        // at 1 is a further agreement (a restated agreement after its
+        // amendment, a statement of work): worth it only when it goes on.
+        // Forms inside exhibits number their paragraphs `1.`, `2.`; a
+        // further agreement opens with `ARTICLE I`.
+        let first = c.class == Class::Article && c.major == 1 && c.style / 8 != 0;
+        if !first {
+            return None;
+        }
+        let (cost, st) = step(&State::default(), c)?;
+        return Some((cost - RESTART_COST, st));
     }
     let style_cost = |have: Option<u16>| match have {
         Some(st) if st != c.style => 0.9,
@@ -455,7 +467,7 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         return;
     }
     let glued = !t[i..].starts_with(char::is_whitespace) && !rest.is_empty();
-    if glued && !rest.chars().take(2).all(char::is_uppercase) {
+    if glued && !rest.starts_with(char::is_uppercase) {
         return;
     }
     if !rest.is_empty() && !rest.starts_with(|c: char| c.is_uppercase() || c == '[') {

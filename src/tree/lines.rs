@@ -425,8 +425,11 @@ pub(crate) fn is_tocish(t: &str) -> bool {
         return true;
     }
     let body = t.trim_end_matches(char::is_whitespace);
-    let body = body[..body.len() - digits].trim_end_matches(char::is_whitespace);
-    let body = body.strip_suffix("Page").unwrap_or(body);
+    let body = &body[..body.len() - digits];
+    let body = match body.trim_end().strip_suffix("Page") {
+        Some(b) => b,
+        None => body,
+    };
     let before = body.trim_end_matches(char::is_whitespace);
     !before.is_empty() && body[before.len()..].chars().count() >= 2
 }

@@ -26,6 +26,9 @@ const TOC_MAX_GAP: usize = 12;
 pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)>) {
     let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let mut regions = toc_regions(&lines);
+    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
+        eprintln!("toc regions: {regions:?}");
+    }
     let mut in_toc = vec![false; lines.len()];
     for r in &regions {
         in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
@@ -323,3 +326,28 @@ fn toc_follows(lines: &[&str], j: usize) -> bool {
         .any(|t| is_tocish(t))
 }
 
+
+#[cfg(test)]
+mod debug_tests {
+    #[test]
+    #[ignore]
+    fn debug_toc() {
+        let p = std::env::var("TOC_FILE").unwrap();
+        let text = std::fs::read_to_string(p).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        let start: usize = std::env::var("TOC_START").unwrap().parse().unwrap();
+        eprintln!("{:?}", super::scan_toc(&lines, start, true));
+        for (j, t) in lines.iter().enumerate().skip(start).take(30) {
+            let c = super::candidate(t);
+            eprintln!(
+                "{j} furn{} toc{} prose{} cand{} body{} {}",
+                super::is_furniture(t),
+                super::is_tocish(t),
+                super::is_prose(t),
+                c.is_some(),
+                c.as_ref().is_some_and(super::has_inline_body),
+                t.chars().take(60).collect::<String>()
+            );
+        }
+    }
+}
