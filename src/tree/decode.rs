@@ -12,7 +12,7 @@
 //! schedule or exhibit ends the numbered body, so a mention that opens one
 //! too early loses every section after it and is not chosen.
 
-use super::lines::{inline_title, is_furniture, is_prose, is_title_line, is_tocish};
+use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
 use super::lines::{CandKind, Candidate};
 
 /// How many earlier candidates a candidate may follow. Real headings are
@@ -109,10 +109,11 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             let a = c.major;
             match s.art {
                 None => {
-                    if a > 3 {
+                    // Numbering starts low; an excerpt may start later.
+                    if a > 20 {
                         return None;
                     }
-                    cost += 0.2 * (a as f32 - 1.0);
+                    cost += 0.2 * (a.min(3) as f32 - 1.0) + 0.3 * a.saturating_sub(3) as f32;
                 }
                 Some(x) => {
                     if a <= x || a > x + MAX_ARTICLE_GAP {
@@ -163,7 +164,8 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                         return None;
                     }
                     let had_articles = s.art_style.is_some();
-                    cost += if had_articles { 0.6 } else { 0.05 } + 0.2 * b.saturating_sub(1) as f32;
+                    cost +=
+                        if had_articles { 0.6 } else { 0.05 } + 0.2 * b.saturating_sub(1) as f32;
                     n.art = Some(a);
                 }
                 (Some(_), _) => return None,
@@ -312,7 +314,13 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             let page = (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit());
             if page && rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
                 candidates_in(lines, j, rest, out);
-                out.truncate(before + out[before..].iter().take_while(|c| c.class == Class::Section).count());
+                out.truncate(
+                    before
+                        + out[before..]
+                            .iter()
+                            .take_while(|c| c.class == Class::Section)
+                            .count(),
+                );
             }
         }
     }
@@ -356,7 +364,17 @@ fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mu
             for (num, ident, rest) in readings {
                 let label = format!("{} {}", c.keyword, ident);
                 let style = style_of(c.keyword, false, 1);
-                push_titled(lines, j, rest, label, Class::Article, (num, 0), style, true, out);
+                push_titled(
+                    lines,
+                    j,
+                    rest,
+                    label,
+                    Class::Article,
+                    (num, 0),
+                    style,
+                    true,
+                    out,
+                );
             }
         }
         CandKind::Section | CandKind::Bare => {
@@ -385,7 +403,17 @@ fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mu
             }
             let style = style_of(c.keyword, false, 0);
             let before = out.len();
-            push_titled(lines, j, rest, label.clone(), Class::Annex, (0, 0), style, true, out);
+            push_titled(
+                lines,
+                j,
+                rest,
+                label.clone(),
+                Class::Annex,
+                (0, 0),
+                style,
+                true,
+                out,
+            );
             if let Some(x) = out.get_mut(before) {
                 x.annex_key = label.to_uppercase();
                 // A heading of its own: nothing but a title after the id,
@@ -435,7 +463,8 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let mut sub = None;
     if minor.is_some() && b.get(i - 1) == Some(&b'.') {
         let d3 = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-        let fourth = b.get(i + d3) == Some(&b'.') && b.get(i + d3 + 1).is_some_and(u8::is_ascii_digit);
+        let fourth =
+            b.get(i + d3) == Some(&b'.') && b.get(i + d3 + 1).is_some_and(u8::is_ascii_digit);
         if fourth {
             return;
         }
@@ -455,7 +484,17 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
             return;
         }
         let label = t[..i].trim_end_matches('.').to_owned();
-        push_titled(lines, j, rest, label, Class::Sub, (major, m), style_of("", false, 3), false, out);
+        push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Sub,
+            (major, m),
+            style_of("", false, 3),
+            false,
+            out,
+        );
         if let Some(c) = out.last_mut() {
             c.sub = x;
         }
@@ -475,14 +514,44 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     }
     let label = t[..i].to_owned();
     match minor {
-        Some(0) => push_titled(lines, j, rest, label, Class::Article, (major, 0), style_of("", true, 1), false, out),
-        Some(m) => push_titled(lines, j, rest, label, Class::Section, (major, m), style_of("", false, 2), false, out),
+        Some(0) => push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Article,
+            (major, 0),
+            style_of("", true, 1),
+            false,
+            out,
+        ),
+        Some(m) => push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Section,
+            (major, m),
+            style_of("", false, 2),
+            false,
+            out,
+        ),
         None => {
             let dotted = b.get(d1) == Some(&b'.');
             if !dotted {
                 return;
             }
-            push_titled(lines, j, rest, label, Class::Article, (major, 0), style_of("", true, 1), false, out);
+            push_titled(
+                lines,
+                j,
+                rest,
+                label,
+                Class::Article,
+                (major, 0),
+                style_of("", true, 1),
+                false,
+                out,
+            );
             if let Some(x) = out.last_mut().filter(|x| x.line == j) {
                 // A one-number clause needs a title, not a sentence.
                 if !title_like(&x.title[x.title.find(' ').map_or(x.title.len(), |p| p + 1)..]) {
@@ -662,9 +731,4 @@ fn short_title(title: &str) -> &str {
     title[..end]
         .rfind(' ')
         .map_or(&title[..end], |i| &title[..i])
-}
-
-/// Whether `t` is running text (for the preamble after a contents page).
-pub(crate) fn is_running_text(t: &str) -> bool {
-    is_prose(t)
 }

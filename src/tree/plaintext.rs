@@ -12,8 +12,7 @@
 use super::assemble::Heading;
 use super::decode::{candidates_at, decode, Cand, Class};
 use super::lines::{
-    candidate, inline_title, is_furniture, is_prose, is_toc_title, is_tocish, CandKind,
-    Candidate,
+    candidate, inline_title, is_furniture, is_prose, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
 use std::collections::HashSet;
@@ -29,53 +28,31 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
         eprintln!("toc regions: {regions:?}");
     }
-    let mut in_toc = vec![false; lines.len()];
-    for r in &regions {
-        in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
-    }
-    let mut cands: Vec<Cand> = Vec::new();
-    for j in 0..lines.len() {
-        if !in_toc[j] {
-            candidates_at(&lines, j, &mut cands);
-        }
-    }
-    // Contents entries, and whether each region's entries come back in the
-    // body: an untitled list whose labels never recur is not a contents
-    // page (a run of `2.8 Reserved` lines is the body itself).
-    let mut entries_of: Vec<Vec<(String, EntryKey)>> = Vec::new();
-    let mut dropped = false;
+    // An untitled list whose labels never come back after it is not a
+    // contents page (a run of `2.8 Reserved` lines is the body itself).
+    let mut cands = collect(&lines, &regions);
+    let before = regions.len();
     regions.retain(|r| {
         let entries = toc_entries(&lines, r);
         let after = cands.partition_point(|c| c.line <= r.last);
         let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
         let found = entries.iter().filter(|e| body_keys.contains(&e.1)).count();
-        let keep = is_toc_title(lines[r.start]) || found * 2 >= entries.len();
-        if keep {
-            entries_of.push(entries);
-        } else {
-            dropped = true;
-        }
-        keep
+        is_toc_title(lines[r.start]) || found * 2 >= entries.len()
     });
-    if dropped {
-        in_toc.iter_mut().for_each(|x| *x = false);
-        for r in &regions {
-            in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
-        }
-        cands.clear();
-        for j in 0..lines.len() {
-            if !in_toc[j] {
-                candidates_at(&lines, j, &mut cands);
-            }
-        }
+    if regions.len() != before {
+        cands = collect(&lines, &regions);
     }
-    let toc_keys: HashSet<&EntryKey> = entries_of.iter().flatten().map(|e| &e.1).collect();
-    for c in &mut cands {
-        if toc_keys.contains(&entry_key(c)) {
-            c.reward += TOC_BONUS;
-        }
+    let mut chain = decode_with_toc(&lines, &regions, &mut cands);
+    // A list inside the body (a form's own contents, an exhibit list) is
+    // part of the text it sits in, not the contract's contents page.
+    let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
+    if regions.iter().any(|r| r.start > first) {
+        regions.retain(|r| r.start < first);
+        cands = collect(&lines, &regions);
+        chain = decode_with_toc(&lines, &regions, &mut cands);
     }
-    let chain = decode(&cands);
+    let entries_of: Vec<Vec<(String, EntryKey)>> =
+        regions.iter().map(|r| toc_entries(&lines, r)).collect();
     let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
     let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
@@ -129,8 +106,15 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     let mut has_article = false;
     for c in &chosen {
         if let Some(sig) = signature.filter(|&s| s < c.line) {
-            if out.last().is_none_or(|h| h.kind != NodeKind::Signature) && out.iter().all(|h| h.line != sig + 1) {
-                out.push(Heading::new(sig + 1, 1, "Signature Page".to_owned(), NodeKind::Signature));
+            if out.last().is_none_or(|h| h.kind != NodeKind::Signature)
+                && out.iter().all(|h| h.line != sig + 1)
+            {
+                out.push(Heading::new(
+                    sig + 1,
+                    1,
+                    "Signature Page".to_owned(),
+                    NodeKind::Signature,
+                ));
             }
         }
         let (level, kind) = match c.class {
@@ -149,12 +133,50 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     }
     if let Some(sig) = signature {
         if out.iter().all(|h| h.line != sig + 1) {
-            out.push(Heading::new(sig + 1, 1, "Signature Page".to_owned(), NodeKind::Signature));
+            out.push(Heading::new(
+                sig + 1,
+                1,
+                "Signature Page".to_owned(),
+                NodeKind::Signature,
+            ));
         }
     }
     out.sort_by_key(|h| h.line);
     out.dedup_by_key(|h| h.line);
     (out, toc)
+}
+
+/// The candidates of every line outside the contents regions.
+fn collect(lines: &[&str], regions: &[TocRegion]) -> Vec<Cand> {
+    let mut in_toc = vec![false; lines.len()];
+    for r in regions {
+        in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
+    }
+    let mut cands = Vec::new();
+    for j in 0..lines.len() {
+        if !in_toc[j] {
+            candidates_at(lines, j, &mut cands);
+        }
+    }
+    cands
+}
+
+/// Decodes with the contents entries as evidence: a candidate whose label
+/// the contents list is more likely a heading.
+fn decode_with_toc(lines: &[&str], regions: &[TocRegion], cands: &mut [Cand]) -> Vec<usize> {
+    let toc_keys: HashSet<EntryKey> = regions
+        .iter()
+        .flat_map(|r| toc_entries(lines, r))
+        .map(|e| e.1)
+        .collect();
+    if !toc_keys.is_empty() {
+        for c in cands.iter_mut() {
+            if toc_keys.contains(&entry_key(c)) {
+                c.reward += TOC_BONUS;
+            }
+        }
+    }
+    decode(cands)
 }
 
 /// Contents entries are aligned with body candidates by this key: the
@@ -325,7 +347,6 @@ fn toc_follows(lines: &[&str], j: usize) -> bool {
         .take(6)
         .any(|t| is_tocish(t))
 }
-
 
 #[cfg(test)]
 mod debug_tests {
