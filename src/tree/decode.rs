@@ -293,11 +293,8 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
 
 /// Small id for the way a label is written.
 fn style_of(keyword: &str, dotted: bool, depth: u16) -> u16 {
-    let k: u16 = match keyword {
-        "" => 0,
-        w if w.chars().all(|c| c.is_uppercase()) => 1,
-        _ => 2,
-    };
+    // Case is not style: filings mix `Article 1` and `ARTICLE 9`.
+    let k: u16 = u16::from(!keyword.is_empty());
     k * 8 + u16::from(dotted) * 4 + depth
 }
 
@@ -425,6 +422,15 @@ fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mu
                 // followed by page furniture, a heading by its content.
                 let next = lines[j + 1..].iter().take(6).find(|l| !l.is_empty());
                 if next.is_some_and(|l| is_furniture(l)) {
+                    x.reward -= 1.2;
+                }
+                // A list of exhibits: the next line is the next entry,
+                // not this exhibit's content.
+                let listed = next.is_some_and(|l| {
+                    super::lines::candidate(l)
+                        .is_some_and(|c| matches!(c.kind, CandKind::Schedule | CandKind::Exhibit))
+                });
+                if listed && !rest.is_empty() {
                     x.reward -= 1.2;
                 }
             }

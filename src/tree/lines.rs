@@ -310,13 +310,14 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
 
 /// `A`, `B-1`, `H-2`, `IV`, `5.13`, `2.01A`, `1.1(a)`.
 fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
-    if kind == CandKind::Exhibit && ident.starts_with(|c: char| c.is_ascii_digit()) {
-        // `Exhibit 10.1`, `Exhibit 10(r)`: the SEC filing's own exhibit
-        // number, not an exhibit of the contract.
+    if kind == CandKind::Exhibit && ident.contains('(') {
+        // `Exhibit 10(r)`: the SEC filing's own exhibit number. (`Exhibit
+        // 10.1` at the top is left to the decoder: an exhibit there would
+        // end the body before it starts.)
         return false;
     }
     static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?[A-Z]?(?:\([a-z0-9]{1,3}\))?)$")
+        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-z0-9]{1,3}\))?)$")
             .expect("annex id regex")
     });
     RE.is_match(ident)
@@ -650,6 +651,7 @@ mod tests {
         assert_eq!(cand("Exhibit A - Note").rest, "Note");
         assert!(candidate("Exhibit A hereto, evidencing").is_none());
         assert!(candidate("Exhibit 10(r) Form 10-K for 1995").is_none());
+        assert_eq!(cand("EXHIBIT 1.A").kind, CandKind::Exhibit);
         assert!(candidate("EXHIBITS").is_none());
     }
 
