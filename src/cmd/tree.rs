@@ -214,6 +214,7 @@ fn score(path: &Path, corpora: Option<&Path>, lossy: bool) -> anyhow::Result<Out
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let mut total = Score::default();
+    let mut halves: std::collections::BTreeMap<String, Score> = Default::default();
     for file in files_under(path, Some("json"))? {
         let truth = Truth::load(&file)?;
         let doc = truth.document(&corpora);
@@ -222,6 +223,9 @@ fn score(path: &Path, corpora: Option<&Path>, lossy: bool) -> anyhow::Result<Out
         let lines: Vec<usize> = truth.headings.iter().map(|h| h.line).collect();
         let (s, extra, missed) = eval::score(&heading_lines(&tree), &lines);
         total.add(s);
+        if let Some(part) = &truth.part {
+            halves.entry(part.clone()).or_default().add(s);
+        }
         writeln!(
             out,
             "{:<64} P {:.3}  R {:.3}  F1 {:.3}",
@@ -236,6 +240,15 @@ fn score(path: &Path, corpora: Option<&Path>, lossy: bool) -> anyhow::Result<Out
         if !missed.is_empty() {
             writeln!(out, "    missed lines: {missed:?}")?;
         }
+    }
+    for (part, h) in &halves {
+        writeln!(
+            out,
+            "{part} half: P {:.3}  R {:.3}  F1 {:.3}",
+            h.precision(),
+            h.recall(),
+            h.f1()
+        )?;
     }
     writeln!(
         out,

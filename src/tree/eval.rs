@@ -22,6 +22,9 @@ pub struct TrueHeading {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Truth {
     pub file: String,
+    /// `tuning` or `checking` (which half of the hand-checked lists).
+    #[serde(default)]
+    pub part: Option<String>,
     pub headings: Vec<TrueHeading>,
 }
 
