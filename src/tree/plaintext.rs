@@ -248,7 +248,15 @@ fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         let trigger = titled || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
         if trigger {
             match scan_toc(lines, i, titled) {
-                Ok(r) => {
+                Ok(mut r) => {
+                    // A list that runs into a `TABLE OF CONTENTS` line
+                    // starts there (a cover page's `EXHIBIT 10.3` before
+                    // it is not an entry).
+                    if !titled {
+                        if let Some(k) = (r.start..=r.last).find(|&k| is_toc_title(lines[k])) {
+                            r.start = k;
+                        }
+                    }
                     out.push(r);
                     i = r.last + 1;
                     continue;
