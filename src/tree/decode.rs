@@ -463,7 +463,7 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         } else {
             i += 1;
         }
-    } else if !(b.get(i).is_none()) {
+    } else if b.get(i).is_some() {
         return;
     }
     let mut sub = None;
@@ -693,8 +693,7 @@ fn title_below(lines: &[&str], j: usize) -> Result<Option<(String, usize)>, ()> 
 
 fn title_line_below<'a>(lines: &[&'a str], j: usize) -> Result<Option<(&'a str, usize)>, ()> {
     let end = (j + 5).min(lines.len());
-    for k in j + 1..end {
-        let u = lines[k];
+    for (k, &u) in lines.iter().enumerate().take(end).skip(j + 1) {
         if u.is_empty() {
             continue;
         }

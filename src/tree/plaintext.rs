@@ -153,10 +153,8 @@ fn collect(lines: &[&str], regions: &[TocRegion]) -> Vec<Cand> {
         in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
     }
     let mut cands = Vec::new();
-    for j in 0..lines.len() {
-        if !in_toc[j] {
-            candidates_at(lines, j, &mut cands);
-        }
+    for (j, _) in in_toc.iter().enumerate().filter(|(_, t)| !**t) {
+        candidates_at(lines, j, &mut cands);
     }
     cands
 }
