@@ -18,6 +18,10 @@ pub(crate) struct Heading {
     pub kind: NodeKind,
     /// Last line taken by the heading itself (a title on the next line).
     pub title_end: usize,
+    /// A node the heading detector added (a Markdown contents listing):
+    /// it does not take a pre-order number, so the real headings keep the
+    /// reference ids; its id is the previous id plus `-` and its kind.
+    pub extra: bool,
 }
 
 impl Heading {
@@ -28,6 +32,7 @@ impl Heading {
             title,
             kind,
             title_end: line,
+            extra: false,
         }
     }
 }
@@ -82,6 +87,7 @@ pub(crate) fn assemble(
     let ends_with_newline = source.text.ends_with('\n');
     let has_preamble = flat.first().is_some_and(|f| f.0.kind == NodeKind::Preamble);
     let first_id = usize::from(!has_preamble);
+    let mut next_id = first_id;
     // Arena of nodes plus child lists, nested with a stack of (level, index).
     let mut nodes: Vec<Node> = Vec::with_capacity(flat.len());
     let mut children: Vec<Vec<usize>> = Vec::with_capacity(flat.len());
@@ -116,11 +122,22 @@ pub(crate) fn assemble(
             _ => split_heading(&title),
         };
         let idx = nodes.len();
+        let node_id = if h.extra {
+            let kind_name = serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!("{:04}-{kind_name}", next_id.saturating_sub(1))
+        } else {
+            next_id += 1;
+            format!("{:04}", next_id - 1)
+        };
+        let _ = i;
         nodes.push(Node {
             title,
             label,
             name,
-            node_id: format!("{:04}", first_id + i),
+            node_id,
             line_num: h.line,
             start_line: start,
             end_line: end,

@@ -154,8 +154,9 @@ pub fn build_tree(source: &SourceText) -> DocTree {
         return assemble::assemble(source, DocFormat::Text, Vec::new(), &[]);
     }
     if markdown::has_atx_heading(&source.text) {
-        let md = markdown::headings(source);
+        let mut md = markdown::headings(source);
         if md.len() >= MARKDOWN_CERTAIN {
+            markdown::front_matter(source, &mut md);
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
         let (plain, toc) = plaintext::headings(source);

@@ -2,12 +2,12 @@
 //! sections (keyword, bare and inline forms), schedules, exhibits, the table
 //! of contents and the signature page.
 //!
-//! Two passes over the lines. The first finds table-of-contents regions so
-//! their entries never become sections. The second walks the body with a
-//! little state (current article, last section number, whether annexes have
-//! started) that rejects cross-references which happen to start a wrapped
-//! line: a section must belong to the current article and its number must
-//! increase.
+//! First the table-of-contents regions are found and parsed into entries;
+//! an untitled list whose labels never recur after it, or a list inside
+//! the body, is text, not contents. Every other line is offered to the
+//! decoder (`decode.rs`) as candidates, with contents entries as evidence;
+//! the chosen chain becomes the headings, with the contents, the recitals
+//! after them and the signature page as nodes of their own.
 
 use super::assemble::Heading;
 use super::decode::{candidates_at, decode, Cand, Class};
@@ -232,12 +232,12 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<(String, EntryKey)> {
 
 /// A table of contents: first line (its title or first entry) and last entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct TocRegion {
-    start: usize,
-    last: usize,
+pub(crate) struct TocRegion {
+    pub start: usize,
+    pub last: usize,
 }
 
-fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
+pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
@@ -352,29 +352,4 @@ fn toc_follows(lines: &[&str], j: usize) -> bool {
         .filter(|t| !is_furniture(t))
         .take(6)
         .any(|t| is_tocish(t))
-}
-
-#[cfg(test)]
-mod debug_tests {
-    #[test]
-    #[ignore]
-    fn debug_toc() {
-        let p = std::env::var("TOC_FILE").unwrap();
-        let text = std::fs::read_to_string(p).unwrap();
-        let lines: Vec<&str> = text.lines().map(str::trim).collect();
-        let start: usize = std::env::var("TOC_START").unwrap().parse().unwrap();
-        eprintln!("{:?}", super::scan_toc(&lines, start, true));
-        for (j, t) in lines.iter().enumerate().skip(start).take(30) {
-            let c = super::candidate(t);
-            eprintln!(
-                "{j} furn{} toc{} prose{} cand{} body{} {}",
-                super::is_furniture(t),
-                super::is_tocish(t),
-                super::is_prose(t),
-                c.is_some(),
-                c.as_ref().is_some_and(super::has_inline_body),
-                t.chars().take(60).collect::<String>()
-            );
-        }
-    }
 }
