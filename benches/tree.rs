@@ -29,8 +29,11 @@ fn inputs() -> Vec<(String, SourceText)> {
         ("emerson_2018.md".to_owned(), md),
         ("cummins_2020.txt".to_owned(), txt.clone()),
     ];
-    let big = SourceText::read(&corpus("wide/credit_agreements/amendment_no1_2022.txt"), false)
-        .expect("amendment_no1_2022");
+    let big = SourceText::read(
+        &corpus("wide/credit_agreements/amendment_no1_2022.txt"),
+        false,
+    )
+    .expect("amendment_no1_2022");
     out.push(("amendment_no1_2022.txt".to_owned(), big));
     for k in [2, 4] {
         let text = txt.text.repeat(k);

@@ -17,7 +17,7 @@ use super::lines::{CandKind, Candidate};
 
 /// How many earlier candidates a candidate may follow. Real headings are
 /// dense among the candidates; this bounds the work per candidate.
-const WINDOW: usize = 96;
+const WINDOW: usize = 32;
 /// Gaps in numbering that are still plausible (omitted sections).
 const MAX_SECTION_GAP: u32 = 12;
 const MAX_ARTICLE_GAP: u32 = 4;
