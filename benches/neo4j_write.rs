@@ -44,6 +44,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
         doc_name: format!("{doc_id}.md"),
         doc_type: "credit_agreement".into(),
         sections: vec![],
+        tree_health: Default::default(),
     };
     let mut extractions = vec![];
     for s in 0..sections {
@@ -51,6 +52,8 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
         plan.sections.push(RoutedSection {
             node_id: node_id.clone(),
             title: format!("Section {s}"),
+            label: None,
+            name: format!("Section {s}"),
             breadcrumb: format!("Agreement > Section {s}"),
             kind: NodeKind::Section,
             level: 1,

@@ -1,18 +1,26 @@
 //! `kgroute tree`: prints a document's skeleton tree, as JSON for programs
-//! or as an indented outline for people.
+//! or as an indented outline for people; `--check` prints structure health
+//! per document of a file or directory; `--score` compares trees with
+//! hand-checked heading lists.
 
 use super::Outcome;
+use crate::tree::eval::{self, heading_lines, Score, Truth};
 use crate::tree::{build_tree, DocTree, Node, SourceText};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
 Examples:
   kgroute tree fixtures/supply_agreement.txt --format text
   kgroute tree fixtures/credit_agreement.md > tree.json
 
-JSON is the default when stdout is not a terminal; the outline otherwise.";
+  kgroute tree --check ../shared/corpora/wide
+  kgroute tree --score tests/truth --corpora ../shared/corpora
+
+JSON is the default when stdout is not a terminal; the outline otherwise.
+--check exits 1 when some document's tree looks wrong; --score exits 1
+when the overall F1 is below 0.97.";
 
 /// Output format of `kgroute tree`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -26,8 +34,22 @@ pub enum TreeFormat {
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct TreeArgs {
-    /// Markdown or plain-text document.
+    /// Markdown or plain-text document (a directory with --check; a truth
+    /// file or directory of them with --score).
     pub file: PathBuf,
+    /// Print structure health (preamble share, biggest node, numbering,
+    /// contents entries found) for the file or every file under the
+    /// directory, instead of the tree.
+    #[arg(long, conflicts_with = "score")]
+    pub check: bool,
+    /// Score trees against heading lists (JSON with `file` and `headings`),
+    /// printing precision / recall / F1 per file and overall.
+    #[arg(long)]
+    pub score: bool,
+    /// Directory the truth files' `file` paths are relative to [default:
+    /// shared/corpora next to the current directory or above].
+    #[arg(long)]
+    pub corpora: Option<PathBuf>,
     /// Output format [default: json when piped, text on a terminal].
     #[arg(long, value_enum)]
     pub format: Option<TreeFormat>,
@@ -38,6 +60,12 @@ pub struct TreeArgs {
 
 /// Reads the file, builds its tree and prints it in the chosen format.
 pub fn run(args: TreeArgs) -> anyhow::Result<Outcome> {
+    if args.check {
+        return check(&args.file, args.lossy);
+    }
+    if args.score {
+        return score(&args.file, args.corpora.as_deref(), args.lossy);
+    }
     let source = SourceText::read(&args.file, args.lossy)?;
     let tree = build_tree(&source);
     let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
@@ -94,4 +122,145 @@ pub fn write_outline(out: &mut impl Write, tree: &DocTree) -> std::io::Result<()
         Ok(())
     }
     walk(out, &tree.structure, 0)
+}
+
+/// Files under `path` (itself when a file), sorted, hidden files skipped.
+fn files_under(path: &Path, ext: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_owned()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let p = e?.path();
+            let hidden = p
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if ext.is_none_or(|x| p.extension().is_some_and(|e| e == x)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `--check`: one line of health figures per document.
+fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    writeln!(
+        out,
+        "{:<48} {:>6} {:>8} {:>8} {:>5} {:>5} {:>9}",
+        "document", "heads", "preamb%", "biggest%", "gaps", "order", "toc found"
+    )?;
+    let mut bad = 0;
+    for file in files_under(path, None)? {
+        let source = SourceText::read(&file, lossy)?;
+        let tree = build_tree(&source);
+        let h = &tree.health;
+        let name = file
+            .strip_prefix(path)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        writeln!(
+            out,
+            "{:<48} {:>6} {:>7.1}% {:>7.1}% {:>5} {:>5} {:>4}/{:<4}",
+            name,
+            h.headings,
+            h.preamble_share * 100.0,
+            h.biggest_share * 100.0,
+            h.numbering_gaps,
+            h.out_of_order,
+            h.toc_entries - h.toc_missing.len(),
+            h.toc_entries
+        )?;
+        for m in &h.toc_missing {
+            writeln!(out, "    contents entry not found: {m}")?;
+        }
+        if let Some(w) = h.warning(&tree.doc_name) {
+            writeln!(out, "    warning: {w}")?;
+            bad += 1;
+        }
+    }
+    out.flush()?;
+    Ok(if bad > 0 {
+        Outcome::PartialFailure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// The F1 `--score` expects overall.
+const F1_TARGET: f64 = 0.97;
+
+/// `--score`: precision / recall / F1 by heading line per truth file.
+fn score(path: &Path, corpora: Option<&Path>, lossy: bool) -> anyhow::Result<Outcome> {
+    let corpora = match corpora {
+        Some(c) => c.to_owned(),
+        None => std::env::current_dir()?
+            .ancestors()
+            .map(|a| a.join("shared").join("corpora"))
+            .find(|p| p.is_dir())
+            .context("shared/corpora not found above the current directory: pass --corpora")?,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut total = Score::default();
+    let mut halves: std::collections::BTreeMap<String, Score> = Default::default();
+    for file in files_under(path, Some("json"))? {
+        let truth = Truth::load(&file)?;
+        let doc = truth.document(&corpora);
+        let source = SourceText::read(&doc, lossy)?;
+        let tree = build_tree(&source);
+        let lines: Vec<usize> = truth.headings.iter().map(|h| h.line).collect();
+        let (s, extra, missed) = eval::score(&heading_lines(&tree), &lines);
+        total.add(s);
+        if let Some(part) = &truth.part {
+            halves.entry(part.clone()).or_default().add(s);
+        }
+        writeln!(
+            out,
+            "{:<64} P {:.3}  R {:.3}  F1 {:.3}",
+            file.file_name().unwrap_or_default().to_string_lossy(),
+            s.precision(),
+            s.recall(),
+            s.f1()
+        )?;
+        if !extra.is_empty() {
+            writeln!(out, "    extra lines: {extra:?}")?;
+        }
+        if !missed.is_empty() {
+            writeln!(out, "    missed lines: {missed:?}")?;
+        }
+    }
+    for (part, h) in &halves {
+        writeln!(
+            out,
+            "{part} half: P {:.3}  R {:.3}  F1 {:.3}",
+            h.precision(),
+            h.recall(),
+            h.f1()
+        )?;
+    }
+    writeln!(
+        out,
+        "overall: P {:.3}  R {:.3}  F1 {:.3}",
+        total.precision(),
+        total.recall(),
+        total.f1()
+    )?;
+    out.flush()?;
+    Ok(if total.f1() >= F1_TARGET {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    })
 }

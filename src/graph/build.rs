@@ -464,6 +464,8 @@ mod tests {
                 .map(|n| RoutedSection {
                     node_id: n.to_string(),
                     title: format!("Section {n}"),
+                    label: None,
+                    name: format!("Section {n}"),
                     breadcrumb: format!("Section {n}"),
                     kind: NodeKind::Section,
                     level: 1,
@@ -476,6 +478,7 @@ mod tests {
                     override_reason: Override::None,
                 })
                 .collect(),
+            tree_health: Default::default(),
         }
     }
 

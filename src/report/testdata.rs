@@ -15,6 +15,8 @@ pub fn section(
     RoutedSection {
         node_id: node_id.into(),
         title: title.into(),
+        label: None,
+        name: title.into(),
         breadcrumb: format!("Agreement > {title}"),
         kind: NodeKind::Section,
         level: 2,

@@ -49,6 +49,12 @@ pub enum Override {
 pub struct RoutedSection {
     pub node_id: String,
     pub title: String,
+    /// The heading's numbering, from the tree (`Section 2.12` -> [2, 12]).
+    #[serde(default)]
+    pub label: Option<crate::tree::Label>,
+    /// The title without its label, from the tree.
+    #[serde(default)]
+    pub name: String,
     pub breadcrumb: String,
     pub kind: NodeKind,
     pub level: u8,
@@ -69,6 +75,9 @@ pub struct RoutePlan {
     pub doc_name: String,
     pub doc_type: String,
     pub sections: Vec<RoutedSection>,
+    /// The tree's structure health, copied so plan.json carries it.
+    #[serde(default)]
+    pub tree_health: crate::tree::TreeHealth,
 }
 
 /// Options that change what is sent.
@@ -196,6 +205,8 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
             RoutedSection {
                 node_id: node.node_id.clone(),
                 title: node.title.clone(),
+                label: node.label.clone(),
+                name: node.name.clone(),
                 breadcrumb: node.breadcrumb.clone(),
                 kind: node.kind,
                 level: node.level,
@@ -214,6 +225,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         doc_name: tree.doc_name.clone(),
         doc_type: index.document_type.clone(),
         sections,
+        tree_health: tree.health.clone(),
     }
 }
 

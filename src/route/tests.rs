@@ -23,9 +23,16 @@ very_low:
   - Notices
 ";
 
+fn kgroute_split(title: &str) -> (Option<crate::tree::Label>, String) {
+    crate::tree::split_heading(title)
+}
+
 fn node(id: &str, title: &str, kind: NodeKind, chars: usize, nodes: Vec<Node>) -> Node {
+    let (label, name) = kgroute_split(title);
     Node {
         title: title.into(),
+        label,
+        name,
         node_id: id.into(),
         line_num: 1,
         start_line: 1,
@@ -45,6 +52,7 @@ fn tree() -> DocTree {
         doc_id: "d-1234".into(),
         line_count: 10,
         format: DocFormat::Text,
+        health: Default::default(),
         structure: vec![
             node("0000", "Preamble", Preamble, 700, vec![]),
             node("0001", "TABLE OF CONTENTS", Toc, 3000, vec![]),

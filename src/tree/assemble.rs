@@ -2,6 +2,8 @@
 //! [`DocTree`]: stack nesting by level, pre-order ids, spans that tile the
 //! document, breadcrumbs, sizes and node kinds.
 
+use super::health::{self, TreeHealth};
+use super::label::split_heading;
 use super::{doc_id::doc_id, DocFormat, DocTree, Node, NodeKind, SourceText};
 
 /// A heading found by one of the detectors, before nesting.
@@ -16,6 +18,10 @@ pub(crate) struct Heading {
     pub kind: NodeKind,
     /// Last line taken by the heading itself (a title on the next line).
     pub title_end: usize,
+    /// A node the heading detector added (a Markdown contents listing):
+    /// it does not take a pre-order number, so the real headings keep the
+    /// reference ids; its id is the previous id plus `-` and its kind.
+    pub extra: bool,
 }
 
 impl Heading {
@@ -26,6 +32,7 @@ impl Heading {
             title,
             kind,
             title_end: line,
+            extra: false,
         }
     }
 }
@@ -37,8 +44,15 @@ const STRUCTURAL_MAX_CHARS: usize = 100;
 /// this many letters and digits.
 const PREAMBLE_MIN_ALNUM: usize = 20;
 
-/// Builds the tree. `headings` must be sorted by line with distinct lines.
-pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Heading>) -> DocTree {
+/// Builds the tree. `headings` must be sorted by line with distinct lines;
+/// `toc` is the table of contents' entries and whether each was found as a
+/// body heading (for the health figures).
+pub(crate) fn assemble(
+    source: &SourceText,
+    format: DocFormat,
+    headings: Vec<Heading>,
+    toc: &[(String, bool)],
+) -> DocTree {
     let line_count = source.line_count();
     let mut flat: Vec<(Heading, usize, usize)> = Vec::with_capacity(headings.len() + 1);
     if line_count == 0 {
@@ -73,6 +87,7 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
     let ends_with_newline = source.text.ends_with('\n');
     let has_preamble = flat.first().is_some_and(|f| f.0.kind == NodeKind::Preamble);
     let first_id = usize::from(!has_preamble);
+    let mut next_id = first_id;
     // Arena of nodes plus child lists, nested with a stack of (level, index).
     let mut nodes: Vec<Node> = Vec::with_capacity(flat.len());
     let mut children: Vec<Vec<usize>> = Vec::with_capacity(flat.len());
@@ -85,7 +100,7 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
             stack.pop();
         }
         let parent = stack.last().map(|&(_, i)| i);
-        let title = clean_title(&h.title);
+        let title = clean_title(&h.title, format == DocFormat::Markdown);
         let breadcrumb = match parent {
             Some(p) => format!("{} > {}", nodes[p].breadcrumb, title),
             None => title.clone(),
@@ -100,10 +115,29 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
             0
         };
         let kind = refine_kind(h.kind, &title);
+        let (label, name) = match kind {
+            NodeKind::Preamble | NodeKind::Toc | NodeKind::Signature | NodeKind::Fallback => {
+                (None, clean_title(&title, false))
+            }
+            _ => split_heading(&title),
+        };
         let idx = nodes.len();
+        let node_id = if h.extra {
+            let kind_name = serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            format!("{:04}-{kind_name}", next_id.saturating_sub(1))
+        } else {
+            next_id += 1;
+            format!("{:04}", next_id - 1)
+        };
+        let _ = i;
         nodes.push(Node {
             title,
-            node_id: format!("{:04}", first_id + i),
+            label,
+            name,
+            node_id,
             line_num: h.line,
             start_line: start,
             end_line: end,
@@ -143,7 +177,7 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
         .map(|r| built[r].take().expect("root built once"))
         .collect();
 
-    DocTree {
+    let mut tree = DocTree {
         doc_name: source
             .path
             .file_name()
@@ -153,7 +187,10 @@ pub(crate) fn assemble(source: &SourceText, format: DocFormat, headings: Vec<Hea
         line_count,
         format,
         structure,
-    }
+        health: TreeHealth::default(),
+    };
+    tree.health = health::measure(&tree, toc);
+    tree
 }
 
 /// Characters (not bytes) of a string, counted without decoding.
@@ -174,9 +211,10 @@ fn count_non_blank(s: &str, limit: usize) -> usize {
     s.chars().filter(|c| !c.is_whitespace()).take(limit).count()
 }
 
-/// Collapses whitespace, drops Markdown emphasis markers and a trailing
-/// period or colon, so the index matcher sees a clean title.
-pub(crate) fn clean_title(raw: &str) -> String {
+/// Collapses whitespace and drops Markdown emphasis markers; plain-text
+/// titles also lose a trailing colon, comma or semicolon. Markdown titles
+/// keep theirs (the reference algorithm's titles are the heading text).
+pub(crate) fn clean_title(raw: &str, keep_trailing: bool) -> String {
     let mut out = String::with_capacity(raw.len());
     for word in raw.split(|c: char| c.is_whitespace()) {
         let w = word.trim_matches(|c| c == '*' || c == '_');
@@ -188,7 +226,7 @@ pub(crate) fn clean_title(raw: &str) -> String {
         }
         out.push_str(w);
     }
-    while out.ends_with(':') || out.ends_with(',') || out.ends_with(';') {
+    while !keep_trailing && (out.ends_with(':') || out.ends_with(',') || out.ends_with(';')) {
         out.pop();
     }
     if out.is_empty() {

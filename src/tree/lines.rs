@@ -52,8 +52,15 @@ impl Candidate<'_> {
 
 const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
 const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
-const SCHEDULE_WORDS: [&str; 6] = [
-    "SCHEDULE", "Schedule", "ANNEX", "Annex", "APPENDIX", "Appendix",
+const SCHEDULE_WORDS: [&str; 8] = [
+    "SCHEDULE",
+    "Schedule",
+    "ANNEX",
+    "Annex",
+    "APPENDIX",
+    "Appendix",
+    "ATTACHMENT",
+    "Attachment",
 ];
 const EXHIBIT_WORDS: [&str; 2] = ["EXHIBIT", "Exhibit"];
 
@@ -281,7 +288,12 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
     if !annex_ident_ok(ident, kind) {
         return None;
     }
-    let rest = skip_separators(tail).trim_end();
+    let mut rest = skip_separators(tail).trim_end();
+    // `ANNEX A to CREDIT AGREEMENT`: what the annex belongs to, part of
+    // the label line; its title follows below.
+    if rest.len() < 60 && (rest.starts_with("to ") || rest.starts_with("TO ")) {
+        rest = "";
+    }
     if !title_start_ok(rest) {
         return None;
     }
@@ -298,13 +310,14 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
 
 /// `A`, `B-1`, `H-2`, `IV`, `5.13`, `2.01A`, `1.1(a)`.
 fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
-    if kind == CandKind::Exhibit && ident.starts_with(|c: char| c.is_ascii_digit()) {
-        // `Exhibit 10.1`, `Exhibit 10(r)`: the SEC filing's own exhibit
-        // number, not an exhibit of the contract.
+    if kind == CandKind::Exhibit && ident.contains('(') {
+        // `Exhibit 10(r)`: the SEC filing's own exhibit number. (`Exhibit
+        // 10.1` at the top is left to the decoder: an exhibit there would
+        // end the body before it starts.)
         return false;
     }
     static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?[A-Z]?(?:\([a-z0-9]{1,3}\))?)$")
+        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-z0-9]{1,3}\))?)$")
             .expect("annex id regex")
     });
     RE.is_match(ident)
@@ -413,14 +426,17 @@ pub(crate) fn is_tocish(t: &str) -> bool {
         return true;
     }
     let body = t.trim_end_matches(char::is_whitespace);
-    let body = body[..body.len() - digits].trim_end_matches(char::is_whitespace);
-    let body = body.strip_suffix("Page").unwrap_or(body);
+    let body = &body[..body.len() - digits];
+    let body = match body.trim_end().strip_suffix("Page") {
+        Some(b) => b,
+        None => body,
+    };
     let before = body.trim_end_matches(char::is_whitespace);
     !before.is_empty() && body[before.len()..].chars().count() >= 2
 }
 
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
-fn has_leader(b: &[u8]) -> bool {
+pub(crate) fn has_leader(b: &[u8]) -> bool {
     let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
     for (i, &c) in b.iter().enumerate() {
         dots = if c == b'.' { dots + 1 } else { 0 };
@@ -454,6 +470,11 @@ fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
 
 /// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
 pub(crate) fn is_toc_title(t: &str) -> bool {
+    // A page number run into the title (`2 TABLE OF CONTENTS`).
+    let t = match t.split_once(' ') {
+        Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
+        _ => t,
+    };
     let b = t.as_bytes();
     if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
         return true;
@@ -630,6 +651,7 @@ mod tests {
         assert_eq!(cand("Exhibit A - Note").rest, "Note");
         assert!(candidate("Exhibit A hereto, evidencing").is_none());
         assert!(candidate("Exhibit 10(r) Form 10-K for 1995").is_none());
+        assert_eq!(cand("EXHIBIT 1.A").kind, CandKind::Exhibit);
         assert!(candidate("EXHIBITS").is_none());
     }
 

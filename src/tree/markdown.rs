@@ -75,3 +75,41 @@ fn level_num(level: HeadingLevel) -> u8 {
         HeadingLevel::H6 => 6,
     }
 }
+
+/// A contents listing before the first Markdown heading (the extractor
+/// left it as plain lines) becomes a `toc` node, and running text after it
+/// a preamble of its own, so the listing is not sent as preamble text.
+/// Both are extra nodes: the real headings keep the reference ids.
+pub(crate) fn front_matter(source: &SourceText, headings: &mut Vec<Heading>) {
+    let Some(first) = headings.first().map(|h| h.line) else {
+        return;
+    };
+    let lines: Vec<&str> = source.lines().take(first - 1).map(str::trim).collect();
+    let Some(r) = super::plaintext::toc_regions(&lines).into_iter().next() else {
+        return;
+    };
+    let mut extra = vec![Heading::new(
+        r.start + 1,
+        1,
+        "Table of Contents".to_owned(),
+        NodeKind::Toc,
+    )];
+    // The listing goes on through page furniture and tables of exhibits
+    // up to the first running text.
+    let after = (r.last + 1..lines.len()).find(|&k| super::lines::is_prose(lines[k]));
+    if let Some(a) = after {
+        {
+            extra.push(Heading::new(
+                a + 1,
+                1,
+                "Preamble (after table of contents)".to_owned(),
+                NodeKind::Preamble,
+            ));
+        }
+    }
+    for h in &mut extra {
+        h.extra = true;
+    }
+    extra.append(headings);
+    *headings = extra;
+}

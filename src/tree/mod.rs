@@ -6,7 +6,11 @@
 //! [`SourceText`].
 
 mod assemble;
+mod decode;
 mod doc_id;
+pub mod eval;
+pub mod health;
+pub mod label;
 mod lines;
 mod markdown;
 mod plaintext;
@@ -15,6 +19,8 @@ pub mod source;
 mod tests;
 
 pub use doc_id::doc_id;
+pub use health::TreeHealth;
+pub use label::{split_heading, Label, LabelKind};
 
 pub use source::{InputError, SourceText};
 
@@ -46,7 +52,15 @@ pub enum NodeKind {
 /// One heading and the span of text it owns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
+    /// The heading as written (whitespace collapsed).
     pub title: String,
+    /// The heading's numbering, parsed once here (`ARTICLE VII` -> [7]).
+    #[serde(default)]
+    pub label: Option<Label>,
+    /// The title without its label and separators (`Payments and
+    /// Computations`); what matching, reports and the graph read.
+    #[serde(default)]
+    pub name: String,
     /// 4-digit zero-padded pre-order id; `0000` is the preamble.
     pub node_id: String,
     /// 1-based line of the heading (PageIndex/Proxy-Pointer field).
@@ -73,6 +87,9 @@ pub struct DocTree {
     pub line_count: usize,
     pub format: DocFormat,
     pub structure: Vec<Node>,
+    /// Whether the tree looks right (preamble share, numbering, contents).
+    #[serde(default)]
+    pub health: TreeHealth,
 }
 
 impl DocTree {
@@ -134,18 +151,20 @@ const MARKDOWN_CERTAIN: usize = 20;
 /// as plain text.
 pub fn build_tree(source: &SourceText) -> DocTree {
     if source.line_count() == 0 {
-        return assemble::assemble(source, DocFormat::Text, Vec::new());
+        return assemble::assemble(source, DocFormat::Text, Vec::new(), &[]);
     }
     if markdown::has_atx_heading(&source.text) {
-        let md = markdown::headings(source);
+        let mut md = markdown::headings(source);
         if md.len() >= MARKDOWN_CERTAIN {
-            return assemble::assemble(source, DocFormat::Markdown, md);
+            markdown::front_matter(source, &mut md);
+            return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
-        let plain = plaintext::headings(source);
+        let (plain, toc) = plaintext::headings(source);
         if !md.is_empty() && plain.len() <= 2 * md.len() {
-            return assemble::assemble(source, DocFormat::Markdown, md);
+            return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
-        return assemble::assemble(source, DocFormat::Text, plain);
+        return assemble::assemble(source, DocFormat::Text, plain, &toc);
     }
-    assemble::assemble(source, DocFormat::Text, plaintext::headings(source))
+    let (plain, toc) = plaintext::headings(source);
+    assemble::assemble(source, DocFormat::Text, plain, &toc)
 }

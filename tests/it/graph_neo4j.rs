@@ -77,6 +77,8 @@ fn section(
     RoutedSection {
         node_id: node_id.into(),
         title: title.into(),
+        label: None,
+        name: title.into(),
         breadcrumb: format!("Credit Agreement > {title}"),
         kind: NodeKind::Section,
         level: if node_id == "0001" { 1 } else { 2 },
@@ -138,6 +140,7 @@ fn plan(doc: &str) -> RoutePlan {
                 (171, 175),
             ),
         ],
+        tree_health: Default::default(),
     }
 }
 

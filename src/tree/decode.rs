@@ -1,0 +1,739 @@
+//! The plain-text heading decoder: every heading-like line is a candidate;
+//! a dynamic programme over the candidates, in line order, picks the chain
+//! that best explains the document.
+//!
+//! A chain is scored by the candidates it takes (a title that looks like a
+//! title, evidence from the table of contents) less what its numbering
+//! costs: `2.11 -> 2.12` or `2.12 -> ARTICLE III -> 3.1` are free, a skipped
+//! number costs a little, a number going backwards is impossible, and a
+//! level whose style changes (`ARTICLE` then bare `1.`) costs more. An early
+//! false heading cannot block a later true one: every candidate is reached
+//! from the best chain before it, not from the last one accepted. A
+//! schedule or exhibit ends the numbered body, so a mention that opens one
+//! too early loses every section after it and is not chosen.
+
+use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
+use super::lines::{CandKind, Candidate};
+
+/// How many earlier candidates a candidate may follow. Real headings are
+/// dense among the candidates; this bounds the work per candidate.
+const WINDOW: usize = 32;
+/// Gaps in numbering that are still plausible (omitted sections).
+const MAX_SECTION_GAP: u32 = 12;
+const MAX_ARTICLE_GAP: u32 = 4;
+/// What starting the numbering again after the annexes costs.
+const RESTART_COST: f32 = 3.0;
+/// A line this long that ends mid-sentence is wrapped running text.
+const WRAPPED_LINE_MIN: usize = 40;
+
+/// Where a candidate sits in the numbering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Class {
+    /// `ARTICLE VII`, `1. DEFINITIONS`, `SECTION 5.0 TERMINATION`.
+    Article,
+    /// `Section 2.12`, `2.12`.
+    Section,
+    /// `Section 7` (one number, with its keyword).
+    Flat,
+    /// `2.1.1 Agreement to Lend` (a titled third level).
+    Sub,
+    /// `Schedule 2.01`, `EXHIBIT A`.
+    Annex,
+}
+
+/// One heading-like line.
+#[derive(Debug, Clone)]
+pub(crate) struct Cand {
+    /// 0-based line index.
+    pub line: usize,
+    /// Last line the heading takes (title below), 0-based.
+    pub title_end: usize,
+    pub class: Class,
+    /// Article number, or (article, section) for sections.
+    pub major: u32,
+    pub minor: u32,
+    /// Third number of a `Sub` heading.
+    pub sub: u32,
+    /// Identifies the way the label is written (keyword and case, dot).
+    pub style: u16,
+    pub title: String,
+    /// Worth of taking this candidate, before numbering costs.
+    pub reward: f32,
+    /// An annex's id, upper-cased, to align it with the contents.
+    pub annex_key: String,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct State {
+    art: Option<u32>,
+    sec: Option<(u32, u32)>,
+    sub: Option<u32>,
+    flat: Option<u32>,
+    art_style: Option<u16>,
+    sec_style: Option<u16>,
+    in_annex: bool,
+    /// Whether sections restart at `1.1` in every article (`Some(true)`)
+    /// or follow the article number (`Some(false)`), once seen.
+    rel: Option<bool>,
+    /// Some section has been taken (a numbering restart needs a first run).
+    had_sections: bool,
+}
+
+/// The numbering cost of taking `c` after `s` (<= 0), or `None` when `c`
+/// cannot follow, and the state after it.
+fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
+    let mut n = *s;
+    let mut cost = 0.0f32;
+    if s.in_annex && c.class != Class::Annex {
+        // After the schedules and exhibits, numbering that starts again
+        // at 1 is a further agreement (a restated agreement after its
+        // amendment, a statement of work): worth it only when it goes on.
+        // Forms inside exhibits number their paragraphs `1.`, `2.`; a
+        // further agreement opens with `ARTICLE I`.
+        let first = c.class == Class::Article && c.major == 1 && c.style / 8 != 0;
+        if !first {
+            return None;
+        }
+        let (cost, st) = step(&State::default(), c)?;
+        return Some((cost - RESTART_COST, st));
+    }
+    let style_cost = |have: Option<u16>| match have {
+        Some(st) if st != c.style => 0.9,
+        _ => 0.0,
+    };
+    match c.class {
+        Class::Annex => {
+            n.in_annex = true;
+        }
+        Class::Article => {
+            let a = c.major;
+            match s.art {
+                None => {
+                    // Numbering starts low; an excerpt may start later.
+                    if a > 20 {
+                        return None;
+                    }
+                    cost += 0.2 * (a.min(3) as f32 - 1.0) + 0.3 * a.saturating_sub(3) as f32;
+                }
+                Some(x) => {
+                    if a <= x || a > x + MAX_ARTICLE_GAP {
+                        return None;
+                    }
+                    cost += 0.4 * (a - x - 1) as f32;
+                }
+            }
+            cost += style_cost(s.art_style);
+            n.art = Some(a);
+            n.sec = None;
+            n.art_style = Some(c.style);
+        }
+        Class::Section => {
+            let (a, b) = (c.major, c.minor);
+            match (s.art, s.sec) {
+                // Within an article the section major stays what it was
+                // (usually the article's number; in a document whose
+                // automatic numbering was lost, `1` in every article).
+                (Some(_), Some((sa, sb))) if sa == a => {
+                    if b <= sb || b > sb + MAX_SECTION_GAP {
+                        return None;
+                    }
+                    cost += 0.15 * (b - sb - 1) as f32;
+                }
+                (Some(x), _) if a == x => {
+                    if b > 3 {
+                        return None;
+                    }
+                    if x > 1 {
+                        n.rel = Some(false);
+                    }
+                    cost += 0.2 * b.saturating_sub(1) as f32;
+                }
+                (Some(x), None) if a == 1 && x > 1 && s.rel != Some(false) && s.had_sections => {
+                    // Sections numbered afresh in each article (`1.1`
+                    // under article 5).
+                    if b > 2 {
+                        return None;
+                    }
+                    cost += 0.3 + 0.2 * b.saturating_sub(1) as f32;
+                    n.rel = Some(true);
+                }
+                (Some(x), _) if a == x + 1 && s.rel != Some(true) => {
+                    // The article's own heading was not found (or the
+                    // document has none): its first section opens it.
+                    if b > 2 {
+                        return None;
+                    }
+                    let had_articles = s.art_style.is_some();
+                    cost +=
+                        if had_articles { 0.6 } else { 0.05 } + 0.2 * b.saturating_sub(1) as f32;
+                    n.art = Some(a);
+                }
+                (Some(_), _) => return None,
+                (None, _) => {
+                    if a > 3 || b > 3 {
+                        return None;
+                    }
+                    cost += 0.2 * (a + b) as f32 - 0.4;
+                    n.art = Some(a);
+                }
+            }
+            cost += style_cost(s.sec_style);
+            n.had_sections = true;
+            n.sec = Some((a, b));
+            n.sub = None;
+            n.sec_style = Some(c.style);
+        }
+        Class::Sub => {
+            // A third number is a heading level of its own only below a
+            // keyword section (`Section 2.1` / `2.1.1 Title`); below a
+            // bare `2.1` it is the section's own clause outline.
+            let keyword_sections = s.sec_style.is_some_and(|st| st / 8 != 0);
+            if s.sec != Some((c.major, c.minor)) || !keyword_sections {
+                return None;
+            }
+            let last = s.sub.unwrap_or(0);
+            if c.sub <= last || c.sub > last + 3 {
+                return None;
+            }
+            cost += 0.2 * (c.sub - last - 1) as f32;
+            n.sub = Some(c.sub);
+        }
+        Class::Flat => {
+            let v = c.major;
+            match s.flat {
+                None => {
+                    // A document numbered `1.01` has no `Section 7` level
+                    // as well: those are the sections of a later form.
+                    if v > 3 || s.had_sections {
+                        return None;
+                    }
+                    cost += 0.2 * (v as f32 - 1.0);
+                }
+                Some(m) => {
+                    if v <= m || v > m + MAX_SECTION_GAP {
+                        return None;
+                    }
+                    cost += 0.15 * (v - m - 1) as f32;
+                }
+            }
+            cost += style_cost(s.sec_style);
+            n.flat = Some(v);
+            n.sec_style = Some(c.style);
+        }
+    }
+    Some((-cost, n))
+}
+
+/// Chooses the heading chain: indices into `cands` (sorted by line).
+pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
+    let n = cands.len();
+    let mut best = vec![f32::NEG_INFINITY; n];
+    let mut prev = vec![usize::MAX; n];
+    let mut state = vec![State::default(); n];
+    for i in 0..n {
+        let c = &cands[i];
+        // Start a chain here.
+        if let Some((cost, st)) = step(&State::default(), c) {
+            best[i] = c.reward + cost;
+            state[i] = st;
+        }
+        let lo = i.saturating_sub(WINDOW);
+        for j in (lo..i).rev() {
+            if cands[j].title_end >= c.line || best[j] == f32::NEG_INFINITY {
+                continue;
+            }
+            if let Some((cost, st)) = step(&state[j], c) {
+                let v = best[j] + c.reward + cost;
+                if v > best[i] {
+                    best[i] = v;
+                    prev[i] = j;
+                    state[i] = st;
+                }
+            }
+        }
+    }
+    let Some((mut i, &v)) = best
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.partial_cmp(b.1).unwrap_or(std::cmp::Ordering::Equal))
+    else {
+        return Vec::new();
+    };
+    if v <= 0.0 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    loop {
+        out.push(i);
+        if prev[i] == usize::MAX {
+            break;
+        }
+        i = prev[i];
+    }
+    out.reverse();
+    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
+        for (i, c) in cands.iter().enumerate() {
+            eprintln!(
+                "{}{} {:?} {}.{} st{} r{:.2} best{:.2} prev{} {}",
+                if out.contains(&i) { "*" } else { " " },
+                c.line + 1,
+                c.class,
+                c.major,
+                c.minor,
+                c.style,
+                c.reward,
+                best[i],
+                prev[i] as isize,
+                c.title.chars().take(50).collect::<String>()
+            );
+        }
+    }
+    out
+}
+
+/// Small id for the way a label is written.
+fn style_of(keyword: &str, dotted: bool, depth: u16) -> u16 {
+    // Case is not style: filings mix `Article 1` and `ARTICLE 9`.
+    let k: u16 = u16::from(!keyword.is_empty());
+    k * 8 + u16::from(dotted) * 4 + depth
+}
+
+/// All candidates of one line (several for an ambiguous run-together
+/// roman numeral), pushed to `out`.
+pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+    let before = out.len();
+    candidates_in(lines, j, lines[j], out);
+    // A page number run into the next page's first line (`11 1.4. Interest
+    // on Revolving Credit Advances.`): the heading is what follows it.
+    if out.len() == before {
+        if let Some((n, rest)) = lines[j].split_once(' ') {
+            let rest = rest.trim_start();
+            let page = (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit());
+            if page && rest.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                candidates_in(lines, j, rest, out);
+                out.truncate(
+                    before
+                        + out[before..]
+                            .iter()
+                            .take_while(|c| c.class == Class::Section)
+                            .count(),
+                );
+            }
+        }
+    }
+    if out.len() > before && continues_sentence(lines, j) {
+        for c in &mut out[before..] {
+            c.reward -= 2.0;
+        }
+    }
+}
+
+/// The candidates of line `j`, whose heading text is `t`.
+fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
+    let Some(first) = t.as_bytes().first() else {
+        return;
+    };
+    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P')) {
+        return;
+    }
+    // A line with dotted leaders is a contents entry, wherever it is.
+    if super::lines::has_leader(t.as_bytes()) {
+        return;
+    }
+    match super::lines::candidate(t) {
+        Some(c) => from_candidate(lines, j, t, &c, out),
+        None if first.is_ascii_digit() => bare_top(lines, j, t, out),
+        None => {}
+    }
+}
+
+fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
+    if is_tocish(t) && !has_inline_body(c.rest) {
+        return;
+    }
+    match c.kind {
+        CandKind::Article => {
+            let readings: Vec<(u32, &str, &str)> = if c.alternatives.is_empty() {
+                vec![(c.num.0, c.ident, c.rest)]
+            } else {
+                c.alternatives.clone()
+            };
+            for (num, ident, rest) in readings {
+                let label = format!("{} {}", c.keyword, ident);
+                let style = style_of(c.keyword, false, 1);
+                push_titled(
+                    lines,
+                    j,
+                    rest,
+                    label,
+                    Class::Article,
+                    (num, 0),
+                    style,
+                    true,
+                    out,
+                );
+            }
+        }
+        CandKind::Section | CandKind::Bare => {
+            let (major, minor) = c.num;
+            let depth = if minor.is_some() { 2 } else { 1 };
+            let style = style_of(c.keyword, c.dotted, depth);
+            let (class, key) = match minor {
+                // `SECTION 5.0 TERMINATION`: an article in all but name.
+                Some(0) => (Class::Article, (major, 0)),
+                Some(m) => (Class::Section, (major, m)),
+                None => (Class::Flat, (major, 0)),
+            };
+            let keyword = c.kind == CandKind::Section;
+            push_titled(lines, j, c.rest, c.label(), class, key, style, keyword, out);
+        }
+        CandKind::Schedule | CandKind::Exhibit => {
+            let mut label = c.label();
+            let mut rest = c.rest;
+            // `EXHIBIT H -1`: the number split from its letter.
+            if c.kind == CandKind::Exhibit
+                && (1..=2).contains(&rest.len())
+                && rest.bytes().all(|b| b.is_ascii_digit())
+            {
+                label = format!("{label}-{rest}");
+                rest = "";
+            }
+            let style = style_of(c.keyword, false, 0);
+            let before = out.len();
+            push_titled(
+                lines,
+                j,
+                rest,
+                label.clone(),
+                Class::Annex,
+                (0, 0),
+                style,
+                true,
+                out,
+            );
+            if let Some(x) = out.get_mut(before) {
+                x.annex_key = label.to_uppercase();
+                // A heading of its own: nothing but a title after the id,
+                // and not a line of running text.
+                if rest.len() > 80 || has_inline_body(rest) {
+                    x.reward -= 1.5;
+                }
+                // A page footer (`Exhibit A-3` above the page break) is
+                // followed by page furniture, a heading by its content.
+                let next = lines[j + 1..].iter().take(6).find(|l| !l.is_empty());
+                if next.is_some_and(|l| is_furniture(l)) {
+                    x.reward -= 1.2;
+                }
+                // A list of exhibits: the next line is the next entry,
+                // not this exhibit's content.
+                let listed = next.is_some_and(|l| {
+                    super::lines::candidate(l)
+                        .is_some_and(|c| matches!(c.kind, CandKind::Schedule | CandKind::Exhibit))
+                });
+                if listed && !rest.is_empty() {
+                    x.reward -= 1.2;
+                }
+            }
+        }
+    }
+}
+
+/// `1. DEFINITIONS`, `1.DEFINITIONS AND PRINCIPLES`, `1.` alone, `1.02`
+/// alone (the title on the next line).
+fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
+    let b = t.as_bytes();
+    let d1 = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if d1 == 0 || d1 > 2 {
+        return;
+    }
+    let major: u32 = t[..d1].parse().unwrap_or(0);
+    if major == 0 {
+        return;
+    }
+    let mut i = d1;
+    let mut minor = None;
+    if b.get(i) == Some(&b'.') {
+        let d2 = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if (1..=2).contains(&d2) {
+            minor = t[i + 1..i + 1 + d2].parse().ok();
+            i += 1 + d2;
+            if b.get(i) == Some(&b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    } else if b.get(i).is_some() {
+        return;
+    }
+    let mut sub = None;
+    if minor.is_some() && b.get(i - 1) == Some(&b'.') {
+        let d3 = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let fourth =
+            b.get(i + d3) == Some(&b'.') && b.get(i + d3 + 1).is_some_and(u8::is_ascii_digit);
+        if fourth {
+            return;
+        }
+        if (1..=2).contains(&d3) && b.get(i + d3).is_some_and(|c| *c == b' ' || *c == b'.') {
+            sub = t[i..i + d3].parse::<u32>().ok();
+            i += d3 + usize::from(b.get(i + d3) == Some(&b'.'));
+        }
+    }
+    let rest = t[i..].trim();
+    if is_tocish(t) && !has_inline_body(rest) {
+        return;
+    }
+    if let (Some(m), Some(x)) = (minor, sub) {
+        // A third level is a heading only with a short title of its own.
+        let it = inline_title(rest);
+        if rest.is_empty() || !title_like(it) || it.len() == rest.len() && rest.len() > 60 {
+            return;
+        }
+        let label = t[..i].trim_end_matches('.').to_owned();
+        push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Sub,
+            (major, m),
+            style_of("", false, 3),
+            false,
+            out,
+        );
+        if let Some(c) = out.last_mut() {
+            c.sub = x;
+        }
+        return;
+    }
+    // `1.1 ...` with a title is already a candidate; here only a label
+    // alone or a one-number heading.
+    if minor.is_some() && !rest.is_empty() {
+        return;
+    }
+    let glued = !t[i..].starts_with(char::is_whitespace) && !rest.is_empty();
+    if glued && !rest.starts_with(char::is_uppercase) {
+        return;
+    }
+    if !rest.is_empty() && !rest.starts_with(|c: char| c.is_uppercase() || c == '[') {
+        return;
+    }
+    let label = t[..i].to_owned();
+    match minor {
+        Some(0) => push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Article,
+            (major, 0),
+            style_of("", true, 1),
+            false,
+            out,
+        ),
+        Some(m) => push_titled(
+            lines,
+            j,
+            rest,
+            label,
+            Class::Section,
+            (major, m),
+            style_of("", false, 2),
+            false,
+            out,
+        ),
+        None => {
+            let dotted = b.get(d1) == Some(&b'.');
+            if !dotted {
+                return;
+            }
+            push_titled(
+                lines,
+                j,
+                rest,
+                label,
+                Class::Article,
+                (major, 0),
+                style_of("", true, 1),
+                false,
+                out,
+            );
+            if let Some(x) = out.last_mut().filter(|x| x.line == j) {
+                // A one-number clause needs a title, not a sentence.
+                if !title_like(&x.title[x.title.find(' ').map_or(x.title.len(), |p| p + 1)..]) {
+                    x.reward -= 1.2;
+                }
+            }
+        }
+    }
+}
+
+/// A short heading title: few words, mostly capitalised.
+fn title_like(title: &str) -> bool {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    if words.is_empty() || words.len() > 14 {
+        return false;
+    }
+    let caps = words
+        .iter()
+        .filter(|w| w.starts_with(|c: char| c.is_uppercase() || c == '[' || c == '(' || c == '&'))
+        .count();
+    let small = words.len() - caps;
+    small * 2 <= words.len() || small <= 2 && words.len() <= 5 && caps > 0
+}
+
+/// Adds a candidate whose title is `rest` or, when `rest` is empty, the
+/// short line(s) below it.
+#[allow(clippy::too_many_arguments)]
+fn push_titled(
+    lines: &[&str],
+    j: usize,
+    rest: &str,
+    label: String,
+    class: Class,
+    (major, minor): (u32, u32),
+    style: u16,
+    keyword: bool,
+    out: &mut Vec<Cand>,
+) {
+    let mut reward = 1.0f32;
+    let mut title_end = j;
+    let title = if rest.is_empty() {
+        match title_below(lines, j) {
+            Ok(Some((title, k))) => {
+                title_end = k;
+                format!("{label} {title}")
+            }
+            Ok(None) => {
+                if !keyword {
+                    reward -= 0.3;
+                }
+                label.clone()
+            }
+            Err(()) => {
+                // Running text right below a label: a numbered paragraph
+                // (bare) or a heading without a title (keyword).
+                reward -= if keyword { 0.3 } else { 0.6 };
+                label.clone()
+            }
+        }
+    } else {
+        let it = inline_title(rest);
+        let it = short_title(it);
+        if !keyword && class != Class::Article && !title_like(it) && !has_inline_body(rest) {
+            reward -= 0.4;
+        }
+        format!("{label} {it}")
+    };
+    out.push(Cand {
+        line: j,
+        title_end,
+        class,
+        major,
+        minor,
+        style,
+        title,
+        reward,
+        sub: 0,
+        annex_key: String::new(),
+    });
+}
+
+/// Whether an inline heading carries body text after its title.
+pub(crate) fn has_inline_body(rest: &str) -> bool {
+    let title = inline_title(rest);
+    let after = rest[title.len()..].trim_start_matches(['.', ']', ' ']);
+    after.len() > 20
+        && after
+            .split_whitespace()
+            .any(|w| w.starts_with(char::is_lowercase))
+}
+
+/// The previous line is wrapped running text that ends mid-sentence, so
+/// this line is its continuation (`... pursuant to` / `Section 2.21.`).
+fn continues_sentence(lines: &[&str], j: usize) -> bool {
+    let Some(prev) = lines[..j].iter().rev().take(2).find(|l| !l.is_empty()) else {
+        return false;
+    };
+    // A blank line between ends the sentence's line run.
+    if j >= 1 && lines[j - 1].is_empty() {
+        return false;
+    }
+    prev.len() >= WRAPPED_LINE_MIN
+        && prev
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_lowercase() || c == ',')
+}
+
+/// The title on the next non-blank line(s), if short and not a heading
+/// itself: (title, last line index). `Err` when running text follows.
+fn title_below(lines: &[&str], j: usize) -> Result<Option<(String, usize)>, ()> {
+    let Some((first, k)) = title_line_below(lines, j)? else {
+        return Ok(None);
+    };
+    let mut title = first.to_owned();
+    let mut end = k;
+    // `OPINION OF COUNSEL FOR` / `THE BORROWER`: a title that stops on a
+    // little word goes on below.
+    if ends_unfinished(first) {
+        if let Ok(Some((more, k2))) = title_line_below(lines, k) {
+            title = format!("{first} {more}");
+            end = k2;
+        }
+    }
+    // `1.02` / `Other Interpretive Provisions` / `.`: a lone period.
+    if let Some(d) = (end + 1..(end + 3).min(lines.len())).find(|&d| !lines[d].is_empty()) {
+        if lines[d] == "." {
+            end = d;
+        }
+    }
+    Ok(Some((title, end)))
+}
+
+fn title_line_below<'a>(lines: &[&'a str], j: usize) -> Result<Option<(&'a str, usize)>, ()> {
+    let end = (j + 5).min(lines.len());
+    for (k, &u) in lines.iter().enumerate().take(end).skip(j + 1) {
+        if u.is_empty() {
+            continue;
+        }
+        if super::lines::candidate(u).is_some() {
+            return Ok(None);
+        }
+        if is_title_line(u) && !is_furniture(u) {
+            return Ok(Some((u, k)));
+        }
+        return Err(());
+    }
+    Ok(None)
+}
+
+/// A title line that ends on a preposition or article, or is `[FORM OF]`.
+fn ends_unfinished(title: &str) -> bool {
+    let last = title
+        .trim_end_matches(|c: char| c == ']' || c == ':' || c.is_whitespace())
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    matches!(
+        last.as_str(),
+        "OF" | "FOR" | "THE" | "AND" | "TO" | "IN" | "ON" | "WITH" | "BY" | "A" | "AN" | "OR"
+    )
+}
+
+/// Keeps a run-on title (a numbered clause with no heading of its own) to
+/// its first words.
+fn short_title(title: &str) -> &str {
+    const MAX: usize = 80;
+    if title.len() <= MAX {
+        return title;
+    }
+    let mut end = MAX;
+    while !title.is_char_boundary(end) {
+        end -= 1;
+    }
+    title[..end]
+        .rfind(' ')
+        .map_or(&title[..end], |i| &title[..i])
+}
