@@ -363,12 +363,12 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
 
     out.push_str("## Alignment\n\n");
     out.push_str(
-        "Aligned sections = sections - noise - empty = perfect + deviations + mismatches \
+        "Aligned sections = sections - noise - empty - failed = perfect + deviations + mismatches \
          + new + not scanned + audit-sampled. Each share is of the aligned sections. \
          Audit-sampled sections were predicted Low / Very Low and sent only by the \
          `--audit-rate` sample (`override_reason` audit in sections.csv); they are \
          kept out of perfect / deviations / mismatches so sampling never moves those \
-         shares.\n\n",
+         shares. A failed section has no actual tier, so it is not aligned.\n\n",
     );
     out.push_str("| document | aligned sections | perfect alignment | deviations | mismatches | new sections | not scanned | audit-sampled |\n");
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
