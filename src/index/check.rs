@@ -50,6 +50,8 @@ pub const TOP_KEYS: &[&str] = &[
     "ontology",
     "anchors",
     "noise",
+    "concepts",
+    "detect",
     "very_high",
     "high",
     "medium",

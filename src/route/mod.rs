@@ -11,7 +11,7 @@ pub mod stats;
 pub use cost::Prices;
 pub use stats::PlanStats;
 
-use crate::index::{GraphabilityIndex, MatchMethod, Tier, TitleMatch};
+use crate::index::{GraphabilityIndex, MatchContext, MatchMethod, Tier, TitleMatch};
 use crate::tree::{build_tree, DocTree, Node, NodeKind, SourceText};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -110,10 +110,23 @@ fn kind_fallback(kind: NodeKind) -> Option<&'static [&'static str]> {
     }
 }
 
-/// Matches a node's title, falling back to its kind for exhibits (and
-/// unknown headings inside an exhibit) and the preamble.
-fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> TitleMatch {
-    let m = index.match_title(&node.title);
+/// The heading's name: its title without the numbering label. The one place
+/// that computes it until the tree stage carries `Node.name`; swap the body
+/// for `node.name.clone()` then.
+pub fn heading_name(node: &Node) -> String {
+    crate::index::normalize::strip_numbering(&node.title)
+}
+
+/// Matches a node's name in the context of its ancestors' names, falling
+/// back to its kind for exhibits (and unknown headings inside an exhibit)
+/// and the preamble.
+fn match_node(
+    node: &Node,
+    parents: &[String],
+    in_exhibit: bool,
+    index: &GraphabilityIndex,
+) -> TitleMatch {
+    let m = index.match_heading(&heading_name(node), &MatchContext { parents });
     if m.method != MatchMethod::None || m.reserved {
         return m;
     }
@@ -137,16 +150,40 @@ fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> Title
     m
 }
 
-/// Every node in pre-order, with whether an ancestor is an exhibit.
-fn nodes_with_exhibit_flag(tree: &DocTree) -> Vec<(&Node, bool)> {
-    fn walk<'a>(nodes: &'a [Node], in_exhibit: bool, out: &mut Vec<(&'a Node, bool)>) {
+/// A node in pre-order with its ancestors' names (outermost first) and
+/// whether an ancestor is an exhibit.
+struct Placed<'a> {
+    node: &'a Node,
+    parents: Vec<String>,
+    in_exhibit: bool,
+}
+
+/// Every node in pre-order, placed.
+fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
+    fn walk<'a>(
+        nodes: &'a [Node],
+        parents: &mut Vec<String>,
+        in_exhibit: bool,
+        out: &mut Vec<Placed<'a>>,
+    ) {
         for n in nodes {
-            out.push((n, in_exhibit));
-            walk(&n.nodes, in_exhibit || n.kind == NodeKind::Exhibit, out);
+            out.push(Placed {
+                node: n,
+                parents: parents.clone(),
+                in_exhibit,
+            });
+            parents.push(heading_name(n));
+            walk(
+                &n.nodes,
+                parents,
+                in_exhibit || n.kind == NodeKind::Exhibit,
+                out,
+            );
+            parents.pop();
         }
     }
     let mut out = Vec::new();
-    walk(&tree.structure, false, &mut out);
+    walk(&tree.structure, &mut Vec::new(), false, &mut out);
     out
 }
 
@@ -165,10 +202,11 @@ pub const NEAR_EMPTY_CHARS: usize = 100;
 /// sends them (recorded in `override_reason`). Noise and empty sections are
 /// never sent, even when calibrating.
 pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> RoutePlan {
-    let sections = nodes_with_exhibit_flag(tree)
+    let sections = placed_nodes(tree)
         .into_iter()
-        .map(|(node, in_exhibit)| {
-            let matched = match_node(node, in_exhibit, index);
+        .map(|p| {
+            let node = p.node;
+            let matched = match_node(node, &p.parents, p.in_exhibit, index);
             let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),

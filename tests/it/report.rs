@@ -45,6 +45,8 @@ fn section(
             anchor: false,
             noise: route == Route::Noise,
             reserved: false,
+            runner_up: None,
+            runner_up_score: 0.0,
         },
         predicted_tier: entry.map(|(_, t)| t),
         route,
