@@ -5,6 +5,7 @@
 //! hands a [`RoutePlan`] to the extraction stage.
 
 pub mod cost;
+pub mod eval;
 pub mod export;
 pub mod stats;
 
