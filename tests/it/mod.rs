@@ -1,5 +1,6 @@
 pub mod util;
 
+mod doctype;
 mod extract;
 mod graph_neo4j;
 mod index;
