@@ -114,6 +114,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         return super::plan::run(super::plan::PlanArgs {
             inputs: args.inputs,
             index: args.index,
+            doc_type: None,
             out: args.out,
             format: super::plan::PlanFormat::Table,
             calibrate: args.calibrate,

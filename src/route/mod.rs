@@ -256,6 +256,33 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
     }
 }
 
+/// Reads a document, builds its tree, picks its document type from `set`
+/// (`forced` is `--doc-type`) and routes it with that type's index. A
+/// document that fits no index is routed with an empty one: every section
+/// new (sent), its type `unknown`, never silently another type.
+pub fn plan_document_in(
+    path: &Path,
+    set: &crate::index::IndexSet,
+    forced: Option<&str>,
+    opts: &RouteOptions,
+    lossy: bool,
+) -> anyhow::Result<(SourceText, DocTree, RoutePlan, crate::index::DocTypeGuess)> {
+    let source = SourceText::read(path, lossy)?;
+    let tree = build_tree(&source);
+    let (index, guess) = set
+        .choose(&tree, &source, forced)
+        .map_err(anyhow::Error::msg)?;
+    let plan = match index {
+        Some(i) => plan(&tree, i, opts),
+        None => {
+            let mut empty = GraphabilityIndex::default();
+            empty.document_type = guess.name.clone();
+            plan(&tree, &empty, opts)
+        }
+    };
+    Ok((source, tree, plan, guess))
+}
+
 /// Reads a document, builds its tree and routes it: the whole no-LLM front
 /// half of the pipeline for one file (used by `plan` and `ingest`).
 pub fn plan_document(
