@@ -23,7 +23,7 @@
 
 use super::concepts::Concepts;
 use super::normalize::{is_reserved_normalized, normalize_title};
-use super::tokens::{heads, is_stopword, stems};
+use super::tokens::{heads, is_light, is_stopword, stems, LIGHT_WEIGHT};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
 use std::collections::{HashMap, HashSet};
 
@@ -136,6 +136,13 @@ impl Matcher {
             .map(|p| (1.0 + n / p.len().max(1) as f64).ln())
             .collect();
         m.unknown_weight = (1.0 + n).ln();
+        for (w, &id) in &m.vocab {
+            if is_light(w) {
+                if let Some(x) = m.idf.get_mut(id as usize) {
+                    *x *= LIGHT_WEIGHT;
+                }
+            }
+        }
         for k in 0..m.keys.len() {
             let w: f64 = m.keys[k].tokens.iter().map(|&t| m.idf[t as usize]).sum();
             m.keys[k].weight = w;

@@ -205,6 +205,15 @@ const LIGHT_HEADS: &[&str] = &[
     "evid",
 ];
 
+/// Light nouns weigh less in similarity: `Limitation on Acquisitions` is
+/// about acquisitions more than about limiting.
+pub fn is_light(stem: &str) -> bool {
+    LIGHT_HEADS.contains(&stem)
+}
+
+/// Weight factor of a light noun in similarity.
+pub const LIGHT_WEIGHT: f64 = 0.3;
+
 /// The head words of a stemmed word list (stop words included): the last
 /// word of the first phrase (`Payment of Taxes` -> `payment`, `Judgment
 /// Currency` -> `currency`), plus its object when that head is a light noun

@@ -131,8 +131,10 @@ fn match_node(
     if m.method != MatchMethod::None || m.reserved {
         return m;
     }
-    // An unknown heading inside an exhibit is part of that form.
-    let kind = if in_exhibit {
+    // An unknown heading inside an exhibit is part of that form, and a
+    // `Form of ...` heading is a form wherever it sits (`SCHEDULE 4 FORM OF
+    // ISSUE NOTICE`).
+    let kind = if in_exhibit || is_form_name(&heading_name(node)) {
         NodeKind::Exhibit
     } else {
         node.kind
@@ -157,6 +159,12 @@ struct Placed<'a> {
     node: &'a Node,
     parents: Vec<String>,
     in_exhibit: bool,
+}
+
+/// `Form of Note`, `[Form of] Tax Compliance Certificate`: a blank form.
+fn is_form_name(name: &str) -> bool {
+    let l = name.trim_start_matches(['[', '(', ' ']).to_lowercase();
+    l.starts_with("form of ") || l.starts_with("form of]")
 }
 
 /// Every node in pre-order, placed.
