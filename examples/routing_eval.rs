@@ -4,8 +4,9 @@
 //!
 //! Usage: routing_eval [--index YAML] [--shared DIR] [--misses]
 
-use kgroute::index::GraphabilityIndex;
+use kgroute::index::{GraphabilityIndex, IndexSet};
 use kgroute::route::eval::{self, EvalFigures};
+use kgroute::route::{plan_document_in, PlanStats, RouteOptions};
 use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {
@@ -64,6 +65,33 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         }
+    }
+    // Wide credit agreements without gold, parsed by the real tree builder:
+    // the new-section share a user would see (tree quality included).
+    let set = IndexSet::load(&[repo.join("indices")])?;
+    for (half, names) in [
+        ("tuning", eval::WIDE_TUNING),
+        ("checking", eval::WIDE_CHECKING),
+    ] {
+        println!("\n== wide credit agreements without gold, {half} half (real tree)");
+        let mut shares = Vec::new();
+        for n in names {
+            let p = shared.join(format!("corpora/wide/credit_agreements/{n}.txt"));
+            let (_, _, plan, ty) =
+                plan_document_in(&p, &set, None, &RouteOptions::default(), true)?;
+            let st = PlanStats::of(&plan, None);
+            println!(
+                "{:<34} type {:<16} ({:.2}) routed {:>4} new {:>5.1}% cut {:>5.1}%",
+                n,
+                ty.name,
+                ty.confidence,
+                st.routed_sections,
+                st.new_section_pct,
+                st.payload_cut_pct
+            );
+            shares.push(st.new_section_pct);
+        }
+        println!("median new share {:.1}%", eval::median(shares));
     }
     Ok(())
 }

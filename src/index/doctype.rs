@@ -182,6 +182,7 @@ impl IndexSet {
     fn votes(&self, tree: &DocTree, text: &str) -> Vec<f64> {
         let block = title_block(text);
         let words = word_counts(text);
+        let lower = text.to_lowercase();
         let term_hits: Vec<f64> = self
             .indices
             .iter()
@@ -189,7 +190,7 @@ impl IndexSet {
                 i.detect
                     .terms
                     .iter()
-                    .map(|t| phrase_count(&words, text, t) as f64)
+                    .map(|t| phrase_count(&words, &lower, t) as f64)
                     .sum()
             })
             .collect();
@@ -326,14 +327,14 @@ fn word_counts(text: &str) -> HashMap<String, usize> {
     m
 }
 
-/// Occurrences of a term: a word from the counts, a phrase by search.
-fn phrase_count(words: &HashMap<String, usize>, text: &str, term: &str) -> usize {
+/// Occurrences of a term: a word from the counts, a phrase by a scan of
+/// the lower-cased text.
+fn phrase_count(words: &HashMap<String, usize>, lower: &str, term: &str) -> usize {
     let t = term.to_lowercase();
     if !t.contains(' ') {
         return words.get(&t).copied().unwrap_or(0);
     }
-    // Phrases are rarer; a case-insensitive scan is cheap enough.
-    text.to_lowercase().matches(t.as_str()).count()
+    lower.matches(t.as_str()).count()
 }
 
 #[cfg(test)]
