@@ -9,4 +9,5 @@ mod ingest_neo4j;
 mod llm;
 mod plan;
 mod report;
+mod routing;
 mod tree;
