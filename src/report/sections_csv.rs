@@ -22,7 +22,7 @@ use anyhow::Context;
 use std::path::Path;
 
 /// The header, in order.
-pub const COLUMNS: [&str; 23] = [
+pub const COLUMNS: [&str; 25] = [
     "doc_id",
     "node_id",
     "breadcrumb",
@@ -33,6 +33,8 @@ pub const COLUMNS: [&str; 23] = [
     "matched_entry",
     "match_method",
     "match_score",
+    "match_runner_up",
+    "match_runner_up_score",
     "predicted_tier",
     "route",
     "entities",
@@ -95,7 +97,7 @@ fn status_cell(view: &SectionView<'_>) -> String {
     }
 }
 
-/// The 23 cells of one section's row.
+/// The 25 cells of one section's row.
 pub fn row(view: &SectionView<'_>) -> Vec<String> {
     let s = view.section;
     let e = view.extraction;
@@ -115,6 +117,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         guard_cell(s.matched.entry.as_deref().unwrap_or("")),
         method,
         format!("{:.2}", s.matched.score),
+        guard_cell(s.matched.runner_up.as_deref().unwrap_or("")),
+        format!("{:.2}", s.matched.runner_up_score),
         opt(s.predicted_tier.map(|t| t.key().to_string())),
         route_cell(view),
         opt(e.map(|e| e.entities.len().to_string())),
