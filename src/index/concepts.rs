@@ -29,7 +29,7 @@ impl Concepts {
                 }
             }
         }
-        phrases.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        phrases.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         Self { phrases }
     }
 
