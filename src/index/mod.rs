@@ -8,6 +8,7 @@
 pub mod check;
 pub mod concepts;
 pub mod doctype;
+pub mod llm_titles;
 pub mod load;
 pub mod matcher;
 pub mod normalize;
@@ -154,6 +155,8 @@ pub enum MatchMethod {
     /// Settled by the parent heading's words (`Waivers` under a guaranty).
     Context,
     Fuzzy,
+    /// Mapped by the optional LLM title call (no similarity score).
+    Llm,
     None,
 }
 

@@ -264,6 +264,76 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
     }
 }
 
+/// The still-unmatched titles of a plan that the LLM title mapping may
+/// resolve: routed sections with no entry (not the preamble, not noise or
+/// reserved), each once.
+pub fn unmatched_titles(plan: &RoutePlan) -> Vec<crate::index::llm_titles::TitleQuery> {
+    let mut out: Vec<crate::index::llm_titles::TitleQuery> = Vec::new();
+    for s in &plan.sections {
+        if s.kind == NodeKind::Preamble
+            || s.route != Route::Llm
+            || s.predicted_tier.is_some()
+            || s.matched.method != MatchMethod::None
+        {
+            continue;
+        }
+        let name = crate::index::normalize::strip_numbering(&s.title);
+        if !out.iter().any(|q| q.name == name) {
+            out.push(crate::index::llm_titles::TitleQuery {
+                name,
+                breadcrumb: s.breadcrumb.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Applies an LLM title mapping to a plan: each mapped section takes its
+/// entry's tier (method `llm`) and is routed by it, with the same
+/// calibrate and audit overrides as [`plan`]. Returns how many changed.
+pub fn apply_title_mapping(
+    plan: &mut RoutePlan,
+    index: &GraphabilityIndex,
+    mapping: &crate::index::llm_titles::TitleMapping,
+    opts: &RouteOptions,
+) -> usize {
+    let mut changed = 0;
+    for s in &mut plan.sections {
+        if s.kind == NodeKind::Preamble
+            || s.route != Route::Llm
+            || s.predicted_tier.is_some()
+            || s.matched.method != MatchMethod::None
+        {
+            continue;
+        }
+        let name = crate::index::normalize::strip_numbering(&s.title);
+        let Some(entry) = mapping.get(&name) else {
+            continue;
+        };
+        let m = index.match_title(entry);
+        let Some(tier) = m.tier else { continue };
+        s.matched = TitleMatch {
+            method: MatchMethod::Llm,
+            score: 0.0,
+            runner_up: None,
+            runner_up_score: 0.0,
+            ..m
+        };
+        s.predicted_tier = Some(tier);
+        if !tier.is_sent() {
+            if opts.calibrate {
+                s.override_reason = Override::Calibrate;
+            } else if audit_pick(&plan.doc_id, &s.node_id, opts.audit_rate) {
+                s.override_reason = Override::Audit;
+            } else {
+                s.route = Route::Skip;
+            }
+        }
+        changed += 1;
+    }
+    changed
+}
+
 /// Reads a document, builds its tree, picks its document type from `set`
 /// (`forced` is `--doc-type`) and routes it with that type's index. A
 /// document that fits no index is routed with an empty one: every section

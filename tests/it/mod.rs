@@ -7,6 +7,7 @@ mod index;
 mod ingest;
 mod ingest_neo4j;
 mod llm;
+mod llm_titles;
 mod plan;
 mod report;
 mod routing;

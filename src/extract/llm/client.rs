@@ -88,11 +88,23 @@ impl LlmClient {
     /// One attempt: sends `messages` (OpenAI `{role, content}` objects).
     pub async fn chat(&self, messages: &[Value]) -> Result<ChatAnswer, CallError> {
         let schema_mode = !self.json_object_only();
+        self.chat_with_format(messages, prompt::response_format(!schema_mode), schema_mode)
+            .await
+    }
+
+    /// One attempt with a caller's `response_format` (e.g. `{"type":
+    /// "json_object"}` for a request that is not an extraction).
+    pub async fn chat_with_format(
+        &self,
+        messages: &[Value],
+        response_format: Value,
+        schema_mode: bool,
+    ) -> Result<ChatAnswer, CallError> {
         let body = json!({
             "model": self.cfg.model,
             "messages": messages,
             "temperature": 0,
-            "response_format": prompt::response_format(!schema_mode),
+            "response_format": response_format,
         });
         let mut req = self.http.post(self.cfg.endpoint()).json(&body);
         if let Some(k) = &self.cfg.api_key {
