@@ -377,9 +377,10 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/att_capital_1995.txt",
         "SECTION 1.04. Basis for Ratings",
-        "none",
-        None,
-        None,
+        // The ratings that set the margin: priced like interest.
+        "alias",
+        Some("Interest"),
+        Some(Tier::Medium),
     ),
 ];
 
