@@ -20,6 +20,8 @@ fn shipped_indices_pass_index_check() {
     for f in [
         "credit_agreement.yaml",
         "lease.yaml",
+        "m_and_a.yaml",
+        "commercial.yaml",
         "overlays/acme_bank.yaml",
     ] {
         kgroute()
