@@ -1,8 +1,9 @@
 //! Benchmark: tree + plan of the largest shared corpus file (target: <= 2 ms
-//! per 550k characters, tree included), and the plan stage alone.
+//! per 550k characters, tree included), the plan stage alone, and the
+//! document-type detection over every shipped index.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use kgroute::index::GraphabilityIndex;
+use kgroute::index::{GraphabilityIndex, IndexSet};
 use kgroute::route::{plan, RouteOptions};
 use kgroute::tree::{build_tree, SourceText};
 use std::hint::black_box;
@@ -10,7 +11,13 @@ use std::path::PathBuf;
 
 /// The largest document of `../shared/corpora/`.
 fn largest_document() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+    // `shared/` sits next to the repository or next to an ancestor (a git
+    // worktree is deeper than the main checkout).
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/corpora"))
+        .find(|p| p.is_dir())
+        .expect("shared/corpora next to the repository");
     ["credit_agreements", "other"]
         .iter()
         .flat_map(|d| std::fs::read_dir(root.join(d)).expect("shared corpus"))
@@ -38,6 +45,11 @@ fn bench(c: &mut Criterion) {
     let tree = build_tree(&source);
     g.bench_function(format!("plan only {name}"), |b| {
         b.iter(|| black_box(plan(black_box(&tree), &index, &opts)))
+    });
+    let set = IndexSet::load(&[PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("indices")])
+        .expect("indices");
+    g.bench_function(format!("detect type {name}"), |b| {
+        b.iter(|| black_box(set.detect(black_box(&tree), &source)))
     });
     g.finish();
 }

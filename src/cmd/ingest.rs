@@ -42,9 +42,15 @@ pub struct IngestArgs {
     /// walked recursively).
     #[arg(required = true, value_name = "FILE|DIR")]
     pub inputs: Vec<PathBuf>,
-    /// Index YAML: a base, then overlays (repeat the flag; later files win).
-    #[arg(long = "index", required = true, value_name = "YAML")]
+    /// Index YAML: a base, then overlays (repeat the flag; later files win);
+    /// or one folder of indices, one per document type, each document
+    /// routed with the index of its detected type.
+    #[arg(long = "index", value_name = "YAML|DIR", default_value = "indices")]
     pub index: Vec<PathBuf>,
+    /// Route every document as this type (an index's document_type)
+    /// instead of detecting it.
+    #[arg(long = "doc-type", value_name = "NAME")]
+    pub doc_type: Option<String>,
     /// Output folder [default: reports/<batch-id>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -131,6 +137,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         return super::plan::run(super::plan::PlanArgs {
             inputs: args.inputs,
             index: args.index,
+            doc_type: args.doc_type,
             out: args.out,
             format: super::plan::PlanFormat::Table,
             calibrate: args.calibrate,
@@ -235,9 +242,9 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         }
     };
     for idx in &a.index {
-        if !idx.is_file() {
+        if !idx.is_file() && !idx.is_dir() {
             problems.push(format!(
-                "{}: index file not found (e.g. --index indices/credit_agreement.yaml)",
+                "{}: index file or folder not found (e.g. --index indices/credit_agreement.yaml)",
                 idx.display()
             ));
         }
@@ -323,6 +330,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         documents: discovery.documents,
         skipped: discovery.skipped,
         index_files: a.index,
+        doc_type: a.doc_type,
         batch_id,
         history_file: a.history,
         route: RouteOptions {

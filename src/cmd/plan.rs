@@ -7,9 +7,10 @@
 
 use super::prices::PriceArgs;
 use super::Outcome;
-use crate::index::GraphabilityIndex;
+use crate::index::IndexSet;
 use crate::pipeline::discover;
 use crate::pipeline::document::{plan_all, Planned};
+use crate::report::sanitize_title;
 use crate::route::cost::CostModel;
 use crate::route::export::{self, BatchPlan, DocumentPlan, PlanFailure};
 use crate::route::{PlanStats, Route, RouteOptions, RoutePlan};
@@ -30,6 +31,8 @@ pub enum PlanFormat {
 /// Arguments of `kgroute plan`.
 const AFTER_HELP: &str = "\
 Examples:
+  kgroute plan fixtures/                       # indices/ folder: type detected per document
+  kgroute plan lease.txt --doc-type lease
   kgroute plan fixtures/ --index indices/credit_agreement.yaml
   kgroute plan contracts/ --index indices/credit_agreement.yaml \\
       --index indices/overlays/acme_bank.yaml --prices config/prices.yaml \\
@@ -47,9 +50,15 @@ pub struct PlanArgs {
     /// walked recursively).
     #[arg(required = true, value_name = "FILE|DIR")]
     pub inputs: Vec<PathBuf>,
-    /// Index YAML: a base, then overlays (repeat the flag; later files win).
-    #[arg(long = "index", required = true, value_name = "YAML")]
+    /// Index YAML: a base, then overlays (repeat the flag; later files win);
+    /// or one folder of indices, one per document type, each document
+    /// routed with the index of its detected type.
+    #[arg(long = "index", value_name = "YAML|DIR", default_value = "indices")]
     pub index: Vec<PathBuf>,
+    /// Route every document as this type (an index's document_type)
+    /// instead of detecting it.
+    #[arg(long = "doc-type", value_name = "NAME")]
+    pub doc_type: Option<String>,
     /// Folder for plan.csv and plan.json [default: reports/plan-<timestamp>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -103,7 +112,15 @@ impl PlanConfig {
 pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cfg = PlanConfig::from_args(&args)?;
     let prices = args.price.resolve(args.model.as_deref())?;
-    let index = GraphabilityIndex::load(&args.index)?;
+    let set = IndexSet::load(&args.index)?;
+    if let Some(t) = &args.doc_type {
+        if set.get(t).is_none() {
+            bail!(
+                "--doc-type {t}: no index of that type; loaded types: {}",
+                set.names().join(", ")
+            );
+        }
+    }
     let found = discover(&args.inputs)?;
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
@@ -116,16 +133,43 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cost = CostModel::new(args.model.as_deref(), prices);
     let mut documents = Vec::new();
     let mut failures = Vec::new();
-    for (path, planned) in plan_all(found.documents, &read, &index, &cfg.opts) {
+    for (path, planned) in plan_all(
+        found.documents,
+        &read,
+        &set,
+        args.doc_type.as_deref(),
+        &cfg.opts,
+    ) {
         match planned {
-            Ok(Planned { source, plan, .. }) => {
+            Ok(Planned {
+                source,
+                plan,
+                doc_type,
+                ..
+            }) => {
+                if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
+                    eprintln!(
+                        "kgroute: {}: fits no index (best: {} at {:.2}); routed as all-new",
+                        sanitize_title(&path.display().to_string()),
+                        doc_type.runner_up.as_deref().unwrap_or("none"),
+                        doc_type.runner_up_confidence
+                    );
+                }
+                if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
+                    eprintln!("kgroute: warning: {}", sanitize_title(&w));
+                }
                 let mut stats = PlanStats::of(&plan, prices.as_ref());
                 // PlanStats counts chars/4 over the characters sent; a real
                 // tokenizer replaces that with its count, section by section.
                 if cost.tokenizer_name().is_some() {
                     apply_estimate(&mut stats, estimate_plan(&cost, &plan, &source));
                 }
-                documents.push(DocumentPlan { path, stats, plan });
+                documents.push(DocumentPlan {
+                    path,
+                    doc_type,
+                    stats,
+                    plan,
+                });
             }
             Err(e) => {
                 eprintln!("kgroute: {}: {e:#}", path.display());
@@ -150,9 +194,14 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         apply_estimate(&mut totals, sum);
     }
     let batch = BatchPlan {
-        document_type: index.document_type.clone(),
-        index_version: index.version.clone(),
-        index_files: index.sources.clone(),
+        document_type: set.names().join(","),
+        index_version: set
+            .indices
+            .iter()
+            .map(|i| format!("{}={}", i.document_type, i.version))
+            .collect::<Vec<_>>()
+            .join(","),
+        index_files: set.indices.iter().flat_map(|i| i.sources.clone()).collect(),
         calibrate: cfg.opts.calibrate,
         audit_rate: cfg.opts.audit_rate,
         prices,
@@ -268,7 +317,11 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
 
 fn print_table(out: &mut impl Write, b: &BatchPlan) -> std::io::Result<()> {
     for d in &b.documents {
-        writeln!(out, "== {} ({})", d.plan.doc_name, d.plan.doc_id)?;
+        writeln!(
+            out,
+            "== {} ({}) type {} (confidence {:.2})",
+            d.plan.doc_name, d.plan.doc_id, d.doc_type.name, d.doc_type.confidence
+        )?;
         writeln!(
             out,
             "{:<5} {:>8} {:<9} {:<5} {:<6} {:>5}  {:<34} BREADCRUMB",

@@ -68,6 +68,10 @@ struct RawIndex {
     ontology: Option<RawOntology>,
     anchors: Option<Vec<String>>,
     noise: Option<Vec<String>>,
+    /// Synonym groups for the matcher (see `super::concepts`).
+    concepts: Option<Vec<Vec<String>>>,
+    /// Document-type detection phrases (see `super::doctype`).
+    detect: Option<super::doctype::DetectSpec>,
     very_high: Option<Vec<RawEntry>>,
     high: Option<Vec<RawEntry>>,
     medium: Option<Vec<RawEntry>>,
@@ -131,6 +135,8 @@ pub(crate) struct Parts {
     pub anchors: Vec<String>,
     pub noise: Vec<String>,
     pub fuzzy_threshold: Option<f64>,
+    pub concepts: Vec<Vec<String>>,
+    pub detect: super::doctype::DetectSpec,
 }
 
 /// Loads files in order, each preceded by the chain of bases it extends.
@@ -359,6 +365,12 @@ fn merge(
         }
         if let Some(t) = raw.matching.as_ref().and_then(|m| m.fuzzy_threshold) {
             parts.fuzzy_threshold = Some(t);
+        }
+        if let Some(c) = &raw.concepts {
+            parts.concepts.extend(c.iter().cloned());
+        }
+        if let Some(d) = &raw.detect {
+            parts.detect = d.clone();
         }
         if let Some(d) = raw.density {
             density = d;

@@ -1,20 +1,31 @@
-//! Title matching: finds the index entry a section title stands for.
+//! Title matching on meaning: finds the index entry a heading stands for.
 //!
-//! Order: exact canonical title, exact alias, then fuzzy token similarity
-//! (Dice coefficient over content words after normalisation and light
-//! stemming) above the index's threshold. A title made of several parts
-//! (`Liens; Negative Pledge`) takes the highest tier among its parts. Kept
-//! separate from loading so it can be tested and benchmarked on its own.
+//! Works on the heading's name (numbering stripped) plus its context (the
+//! names of its ancestors). Order:
+//! 1. exact canonical title, exact alias (after [`normalize_title`]);
+//! 2. `concept`: the same stems once spelling, stemming, stop words and the
+//!    index's concept table have been applied (`Choice of Law` ~ `Governing
+//!    Law`, `Right of Set-off` ~ `Setoff`);
+//! 3. `context`: the name read together with its parent's name settles an
+//!    ambiguous title (`Waivers` under a guaranty article is the guarantor's
+//!    waivers, not the boilerplate no-waiver clause);
+//! 4. a compound title (`Liens; Negative Pledge`, `Notes and Loan Accounts`)
+//!    split on `;` `,` `/` and `and`, each part matched; it takes the
+//!    highest tier among its parts;
+//! 5. `fuzzy`: IDF-weighted Dice similarity of stems over every entry and
+//!    alias, above the index's threshold, with a head-concept guard: the
+//!    match must agree on the head noun of both phrases, not only on a
+//!    shared modifier (`Judgments` is not `Judgment Currency`).
+//!
+//! Every result carries its method, score and the runner-up entry, so a
+//! reviewer sees why. Kept separate from loading so it can be tested and
+//! benchmarked on its own.
 
-use super::normalize::{is_reserved_normalized, normalize_title, strip_numbering};
+use super::concepts::Concepts;
+use super::normalize::{is_reserved_normalized, normalize_title};
+use super::tokens::{heads, is_light, is_stopword, stems, LIGHT_WEIGHT};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
 use std::collections::{HashMap, HashSet};
-
-/// Words ignored by the fuzzy comparison (they carry no topic).
-const STOPWORDS: &[&str] = &[
-    "of", "to", "for", "in", "on", "by", "with", "a", "an", "or", "as", "at", "from", "under",
-    "etc", "its", "their", "any",
-];
 
 /// Something a title can match: an index entry or an anchor that is not
 /// listed in a tier.
@@ -25,12 +36,37 @@ struct Target {
     anchor: bool,
 }
 
-/// One matchable string (canonical title or alias) as sorted token ids.
+/// One matchable string (canonical title or alias) as token ids.
 #[derive(Debug, Clone)]
 struct Key {
     target: usize,
     alias: bool,
+    /// Sorted, deduplicated content tokens.
     tokens: Vec<u32>,
+    heads: Vec<u32>,
+    weight: f64,
+}
+
+/// Where a heading sits: the names of its ancestors, outermost first.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MatchContext<'a> {
+    pub parents: &'a [String],
+}
+
+/// A query: content words as (token id or none, weight), and head words.
+#[derive(Debug, Clone)]
+struct Query {
+    words: Vec<(Option<u32>, f64)>,
+    heads: Vec<Option<u32>>,
+    weight: f64,
+}
+
+/// One scored candidate.
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    target: usize,
+    score: f64,
+    alias: bool,
 }
 
 /// Lookup tables built once per loaded index.
@@ -40,17 +76,29 @@ pub struct Matcher {
     canonical: HashMap<String, usize>,
     alias: HashMap<String, usize>,
     noise: HashMap<String, String>,
+    concepts: Concepts,
     vocab: HashMap<String, u32>,
+    idf: Vec<f64>,
     keys: Vec<Key>,
     /// token id -> keys containing it.
     postings: Vec<Vec<usize>>,
+    /// Weight given to a word the index never uses.
+    unknown_weight: f64,
 }
 
 impl Matcher {
     /// Builds the tables. `entries` come first so target `i` is entry `i`.
-    pub fn new(entries: &[IndexEntry], anchors: &[String], noise: &[String]) -> Self {
+    pub fn new(
+        entries: &[IndexEntry],
+        anchors: &[String],
+        noise: &[String],
+        concepts: &[Vec<String>],
+    ) -> Self {
         let anchor_set: HashSet<String> = anchors.iter().map(|a| normalize_title(a)).collect();
-        let mut m = Matcher::default();
+        let mut m = Matcher {
+            concepts: Concepts::new(concepts),
+            ..Matcher::default()
+        };
         for e in entries {
             let is_anchor = std::iter::once(&e.title)
                 .chain(e.aliases.iter())
@@ -61,15 +109,14 @@ impl Matcher {
                 anchor: is_anchor,
             });
         }
+        let mut texts: Vec<(String, usize, bool)> = Vec::new();
         for (i, e) in entries.iter().enumerate() {
-            m.add_key(&e.title, i, false);
-            for a in &e.aliases {
-                m.add_key(a, i, true);
-            }
+            texts.push((e.title.clone(), i, false));
+            texts.extend(e.aliases.iter().map(|a| (a.clone(), i, true)));
         }
         for a in anchors {
             let n = normalize_title(a);
-            if n.is_empty() || m.canonical.contains_key(&n) || m.alias.contains_key(&n) {
+            if n.is_empty() || texts.iter().any(|(t, _, _)| normalize_title(t) == n) {
                 continue;
             }
             m.targets.push(Target {
@@ -77,12 +124,41 @@ impl Matcher {
                 tier: Tier::VeryHigh,
                 anchor: true,
             });
-            m.add_key(a, m.targets.len() - 1, false);
+            texts.push((a.clone(), m.targets.len() - 1, false));
+        }
+        for (text, target, alias) in &texts {
+            m.add_key(text, *target, *alias);
+        }
+        let n = m.keys.len().max(1) as f64;
+        m.idf = m
+            .postings
+            .iter()
+            .map(|p| (1.0 + n / p.len().max(1) as f64).ln())
+            .collect();
+        m.unknown_weight = (1.0 + n).ln();
+        for (w, &id) in &m.vocab {
+            if is_light(w) {
+                if let Some(x) = m.idf.get_mut(id as usize) {
+                    *x *= LIGHT_WEIGHT;
+                }
+            }
+        }
+        for k in 0..m.keys.len() {
+            let w: f64 = m.keys[k].tokens.iter().map(|&t| m.idf[t as usize]).sum();
+            m.keys[k].weight = w;
         }
         for n in noise {
             m.noise.insert(normalize_title(n), n.clone());
         }
         m
+    }
+
+    /// Content stems of a name after the concept table, and its heads.
+    fn analyze(&self, name: &str) -> (Vec<String>, Vec<String>) {
+        let words = self.concepts.apply(stems(name));
+        let h = heads(&words);
+        let content = words.into_iter().filter(|w| !is_stopword(w)).collect();
+        (content, h)
     }
 
     fn add_key(&mut self, text: &str, target: usize, alias: bool) {
@@ -95,15 +171,19 @@ impl Matcher {
         } else {
             &mut self.canonical
         };
-        map.entry(n.clone()).or_insert(target);
-        let mut tokens: Vec<u32> = content_words(&n)
-            .map(|w| {
-                let next = self.vocab.len() as u32;
-                *self.vocab.entry(w.to_string()).or_insert(next)
-            })
-            .collect();
+        map.entry(n).or_insert(target);
+        let (content, head_words) = self.analyze(text);
+        let id = |w: &str, m: &mut Matcher| -> u32 {
+            let next = m.vocab.len() as u32;
+            *m.vocab.entry(w.to_string()).or_insert(next)
+        };
+        let mut tokens: Vec<u32> = content.iter().map(|w| id(w, self)).collect();
         tokens.sort_unstable();
         tokens.dedup();
+        let heads: Vec<u32> = head_words.iter().map(|w| id(w, self)).collect();
+        if tokens.is_empty() {
+            return;
+        }
         let key = self.keys.len();
         for &t in &tokens {
             if self.postings.len() <= t as usize {
@@ -115,7 +195,38 @@ impl Matcher {
             target,
             alias,
             tokens,
+            heads,
+            weight: 0.0,
         });
+    }
+
+    fn query(&self, name: &str) -> Query {
+        let (content, head_words) = self.analyze(name);
+        let mut seen = HashSet::new();
+        let words: Vec<(Option<u32>, f64)> = content
+            .iter()
+            .filter(|w| seen.insert(w.as_str()))
+            .map(|w| {
+                let id = self.vocab.get(w.as_str()).copied();
+                let weight = id.map_or(self.unknown_weight, |t| {
+                    self.idf
+                        .get(t as usize)
+                        .copied()
+                        .unwrap_or(self.unknown_weight)
+                });
+                (id, weight)
+            })
+            .collect();
+        let heads = head_words
+            .iter()
+            .map(|w| self.vocab.get(w.as_str()).copied())
+            .collect();
+        let weight = words.iter().map(|w| w.1).sum();
+        Query {
+            words,
+            heads,
+            weight,
+        }
     }
 
     /// Exact lookup of a normalised title: canonical first, then alias.
@@ -127,60 +238,103 @@ impl Matcher {
         self.alias.get(normalized).map(|&i| (i, MatchMethod::Alias))
     }
 
-    /// Best fuzzy candidate (target, score) for a normalised title.
-    fn fuzzy(&self, normalized: &str) -> Option<(usize, f64)> {
-        let words: Vec<&str> = {
-            let mut w: Vec<&str> = content_words(normalized).collect();
-            w.sort_unstable();
-            w.dedup();
-            w
-        };
-        if words.is_empty() {
+    /// Candidates for a query, best first, one per target; `must` lists
+    /// token ids a key has to contain (context matching).
+    fn rank(&self, q: &Query, must: &[u32], must_any: &[u32]) -> Vec<Cand> {
+        if q.words.is_empty() {
+            return Vec::new();
+        }
+        let mut shared: HashMap<usize, f64> = HashMap::new();
+        for &(id, w) in &q.words {
+            if let Some(t) = id {
+                for &k in self.postings.get(t as usize).map_or(&[][..], |v| v) {
+                    *shared.entry(k).or_insert(0.0) += w;
+                }
+            }
+        }
+        let qtokens: HashSet<u32> = q.words.iter().filter_map(|w| w.0).collect();
+        let mut best: HashMap<usize, Cand> = HashMap::new();
+        for (k, s) in shared {
+            let key = &self.keys[k];
+            if !must.iter().all(|t| key.tokens.binary_search(t).is_ok()) {
+                continue;
+            }
+            if !must_any.is_empty() && !must_any.iter().any(|t| key.tokens.binary_search(t).is_ok())
+            {
+                continue;
+            }
+            // Head guard: each side's head is a word of the other.
+            let key_head_ok = key.heads.iter().any(|h| qtokens.contains(h));
+            let q_head_ok = q
+                .heads
+                .iter()
+                .any(|h| h.is_some_and(|h| key.tokens.binary_search(&h).is_ok()));
+            if !(key_head_ok && q_head_ok) {
+                continue;
+            }
+            let score = 2.0 * s / (q.weight + key.weight);
+            let c = Cand {
+                target: key.target,
+                score,
+                alias: key.alias,
+            };
+            best.entry(key.target)
+                .and_modify(|b| {
+                    if score > b.score || (score == b.score && b.alias && !key.alias) {
+                        *b = c;
+                    }
+                })
+                .or_insert(c);
+        }
+        let mut out: Vec<Cand> = best.into_values().collect();
+        out.sort_by(|a, b| {
+            b.score
+                .partial_cmp(&a.score)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(
+                    self.targets[b.target]
+                        .tier
+                        .rank()
+                        .cmp(&self.targets[a.target].tier.rank()),
+                )
+                .then(a.alias.cmp(&b.alias))
+                .then(a.target.cmp(&b.target))
+        });
+        out
+    }
+
+    /// One title part: exact, alias, concept or fuzzy above `threshold`.
+    fn match_part(&self, part: &str, threshold: f64) -> Option<(usize, MatchMethod, f64)> {
+        let norm = normalize_title(part);
+        if norm.is_empty() {
             return None;
         }
-        let mut counts: HashMap<usize, u32> = HashMap::new();
-        for w in &words {
-            if let Some(&t) = self.vocab.get(*w) {
-                for &k in &self.postings[t as usize] {
-                    *counts.entry(k).or_insert(0) += 1;
-                }
-            }
-        }
-        let mut best: Option<(usize, f64, bool)> = None;
-        for (k, c) in counts {
-            let key = &self.keys[k];
-            let score = 2.0 * c as f64 / (words.len() + key.tokens.len()) as f64;
-            let tier = self.targets[key.target].tier;
-            let better = match best {
-                None => true,
-                Some((bt, bs, balias)) => {
-                    score > bs
-                        || (score == bs && tier.rank() > self.targets[bt].tier.rank())
-                        || (score == bs && tier == self.targets[bt].tier && balias && !key.alias)
-                }
-            };
-            if better {
-                best = Some((key.target, score, key.alias));
-            }
-        }
-        best.map(|(t, s, _)| (t, s))
-    }
-
-    /// One title part: exact, alias, or fuzzy above `threshold`.
-    fn match_part(&self, normalized: &str, threshold: f64) -> Option<(usize, MatchMethod, f64)> {
-        if let Some((i, m)) = self.exact(normalized) {
+        if let Some((i, m)) = self.exact(&norm) {
             return Some((i, m, 1.0));
         }
-        match self.fuzzy(normalized) {
-            Some((i, s)) if s >= threshold => Some((i, MatchMethod::Fuzzy, s)),
-            _ => None,
+        let c = *self.rank(&self.query(part), &[], &[]).first()?;
+        if c.score >= 1.0 - 1e-9 {
+            Some((c.target, MatchMethod::Concept, 1.0))
+        } else if c.score >= threshold {
+            Some((c.target, MatchMethod::Fuzzy, c.score))
+        } else {
+            None
         }
     }
 
-    /// Matches a raw section title (numbering included).
+    /// Matches a raw section title (numbering included), with no context.
     pub fn match_title(&self, title: &str, threshold: f64) -> TitleMatch {
+        self.match_heading(
+            &super::normalize::strip_numbering(title),
+            &MatchContext::default(),
+            threshold,
+        )
+    }
+
+    /// Matches a heading's name (no numbering) in its context.
+    pub fn match_heading(&self, name: &str, ctx: &MatchContext, threshold: f64) -> TitleMatch {
         let mut out = TitleMatch::unmatched();
-        let norm = normalize_title(title);
+        let norm = normalize_title(name);
         if is_reserved_normalized(&norm) {
             out.reserved = true;
             return out;
@@ -195,18 +349,31 @@ impl Matcher {
             out.noise = true;
             return out;
         }
-        if let Some((i, m)) = self.exact(&norm) {
-            return self.hit(i, m, 1.0);
+        let q = self.query(name);
+        let ranked = self.rank(&q, &[], &[]);
+        let runner = |chosen: usize| ranked.iter().find(|c| c.target != chosen).copied();
+        let exact = self.exact(&norm).map(|(i, m)| (i, m, 1.0));
+        let concept = ranked
+            .first()
+            .filter(|c| c.score >= 1.0 - 1e-9)
+            .map(|c| (c.target, MatchMethod::Concept, 1.0));
+        let whole = exact.or(concept);
+        if let Some(hit) = self.context_hit(&q, ctx, threshold) {
+            if whole.is_none_or(|w| w.0 != hit.0) {
+                return self.hit(
+                    hit,
+                    runner(hit.0).or(whole.map(|w| Cand {
+                        target: w.0,
+                        score: w.2,
+                        alias: false,
+                    })),
+                );
+            }
         }
-        let parts: Vec<String> = if title.contains([';', '/']) {
-            strip_numbering(title)
-                .split([';', '/'])
-                .map(normalize_title)
-                .filter(|p| !p.is_empty())
-                .collect()
-        } else {
-            Vec::new()
-        };
+        if let Some(w) = whole {
+            return self.hit(w, runner(w.0));
+        }
+        let parts = split_parts(name);
         let part_hits: Vec<Option<(usize, MatchMethod, f64)>> = if parts.len() > 1 {
             parts
                 .iter()
@@ -227,28 +394,72 @@ impl Matcher {
             .copied();
         let all_parts = !part_hits.is_empty() && part_hits.iter().all(Option::is_some);
         if all_parts {
-            if let Some((i, m, s)) = best_part {
-                return self.hit(i, m, s);
+            if let Some(p) = best_part {
+                return self.hit(p, runner(p.0));
             }
         }
-        let whole = self.fuzzy(&norm);
-        if let Some((i, s)) = whole {
-            if s >= threshold {
-                return self.hit(i, MatchMethod::Fuzzy, s);
-            }
+        if let Some(c) = ranked.first().filter(|c| c.score >= threshold) {
+            return self.hit((c.target, MatchMethod::Fuzzy, c.score), runner(c.target));
         }
         // Some parts unknown: only trust the known ones when they already
         // send the section; otherwise the unknown part makes it new.
-        if let Some((i, m, s)) = best_part {
-            if self.targets[i].tier.is_sent() {
-                return self.hit(i, m, s);
+        if let Some(p) = best_part {
+            if self.targets[p.0].tier.is_sent() {
+                return self.hit(p, runner(p.0));
             }
         }
-        out.score = whole.map_or(0.0, |(_, s)| s);
+        if let Some(c) = ranked.first() {
+            out.score = c.score;
+            out.runner_up = Some(self.targets[c.target].title.clone());
+            out.runner_up_score = c.score;
+        }
         out
     }
 
-    fn hit(&self, target: usize, method: MatchMethod, score: f64) -> TitleMatch {
+    /// The name read with its nearest parent that adds words: a key must
+    /// hold the name's head and one of the parent's own words.
+    fn context_hit(
+        &self,
+        q: &Query,
+        ctx: &MatchContext,
+        threshold: f64,
+    ) -> Option<(usize, MatchMethod, f64)> {
+        let head = q.heads.first().copied().flatten()?;
+        for parent in ctx.parents.iter().rev().take(2) {
+            let pq = self.query(parent);
+            let own: HashSet<Option<u32>> = q.words.iter().map(|w| w.0).collect();
+            let extra: Vec<u32> = pq
+                .words
+                .iter()
+                .filter(|w| !own.contains(&w.0))
+                .filter_map(|w| w.0)
+                .collect();
+            if extra.is_empty() {
+                continue;
+            }
+            let mut joined = q.clone();
+            joined.words.extend(
+                pq.words
+                    .iter()
+                    .filter(|w| w.0.is_some_and(|t| extra.contains(&t))),
+            );
+            joined.weight = joined.words.iter().map(|w| w.1).sum();
+            // The parent's words widen the query; judge the key on the
+            // words it shares with the name plus the parent.
+            if let Some(c) = self.rank(&joined, &[head], &extra).first() {
+                if c.score >= threshold {
+                    return Some((c.target, MatchMethod::Context, c.score));
+                }
+            }
+        }
+        None
+    }
+
+    fn hit(
+        &self,
+        (target, method, score): (usize, MatchMethod, f64),
+        runner: Option<Cand>,
+    ) -> TitleMatch {
         let t = &self.targets[target];
         TitleMatch {
             entry: Some(t.title.clone()),
@@ -258,110 +469,34 @@ impl Matcher {
             anchor: t.anchor,
             noise: false,
             reserved: false,
+            runner_up: runner.map(|c| self.targets[c.target].title.clone()),
+            runner_up_score: runner.map_or(0.0, |c| c.score),
         }
     }
 }
 
-/// Normalised words that carry topic (stopwords removed).
-fn content_words(normalized: &str) -> impl Iterator<Item = &str> {
-    normalized
-        .split(' ')
-        .filter(|w| !w.is_empty() && !STOPWORDS.contains(w))
+/// The parts of a compound title: split on `;` `,` `/` and the word `and`.
+fn split_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for p in name.split([';', ',', '/']) {
+        let lower = p.to_lowercase();
+        if lower.len() != p.len() {
+            parts.push(p.to_string());
+            continue;
+        }
+        let mut start = 0;
+        for (i, _) in lower.match_indices(" and ") {
+            parts.push(p[start..i].to_string());
+            start = i + 5;
+        }
+        parts.push(p[start..].to_string());
+    }
+    parts
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .filter(|p| !normalize_title(p).is_empty() && normalize_title(p) != "etc")
+        .collect()
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::PathBuf;
-
-    fn entry(title: &str, aliases: &[&str], tier: Tier) -> IndexEntry {
-        IndexEntry {
-            title: title.into(),
-            aliases: aliases.iter().map(|a| a.to_string()).collect(),
-            note: None,
-            tier,
-            source: PathBuf::from("test.yaml"),
-            line: 1,
-        }
-    }
-
-    fn matcher() -> Matcher {
-        Matcher::new(
-            &[
-                entry("Definitions", &["Defined Terms"], Tier::VeryHigh),
-                entry("Mergers and Sales of Assets", &[], Tier::VeryHigh),
-                entry("Commitment Schedule", &["Commitments"], Tier::VeryHigh),
-                entry("Negative Pledge", &[], Tier::High),
-                entry("Liens", &[], Tier::Medium),
-                entry("Governing Law", &[], Tier::VeryLow),
-                entry("Subsidiaries", &[], Tier::Medium),
-                entry("Notices", &[], Tier::VeryLow),
-            ],
-            &["Subsidiaries".to_string(), "Guarantors".to_string()],
-            &["Table of Contents".to_string()],
-        )
-    }
-
-    #[test]
-    fn exact_alias_fuzzy_none() {
-        let m = matcher();
-        let r = m.match_title("Section 1.01 Definitions", 0.82);
-        assert_eq!(
-            (r.method, r.entry.as_deref()),
-            (MatchMethod::Exact, Some("Definitions"))
-        );
-        let r = m.match_title("1.01 Defined Terms", 0.82);
-        assert_eq!(
-            (r.method, r.tier),
-            (MatchMethod::Alias, Some(Tier::VeryHigh))
-        );
-        let r = m.match_title("Schedule 2.01A Commitments", 0.82);
-        assert_eq!(r.entry.as_deref(), Some("Commitment Schedule"));
-        let r = m.match_title("Mergers, Consolidations and Sales of Assets", 0.82);
-        assert_eq!(r.method, MatchMethod::Fuzzy);
-        assert_eq!(r.entry.as_deref(), Some("Mergers and Sales of Assets"));
-        assert!(r.score >= 0.82 && r.score < 1.0, "{}", r.score);
-        let r = m.match_title("Benchmark Replacement Setting", 0.82);
-        assert_eq!((r.method, r.tier, r.entry), (MatchMethod::None, None, None));
-    }
-
-    #[test]
-    fn two_entries_take_the_higher_tier() {
-        let m = matcher();
-        let r = m.match_title("Section 5.08 Liens; Negative Pledge", 0.82);
-        assert_eq!(r.tier, Some(Tier::High));
-        assert_eq!(r.entry.as_deref(), Some("Negative Pledge"));
-        let r = m.match_title("Negative Pledge; Liens", 0.82);
-        assert_eq!(r.tier, Some(Tier::High));
-    }
-
-    #[test]
-    fn unknown_part_keeps_a_skipped_title_new() {
-        let m = matcher();
-        // Governing Law is Very Low but the other half is unknown: sent as new.
-        let r = m.match_title("Governing Law; Benchmark Replacement", 0.82);
-        assert_eq!(r.method, MatchMethod::None);
-        // Liens is sent anyway, so the known half decides.
-        let r = m.match_title("Liens; Benchmark Replacement", 0.82);
-        assert_eq!(r.tier, Some(Tier::Medium));
-    }
-
-    #[test]
-    fn anchors_are_pinned_very_high() {
-        let m = matcher();
-        let r = m.match_title("Schedule 5.13 Subsidiaries", 0.82);
-        assert!(r.anchor);
-        assert_eq!(r.tier, Some(Tier::VeryHigh));
-        let r = m.match_title("Guarantors", 0.82);
-        assert!(r.anchor);
-        assert_eq!(r.tier, Some(Tier::VeryHigh));
-    }
-
-    #[test]
-    fn noise_and_reserved() {
-        let m = matcher();
-        assert!(m.match_title("TABLE OF CONTENTS", 0.82).noise);
-        let r = m.match_title("Section 2.12 [Reserved]", 0.82);
-        assert!(r.reserved && r.tier.is_none());
-    }
-}
+mod tests;

@@ -6,12 +6,18 @@
 //! matching. Hands a [`TitleMatch`] per section to the routing stage.
 
 pub mod check;
+pub mod concepts;
+pub mod doctype;
+pub mod llm_titles;
 pub mod load;
 pub mod matcher;
 pub mod normalize;
+pub mod tokens;
 
 pub use check::Problem;
+pub use doctype::{DocTypeGuess, IndexSet};
 pub use load::{check_files, IndexError};
+pub use matcher::MatchContext;
 pub use normalize::normalize_title;
 
 use serde::{Deserialize, Serialize};
@@ -144,7 +150,13 @@ impl DensityThresholds {
 pub enum MatchMethod {
     Exact,
     Alias,
+    /// The same stems after spelling, stemming and the concept table.
+    Concept,
+    /// Settled by the parent heading's words (`Waivers` under a guaranty).
+    Context,
     Fuzzy,
+    /// Mapped by the optional LLM title call (no similarity score).
+    Llm,
     None,
 }
 
@@ -163,6 +175,12 @@ pub struct TitleMatch {
     pub noise: bool,
     /// `[Reserved]`: an empty section that routes nowhere.
     pub reserved: bool,
+    /// The next-best entry and its score, so a reviewer sees how close the
+    /// choice was (for an unmatched title: the best entry below threshold).
+    #[serde(default)]
+    pub runner_up: Option<String>,
+    #[serde(default)]
+    pub runner_up_score: f64,
 }
 
 /// One title of the index in its tier, after overlays were applied.
@@ -180,8 +198,9 @@ pub struct IndexEntry {
     pub line: usize,
 }
 
-/// Default `match.fuzzy_threshold` when a file does not set one.
-pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.82;
+/// Default `match.fuzzy_threshold` when a file does not set one (IDF-weighted
+/// Dice similarity of stems).
+pub const DEFAULT_FUZZY_THRESHOLD: f64 = 0.75;
 
 impl TitleMatch {
     /// No entry matched (a new section until the index learns its title).
@@ -194,6 +213,8 @@ impl TitleMatch {
             anchor: false,
             noise: false,
             reserved: false,
+            runner_up: None,
+            runner_up_score: 0.0,
         }
     }
 }
@@ -219,6 +240,8 @@ pub struct GraphabilityIndex {
     /// Titles never sent and kept out of alignment statistics.
     noise: Vec<String>,
     fuzzy_threshold: f64,
+    /// How documents of this type are recognised.
+    pub detect: doctype::DetectSpec,
     matcher: matcher::Matcher,
 }
 
@@ -247,7 +270,12 @@ impl GraphabilityIndex {
         sources: Vec<PathBuf>,
         parts: load::Parts,
     ) -> Self {
-        let matcher = matcher::Matcher::new(&parts.entries, &parts.anchors, &parts.noise);
+        let matcher = matcher::Matcher::new(
+            &parts.entries,
+            &parts.anchors,
+            &parts.noise,
+            &parts.concepts,
+        );
         Self {
             document_type,
             version,
@@ -259,6 +287,7 @@ impl GraphabilityIndex {
             anchors: parts.anchors,
             noise: parts.noise,
             fuzzy_threshold: parts.fuzzy_threshold.unwrap_or(DEFAULT_FUZZY_THRESHOLD),
+            detect: parts.detect,
             matcher,
         }
     }
@@ -275,11 +304,17 @@ impl GraphabilityIndex {
         load::load_str(std::path::Path::new(name), text)
     }
 
-    /// Looks a section title up: exact canonical, exact alias, then fuzzy
-    /// token similarity above the threshold; a title covering several
-    /// entries (`Liens; Negative Pledge`) takes the highest tier.
+    /// Looks a section title (numbering included) up with no context; see
+    /// [`GraphabilityIndex::match_heading`].
     pub fn match_title(&self, title: &str) -> TitleMatch {
         self.matcher.match_title(title, self.fuzzy_threshold)
+    }
+
+    /// Looks a heading's name up in its context: exact, alias, concept,
+    /// context (parent names), compound parts (highest tier), then fuzzy
+    /// similarity with a head-concept guard (see [`matcher`]).
+    pub fn match_heading(&self, name: &str, ctx: &MatchContext) -> TitleMatch {
+        self.matcher.match_heading(name, ctx, self.fuzzy_threshold)
     }
 
     /// All entries with their final tier.

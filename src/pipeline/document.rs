@@ -4,7 +4,7 @@
 //! tree, and the routing plan that carries what extraction and the graph
 //! need.
 
-use crate::index::GraphabilityIndex;
+use crate::index::{DocTypeGuess, GraphabilityIndex, IndexSet};
 use crate::route::{RouteOptions, RoutePlan};
 use crate::tree::source::ReadOptions;
 use crate::tree::{build_tree, DocTree, SourceText};
@@ -16,19 +16,38 @@ pub struct Planned {
     pub source: SourceText,
     pub tree: DocTree,
     pub plan: RoutePlan,
+    /// The detected (or `--doc-type` forced) document type.
+    pub doc_type: DocTypeGuess,
 }
 
-/// Reads, trees and routes one document.
+/// Reads, trees and routes one document with the index of its type (a
+/// document that fits no index is routed all-new, never as some other type).
 pub fn plan_one(
     path: &Path,
     read: &ReadOptions,
-    index: &GraphabilityIndex,
+    set: &IndexSet,
+    forced: Option<&str>,
     route: &RouteOptions,
 ) -> anyhow::Result<Planned> {
     let source = SourceText::read_with(path, read)?;
     let tree = build_tree(&source);
-    let plan = crate::route::plan(&tree, index, route);
-    Ok(Planned { source, tree, plan })
+    let (index, doc_type) = set
+        .choose(&tree, &source, forced)
+        .map_err(anyhow::Error::msg)?;
+    let plan = match index {
+        Some(i) => crate::route::plan(&tree, i, route),
+        None => {
+            let mut empty = GraphabilityIndex::default();
+            empty.document_type = doc_type.name.clone();
+            crate::route::plan(&tree, &empty, route)
+        }
+    };
+    Ok(Planned {
+        source,
+        tree,
+        plan,
+        doc_type,
+    })
 }
 
 /// [`plan_one`] over every document, in order; a bad document is an `Err`
@@ -36,11 +55,12 @@ pub fn plan_one(
 pub fn plan_all<'a>(
     paths: impl IntoIterator<Item = PathBuf> + 'a,
     read: &'a ReadOptions,
-    index: &'a GraphabilityIndex,
+    set: &'a IndexSet,
+    forced: Option<&'a str>,
     route: &'a RouteOptions,
 ) -> impl Iterator<Item = (PathBuf, anyhow::Result<Planned>)> + 'a {
     paths.into_iter().map(move |p| {
-        let r = plan_one(&p, read, index, route);
+        let r = plan_one(&p, read, set, forced, route);
         (p, r)
     })
 }

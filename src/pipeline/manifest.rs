@@ -55,7 +55,24 @@ impl BatchIdentity {
     pub fn of(index_files: &[PathBuf], extractor: &str) -> anyhow::Result<BatchIdentity> {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
+        // A folder of indices counts as its `*.yaml` files, sorted.
+        let mut files = Vec::new();
         for f in index_files {
+            if f.is_dir() {
+                let mut inner: Vec<PathBuf> = std::fs::read_dir(f)
+                    .with_context(|| format!("{}: cannot list index folder", f.display()))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| {
+                        p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml")
+                    })
+                    .collect();
+                inner.sort();
+                files.extend(inner);
+            } else {
+                files.push(f.clone());
+            }
+        }
+        for f in &files {
             let bytes =
                 std::fs::read(f).with_context(|| format!("{}: cannot read index", f.display()))?;
             h.update((bytes.len() as u64).to_le_bytes());

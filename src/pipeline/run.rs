@@ -16,7 +16,7 @@ use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{section_inputs, Gate};
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta};
-use crate::index::GraphabilityIndex;
+use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
     record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
@@ -40,6 +40,8 @@ pub struct IngestConfig {
     /// Files the folder walk passed over (`.pdf x2`), for the summary line.
     pub skipped: super::discover::Skipped,
     pub index_files: Vec<PathBuf>,
+    /// `--doc-type`: route every document as this type instead of detecting it.
+    pub doc_type: Option<String>,
     pub out_dir: PathBuf,
     pub batch_id: String,
     pub history_file: PathBuf,
@@ -90,6 +92,10 @@ impl SavedDocument {
 /// Shared state of a running batch.
 struct Batch {
     cfg: IngestConfig,
+    /// One index per document type (a single one when files were given).
+    indices: IndexSet,
+    /// The index whose ontology and density the extractor uses, and whose
+    /// entries the review drop-down offers.
     index: GraphabilityIndex,
     extractor: Arc<Extractor>,
     sink: tokio::sync::Mutex<Box<dyn GraphSink>>,
@@ -99,6 +105,17 @@ struct Batch {
     claims: Mutex<HashMap<String, PathBuf>>,
     totals: Mutex<Totals>,
     progress: Mutex<Progress>,
+}
+
+/// The index the extractor is built with: the forced type's, else the
+/// credit-agreement index when the set has one, else the first.
+fn primary_index(set: &IndexSet, forced: Option<&str>) -> GraphabilityIndex {
+    forced
+        .and_then(|t| set.get(t))
+        .or_else(|| set.get("credit_agreement"))
+        .or_else(|| set.indices.first())
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// The canonical path of a document: its key in the manifest, whatever path
@@ -114,7 +131,16 @@ fn is_non_empty_dir(dir: &Path) -> bool {
 }
 
 pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
-    let index = GraphabilityIndex::load(&cfg.index_files)?;
+    let indices = IndexSet::load(&cfg.index_files)?;
+    if let Some(t) = &cfg.doc_type {
+        if indices.get(t).is_none() {
+            anyhow::bail!(
+                "--doc-type {t}: no index of that type; loaded types: {}",
+                indices.names().join(", ")
+            );
+        }
+    }
+    let index = primary_index(&indices, cfg.doc_type.as_deref());
     let extractor = Extractor::new(cfg.extractor.clone(), index.ontology.clone(), index.density)?;
     let identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
@@ -187,6 +213,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let batch = Arc::new(Batch {
         budget: Budget::new(cfg.max_cost_usd),
         index,
+        indices,
         extractor: Arc::new(extractor),
         sink: tokio::sync::Mutex::new(sink),
         manifest: Mutex::new(manifest),
@@ -422,8 +449,33 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let cfg = &batch.cfg;
     // Reading and planning run before the first await, so documents claim
     // their content in batch order.
-    let Planned { source, tree, plan } = plan_one(key, &cfg.read, &batch.index, &cfg.route)?;
-    let meta = DocumentMeta::from_file(key, &tree.doc_id, &batch.index.document_type)?;
+    let Planned {
+        source,
+        tree,
+        plan,
+        doc_type,
+    } = plan_one(
+        key,
+        &cfg.read,
+        &batch.indices,
+        cfg.doc_type.as_deref(),
+        &cfg.route,
+    )?;
+    if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: {}: fits no index (best: {} at {:.2}); routed as all-new",
+            crate::report::sanitize_title(&key.display().to_string()),
+            doc_type.runner_up.as_deref().unwrap_or("none"),
+            doc_type.runner_up_confidence
+        ));
+    }
+    if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: warning: {}",
+            crate::report::sanitize_title(&w)
+        ));
+    }
+    let meta = DocumentMeta::from_file(key, &tree.doc_id, &plan.doc_type)?;
     if let Some(first) = claim(batch, &meta.sha256, key) {
         let msg = format!("duplicate of {} (same content), skipped", first.display());
         set_state(

@@ -29,7 +29,7 @@ use anyhow::Context;
 use std::path::Path;
 
 /// The header, in order.
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 26] = [
     "doc_id",
     "node_id",
     "breadcrumb",
@@ -40,6 +40,8 @@ pub const COLUMNS: [&str; 24] = [
     "matched_entry",
     "match_method",
     "match_score",
+    "match_runner_up",
+    "match_runner_up_score",
     "predicted_tier",
     "route",
     "override_reason",
@@ -126,6 +128,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         guard_cell(s.matched.entry.as_deref().unwrap_or("")),
         method,
         format!("{:.2}", s.matched.score),
+        guard_cell(s.matched.runner_up.as_deref().unwrap_or("")),
+        format!("{:.2}", s.matched.runner_up_score),
         opt(s.predicted_tier.map(|t| t.key().to_string())),
         route_cell(view).to_string(),
         super::summary::override_label(s.override_reason).to_string(),

@@ -35,6 +35,8 @@ pub fn section(
             anchor: false,
             noise: route == Route::Noise,
             reserved: false,
+            runner_up: None,
+            runner_up_score: 0.0,
         },
         predicted_tier: predicted,
         route,

@@ -4,6 +4,7 @@
 
 use super::{Override, Route, RoutePlan, RoutedSection};
 use super::{PlanStats, Prices};
+use crate::index::DocTypeGuess;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,6 +13,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Serialize)]
 pub struct DocumentPlan {
     pub path: PathBuf,
+    /// Detected (or `--doc-type` forced) type and its confidence.
+    pub doc_type: DocTypeGuess,
     pub stats: PlanStats,
     pub plan: RoutePlan,
 }
@@ -42,6 +45,8 @@ pub struct BatchPlan {
 struct Row<'a> {
     doc_id: &'a str,
     doc_name: &'a str,
+    doc_type: &'a str,
+    doc_type_confidence: String,
     node_id: &'a str,
     level: u8,
     kind: String,
@@ -53,6 +58,8 @@ struct Row<'a> {
     matched_entry: &'a str,
     method: String,
     score: String,
+    runner_up: &'a str,
+    runner_up_score: String,
     anchor: bool,
     predicted_tier: String,
     route: &'static str,
@@ -100,6 +107,8 @@ pub fn write_csv<W: Write>(out: W, docs: &[DocumentPlan]) -> anyhow::Result<()> 
             w.serialize(Row {
                 doc_id: &d.plan.doc_id,
                 doc_name: &d.plan.doc_name,
+                doc_type: &d.doc_type.name,
+                doc_type_confidence: format!("{:.3}", d.doc_type.confidence),
                 node_id: &s.node_id,
                 level: s.level,
                 kind: lower_debug(s.kind),
@@ -111,6 +120,8 @@ pub fn write_csv<W: Write>(out: W, docs: &[DocumentPlan]) -> anyhow::Result<()> 
                 matched_entry: s.matched.entry.as_deref().unwrap_or(""),
                 method: lower_debug(s.matched.method),
                 score: format!("{:.3}", s.matched.score),
+                runner_up: s.matched.runner_up.as_deref().unwrap_or(""),
+                runner_up_score: format!("{:.3}", s.matched.runner_up_score),
                 anchor: s.matched.anchor,
                 predicted_tier: tier_label(s),
                 route: route_name(s.route),

@@ -5,13 +5,14 @@
 //! hands a [`RoutePlan`] to the extraction stage.
 
 pub mod cost;
+pub mod eval;
 pub mod export;
 pub mod stats;
 
 pub use cost::Prices;
 pub use stats::PlanStats;
 
-use crate::index::{GraphabilityIndex, MatchMethod, Tier, TitleMatch};
+use crate::index::{GraphabilityIndex, MatchContext, MatchMethod, Tier, TitleMatch};
 use crate::tree::{build_tree, DocTree, Node, NodeKind, SourceText};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -119,15 +120,32 @@ fn kind_fallback(kind: NodeKind) -> Option<&'static [&'static str]> {
     }
 }
 
-/// Matches a node's title, falling back to its kind for exhibits (and
-/// unknown headings inside an exhibit) and the preamble.
-fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> TitleMatch {
-    let m = index.match_title(&node.title);
+/// The heading's name: its title without the numbering label. The one place
+/// that computes it until the tree stage carries `Node.name`; swap the body
+/// for `node.name.clone()` then.
+pub fn heading_name(node: &Node) -> String {
+    // The tree parsed the label off once; a heading that is only a label
+    // (`ARTICLE IV`) has no name and matches nothing by name.
+    node.name.clone()
+}
+
+/// Matches a node's name in the context of its ancestors' names, falling
+/// back to its kind for exhibits (and unknown headings inside an exhibit)
+/// and the preamble.
+fn match_node(
+    node: &Node,
+    parents: &[String],
+    in_exhibit: bool,
+    index: &GraphabilityIndex,
+) -> TitleMatch {
+    let m = index.match_heading(&heading_name(node), &MatchContext { parents });
     if m.method != MatchMethod::None || m.reserved {
         return m;
     }
-    // An unknown heading inside an exhibit is part of that form.
-    let kind = if in_exhibit {
+    // An unknown heading inside an exhibit is part of that form, and a
+    // `Form of ...` heading is a form wherever it sits (`SCHEDULE 4 FORM OF
+    // ISSUE NOTICE`).
+    let kind = if in_exhibit || is_form_name(&heading_name(node)) {
         NodeKind::Exhibit
     } else {
         node.kind
@@ -146,16 +164,46 @@ fn match_node(node: &Node, in_exhibit: bool, index: &GraphabilityIndex) -> Title
     m
 }
 
-/// Every node in pre-order, with whether an ancestor is an exhibit.
-fn nodes_with_exhibit_flag(tree: &DocTree) -> Vec<(&Node, bool)> {
-    fn walk<'a>(nodes: &'a [Node], in_exhibit: bool, out: &mut Vec<(&'a Node, bool)>) {
+/// A node in pre-order with its ancestors' names (outermost first) and
+/// whether an ancestor is an exhibit.
+struct Placed<'a> {
+    node: &'a Node,
+    parents: Vec<String>,
+    in_exhibit: bool,
+}
+
+/// `Form of Note`, `[Form of] Tax Compliance Certificate`: a blank form.
+fn is_form_name(name: &str) -> bool {
+    let l = name.trim_start_matches(['[', '(', ' ']).to_lowercase();
+    l.starts_with("form of ") || l.starts_with("form of]")
+}
+
+/// Every node in pre-order, placed.
+fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
+    fn walk<'a>(
+        nodes: &'a [Node],
+        parents: &mut Vec<String>,
+        in_exhibit: bool,
+        out: &mut Vec<Placed<'a>>,
+    ) {
         for n in nodes {
-            out.push((n, in_exhibit));
-            walk(&n.nodes, in_exhibit || n.kind == NodeKind::Exhibit, out);
+            out.push(Placed {
+                node: n,
+                parents: parents.clone(),
+                in_exhibit,
+            });
+            parents.push(heading_name(n));
+            walk(
+                &n.nodes,
+                parents,
+                in_exhibit || n.kind == NodeKind::Exhibit,
+                out,
+            );
+            parents.pop();
         }
     }
     let mut out = Vec::new();
-    walk(&tree.structure, false, &mut out);
+    walk(&tree.structure, &mut Vec::new(), false, &mut out);
     out
 }
 
@@ -174,10 +222,11 @@ pub const NEAR_EMPTY_CHARS: usize = 100;
 /// sends them (recorded in `override_reason`). Noise and empty sections are
 /// never sent, even when calibrating.
 pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> RoutePlan {
-    let sections = nodes_with_exhibit_flag(tree)
+    let sections = placed_nodes(tree)
         .into_iter()
-        .map(|(node, in_exhibit)| {
-            let matched = match_node(node, in_exhibit, index);
+        .map(|p| {
+            let node = p.node;
+            let matched = match_node(node, &p.parents, p.in_exhibit, index);
             let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),
@@ -227,6 +276,103 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         sections,
         tree_health: tree.health.clone(),
     }
+}
+
+/// The still-unmatched titles of a plan that the LLM title mapping may
+/// resolve: routed sections with no entry (not the preamble, not noise or
+/// reserved), each once.
+pub fn unmatched_titles(plan: &RoutePlan) -> Vec<crate::index::llm_titles::TitleQuery> {
+    let mut out: Vec<crate::index::llm_titles::TitleQuery> = Vec::new();
+    for s in &plan.sections {
+        if s.kind == NodeKind::Preamble
+            || s.route != Route::Llm
+            || s.predicted_tier.is_some()
+            || s.matched.method != MatchMethod::None
+        {
+            continue;
+        }
+        let name = crate::index::normalize::strip_numbering(&s.title);
+        if !out.iter().any(|q| q.name == name) {
+            out.push(crate::index::llm_titles::TitleQuery {
+                name,
+                breadcrumb: s.breadcrumb.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// Applies an LLM title mapping to a plan: each mapped section takes its
+/// entry's tier (method `llm`) and is routed by it, with the same
+/// calibrate and audit overrides as [`plan`]. Returns how many changed.
+pub fn apply_title_mapping(
+    plan: &mut RoutePlan,
+    index: &GraphabilityIndex,
+    mapping: &crate::index::llm_titles::TitleMapping,
+    opts: &RouteOptions,
+) -> usize {
+    let mut changed = 0;
+    for s in &mut plan.sections {
+        if s.kind == NodeKind::Preamble
+            || s.route != Route::Llm
+            || s.predicted_tier.is_some()
+            || s.matched.method != MatchMethod::None
+        {
+            continue;
+        }
+        let name = crate::index::normalize::strip_numbering(&s.title);
+        let Some(entry) = mapping.get(&name) else {
+            continue;
+        };
+        let m = index.match_title(entry);
+        let Some(tier) = m.tier else { continue };
+        s.matched = TitleMatch {
+            method: MatchMethod::Llm,
+            score: 0.0,
+            runner_up: None,
+            runner_up_score: 0.0,
+            ..m
+        };
+        s.predicted_tier = Some(tier);
+        if !tier.is_sent() {
+            if opts.calibrate {
+                s.override_reason = Override::Calibrate;
+            } else if audit_pick(&plan.doc_id, &s.node_id, opts.audit_rate) {
+                s.override_reason = Override::Audit;
+            } else {
+                s.route = Route::Skip;
+            }
+        }
+        changed += 1;
+    }
+    changed
+}
+
+/// Reads a document, builds its tree, picks its document type from `set`
+/// (`forced` is `--doc-type`) and routes it with that type's index. A
+/// document that fits no index is routed with an empty one: every section
+/// new (sent), its type `unknown`, never silently another type.
+pub fn plan_document_in(
+    path: &Path,
+    set: &crate::index::IndexSet,
+    forced: Option<&str>,
+    opts: &RouteOptions,
+    lossy: bool,
+) -> anyhow::Result<(SourceText, DocTree, RoutePlan, crate::index::DocTypeGuess)> {
+    let source = SourceText::read(path, lossy)?;
+    let tree = build_tree(&source);
+    let (index, guess) = set
+        .choose(&tree, &source, forced)
+        .map_err(anyhow::Error::msg)?;
+    let plan = match index {
+        Some(i) => plan(&tree, i, opts),
+        None => {
+            let mut empty = GraphabilityIndex::default();
+            empty.document_type = guess.name.clone();
+            plan(&tree, &empty, opts)
+        }
+    };
+    Ok((source, tree, plan, guess))
 }
 
 /// Reads a document, builds its tree and routes it: the whole no-LLM front

@@ -226,3 +226,100 @@ fn audit_sample_is_deterministic_and_near_its_rate() {
         (Route::Llm, Some(Tier::VeryLow), Override::Audit)
     );
 }
+
+const GUARANTY_INDEX: &str = "\
+document_type: t
+concepts:
+  - [Guaranty, Guarantee, Guarantor]
+medium:
+  - title: Guaranty Waivers
+    aliases: [Waivers by Guarantor]
+very_low:
+  - title: No Waivers
+    aliases: [Waivers]
+  - Exhibit
+";
+
+#[test]
+fn parents_settle_an_ambiguous_title() {
+    use NodeKind::*;
+    let idx = GraphabilityIndex::from_yaml_str("g.yaml", GUARANTY_INDEX).unwrap();
+    let t = DocTree {
+        doc_name: "d".into(),
+        doc_id: "d-1".into(),
+        line_count: 10,
+        format: DocFormat::Text,
+        health: Default::default(),
+        structure: vec![
+            node(
+                "0001",
+                "ARTICLE X GUARANTEE",
+                Section,
+                500,
+                vec![node("0002", "Section 10.04 Waivers", Section, 2000, vec![])],
+            ),
+            node(
+                "0003",
+                "ARTICLE XI MISCELLANEOUS",
+                Section,
+                500,
+                vec![node("0004", "Section 11.02 Waivers", Section, 900, vec![])],
+            ),
+        ],
+    };
+    let p = plan(&t, &idx, &RouteOptions::default());
+    let by_id = |id: &str| p.sections.iter().find(|s| s.node_id == id).unwrap();
+    let g = by_id("0002");
+    assert_eq!(g.matched.entry.as_deref(), Some("Guaranty Waivers"));
+    assert_eq!(
+        (g.matched.method, g.route),
+        (MatchMethod::Context, Route::Llm)
+    );
+    assert_eq!(g.matched.runner_up.as_deref(), Some("No Waivers"));
+    let m = by_id("0004");
+    assert_eq!(m.matched.entry.as_deref(), Some("No Waivers"));
+    assert_eq!(m.route, Route::Skip);
+}
+
+#[test]
+fn a_form_heading_is_a_form_wherever_it_sits() {
+    use NodeKind::*;
+    let idx = GraphabilityIndex::from_yaml_str("g.yaml", GUARANTY_INDEX).unwrap();
+    let t = DocTree {
+        doc_name: "d".into(),
+        doc_id: "d-1".into(),
+        line_count: 10,
+        format: DocFormat::Text,
+        health: Default::default(),
+        structure: vec![
+            node(
+                "0001",
+                "SCHEDULE 4 FORM OF ISSUE NOTICE",
+                Schedule,
+                3000,
+                vec![],
+            ),
+            node("0002", "SCHEDULE 5 PRICING GRID", Schedule, 3000, vec![]),
+        ],
+    };
+    let p = plan(&t, &idx, &RouteOptions::default());
+    assert_eq!(p.sections[0].matched.entry.as_deref(), Some("Exhibit"));
+    assert_eq!(p.sections[0].route, Route::Skip);
+    // Not a form and not known: new, sent.
+    assert_eq!(
+        (p.sections[1].predicted_tier, p.sections[1].route),
+        (None, Route::Llm)
+    );
+}
+
+#[test]
+fn heading_name_drops_the_numbering_label() {
+    let n = node(
+        "0001",
+        "SECTION 4.01.Representations and Warranties",
+        NodeKind::Section,
+        10,
+        vec![],
+    );
+    assert_eq!(heading_name(&n), "Representations and Warranties");
+}

@@ -97,6 +97,8 @@ fn section(
             anchor: false,
             noise: false,
             reserved: false,
+            runner_up: None,
+            runner_up_score: 0.0,
         },
         predicted_tier: tier,
         route,

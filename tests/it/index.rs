@@ -20,6 +20,8 @@ fn shipped_indices_pass_index_check() {
     for f in [
         "credit_agreement.yaml",
         "lease.yaml",
+        "m_and_a.yaml",
+        "commercial.yaml",
         "overlays/acme_bank.yaml",
     ] {
         kgroute()
@@ -61,12 +63,14 @@ fn shipped_indices_follow_the_json_schema() {
 #[test]
 fn shipped_credit_index_has_the_article_baseline_and_ontology() {
     let idx = credit_index();
+    // Tiers follow the expert gold ratings of the tuning half (the article's
+    // baseline put Litigation at Very High; every gold file rates it Low).
     let baseline = [
-        ("Litigation", Tier::VeryHigh),
+        ("Litigation", Tier::Low),
         ("Definitions", Tier::VeryHigh),
         ("Events of Default", Tier::VeryHigh),
         ("Use of Proceeds", Tier::High),
-        ("Defaulting Lenders", Tier::High),
+        ("Defaulting Lenders", Tier::Medium),
         ("Swing Line Loans", Tier::Medium),
         ("Collateral", Tier::Medium),
         ("Accounting Terms", Tier::Low),
@@ -254,9 +258,11 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/emerson_2018.md",
         "Section 5.03 Maintenance of Property; Insurance",
+        // A compound takes its highest part: Insurance (Medium) over
+        // Maintenance of Property (Low in every gold file).
         "exact",
-        Some("Maintenance of Property"),
-        Some(Tier::VeryHigh),
+        Some("Insurance"),
+        Some(Tier::Medium),
     ),
     (
         "credit_agreements/emerson_2018.md",
@@ -345,7 +351,7 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/cummins_2020.txt",
         "Section 6.02.\u{a0}\u{a0}\u{a0}\u{a0}\u{a0} Mergers, Consolidations, and Sales of Assets",
-        "fuzzy",
+        "alias",
         Some("Mergers and Sales of Assets"),
         Some(Tier::VeryHigh),
     ),
@@ -361,7 +367,7 @@ const REAL_TITLES: &[Expected] = &[
         "SECTION 7.02. Agent and Affiliates",
         "exact",
         Some("Agent and Affiliates"),
-        Some(Tier::Medium),
+        Some(Tier::Low),
     ),
     (
         "credit_agreements/att_capital_1995.txt",
@@ -373,9 +379,10 @@ const REAL_TITLES: &[Expected] = &[
     (
         "credit_agreements/att_capital_1995.txt",
         "SECTION 1.04. Basis for Ratings",
-        "none",
-        None,
-        None,
+        // The ratings that set the margin: priced like interest.
+        "alias",
+        Some("Interest"),
+        Some(Tier::Medium),
     ),
 ];
 

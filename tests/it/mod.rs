@@ -1,12 +1,15 @@
 pub mod util;
 
 mod crash;
+mod doctype;
 mod extract;
 mod graph_neo4j;
 mod index;
 mod ingest;
 mod ingest_neo4j;
 mod llm;
+mod llm_titles;
 mod plan;
 mod report;
+mod routing;
 mod tree;

@@ -249,3 +249,73 @@ fn a_bad_document_is_reported_and_the_batch_goes_on() {
     assert_eq!(plan["failures"].as_array().unwrap().len(), 1);
     assert_eq!(num(&plan["totals"], "documents"), 1);
 }
+
+#[test]
+fn index_folder_types_each_document_and_a_memo_is_all_new() {
+    let dir = tempdir();
+    kgroute()
+        .current_dir(repo())
+        .args(["plan", "--format", "json", "--out"])
+        .arg(dir.path())
+        .arg(super::util::fixture("memo.txt"))
+        .arg(super::util::fixture("supply_agreement.txt"))
+        .arg(corpus("credit_agreements/emerson_2018.md"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("memo.txt: fits no index"));
+    let plan: serde_json::Value =
+        serde_json::from_str(&super::util::read(&dir.path().join("plan.json"))).unwrap();
+    let docs = plan["documents"].as_array().unwrap();
+    let ty = |name: &str| {
+        docs.iter()
+            .find(|d| d["plan"]["doc_name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let memo = ty("memo.txt");
+    assert_eq!(memo["doc_type"]["name"], "unknown");
+    for s in memo["plan"]["sections"].as_array().unwrap() {
+        assert!(s["matched"]["entry"].is_null(), "{s}");
+    }
+    assert_eq!(ty("supply_agreement.txt")["doc_type"]["name"], "commercial");
+    assert_eq!(
+        ty("emerson_2018.md")["doc_type"]["name"],
+        "credit_agreement"
+    );
+    let csv_text = super::util::read(&dir.path().join("plan.csv"));
+    let header = csv_text.lines().next().unwrap();
+    for col in [
+        "doc_type",
+        "doc_type_confidence",
+        "method",
+        "score",
+        "runner_up",
+    ] {
+        assert!(header.split(',').any(|h| h == col), "{col} in {header}");
+    }
+}
+
+#[test]
+fn doc_type_forces_a_type_and_an_unknown_one_is_refused() {
+    let dir = tempdir();
+    kgroute()
+        .current_dir(repo())
+        .args(["plan", "--doc-type", "lease", "--format", "json", "--out"])
+        .arg(dir.path())
+        .arg(super::util::fixture("memo.txt"))
+        .assert()
+        .success();
+    let plan: serde_json::Value =
+        serde_json::from_str(&super::util::read(&dir.path().join("plan.json"))).unwrap();
+    assert_eq!(plan["documents"][0]["doc_type"]["name"], "lease");
+    assert_eq!(plan["documents"][0]["doc_type"]["confidence"], 1.0);
+    kgroute()
+        .current_dir(repo())
+        .args(["plan", "--doc-type", "novel"])
+        .arg(super::util::fixture("memo.txt"))
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--doc-type novel")
+                .and(predicate::str::contains("credit_agreement")),
+        );
+}

@@ -47,6 +47,8 @@ fn section(
             anchor: false,
             noise: route == Route::Noise,
             reserved: false,
+            runner_up: None,
+            runner_up_score: 0.0,
         },
         predicted_tier: entry.map(|(_, t)| t),
         route,
@@ -240,7 +242,7 @@ fn sections_csv_has_one_guarded_row_per_section() {
     let (headers, rows) = csv_rows(&dir.path().join("sections.csv"));
     assert_eq!(
         headers.join(","),
-        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
+        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,match_runner_up,match_runner_up_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
     );
     assert_eq!(
         rows.len(),

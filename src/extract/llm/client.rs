@@ -101,11 +101,40 @@ impl LlmClient {
     ) -> Result<ChatAnswer, CallError> {
         let timeout = timeout.min(self.cfg.timeout);
         let schema_mode = !self.json_object_only();
+        self.send(
+            messages,
+            prompt::response_format(!schema_mode),
+            schema_mode,
+            timeout,
+        )
+        .await
+    }
+
+    /// One attempt with a caller's `response_format` (e.g. `{"type":
+    /// "json_object"}` for a request that is not an extraction).
+    pub async fn chat_with_format(
+        &self,
+        messages: &[Value],
+        response_format: Value,
+        schema_mode: bool,
+    ) -> Result<ChatAnswer, CallError> {
+        self.send(messages, response_format, schema_mode, self.cfg.timeout)
+            .await
+    }
+
+    /// One attempt, bounded by `timeout`.
+    async fn send(
+        &self,
+        messages: &[Value],
+        response_format: Value,
+        schema_mode: bool,
+        timeout: Duration,
+    ) -> Result<ChatAnswer, CallError> {
         let body = json!({
             "model": self.cfg.model,
             "messages": messages,
             "temperature": 0,
-            "response_format": prompt::response_format(!schema_mode),
+            "response_format": response_format,
         });
         let mut req = self
             .http

@@ -1,0 +1,97 @@
+//! `scripts/routing-eval`: prints the routing figures of the shipped
+//! credit-agreement index against the expert gold files, for the tuning
+//! and the checking half (see `kgroute::route::eval`).
+//!
+//! Usage: routing_eval [--index YAML] [--shared DIR] [--misses]
+
+use kgroute::index::{GraphabilityIndex, IndexSet};
+use kgroute::route::eval::{self, EvalFigures};
+use kgroute::route::{plan_document_in, PlanStats, RouteOptions};
+use std::path::PathBuf;
+
+fn main() -> anyhow::Result<()> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut index = repo.join("indices/credit_agreement.yaml");
+    let mut shared = repo
+        .ancestors()
+        .map(|a| a.join("shared"))
+        .find(|p| p.join("corpora").is_dir())
+        .unwrap_or_else(|| repo.join("../shared"));
+    let mut misses = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--index" => index = args.next().map(PathBuf::from).unwrap_or(index),
+            "--shared" => shared = args.next().map(PathBuf::from).unwrap_or(shared),
+            "--misses" => misses = true,
+            other => anyhow::bail!("unknown argument {other}; usage: routing-eval [--index YAML] [--shared DIR] [--misses]"),
+        }
+    }
+    let idx = GraphabilityIndex::load(&[index.clone()])?;
+    println!(
+        "index: {} ({} entries)",
+        index.display(),
+        idx.entries().len()
+    );
+    for (half, names) in [("tuning", eval::TUNING), ("checking", eval::CHECKING)] {
+        println!("\n== {half} half");
+        println!("{}", EvalFigures::HEADER);
+        let mut docs = Vec::new();
+        for n in names {
+            let p = shared.join(format!("corpora/gold/wide__credit_agreements__{n}.json"));
+            let f = eval::evaluate_file(&p, &idx)?;
+            println!("{}", f.row());
+            docs.push(f);
+        }
+        let total = EvalFigures::sum("all (pooled)", &docs);
+        println!("{}", total.row());
+        println!(
+            "median new share {:.1}%, median cut/oracle {:.1}%",
+            eval::median(docs.iter().map(|d| d.new_share()).collect()),
+            eval::median(docs.iter().map(|d| d.cut_of_oracle()).collect()),
+        );
+        if misses {
+            for d in &docs {
+                for (t, g, p, e) in &d.misses {
+                    let p = p.map_or("new".to_string(), |p| p.key().to_string());
+                    println!(
+                        "  {:<28} gold {:<9} got {:<9} {:<40} [{}]",
+                        d.name,
+                        g.key(),
+                        p,
+                        t,
+                        e
+                    );
+                }
+            }
+        }
+    }
+    // Wide credit agreements without gold, parsed by the real tree builder:
+    // the new-section share a user would see (tree quality included).
+    let set = IndexSet::load(&[repo.join("indices")])?;
+    for (half, names) in [
+        ("tuning", eval::WIDE_TUNING),
+        ("checking", eval::WIDE_CHECKING),
+    ] {
+        println!("\n== wide credit agreements without gold, {half} half (real tree)");
+        let mut shares = Vec::new();
+        for n in names {
+            let p = shared.join(format!("corpora/wide/credit_agreements/{n}.txt"));
+            let (_, _, plan, ty) =
+                plan_document_in(&p, &set, None, &RouteOptions::default(), true)?;
+            let st = PlanStats::of(&plan, None);
+            println!(
+                "{:<34} type {:<16} ({:.2}) routed {:>4} new {:>5.1}% cut {:>5.1}%",
+                n,
+                ty.name,
+                ty.confidence,
+                st.routed_sections,
+                st.new_section_pct,
+                st.payload_cut_pct
+            );
+            shares.push(st.new_section_pct);
+        }
+        println!("median new share {:.1}%", eval::median(shares));
+    }
+    Ok(())
+}

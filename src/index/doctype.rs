@@ -1,0 +1,371 @@
+//! Document types: a folder of indices, one per type, and detection of the
+//! type a document belongs to.
+//!
+//! Routing a lease with the credit-agreement index silently skips what a
+//! lease cares about, so `--index` may name a folder (default `indices/`)
+//! and each document is routed with the index of its detected type. Each
+//! index says how to recognise its documents in a `detect:` block: title
+//! phrases looked for in the title block, and body terms whose frequency
+//! marks the type (`Borrower`, `Tenant`, `Licensee`). The heading
+//! vocabulary adds a third vote: the share of headings the index matches.
+//! A document none fits (a memo) is flagged `unknown` and routed as all-new
+//! rather than forced into the nearest type.
+
+use super::load::IndexError;
+use super::{GraphabilityIndex, MatchContext, MatchMethod};
+use crate::tree::{DocTree, NodeKind, SourceText};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The `detect:` block of an index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectSpec {
+    /// Phrases of the title block (`credit agreement`, `lease`).
+    #[serde(default)]
+    pub titles: Vec<String>,
+    /// Words of the body typical of the type (`borrower`, `tenant`).
+    #[serde(default)]
+    pub terms: Vec<String>,
+}
+
+/// The name given to a document that fits no index.
+pub const UNKNOWN_TYPE: &str = "unknown";
+
+/// Below this confidence a document fits no index.
+pub const MIN_CONFIDENCE: f64 = 0.45;
+
+/// How much of the text is the title block.
+const TITLE_BLOCK_CHARS: usize = 4000;
+
+/// A title opens its line (`AGENCY AGREEMENT This Agency Agreement is
+/// made...`); a phrase deep inside a paragraph (a memo that mentions "the
+/// existing credit agreement") is not one. Words of a line looked at:
+const TITLE_LINE_WORDS: usize = 14;
+
+/// The detected (or forced) type of one document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocTypeGuess {
+    /// An index's `document_type`, or [`UNKNOWN_TYPE`].
+    pub name: String,
+    /// 0..1: weighted votes of title block, body terms and headings; 1.0
+    /// when forced with `--doc-type`.
+    pub confidence: f64,
+    /// The next-best type and its confidence.
+    pub runner_up: Option<String>,
+    pub runner_up_confidence: f64,
+}
+
+/// The indices of a folder (or one index), one per document type.
+#[derive(Debug, Clone)]
+pub struct IndexSet {
+    pub indices: Vec<GraphabilityIndex>,
+}
+
+impl IndexSet {
+    /// Loads `paths`: a single folder loads every `*.yaml` directly in it
+    /// (overlays live in subfolders and are not types of their own); files
+    /// are one index, a base then its overlays.
+    pub fn load(paths: &[PathBuf]) -> Result<IndexSet, IndexError> {
+        if let [dir] = paths {
+            if dir.is_dir() {
+                return Self::load_dir(dir);
+            }
+        }
+        Ok(IndexSet {
+            indices: vec![GraphabilityIndex::load(paths)?],
+        })
+    }
+
+    fn load_dir(dir: &Path) -> Result<IndexSet, IndexError> {
+        let rd = std::fs::read_dir(dir).map_err(|source| IndexError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut files: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .collect();
+        files.sort();
+        let mut indices = Vec::new();
+        for f in files {
+            indices.push(GraphabilityIndex::load(std::slice::from_ref(&f))?);
+        }
+        if indices.is_empty() {
+            return Err(IndexError::Io {
+                path: dir.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no index (*.yaml) in this folder",
+                ),
+            });
+        }
+        Ok(IndexSet { indices })
+    }
+
+    /// The index of a document type.
+    pub fn get(&self, name: &str) -> Option<&GraphabilityIndex> {
+        self.indices.iter().find(|i| i.document_type == name)
+    }
+
+    /// The type names, in load order.
+    pub fn names(&self) -> Vec<&str> {
+        self.indices
+            .iter()
+            .map(|i| i.document_type.as_str())
+            .collect()
+    }
+
+    /// Detects a document's type. With a single index the document still
+    /// has to fit it (a memo is not a credit agreement).
+    pub fn detect(&self, tree: &DocTree, source: &SourceText) -> DocTypeGuess {
+        let votes = self.votes(tree, &source.text);
+        let mut ranked: Vec<(usize, f64)> = votes.into_iter().enumerate().collect();
+        ranked.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+        let (best, conf) = ranked.first().copied().unwrap_or((0, 0.0));
+        let runner = ranked.get(1).copied();
+        let name = if conf >= MIN_CONFIDENCE && !self.indices.is_empty() {
+            self.indices[best].document_type.clone()
+        } else {
+            UNKNOWN_TYPE.to_string()
+        };
+        let (runner_up, runner_up_confidence) = if name == UNKNOWN_TYPE {
+            (
+                self.indices.get(best).map(|i| i.document_type.clone()),
+                conf,
+            )
+        } else {
+            runner.map_or((None, 0.0), |(i, c)| {
+                (Some(self.indices[i].document_type.clone()), c)
+            })
+        };
+        DocTypeGuess {
+            name,
+            confidence: round3(conf),
+            runner_up,
+            runner_up_confidence: round3(runner_up_confidence),
+        }
+    }
+
+    /// `--doc-type NAME` forces a type; otherwise detection decides. Returns
+    /// the index to route with (`None`: fits no index, route all-new).
+    pub fn choose(
+        &self,
+        tree: &DocTree,
+        source: &SourceText,
+        forced: Option<&str>,
+    ) -> Result<(Option<&GraphabilityIndex>, DocTypeGuess), String> {
+        if let Some(f) = forced {
+            let idx = self.get(f).ok_or_else(|| {
+                format!(
+                    "--doc-type {f}: no index of that type; loaded types: {}",
+                    self.names().join(", ")
+                )
+            })?;
+            return Ok((
+                Some(idx),
+                DocTypeGuess {
+                    name: f.to_string(),
+                    confidence: 1.0,
+                    runner_up: None,
+                    runner_up_confidence: 0.0,
+                },
+            ));
+        }
+        // An index without a `detect:` block cannot tell whether a document
+        // fits it; given alone, it is the user's choice of type.
+        if let [only] = self.indices.as_slice() {
+            if only.detect.titles.is_empty() && only.detect.terms.is_empty() {
+                return Ok((
+                    Some(only),
+                    DocTypeGuess {
+                        name: only.document_type.clone(),
+                        confidence: 0.0,
+                        runner_up: None,
+                        runner_up_confidence: 0.0,
+                    },
+                ));
+            }
+        }
+        let g = self.detect(tree, source);
+        Ok((self.get(&g.name), g))
+    }
+
+    /// Per index: 0.5 x title line + 0.35 x share of body terms + 0.15 x
+    /// share of headings matched.
+    fn votes(&self, tree: &DocTree, text: &str) -> Vec<f64> {
+        let block = title_block(text);
+        let words = word_counts(text);
+        let lower = text.to_lowercase();
+        let term_hits: Vec<f64> = self
+            .indices
+            .iter()
+            .map(|i| {
+                i.detect
+                    .terms
+                    .iter()
+                    .map(|t| phrase_count(&words, &lower, t) as f64)
+                    .sum()
+            })
+            .collect();
+        let total_words: usize = words.values().sum();
+        let all_hits: f64 = term_hits.iter().sum();
+        // A text that barely uses any type's terms fits none of them.
+        let density = 1000.0 * all_hits / total_words.max(1) as f64;
+        let dens_factor = (density / 8.0).min(1.0);
+        let headings: Vec<&crate::tree::Node> = tree
+            .iter()
+            .filter(|n| {
+                matches!(
+                    n.kind,
+                    NodeKind::Section | NodeKind::Schedule | NodeKind::Exhibit
+                )
+            })
+            .collect();
+        self.indices
+            .iter()
+            .zip(&term_hits)
+            .map(|(i, &hits)| {
+                let title = first_title_phrase(&block, &i.detect.titles);
+                let title_vote = title.map_or(0.0, |_| 1.0);
+                let term_vote = if all_hits > 0.0 {
+                    hits / all_hits * dens_factor
+                } else {
+                    0.0
+                };
+                let matched = headings
+                    .iter()
+                    .filter(|n| {
+                        let m = i.match_heading(
+                            &crate::index::normalize::strip_numbering(&n.title),
+                            &MatchContext::default(),
+                        );
+                        m.method != MatchMethod::None && !m.noise
+                    })
+                    .count();
+                let heading_vote = if headings.len() >= 5 {
+                    matched as f64 / headings.len() as f64
+                } else {
+                    0.0
+                };
+                0.5 * title_vote + 0.35 * term_vote + 0.15 * heading_vote
+            })
+            .collect()
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The opening words of each line of the first characters, lower-cased,
+/// whitespace and letter-spacing collapsed (`L E A S E` -> `lease`),
+/// joined by ` | `.
+fn title_block(text: &str) -> String {
+    let head: String = text.chars().take(TITLE_BLOCK_CHARS).collect();
+    head.lines()
+        .map(|l| {
+            l.split_whitespace()
+                .take(TITLE_LINE_WORDS)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|l| !l.is_empty())
+        .map(|l| title_line(&l))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// One line of the title block, normalised.
+fn title_line(line: &str) -> String {
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut run = String::new();
+    for w in words {
+        if w.chars().count() == 1 && w.chars().all(|c| c.is_alphabetic()) {
+            run.push_str(w);
+            continue;
+        }
+        if !run.is_empty() {
+            out.push(std::mem::take(&mut run));
+        }
+        out.push(w.to_string());
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    let joined = out.join(" ");
+    joined
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == ' ' {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether (and where) one of the phrases is in the title block.
+fn first_title_phrase(block: &str, phrases: &[String]) -> Option<usize> {
+    phrases
+        .iter()
+        .filter_map(|p| {
+            let p = p.to_lowercase();
+            block
+                .match_indices(p.as_str())
+                .find(|(i, _)| {
+                    let before = block[..*i].chars().last();
+                    let after = block[i + p.len()..].chars().next();
+                    before.is_none_or(|c| c == ' ') && after.is_none_or(|c| c == ' ')
+                })
+                .map(|(i, _)| i)
+        })
+        .min()
+}
+
+/// Lower-case word counts of a text.
+fn word_counts(text: &str) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for w in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        *m.entry(w.to_lowercase()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Occurrences of a term: a word from the counts, a phrase by a scan of
+/// the lower-cased text.
+fn phrase_count(words: &HashMap<String, usize>, lower: &str, term: &str) -> usize {
+    let t = term.to_lowercase();
+    if !t.contains(' ') {
+        return words.get(&t).copied().unwrap_or(0);
+    }
+    lower.matches(t.as_str()).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_block_collapses_spaced_letters() {
+        assert_eq!(
+            title_block("seaport east\nL E A S E\n by and between"),
+            "seaport east | lease | by and between"
+        );
+        assert_eq!(
+            first_title_phrase("office lease by", &["lease".into()]),
+            Some(7)
+        );
+        assert_eq!(first_title_phrase("released", &["lease".into()]), None);
+    }
+}

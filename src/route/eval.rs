@@ -1,0 +1,314 @@
+//! Routing evaluation against expert ground truth (`shared/corpora/gold/`).
+//!
+//! The gold files rate every section of six credit agreements (tier and
+//! relation estimate). To measure the router and not the tree builder, the
+//! gold headings are turned into a [`DocTree`] (articles holding their
+//! sections, schedules and exhibits) and routed by [`super::plan`] exactly
+//! as a parsed document would be. Per document: perfect / deviation /
+//! mismatch / new shares (predicted tier equal, one off, two or more off,
+//! unknown title), matched-entry precision (a matched section's route is the
+//! one its expert tier implies: sent iff Medium or above), Medium+ relation
+//! recall, and routing cut against the oracle cut (the oracle skips exactly
+//! the expert's Low / Very Low text).
+//!
+//! The files are split once into a tuning half (used to build the index)
+//! and a checking half (reported, never tuned on): [`TUNING`], [`CHECKING`].
+
+use super::{plan, Route, RouteOptions};
+use crate::index::{GraphabilityIndex, Tier};
+use crate::tree::{DocFormat, DocTree, Node, NodeKind};
+use serde::Deserialize;
+use std::path::Path;
+
+/// Gold files used to build and tune the shipped index.
+pub const TUNING: &[&str] = &[
+    "american_tower_2020_term_loan",
+    "figgie_1995",
+    "loan_and_security_2023",
+];
+/// Gold files held out: the figures the targets are judged on.
+pub const CHECKING: &[&str] = &[
+    "irt_property_1995_loan",
+    "real_estate_2020_loan_agreement",
+    "tampa_electric_2020",
+];
+/// Wide credit agreements without gold, same split (vocabulary only).
+pub const WIDE_TUNING: &[&str] = &[
+    "altalink_2020",
+    "att_capital_500m_1995",
+    "epr_properties_2020_amendment",
+    "jones_cable_1995",
+    "ppg_2020_364day_term_loan",
+    "second_amendment_2020",
+];
+pub const WIDE_CHECKING: &[&str] = &[
+    "amendment_no1_2022",
+    "elysium_energy_2020_term_loan",
+    "gulfport_2020_amendment",
+    "kimco_2023_amendment",
+    "revolving_2023_second_amendment",
+    "sixth_amendment_2022",
+];
+
+#[derive(Debug, Deserialize)]
+struct GoldHeading {
+    line: usize,
+    kind: String,
+    title: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GoldSection {
+    line: usize,
+    end_line: usize,
+    title: String,
+    chars: usize,
+    relations_est: usize,
+    tier: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GoldFile {
+    file: String,
+    headings: Vec<GoldHeading>,
+    sections: Vec<GoldSection>,
+}
+
+/// The figures of one document (or a sum of documents).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EvalFigures {
+    pub name: String,
+    pub sections: usize,
+    pub perfect: usize,
+    pub deviation: usize,
+    pub mismatch: usize,
+    pub new: usize,
+    /// Matched sections whose route agrees with the expert tier.
+    pub decision_right: usize,
+    pub relations_medium_plus: usize,
+    pub relations_kept: usize,
+    pub chars_total: usize,
+    pub chars_cut: usize,
+    pub chars_oracle: usize,
+    /// `(title, gold tier, predicted tier or new, entry)` of every section
+    /// whose route disagrees with the expert, for tuning.
+    pub misses: Vec<(String, Tier, Option<Tier>, String)>,
+}
+
+impl EvalFigures {
+    fn share(&self, n: usize) -> f64 {
+        100.0 * n as f64 / self.sections.max(1) as f64
+    }
+    pub fn new_share(&self) -> f64 {
+        self.share(self.new)
+    }
+    pub fn precision(&self) -> f64 {
+        let matched = self.perfect + self.deviation + self.mismatch;
+        100.0 * self.decision_right as f64 / matched.max(1) as f64
+    }
+    pub fn recall(&self) -> f64 {
+        100.0 * self.relations_kept as f64 / self.relations_medium_plus.max(1) as f64
+    }
+    pub fn cut(&self) -> f64 {
+        100.0 * self.chars_cut as f64 / self.chars_total.max(1) as f64
+    }
+    pub fn oracle(&self) -> f64 {
+        100.0 * self.chars_oracle as f64 / self.chars_total.max(1) as f64
+    }
+    /// Routing cut as a share of the oracle cut.
+    pub fn cut_of_oracle(&self) -> f64 {
+        100.0 * self.chars_cut as f64 / self.chars_oracle.max(1) as f64
+    }
+
+    fn add(&mut self, o: &EvalFigures) {
+        self.sections += o.sections;
+        self.perfect += o.perfect;
+        self.deviation += o.deviation;
+        self.mismatch += o.mismatch;
+        self.new += o.new;
+        self.decision_right += o.decision_right;
+        self.relations_medium_plus += o.relations_medium_plus;
+        self.relations_kept += o.relations_kept;
+        self.chars_total += o.chars_total;
+        self.chars_cut += o.chars_cut;
+        self.chars_oracle += o.chars_oracle;
+    }
+
+    /// Sum of several documents (shares then are pooled).
+    pub fn sum(name: &str, docs: &[EvalFigures]) -> EvalFigures {
+        let mut t = EvalFigures {
+            name: name.into(),
+            ..Default::default()
+        };
+        for d in docs {
+            t.add(d);
+        }
+        t
+    }
+
+    /// One line of the report table.
+    pub fn row(&self) -> String {
+        format!(
+            "{:<34} {:>4} {:>6.1} {:>6.1} {:>6.1} {:>6.1} {:>7.1} {:>7.1} {:>6.1} {:>6.1} {:>7.1}",
+            self.name,
+            self.sections,
+            self.share(self.perfect),
+            self.share(self.deviation),
+            self.share(self.mismatch),
+            self.new_share(),
+            self.precision(),
+            self.recall(),
+            self.cut(),
+            self.oracle(),
+            self.cut_of_oracle(),
+        )
+    }
+
+    pub const HEADER: &'static str = "document                           secs perf%   dev%   mis%   new%  prec%  rel+%   cut% oracle% cut/or%";
+}
+
+/// The gold headings of one file as a tree: articles hold the sections
+/// that follow them; schedules and exhibits stand alone.
+fn gold_tree(g: &GoldFile) -> DocTree {
+    let chars_at = |line: usize| {
+        g.sections
+            .iter()
+            .find(|s| s.line == line)
+            .map_or(0, |s| s.chars)
+    };
+    let mut structure: Vec<Node> = Vec::new();
+    let first = g.headings.first().map_or(usize::MAX, |h| h.line);
+    let pre = g.sections.iter().find(|s| s.line < first);
+    let mut id = 0usize;
+    let mut node = |title: &str, line: usize, kind: NodeKind, level: u8, chars: usize| {
+        let (label, name) = crate::tree::split_heading(title);
+        let n = Node {
+            title: title.to_string(),
+            label,
+            name,
+            node_id: format!("{id:04}"),
+            line_num: line,
+            start_line: line,
+            end_line: line,
+            level,
+            chars,
+            breadcrumb: title.to_string(),
+            kind,
+            nodes: Vec::new(),
+        };
+        id += 1;
+        n
+    };
+    if let Some(p) = pre {
+        structure.push(node(&p.title, p.line, NodeKind::Preamble, 1, p.chars));
+    }
+    let mut in_article = false;
+    for h in &g.headings {
+        let chars = chars_at(h.line);
+        match h.kind.as_str() {
+            "article" => {
+                structure.push(node(&h.title, h.line, NodeKind::Section, 1, chars));
+                in_article = true;
+            }
+            "section" if in_article => {
+                let n = node(&h.title, h.line, NodeKind::Section, 2, chars);
+                structure.last_mut().expect("article").nodes.push(n);
+            }
+            "section" => structure.push(node(&h.title, h.line, NodeKind::Section, 1, chars)),
+            "schedule" => {
+                in_article = false;
+                structure.push(node(&h.title, h.line, NodeKind::Schedule, 1, chars));
+            }
+            _ => {
+                in_article = false;
+                structure.push(node(&h.title, h.line, NodeKind::Exhibit, 1, chars));
+            }
+        }
+    }
+    DocTree {
+        doc_name: g.file.clone(),
+        doc_id: g.file.clone(),
+        line_count: g.sections.last().map_or(0, |s| s.end_line),
+        format: DocFormat::Text,
+        structure,
+        health: Default::default(),
+    }
+}
+
+/// Evaluates one gold file with an index.
+pub fn evaluate_file(path: &Path, index: &GraphabilityIndex) -> anyhow::Result<EvalFigures> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let g: GoldFile = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a gold file: {e}", path.display()))?;
+    let tree = gold_tree(&g);
+    let p = plan(&tree, index, &RouteOptions::default());
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().replace("wide__credit_agreements__", ""))
+        .unwrap_or_default();
+    let mut f = EvalFigures {
+        name,
+        ..Default::default()
+    };
+    for s in &g.sections {
+        let gold = Tier::parse(&s.tier)
+            .ok_or_else(|| anyhow::anyhow!("{}: unknown tier `{}`", path.display(), s.tier))?;
+        let Some(r) = p.sections.iter().find(|r| r.start_line == s.line) else {
+            continue;
+        };
+        let sent = r.route == Route::Llm;
+        f.chars_total += s.chars;
+        if !sent {
+            f.chars_cut += s.chars;
+        }
+        if !gold.is_sent() {
+            f.chars_oracle += s.chars;
+        } else {
+            f.relations_medium_plus += s.relations_est;
+            if sent {
+                f.relations_kept += s.relations_est;
+            }
+        }
+        if !matches!(r.route, Route::Llm | Route::Skip) {
+            continue;
+        }
+        f.sections += 1;
+        match r.predicted_tier {
+            None => f.new += 1,
+            Some(t) => {
+                match t.rank().abs_diff(gold.rank()) {
+                    0 => f.perfect += 1,
+                    1 => f.deviation += 1,
+                    _ => f.mismatch += 1,
+                }
+                if sent == gold.is_sent() {
+                    f.decision_right += 1;
+                }
+            }
+        }
+        if sent != gold.is_sent() || r.predicted_tier.is_none() {
+            f.misses.push((
+                s.title.clone(),
+                gold,
+                r.predicted_tier,
+                r.matched.entry.clone().unwrap_or_default(),
+            ));
+        }
+    }
+    Ok(f)
+}
+
+/// The median of some values (0 for none).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}

@@ -1,0 +1,98 @@
+//! Routing on meaning with the shipped credit-agreement index: the titles
+//! the issue found wrong or new, and the evaluation against the expert gold
+//! files (invariants recomputed from the JSON, not pinned figures).
+
+use super::util::{repo, shared};
+use kgroute::index::{GraphabilityIndex, MatchContext, MatchMethod, Tier};
+use kgroute::route::eval;
+
+fn credit() -> GraphabilityIndex {
+    GraphabilityIndex::load(&[repo().join("indices/credit_agreement.yaml")]).unwrap()
+}
+
+#[test]
+fn titles_every_credit_agreement_has_are_known() {
+    let idx = credit();
+    for (title, entry) in [
+        ("Choice of Law", "Governing Law"),
+        ("Severability of Provisions", "Severability"),
+        ("Entire Agreement", "Entire Agreement"),
+        ("Sale of Assets", "Sale of Assets"),
+        ("Cross Default", "Events of Default"),
+        ("Setoff", "Setoff"),
+        ("Right of Set-off", "Setoff"),
+        ("Appointment and Authority", "Appointment and Authorization"),
+        ("Rights as a Lender", "Agent and Affiliates"),
+    ] {
+        let m = idx.match_title(title);
+        assert_eq!(m.entry.as_deref(), Some(entry), "{title}: {m:?}");
+    }
+    assert!(idx.match_title("Merger").tier.is_some_and(Tier::is_sent));
+}
+
+#[test]
+fn valuable_text_is_not_matched_to_boilerplate() {
+    let idx = credit();
+    let j = idx.match_title("Judgments");
+    assert_ne!(j.entry.as_deref(), Some("Judgment Currency"));
+    assert!(j.tier.is_some_and(Tier::is_sent), "{j:?}");
+    let r = idx.match_title("Rates Applicable After Default");
+    assert_ne!(r.entry.as_deref(), Some("Interest Rates"));
+    assert!(r.tier.is_none_or(Tier::is_sent), "{r:?}");
+    let parents = ["Guaranty".to_string()];
+    let w = idx.match_heading("Waivers", &MatchContext { parents: &parents });
+    assert_eq!(w.method, MatchMethod::Context, "{w:?}");
+    assert!(w.tier.is_some_and(Tier::is_sent), "{w:?}");
+    let plain = idx.match_heading("Waivers", &MatchContext::default());
+    assert_eq!(plain.tier, Some(Tier::VeryLow));
+}
+
+#[test]
+fn every_match_names_why() {
+    let idx = credit();
+    for t in [
+        "Limitation on Acquisitions",
+        "Mergers, Consolidations and Sales of Assets",
+    ] {
+        let m = idx.match_title(t);
+        assert!(m.entry.is_some(), "{t}");
+        assert!(
+            m.score >= idx.fuzzy_threshold() && m.score <= 1.0,
+            "{t}: {m:?}"
+        );
+        assert_ne!(m.runner_up, m.entry, "{t}");
+    }
+}
+
+#[test]
+fn gold_evaluation_adds_up() {
+    let idx = credit();
+    for name in eval::TUNING.iter().chain(eval::CHECKING) {
+        let p = shared().join(format!("corpora/gold/wide__credit_agreements__{name}.json"));
+        let f = eval::evaluate_file(&p, &idx).unwrap();
+        assert_eq!(
+            f.sections,
+            f.perfect + f.deviation + f.mismatch + f.new,
+            "{name}"
+        );
+        // The oracle is exactly the expert's Low / Very Low text.
+        let g: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let secs = g["sections"].as_array().unwrap();
+        let low: u64 = secs
+            .iter()
+            .filter(|s| matches!(s["tier"].as_str(), Some("low" | "very_low")))
+            .map(|s| s["chars"].as_u64().unwrap())
+            .sum();
+        let all: u64 = secs.iter().map(|s| s["chars"].as_u64().unwrap()).sum();
+        assert_eq!(
+            (f.chars_oracle as u64, f.chars_total as u64),
+            (low, all),
+            "{name}"
+        );
+        assert!(f.chars_cut <= f.chars_total);
+        assert!(f.relations_kept <= f.relations_medium_plus);
+        // Definitions carry the most relations of every file: never skipped.
+        assert!(f.recall() > 90.0, "{name}: {}", f.recall());
+    }
+}
