@@ -110,7 +110,7 @@ pub fn write_outline(out: &mut impl Write, tree: &DocTree) -> std::io::Result<()
                 "{:indent$}{} {}  [{}-{}, {} chars, {}]",
                 "",
                 n.node_id,
-                n.title,
+                crate::report::sanitize_title(&n.title),
                 n.start_line,
                 n.end_line,
                 n.chars,

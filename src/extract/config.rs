@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Version of the prompt text; part of the cache key, so changing the
 /// prompt never reuses answers to the old one.
-pub const PROMPT_VERSION: &str = "extract-v1";
+pub const PROMPT_VERSION: &str = "extract-v2";
 
 pub use crate::secret::Secret;
 

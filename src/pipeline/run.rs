@@ -15,7 +15,7 @@ use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{section_inputs, Gate};
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
-use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta};
+use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
 use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
@@ -104,6 +104,8 @@ struct Batch {
     /// Content hash -> first document of the batch with that content.
     claims: Mutex<HashMap<String, PathBuf>>,
     totals: Mutex<Totals>,
+    /// Organisation spellings met by the documents written in this run.
+    merges: Mutex<OrgMerges>,
     progress: Mutex<Progress>,
 }
 
@@ -219,6 +221,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         manifest: Mutex::new(manifest),
         claims: Mutex::new(HashMap::new()),
         totals: Mutex::new(Totals::default()),
+        merges: Mutex::new(OrgMerges::default()),
         progress: Mutex::new(progress),
         cfg,
     });
@@ -238,6 +241,16 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
 
     batch.sink.lock().await.finish().await?;
     batch.progress.lock().expect("progress").finish();
+    {
+        let merges = batch.merges.lock().expect("merges");
+        if merges.counts().0 > 0 {
+            batch
+                .progress
+                .lock()
+                .expect("progress")
+                .note(&format!("graph: {merges}"));
+        }
+    }
 
     let cfg = &batch.cfg;
     let batch_id = batch.manifest.lock().expect("manifest").batch_id.clone();
@@ -531,6 +544,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .write_document(&graph)
         .await
         .with_context(|| format!("writing to {}", batch.cfg.sink_label()))?;
+    batch.merges.lock().expect("merges").add(&graph);
     set_state(
         batch,
         key,
