@@ -8,9 +8,11 @@
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::{ExtractorConfig, LlmConfig};
-use crate::pipeline::{discover_documents, run_batch, IngestConfig};
+use crate::pipeline::{discover, run_batch, IngestConfig};
+use crate::route::cost::{prices_for_model, CostModel};
 use crate::route::{Prices, RouteOptions};
 use crate::sink::{Secret, SinkConfig, DEFAULT_BATCH_SIZE};
+use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 
@@ -71,6 +73,14 @@ pub struct IngestArgs {
     /// Per-request LLM timeout in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     pub timeout: u64,
+    /// Bound on the total time for one section (attempts and waits together).
+    #[arg(long, value_name = "SECS", default_value_t = 180)]
+    pub section_timeout: u64,
+    /// Stop sending after this many transport failures in a row (timeouts,
+    /// refused or reset connections); the rest fail as `endpoint unavailable`
+    /// and a later --resume sends them.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub breaker_after: u32,
     /// Neo4j Bolt URI, e.g. bolt://127.0.0.1:7687 [env: NEO4J_URI]. Without
     /// it the graph goes to import files. User and password come from
     /// NEO4J_USERNAME and NEO4J_PASSWORD.
@@ -83,14 +93,17 @@ pub struct IngestArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH_SIZE)]
     pub batch_size: usize,
     /// Finish an interrupted batch in --out (or the newest batch in reports/):
-    /// written documents are not redone, cached sections cost nothing.
+    /// written documents are not redone, failed sections are sent again,
+    /// cached sections cost nothing. Refused when the index or model differs
+    /// from the batch's.
     #[arg(long)]
     pub resume: bool,
     /// Only plan: print what would be sent and what it would cost (= `kgroute plan`).
     #[arg(long)]
     pub dry_run: bool,
     /// Stop sending new sections when the estimated spend would pass this
-    /// many US dollars (needs prices).
+    /// many US dollars (needs a price: --price-in/--price-out, --prices, or
+    /// the model in config/prices.yaml).
     #[arg(long, value_name = "USD")]
     pub max_cost: Option<f64>,
     #[command(flatten)]
@@ -104,6 +117,9 @@ pub struct IngestArgs {
     /// Replace invalid UTF-8 instead of failing the document.
     #[arg(long)]
     pub lossy: bool,
+    /// Largest document read, in bytes (checked before reading).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
+    pub max_bytes: u64,
     /// No progress output (errors and the final summary line still print).
     #[arg(long, short)]
     pub quiet: bool,
@@ -124,12 +140,24 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         });
     }
     let cfg = ingest_config(args)?;
+    let cost_unknown = cfg.extractor.llm.is_some() && cfg.cost.prices().is_none();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let result = runtime.block_on(run_batch(cfg))?;
-    println!("{}", result.summary.headline());
+    if result.nothing_to_do {
+        println!(
+            "batch {}: already finished, nothing to redo; no file changed",
+            result.summary.batch_id
+        );
+    }
+    let headline = result.summary.headline();
+    match headline.rsplit_once(", $") {
+        // An LLM without a price: the spend is unknown, not $0.
+        Some((head, _)) if cost_unknown => println!("{head}, cost unknown"),
+        _ => println!("{headline}"),
+    }
     println!("reports: {}", result.out_dir.display());
     Ok(if result.failed_documents + result.failed_sections > 0 {
         Outcome::PartialFailure
@@ -173,6 +201,13 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
+    if a.section_timeout == 0 {
+        problems
+            .push("--section-timeout must be at least 1 second, e.g. --section-timeout 180".into());
+    }
+    if a.max_bytes == 0 {
+        problems.push("--max-bytes must be at least 1, e.g. --max-bytes 67108864".into());
+    }
     let model = llm.as_ref().map(|l| l.model.clone()).or(a.model.clone());
     let prices = match a.price.resolve(model.as_deref()) {
         Ok(p) => p,
@@ -181,11 +216,12 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    let documents = match discover_documents(&a.inputs) {
+    // Then what needs the file system: the documents, the index files.
+    let discovery = match discover(&a.inputs) {
         Ok(d) => d,
         Err(e) => {
             problems.push(format!("{e:#}"));
-            Vec::new()
+            Default::default()
         }
     };
     for idx in &a.index {
@@ -213,26 +249,50 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     let out_dir = out_dir.expect("checked above");
 
     let mut llm = llm;
-    // Flags or a prices table win over KGROUTE_PRICE_IN/OUT; the LLM client
-    // and the budget must agree on one price.
+    // Flags or a prices table win over KGROUTE_PRICE_IN/OUT, which win over
+    // the model's row in config/prices.yaml; the LLM client and the budget
+    // must agree on one price. `None`: unknown.
     let prices = match (&mut llm, prices) {
         (Some(l), Some(p)) => {
             l.price_in_per_mtok = p.input_per_million;
             l.price_out_per_mtok = p.output_per_million;
+            Some(p)
+        }
+        (Some(l), None) if l.price_in_per_mtok > 0.0 || l.price_out_per_mtok > 0.0 => {
+            Some(Prices {
+                input_per_million: l.price_in_per_mtok,
+                output_per_million: l.price_out_per_mtok,
+            })
+        }
+        (Some(l), None) => {
+            let table = Path::new(DEFAULT_PRICES);
+            let p = table
+                .is_file()
+                .then(|| prices_for_model(table, &l.model).ok())
+                .flatten();
+            if let Some(p) = p {
+                l.price_in_per_mtok = p.input_per_million;
+                l.price_out_per_mtok = p.output_per_million;
+            }
             p
         }
-        (Some(l), None) => Prices {
-            input_per_million: l.price_in_per_mtok,
-            output_per_million: l.price_out_per_mtok,
-        },
-        (None, p) => p.unwrap_or(Prices {
-            input_per_million: 0.0,
-            output_per_million: 0.0,
-        }),
+        (None, p) => p,
     };
+    if let (Some(limit), Some(l), None) = (a.max_cost, &llm, prices) {
+        bail!(
+            "invalid configuration:\n  - --max-cost {limit} needs a price for model `{}`: add --price-in/--price-out, or --prices config/prices.yaml with a row for the model",
+            l.model
+        );
+    }
     if let Some(l) = llm.as_mut() {
         l.timeout = std::time::Duration::from_secs(a.timeout);
+        l.section_timeout = std::time::Duration::from_secs(a.section_timeout);
+        l.breaker_after = a.breaker_after;
     }
+    for note in &discovery.notes {
+        eprintln!("kgroute: note: {note}");
+    }
+    let cost = CostModel::new(llm.as_ref().map(|l| l.model.as_str()), prices);
     let sink = match a.neo4j.clone().or_else(|| env("NEO4J_URI")) {
         Some(uri) => SinkConfig::Neo4j {
             uri,
@@ -250,7 +310,8 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(new_batch_id);
     Ok(IngestConfig {
-        documents,
+        documents: discovery.documents,
+        skipped: discovery.skipped,
         index_files: a.index,
         batch_id,
         history_file: a.history,
@@ -268,13 +329,19 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         sink,
         resume: a.resume,
         max_cost_usd: a.max_cost,
-        prices,
+        cost,
         quiet: a.quiet,
-        lossy: a.lossy,
+        read: ReadOptions {
+            lossy: a.lossy,
+            max_bytes: a.max_bytes,
+        },
         document_parallelism: a.documents_in_flight,
         out_dir,
     })
 }
+
+/// The prices table read when no price is given.
+const DEFAULT_PRICES: &str = "config/prices.yaml";
 
 fn new_batch_id() -> String {
     format!("batch-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"))

@@ -9,8 +9,10 @@ use super::prices::PriceArgs;
 use super::Outcome;
 use crate::index::GraphabilityIndex;
 use crate::pipeline::discover_documents;
+use crate::route::cost::CostModel;
 use crate::route::export::{self, BatchPlan, DocumentPlan, PlanFailure};
-use crate::route::{plan_document, PlanStats, RouteOptions};
+use crate::route::{plan_document, PlanStats, Route, RouteOptions, RoutePlan};
+use crate::tree::SourceText;
 use anyhow::{bail, Context};
 use std::io::Write;
 use std::path::PathBuf;
@@ -99,12 +101,14 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let index = GraphabilityIndex::load(&args.index)?;
     let files = discover_documents(&args.inputs)?;
 
+    let cost = CostModel::new(args.model.as_deref(), prices);
     let mut documents = Vec::new();
     let mut failures = Vec::new();
     for path in files {
         match plan_document(&path, &index, &cfg.opts, args.lossy) {
-            Ok((_, _, plan)) => {
-                let stats = PlanStats::of(&plan, prices.as_ref());
+            Ok((source, _, plan)) => {
+                let mut stats = PlanStats::of(&plan, prices.as_ref());
+                apply_estimate(&mut stats, estimate_plan(&cost, &plan, &source));
                 documents.push(DocumentPlan { path, stats, plan });
             }
             Err(e) => {
@@ -116,7 +120,19 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let totals = PlanStats::sum(documents.iter().map(|d| &d.stats), prices.as_ref());
+    let mut totals = PlanStats::sum(documents.iter().map(|d| &d.stats), prices.as_ref());
+    apply_estimate(
+        &mut totals,
+        documents
+            .iter()
+            .fold((0, 0, prices.map(|_| 0.0)), |acc, d| {
+                (
+                    acc.0 + d.stats.est_input_tokens,
+                    acc.1 + d.stats.est_output_tokens,
+                    acc.2.zip(d.stats.est_cost_usd).map(|(a, b)| a + b),
+                )
+            }),
+    );
     let batch = BatchPlan {
         document_type: index.document_type.clone(),
         index_version: index.version.clone(),
@@ -153,6 +169,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         PlanFormat::Csv => export::write_csv(&mut out, &batch.documents)?,
         PlanFormat::Table => {
             print_table(&mut out, &batch)?;
+            writeln!(out, "cost: {}", cost.describe())?;
             writeln!(
                 out,
                 "wrote {} and {}",
@@ -167,6 +184,29 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     } else {
         Outcome::PartialFailure
     })
+}
+
+/// Tokens in, tokens out and cost of a plan's sent sections, section by
+/// section, with the one estimate `--max-cost` reserves.
+fn estimate_plan(
+    cost: &CostModel,
+    plan: &RoutePlan,
+    source: &SourceText,
+) -> (u64, u64, Option<f64>) {
+    let mut total = (0, 0, cost.prices().map(|_| 0.0));
+    for s in plan.sections.iter().filter(|s| s.route == Route::Llm) {
+        let e = cost.estimate(source.span_text(s.start_line, s.end_line));
+        total.0 += e.tokens_in;
+        total.1 += e.tokens_out;
+        total.2 = total.2.zip(e.usd).map(|(a, b)| a + b);
+    }
+    total
+}
+
+fn apply_estimate(stats: &mut PlanStats, (tin, tout, usd): (u64, u64, Option<f64>)) {
+    stats.est_input_tokens = tin;
+    stats.est_output_tokens = tout;
+    stats.est_cost_usd = usd;
 }
 
 /// Cuts a string to `n` characters, marking the cut.

@@ -29,6 +29,12 @@ pub struct LlmConfig {
     pub backoff_base: Duration,
     /// Largest backoff and largest honoured `Retry-After`.
     pub backoff_max: Duration,
+    /// Bound on the total time spent on one section piece, attempts and
+    /// waits together (not timeout x attempts).
+    pub section_timeout: Duration,
+    /// Consecutive transport failures (timeouts, refused or reset
+    /// connections) after which the run stops sending: the circuit breaker.
+    pub breaker_after: u32,
     /// USD per million prompt tokens (0 when unknown).
     pub price_in_per_mtok: f64,
     /// USD per million completion tokens (0 when unknown).
@@ -37,7 +43,8 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     /// A configuration with default limits (60 s timeout, 4 retries, 500 ms
-    /// backoff base, 30 s backoff cap). Checks the URL and model.
+    /// backoff base, 30 s backoff cap, 180 s per section, breaker after 5
+    /// transport failures in a row). Checks the URL and model.
     pub fn new(base_url: &str, model: &str) -> Result<Self> {
         let base_url = check_url(base_url)?;
         let model = model.trim();
@@ -52,6 +59,8 @@ impl LlmConfig {
             max_retries: 4,
             backoff_base: Duration::from_millis(500),
             backoff_max: Duration::from_secs(30),
+            section_timeout: Duration::from_secs(180),
+            breaker_after: 5,
             price_in_per_mtok: 0.0,
             price_out_per_mtok: 0.0,
         })

@@ -14,10 +14,13 @@ use super::validate::{self, ModelOutput};
 use super::{rating, rules, split};
 use super::{SectionExtraction, SectionInput, SectionStatus};
 use crate::index::{DensityThresholds, Ontology, Tier};
+use crate::route::{Route, RoutePlan};
+use crate::tree::SourceText;
 use anyhow::Result;
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 use tokio::sync::Semaphore;
 
 /// Running totals, readable at any time (e.g. by a progress bar).
@@ -35,6 +38,10 @@ pub struct Counters {
     pub sections_done: AtomicU64,
     /// Sections that ended `Failed`.
     pub sections_failed: AtomicU64,
+    /// Requests being sent or awaited right now.
+    pub in_flight: AtomicU64,
+    /// Section pieces backing off before a retry right now.
+    pub waiting: AtomicU64,
 }
 
 /// A plain copy of [`Counters`].
@@ -47,6 +54,8 @@ pub struct CounterSnapshot {
     pub tokens_out: u64,
     pub sections_done: u64,
     pub sections_failed: u64,
+    pub in_flight: u64,
+    pub waiting: u64,
 }
 
 impl Counters {
@@ -61,6 +70,8 @@ impl Counters {
             tokens_out: g(&self.tokens_out),
             sections_done: g(&self.sections_done),
             sections_failed: g(&self.sections_failed),
+            in_flight: g(&self.in_flight),
+            waiting: g(&self.waiting),
         }
     }
 }
@@ -77,6 +88,80 @@ pub struct Extractor {
     cache: Option<Cache>,
     semaphore: Semaphore,
     counters: Counters,
+    /// Transport failures in a row (any answer resets it).
+    transport_failures: AtomicU32,
+    /// Set once the circuit breaker opened: the last transport failure.
+    breaker: OnceLock<String>,
+}
+
+/// Called once per section just before its first request is sent (never
+/// for cache hits): the `--max-cost` reservation; and after each answer,
+/// with the permit still held, so the next section's reservation already
+/// sees what this one cost. Shared by the section's pieces, so a split
+/// section reserves once.
+pub struct Gate<'a> {
+    check: &'a (dyn Fn() -> Result<(), String> + Sync),
+    answered: &'a (dyn Fn(u64, u64, bool) + Sync),
+    state: Mutex<(Option<Result<(), String>>, bool)>,
+}
+
+impl<'a> Gate<'a> {
+    /// `check` reserves; `answered(tokens_in, tokens_out, first)` settles
+    /// (`first` for the section's first answer).
+    pub fn new(
+        check: &'a (dyn Fn() -> Result<(), String> + Sync),
+        answered: &'a (dyn Fn(u64, u64, bool) + Sync),
+    ) -> Self {
+        Gate {
+            check,
+            answered,
+            state: Mutex::new((None, false)),
+        }
+    }
+
+    fn pass(&self) -> Result<(), String> {
+        let mut s = self.state.lock().expect("gate lock");
+        s.0.get_or_insert_with(|| (self.check)()).clone()
+    }
+
+    fn answer(&self, tokens_in: u64, tokens_out: u64) {
+        let mut s = self.state.lock().expect("gate lock");
+        let first = !s.1;
+        s.1 = true;
+        (self.answered)(tokens_in, tokens_out, first);
+    }
+
+    /// True when the check passed but no answer came (the reservation is
+    /// still open).
+    pub fn reserved_unanswered(&self) -> bool {
+        let s = self.state.lock().expect("gate lock");
+        matches!(s.0, Some(Ok(()))) && !s.1
+    }
+}
+
+/// The inputs of the extraction stage for a planned document: one per
+/// section routed to the LLM, with its whole text by its line pointers.
+pub fn section_inputs(
+    plan: &RoutePlan,
+    doc_id: &str,
+    doc_type: &str,
+    source: &SourceText,
+) -> Vec<SectionInput> {
+    plan.sections
+        .iter()
+        .filter(|s| s.route == Route::Llm)
+        .map(|s| SectionInput {
+            doc_id: doc_id.to_string(),
+            doc_type: doc_type.to_string(),
+            node_id: s.node_id.clone(),
+            title: s.title.clone(),
+            breadcrumb: s.breadcrumb.clone(),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            text: source.span_text(s.start_line, s.end_line).to_string(),
+            anchor: s.matched.anchor,
+        })
+        .collect()
 }
 
 /// The answer to one piece of a section.
@@ -117,7 +202,40 @@ impl Extractor {
             client,
             cache,
             counters: Counters::default(),
+            transport_failures: AtomicU32::new(0),
+            breaker: OnceLock::new(),
         })
+    }
+
+    /// What a batch records to refuse a resume with another extractor:
+    /// `rules`, or `llm:<model>` with the prompt version.
+    pub fn identity(&self) -> String {
+        match &self.cfg.llm {
+            None => "rules".to_string(),
+            Some(l) => format!("llm:{} (prompt {})", l.model, self.prompt_version()),
+        }
+    }
+
+    fn prompt_version(&self) -> &str {
+        if self.cfg.prompt_version.is_empty() {
+            PROMPT_VERSION
+        } else {
+            &self.cfg.prompt_version
+        }
+    }
+
+    /// Checks the LLM endpoint before any document (no-op offline); see
+    /// [`LlmClient::preflight`].
+    pub async fn preflight(&self) -> Result<()> {
+        match &self.client {
+            Some(c) => c.preflight().await,
+            None => Ok(()),
+        }
+    }
+
+    /// The reason the circuit breaker opened, once it has.
+    pub fn breaker_reason(&self) -> Option<&str> {
+        self.breaker.get().map(String::as_str)
     }
 
     /// One line for the run header, e.g. `offline rules extractor (no LLM
@@ -168,6 +286,16 @@ impl Extractor {
     /// Extracts one section. Never panics on bad answers or network
     /// trouble: those end as [`SectionStatus::Failed`] with the reason.
     pub async fn extract(&self, input: SectionInput) -> SectionExtraction {
+        let always = || Ok(());
+        let ignore = |_, _, _| {};
+        self.extract_gated(input, &Gate::new(&always, &ignore))
+            .await
+    }
+
+    /// [`Self::extract`], asking `gate` just before the section's first
+    /// request (with a concurrency permit held); a refusal fails the section
+    /// with the gate's reason and nothing is sent.
+    pub async fn extract_gated(&self, input: SectionInput, gate: &Gate<'_>) -> SectionExtraction {
         let out = match &self.client {
             None => {
                 // CPU work off the async threads; a panic in the rules
@@ -186,7 +314,7 @@ impl Extractor {
                     ),
                 }
             }
-            Some(client) => self.extract_llm(client, &input).await,
+            Some(client) => self.extract_llm(client, &input, gate).await,
         };
         self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
         if matches!(out.status, SectionStatus::Failed(_)) {
@@ -203,10 +331,16 @@ impl Extractor {
         futures::future::join_all(inputs.into_iter().map(|i| self.extract(i))).await
     }
 
-    async fn extract_llm(&self, client: &LlmClient, input: &SectionInput) -> SectionExtraction {
+    async fn extract_llm(
+        &self,
+        client: &LlmClient,
+        input: &SectionInput,
+        gate: &Gate<'_>,
+    ) -> SectionExtraction {
         let pieces = split::split_section(input, self.cfg.section_budget_chars);
         let results =
-            futures::future::join_all(pieces.iter().map(|p| self.extract_piece(client, p))).await;
+            futures::future::join_all(pieces.iter().map(|p| self.extract_piece(client, p, gate)))
+                .await;
         let mut parts = Vec::with_capacity(results.len());
         for r in results {
             let (entities, relations, pruned, tier, why) = match r.output {
@@ -260,12 +394,13 @@ impl Extractor {
         out
     }
 
-    async fn extract_piece(&self, client: &LlmClient, piece: &SectionInput) -> PieceResult {
-        let prompt_version = if self.cfg.prompt_version.is_empty() {
-            PROMPT_VERSION
-        } else {
-            &self.cfg.prompt_version
-        };
+    async fn extract_piece(
+        &self,
+        client: &LlmClient,
+        piece: &SectionInput,
+        gate: &Gate<'_>,
+    ) -> PieceResult {
+        let prompt_version = self.prompt_version();
         let key = cache_key(
             &client.config().model,
             prompt_version,
@@ -291,8 +426,13 @@ impl Extractor {
         ];
         let (mut tin, mut tout) = (0u64, 0u64);
         let mut repaired = false;
+        // The piece's time bound starts with its first request.
+        let mut deadline = None;
         loop {
-            let answer = match self.call_with_retries(client, &messages).await {
+            let answer = match self
+                .call_with_retries(client, &messages, gate, &mut deadline)
+                .await
+            {
                 Ok(a) => a,
                 Err(reason) => {
                     return PieceResult {
@@ -348,13 +488,16 @@ impl Extractor {
         }
     }
 
-    /// Sends until an answer arrives, a non-retryable error, or the retry
-    /// budget is spent. Holds a semaphore permit only while a request is in
-    /// flight, never while backing off.
+    /// Sends until an answer arrives, a non-retryable error, the retry
+    /// budget or the piece's time bound is spent, or the circuit breaker is
+    /// open. Holds a semaphore permit only while a request is in flight,
+    /// never while backing off.
     async fn call_with_retries(
         &self,
         client: &LlmClient,
         messages: &[Value],
+        gate: &Gate<'_>,
+        deadline: &mut Option<Instant>,
     ) -> Result<ChatAnswer, String> {
         let cfg = client.config();
         let policy = RetryPolicy {
@@ -362,43 +505,93 @@ impl Extractor {
             base: cfg.backoff_base,
             max: cfg.backoff_max,
         };
+        let unavailable = |r: &str| format!("endpoint unavailable: {r}");
         let mut retry = 0u32;
         loop {
-            let res = {
+            if let Some(r) = self.breaker.get() {
+                return Err(unavailable(r));
+            }
+            let (res, until) = {
                 let _permit = self
                     .semaphore
                     .acquire()
                     .await
                     .map_err(|e| format!("extractor closed: {e}"))?;
+                if let Some(r) = self.breaker.get() {
+                    return Err(unavailable(r));
+                }
+                gate.pass()?;
+                let until = *deadline.get_or_insert_with(|| Instant::now() + cfg.section_timeout);
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(format!(
+                        "gave up: the section's time bound of {}s was spent",
+                        cfg.section_timeout.as_secs()
+                    ));
+                }
                 self.counters.requests.fetch_add(1, Ordering::Relaxed);
-                let res = client.chat(messages).await;
+                self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
+                let res = client.chat_within(messages, left).await;
+                self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
+                if let Ok(a) = &res {
+                    gate.answer(a.tokens_in, a.tokens_out);
+                }
                 if matches!(res, Err(CallError::FormatUnsupported(_))) {
                     // Switch before the permit goes, so the next request
                     // already uses json_object.
                     client.use_json_object();
                 }
-                res
+                (res, until)
             };
-            match res {
-                Ok(a) => return Ok(a),
+            let (reason, retry_after) = match res {
+                Ok(a) => {
+                    self.transport_failures.store(0, Ordering::Relaxed);
+                    return Ok(a);
+                }
                 Err(CallError::FormatUnsupported(_)) => {
                     // Only a json_schema request gets this answer and the
                     // client now uses json_object for the rest of the run:
                     // resend at once; this is not a retry.
+                    continue;
                 }
-                Err(CallError::Fatal(reason)) => return Err(reason),
+                Err(CallError::Fatal(reason)) => {
+                    self.transport_failures.store(0, Ordering::Relaxed);
+                    return Err(reason);
+                }
+                Err(CallError::Transport(reason)) => {
+                    let n = self.transport_failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n >= cfg.breaker_after.max(1) {
+                        let _ = self.breaker.set(format!(
+                            "{n} transport failures in a row, the last: {reason}"
+                        ));
+                        return Err(unavailable(self.breaker.get().expect("just set")));
+                    }
+                    (reason, None)
+                }
                 Err(CallError::Retryable {
                     reason,
                     retry_after,
                 }) => {
-                    if retry >= policy.max_retries {
-                        return Err(format!("{reason} (gave up after {} attempts)", retry + 1));
-                    }
-                    self.counters.retries.fetch_add(1, Ordering::Relaxed);
-                    tokio::time::sleep(policy.backoff(retry, retry_after)).await;
-                    retry += 1;
+                    self.transport_failures.store(0, Ordering::Relaxed);
+                    (reason, retry_after)
                 }
+            };
+            if retry >= policy.max_retries {
+                return Err(format!("{reason} (gave up after {} attempts)", retry + 1));
             }
+            let wait = policy.backoff(retry, retry_after);
+            if Instant::now() + wait >= until {
+                return Err(format!(
+                    "{reason} (gave up after {} attempts: the section's time bound of {}s would be passed)",
+                    retry + 1,
+                    cfg.section_timeout.as_secs()
+                ));
+            }
+            self.counters.retries.fetch_add(1, Ordering::Relaxed);
+            self.counters.waiting.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(wait).await;
+            self.counters.waiting.fetch_sub(1, Ordering::Relaxed);
+            retry += 1;
         }
     }
 }

@@ -2,16 +2,67 @@
 //! documents to process, in a stable order.
 
 use anyhow::{bail, Context};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// File endings read as documents when a folder is given. A file named
 /// explicitly is always taken, whatever its ending.
 const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "text"];
 
+/// Files a folder walk passed over, by ending (`pdf` -> 2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skipped(pub BTreeMap<String, usize>);
+
+impl Skipped {
+    /// `skipped 3 files: .pdf x2, .docx x1` (most frequent first), or
+    /// `None` when nothing was skipped.
+    pub fn line(&self) -> Option<String> {
+        let total: usize = self.0.values().sum();
+        if total == 0 {
+            return None;
+        }
+        let mut kinds: Vec<(&String, &usize)> = self.0.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = kinds
+            .iter()
+            .map(|(ext, n)| {
+                if ext.is_empty() {
+                    format!("no extension x{n}")
+                } else {
+                    format!(".{ext} x{n}")
+                }
+            })
+            .collect();
+        Some(format!(
+            "skipped {total} file{}: {} (kgroute reads .{})",
+            if total == 1 { "" } else { "s" },
+            list.join(", "),
+            DOCUMENT_EXTENSIONS.join(", .")
+        ))
+    }
+}
+
+/// What the walk found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    pub documents: Vec<PathBuf>,
+    pub skipped: Skipped,
+    /// Folders not entered again (symlink loops), one note each.
+    pub notes: Vec<String>,
+}
+
 /// Files named directly, plus the documents found (recursively, sorted,
 /// hidden entries skipped) in folders. Duplicates are dropped.
 pub fn discover_documents(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
+    Ok(discover(inputs)?.documents)
+}
+
+/// [`discover_documents`] with what was skipped: files with other endings
+/// are counted, a folder reached twice (a symlink loop) is entered once and
+/// noted.
+pub fn discover(inputs: &[PathBuf]) -> anyhow::Result<Discovery> {
+    let mut found = Discovery::default();
+    let mut visited = HashSet::new();
     for input in inputs {
         let meta = match std::fs::metadata(input) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -20,9 +71,9 @@ pub fn discover_documents(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             r => r.with_context(|| format!("{}: cannot open", input.display()))?,
         };
         if meta.is_dir() {
-            let before = out.len();
-            walk(input, &mut out)?;
-            if out.len() == before {
+            let before = found.documents.len();
+            walk(input, &mut found, &mut visited)?;
+            if found.documents.len() == before {
                 bail!(
                     "{}: folder has no documents (looked for files ending in .{})",
                     input.display(),
@@ -30,15 +81,28 @@ pub fn discover_documents(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 );
             }
         } else {
-            out.push(input.clone());
+            found.documents.push(input.clone());
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|p| seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
-    Ok(out)
+    let mut seen = HashSet::new();
+    found
+        .documents
+        .retain(|p| seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone())));
+    Ok(found)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+fn walk(dir: &Path, found: &mut Discovery, visited: &mut HashSet<PathBuf>) -> anyhow::Result<()> {
+    let real = dir
+        .canonicalize()
+        .with_context(|| format!("{}: cannot open folder", dir.display()))?;
+    if !visited.insert(real.clone()) {
+        found.notes.push(format!(
+            "{}: folder already walked as {} (a symlink loop or a second link), not entered again",
+            dir.display(),
+            real.display()
+        ));
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("{}: cannot list folder", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -51,13 +115,18 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out)?;
-        } else if p
+            walk(&p, found, visited)?;
+            continue;
+        }
+        let ext = p
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| DOCUMENT_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-        {
-            out.push(p);
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if DOCUMENT_EXTENSIONS.contains(&ext.as_str()) {
+            found.documents.push(p);
+        } else {
+            *found.skipped.0.entry(ext).or_default() += 1;
         }
     }
     Ok(())
@@ -89,6 +158,30 @@ mod tests {
             .map(|p| p.strip_prefix(d).unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, ["a.md", "b.txt", "sub/c.markdown"]);
+    }
+
+    #[test]
+    fn other_endings_are_counted_and_a_symlink_loop_is_walked_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("sub")).unwrap();
+        for f in ["a.md", "x.pdf", "y.PDF", "z.docx", "sub/b.txt"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(d, d.join("sub").join("loop")).unwrap();
+        let got = discover(&[d.to_path_buf()]).unwrap();
+        assert_eq!(got.documents.len(), 2, "{:?}", got.documents);
+        assert_eq!(
+            got.skipped.line().unwrap(),
+            "skipped 3 files: .pdf x2, .docx x1 (kgroute reads .md, .markdown, .txt, .text)"
+        );
+        #[cfg(unix)]
+        {
+            assert_eq!(got.notes.len(), 1, "{:?}", got.notes);
+            assert!(got.notes[0].contains("loop"), "{:?}", got.notes);
+        }
+        assert_eq!(Skipped::default().line(), None);
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! interrupted batch can be finished with `--resume`.
 //!
 //! Written atomically (temp file + rename): a crash leaves either the old or
-//! the new manifest, never half of one.
+//! the new manifest, never half of one. Documents are keyed by their
+//! canonical path (never the path as typed), and the manifest remembers what
+//! the batch was built with ([`BatchIdentity`]), so a resume with another
+//! index or extractor is refused instead of mixing two batches.
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -23,14 +26,46 @@ pub enum DocState {
     Written,
     /// Could not be processed; `error` says why. A resume tries again.
     Failed,
+    /// The same content as an earlier document of the batch (`error` names
+    /// it); not processed.
+    Duplicate,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocEntry {
+    /// Canonical path: the key of the document in the batch.
     pub path: PathBuf,
     pub doc_id: Option<String>,
     pub state: DocState,
     pub error: Option<String>,
+}
+
+/// What a batch was built with: a resume must use the same.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BatchIdentity {
+    /// SHA-256 over the index files' contents, in the order given.
+    pub index_sha256: String,
+    /// `rules` or `llm:<model>`, with the prompt version.
+    pub extractor: String,
+}
+
+impl BatchIdentity {
+    /// Hashes the index files (their bytes, in order) and names the
+    /// extractor.
+    pub fn of(index_files: &[PathBuf], extractor: &str) -> anyhow::Result<BatchIdentity> {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for f in index_files {
+            let bytes =
+                std::fs::read(f).with_context(|| format!("{}: cannot read index", f.display()))?;
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        Ok(BatchIdentity {
+            index_sha256: h.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+            extractor: extractor.to_string(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,15 +73,30 @@ pub struct Manifest {
     pub batch_id: String,
     pub created_at: String,
     pub index_files: Vec<PathBuf>,
+    /// What the batch was built with (absent in manifests of older
+    /// versions, which then resume unchecked).
+    #[serde(default)]
+    pub identity: Option<BatchIdentity>,
+    /// True once every document was handled and the reports written; a
+    /// resume of a finished batch with nothing to redo changes nothing.
+    #[serde(default)]
+    pub finished: bool,
     pub documents: Vec<DocEntry>,
 }
 
 impl Manifest {
-    pub fn new(batch_id: &str, index_files: &[PathBuf], docs: &[PathBuf]) -> Self {
+    pub fn new(
+        batch_id: &str,
+        index_files: &[PathBuf],
+        identity: BatchIdentity,
+        docs: &[PathBuf],
+    ) -> Self {
         Manifest {
             batch_id: batch_id.to_string(),
             created_at: chrono::Utc::now().to_rfc3339(),
             index_files: index_files.to_vec(),
+            identity: Some(identity),
+            finished: false,
             documents: docs
                 .iter()
                 .map(|p| DocEntry {
@@ -75,6 +125,40 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         let json = serde_json::to_vec_pretty(self)?;
         crate::atomic_file::write_atomic(&path, &json)
+    }
+
+    /// Refuses a resume whose index or extractor differs from the batch's.
+    pub fn check_identity(&self, dir: &Path, now: &BatchIdentity) -> anyhow::Result<()> {
+        let Some(was) = &self.identity else {
+            return Ok(());
+        };
+        let mut problems = Vec::new();
+        if was.index_sha256 != now.index_sha256 {
+            let files: Vec<String> = self
+                .index_files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            problems.push(format!(
+                "the index differs from the one the batch was built with ({}; contents changed or other files given)",
+                files.join(", ")
+            ));
+        }
+        if was.extractor != now.extractor {
+            problems.push(format!(
+                "the extractor differs: the batch used `{}`, this run `{}`",
+                was.extractor, now.extractor
+            ));
+        }
+        if problems.is_empty() {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "{}: cannot resume batch {}: {}; resume with the same --index and model, or start a new batch with another --out",
+            dir.display(),
+            self.batch_id,
+            problems.join("; ")
+        )
     }
 
     /// Adds documents given on a resumed run that the batch did not have.
@@ -111,7 +195,12 @@ mod tests {
     fn manifest_round_trips_and_tracks_states() {
         let dir = tempfile::tempdir().unwrap();
         let docs = vec![PathBuf::from("a.md"), PathBuf::from("b.txt")];
-        let mut m = Manifest::new("batch-1", &[PathBuf::from("idx.yaml")], &docs);
+        let mut m = Manifest::new(
+            "batch-1",
+            &[PathBuf::from("idx.yaml")],
+            BatchIdentity::default(),
+            &docs,
+        );
         m.entry_mut(Path::new("a.md")).unwrap().state = DocState::Written;
         m.save(dir.path()).unwrap();
         let mut back = Manifest::load(dir.path()).unwrap();
@@ -125,6 +214,32 @@ mod tests {
             .file_name()
             .to_string_lossy()
             .contains(".tmp")));
+    }
+
+    #[test]
+    fn a_resume_with_another_index_or_extractor_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let idx = dir.path().join("i.yaml");
+        std::fs::write(&idx, "a: 1\n").unwrap();
+        let id = BatchIdentity::of(std::slice::from_ref(&idx), "rules").unwrap();
+        let m = Manifest::new("b", std::slice::from_ref(&idx), id.clone(), &[]);
+        assert!(m.check_identity(dir.path(), &id).is_ok());
+        let other = BatchIdentity::of(std::slice::from_ref(&idx), "llm:m").unwrap();
+        let e = m
+            .check_identity(dir.path(), &other)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`rules`") && e.contains("`llm:m`"), "{e}");
+        std::fs::write(&idx, "a: 2\n").unwrap();
+        let edited = BatchIdentity::of(std::slice::from_ref(&idx), "rules").unwrap();
+        let e = m
+            .check_identity(dir.path(), &edited)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("index differs") && e.contains("another --out"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -12,5 +12,5 @@ pub mod manifest;
 pub mod progress;
 pub mod run;
 
-pub use discover::discover_documents;
+pub use discover::{discover, discover_documents, Discovery, Skipped};
 pub use run::{run_batch, BatchResult, IngestConfig};

@@ -51,6 +51,28 @@ impl Progress {
         }
     }
 
+    /// The periodic heartbeat: totals with requests in flight, retries and
+    /// waits (the bar's message, or one plain line), so a stalled run shows.
+    pub fn tick(&self, t: &Totals, c: &crate::extract::CounterSnapshot) {
+        let line = format!(
+            "sections {}/{}, requests {} ({} in flight), retries {}, waiting {}, failed {}",
+            t.sections_done,
+            t.sections_to_send,
+            c.requests,
+            c.in_flight,
+            c.retries,
+            c.waiting,
+            c.sections_failed
+        );
+        match self {
+            Progress::Bar(bar) => bar.set_message(line),
+            Progress::Lines { .. } if c.requests > 0 || c.waiting > 0 => {
+                println!("  ... {line}")
+            }
+            _ => {}
+        }
+    }
+
     /// One document finished (or failed); `line` describes it.
     pub fn document_done(&mut self, line: &str) {
         match self {

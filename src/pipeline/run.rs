@@ -1,20 +1,30 @@
-//! Runs one batch: opens the sink and the extractor (failing before any LLM
-//! spend when a service is unreachable), processes the documents
-//! concurrently, keeps the manifest current, and writes the reports.
+//! Runs one batch: checks every service (Neo4j, the LLM endpoint) before
+//! anything is written to `--out`, processes the documents concurrently,
+//! keeps the manifest current, and writes the reports.
+//!
+//! Exactly once: documents are keyed by canonical path, a finished document
+//! is never redone or lost on `--resume` (its saved result is reported and
+//! its graph part kept), a document with failed sections is redone (the
+//! cache makes answered sections free), and a resume of a finished batch
+//! with nothing to redo writes nothing at all.
 
 use super::budget::Budget;
-use super::manifest::{DocState, Manifest};
+use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
+use crate::extract::extractor::{section_inputs, Gate};
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
-use crate::graph::{build_document_graph, DocumentMeta};
+use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta};
 use crate::index::GraphabilityIndex;
+use crate::report::summary::summarize;
 use crate::report::{
     record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
 };
-use crate::route::cost::{estimate_tokens, OUTPUT_PER_INPUT};
-use crate::route::{plan_document, Prices, Route, RouteOptions, RoutePlan};
+use crate::route::cost::CostModel;
+use crate::route::{Route, RouteOptions, RoutePlan};
 use crate::sink::{open_sink, GraphSink, SinkConfig};
+use crate::tree::source::ReadOptions;
+use crate::tree::{build_tree, SourceText};
 use anyhow::Context;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -22,11 +32,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// A validated `ingest` configuration (built from the command line without
-/// I/O; `run_batch` does the I/O).
+/// A validated `ingest` configuration (built from the command line; the
+/// services are opened by `run_batch`).
 #[derive(Debug, Clone)]
 pub struct IngestConfig {
     pub documents: Vec<PathBuf>,
+    /// Files the folder walk passed over (`.pdf x2`), for the summary line.
+    pub skipped: super::discover::Skipped,
     pub index_files: Vec<PathBuf>,
     pub out_dir: PathBuf,
     pub batch_id: String,
@@ -36,11 +48,12 @@ pub struct IngestConfig {
     pub sink: SinkConfig,
     pub resume: bool,
     pub max_cost_usd: Option<f64>,
-    /// Prices for the cost figures and the `--max-cost` gate (zero when
-    /// unknown).
-    pub prices: Prices,
+    /// The one cost model shared with `kgroute plan`: token counts and
+    /// prices for the estimates, the `--max-cost` gate and the summary.
+    pub cost: CostModel,
     pub quiet: bool,
-    pub lossy: bool,
+    /// How documents are read (`--lossy`, `--max-bytes`).
+    pub read: ReadOptions,
     /// Documents in flight at once (their sections share the extractor's bound).
     pub document_parallelism: usize,
 }
@@ -52,6 +65,8 @@ pub struct BatchResult {
     pub out_dir: PathBuf,
     pub failed_documents: usize,
     pub failed_sections: usize,
+    /// True when a resume found nothing to do and wrote nothing.
+    pub nothing_to_do: bool,
 }
 
 /// Everything saved about one document once its sections are extracted, so
@@ -63,6 +78,15 @@ struct SavedDocument {
     extractions: Vec<SectionExtraction>,
 }
 
+impl SavedDocument {
+    fn failed_sections(&self) -> usize {
+        self.extractions
+            .iter()
+            .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
+            .count()
+    }
+}
+
 /// Shared state of a running batch.
 struct Batch {
     cfg: IngestConfig,
@@ -70,37 +94,79 @@ struct Batch {
     extractor: Arc<Extractor>,
     sink: tokio::sync::Mutex<Box<dyn GraphSink>>,
     budget: Budget,
-    /// One slot per request in flight: a section reserves its estimated
-    /// cost only once it is about to be sent, so `--max-cost` sees the
-    /// actual cost of the answers before it.
-    send_slots: tokio::sync::Semaphore,
     manifest: Mutex<Manifest>,
+    /// Content hash -> first document of the batch with that content.
+    claims: Mutex<HashMap<String, PathBuf>>,
     totals: Mutex<Totals>,
     progress: Mutex<Progress>,
 }
 
+/// The canonical path of a document: its key in the manifest, whatever path
+/// was typed (a file that cannot be resolved keeps an absolute form).
+pub fn document_key(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .unwrap_or_else(|_| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// True when `dir` exists and holds anything.
+fn is_non_empty_dir(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some())
+}
+
 pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let index = GraphabilityIndex::load(&cfg.index_files)?;
-    std::fs::create_dir_all(cfg.out_dir.join("docs"))
-        .with_context(|| format!("{}: cannot create output folder", cfg.out_dir.display()))?;
+    let extractor = Extractor::new(cfg.extractor.clone(), index.ontology.clone(), index.density)?;
+    let identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
+    let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
 
-    let manifest = if cfg.resume {
-        let mut m = Manifest::load(&cfg.out_dir)?;
-        m.add_missing(&cfg.documents);
+    // Read-only checks of --out first.
+    let mut manifest = if cfg.resume {
+        let mut m = Manifest::load(&cfg.out_dir).with_context(|| {
+            format!(
+                "--resume: {} holds no batch to resume; leave out --resume to start one there",
+                cfg.out_dir.display()
+            )
+        })?;
+        m.check_identity(&cfg.out_dir, &identity)?;
+        m.add_missing(&keys);
         m
     } else {
-        Manifest::new(&cfg.batch_id, &cfg.index_files, &cfg.documents)
+        if is_non_empty_dir(&cfg.out_dir) {
+            anyhow::bail!(
+                "{}: output folder is not empty; add --resume to finish the batch in it, or give a new --out",
+                cfg.out_dir.display()
+            );
+        }
+        Manifest::new(&cfg.batch_id, &cfg.index_files, identity, &keys)
     };
-    manifest.save(&cfg.out_dir)?;
 
-    // Services first: an unreachable Neo4j or a bad LLM configuration must
-    // fail before anything is spent.
-    let sink = open_sink(&cfg.sink).await?;
-    let extractor = Arc::new(Extractor::new(
-        cfg.extractor.clone(),
-        index.ontology.clone(),
-        index.density,
-    )?);
+    // Services next, before anything is written: an unreachable Neo4j or a
+    // dead LLM endpoint must fail with nothing spent and nothing made.
+    let neo4j = match &cfg.sink {
+        SinkConfig::Neo4j { .. } => Some(open_sink(&cfg.sink).await?),
+        SinkConfig::Files { .. } => None,
+    };
+    extractor.preflight().await?;
+
+    if cfg.resume && manifest.finished {
+        if let Some(result) = nothing_to_redo(&cfg, &index, &extractor, &manifest, neo4j.as_deref())
+        {
+            return Ok(result);
+        }
+    }
+
+    // The manifest first: a kill right after it leaves a resumable batch,
+    // never a non-empty folder without one.
+    std::fs::create_dir_all(&cfg.out_dir)
+        .with_context(|| format!("{}: cannot create output folder", cfg.out_dir.display()))?;
+    manifest.finished = false;
+    manifest.save(&cfg.out_dir)?;
+    std::fs::create_dir_all(cfg.out_dir.join("docs"))
+        .with_context(|| format!("{}: cannot create output folder", cfg.out_dir.display()))?;
+    let sink = match neo4j {
+        Some(s) => s,
+        None => open_sink(&cfg.sink).await?,
+    };
 
     let progress = Progress::new(manifest.documents.len(), cfg.quiet);
     progress.note(&format!(
@@ -110,23 +176,27 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     ));
     progress.note(&format!("extractor: {}", extractor.describe()));
     progress.note(&format!("graph sink: {}", sink.describe()));
-    if cfg.max_cost_usd.is_some() && cfg.prices.cost(1_000_000, 1_000_000) == 0.0 {
-        progress.note("note: --max-cost has no effect without --price-in/--price-out");
+    if extractor.uses_llm() {
+        progress.note(&format!("cost: {}", cfg.cost.describe()));
+    }
+    if let Some(line) = cfg.skipped.line() {
+        progress.note(&line);
     }
 
     let paths: Vec<PathBuf> = manifest.documents.iter().map(|d| d.path.clone()).collect();
     let batch = Arc::new(Batch {
         budget: Budget::new(cfg.max_cost_usd),
-        send_slots: tokio::sync::Semaphore::new(cfg.extractor.concurrency.max(1)),
         index,
-        extractor,
+        extractor: Arc::new(extractor),
         sink: tokio::sync::Mutex::new(sink),
         manifest: Mutex::new(manifest),
+        claims: Mutex::new(HashMap::new()),
         totals: Mutex::new(Totals::default()),
         progress: Mutex::new(progress),
         cfg,
     });
 
+    let ticker = spawn_ticker(Arc::clone(&batch));
     let parallel = batch.cfg.document_parallelism.max(1);
     let outcomes: Vec<DocumentOutcome> = futures::stream::iter(paths)
         .map(|path| {
@@ -134,71 +204,169 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
             async move { process_document(&batch, &path).await }
         })
         .buffered(parallel)
+        .filter_map(|o| async move { o })
         .collect()
         .await;
+    ticker.abort();
 
     batch.sink.lock().await.finish().await?;
     batch.progress.lock().expect("progress").finish();
 
     let cfg = &batch.cfg;
-    let failed_documents = outcomes.iter().filter(|o| o.error.is_some()).count();
-    let failed_sections = outcomes
-        .iter()
-        .flat_map(|o| &o.extractions)
-        .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
-        .count();
     let batch_id = batch.manifest.lock().expect("manifest").batch_id.clone();
     let sink_description = batch.sink.lock().await.describe();
-    let report = BatchReport {
-        batch_id,
-        index_version: batch.index.version.clone(),
-        documents: outcomes,
-        input_per_million: cfg.prices.input_per_million,
-        output_per_million: cfg.prices.output_per_million,
-        extractor: batch.extractor.describe(),
-        sink: sink_description,
-    };
+    let report = batch_report(
+        cfg,
+        &batch.index,
+        &batch.extractor,
+        &batch_id,
+        sink_description,
+        outcomes,
+    );
+    let (failed_documents, failed_sections) = failures(&report);
     let summary = write_batch_reports(&cfg.out_dir, &report)?;
     record_history(&cfg.history_file, &summary)?;
+    {
+        let mut m = batch.manifest.lock().expect("manifest");
+        m.finished = true;
+        m.save(&cfg.out_dir)?;
+    }
     Ok(BatchResult {
         summary,
         out_dir: cfg.out_dir.clone(),
         failed_documents,
         failed_sections,
+        nothing_to_do: false,
+    })
+}
+
+/// A resume of a finished batch where every document is written with no
+/// failed section and no document was added: the result, computed from
+/// the saved documents, with nothing written anywhere.
+fn nothing_to_redo(
+    cfg: &IngestConfig,
+    index: &GraphabilityIndex,
+    extractor: &Extractor,
+    manifest: &Manifest,
+    neo4j: Option<&dyn GraphSink>,
+) -> Option<BatchResult> {
+    let mut outcomes = Vec::new();
+    for d in &manifest.documents {
+        match d.state {
+            DocState::Duplicate => continue,
+            DocState::Written => {}
+            _ => return None,
+        }
+        let saved = load_saved_at(&cfg.out_dir, d.doc_id.as_deref()?)?;
+        if saved.failed_sections() > 0 {
+            return None;
+        }
+        outcomes.push(outcome_from(&d.path, saved, None));
+    }
+    let sink = match neo4j {
+        Some(s) => s.describe(),
+        None => format!(
+            "offline files in {} (no Neo4j configured)",
+            cfg.out_dir.join("graph").display()
+        ),
+    };
+    let report = batch_report(cfg, index, extractor, &manifest.batch_id, sink, outcomes);
+    Some(BatchResult {
+        summary: summarize(&report),
+        out_dir: cfg.out_dir.clone(),
+        failed_documents: 0,
+        failed_sections: 0,
+        nothing_to_do: true,
+    })
+}
+
+fn batch_report(
+    cfg: &IngestConfig,
+    index: &GraphabilityIndex,
+    extractor: &Extractor,
+    batch_id: &str,
+    sink: String,
+    documents: Vec<DocumentOutcome>,
+) -> BatchReport {
+    let prices = cfg.cost.prices();
+    BatchReport {
+        batch_id: batch_id.to_string(),
+        index_version: index.version.clone(),
+        documents,
+        input_per_million: prices.map_or(0.0, |p| p.input_per_million),
+        output_per_million: prices.map_or(0.0, |p| p.output_per_million),
+        extractor: extractor.describe(),
+        sink,
+    }
+}
+
+/// Failed documents and failed sections of a report.
+fn failures(report: &BatchReport) -> (usize, usize) {
+    let docs = report
+        .documents
+        .iter()
+        .filter(|o| o.error.is_some())
+        .count();
+    let sections = report
+        .documents
+        .iter()
+        .flat_map(|o| &o.extractions)
+        .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
+        .count();
+    (docs, sections)
+}
+
+/// Every few seconds, the running totals with retries and waits, so a
+/// stalled run is visible (the bar's message, or a plain line).
+fn spawn_ticker(batch: Arc<Batch>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut last = None;
+        loop {
+            tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+            let c = batch.extractor.counters().snapshot();
+            let t = *batch.totals.lock().expect("totals");
+            let now = (c, t.sections_done);
+            if last == Some(now) && c.waiting == 0 && c.in_flight == 0 {
+                continue;
+            }
+            last = Some(now);
+            batch.progress.lock().expect("progress").tick(&t, &c);
+        }
     })
 }
 
 /// Runs one document through every stage. Never fails the batch: a failure
-/// becomes the outcome's `error` and the manifest's `failed` state.
-async fn process_document(batch: &Batch, path: &Path) -> DocumentOutcome {
-    let name = path
+/// becomes the outcome's `error` and the manifest's `failed` state. `None`
+/// for a duplicate of an earlier document.
+async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> {
+    let name = key
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
+        .unwrap_or_else(|| key.display().to_string());
 
-    if batch.manifest.lock().expect("manifest").state_of(path) == Some(DocState::Written) {
-        if let Some(saved) = load_saved(batch, path) {
-            report_line(
-                batch,
-                &format!("{name}: already written in this batch, skipped"),
-            );
-            return outcome_from(path, saved, None);
+    let state = batch.manifest.lock().expect("manifest").state_of(key);
+    if state == Some(DocState::Written) {
+        if let Some(saved) = load_saved(batch, key) {
+            claim(batch, &saved.meta.sha256, key);
+            if saved.failed_sections() == 0 {
+                report_line(
+                    batch,
+                    &format!("{name}: already written in this batch, skipped"),
+                );
+                return Some(outcome_from(key, saved, None));
+            }
         }
     }
 
-    match run_stages(batch, path).await {
-        Ok(saved) => {
+    match run_stages(batch, key).await {
+        Ok(Some(saved)) => {
             let sent = saved
                 .plan
                 .sections
                 .iter()
                 .filter(|s| s.route == Route::Llm)
                 .count();
-            let failed = saved
-                .extractions
-                .iter()
-                .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
-                .count();
+            let failed = saved.failed_sections();
             let relations: usize = saved.extractions.iter().map(|e| e.relations.len()).sum();
             let mut line = format!(
                 "{name}: {} sections, {sent} sent, {relations} relations, written",
@@ -208,54 +376,73 @@ async fn process_document(batch: &Batch, path: &Path) -> DocumentOutcome {
                 line.push_str(&format!(" ({failed} sections failed; see sections.csv)"));
             }
             report_line(batch, &line);
-            outcome_from(path, saved, None)
+            Some(outcome_from(key, saved, None))
         }
+        Ok(None) => None,
         Err(err) => {
             let msg = format!("{err:#}");
-            set_state(batch, path, None, DocState::Failed, Some(msg.clone()));
+            set_state(batch, key, None, DocState::Failed, Some(msg.clone()));
             // Errors from reading a file already name it.
-            let shown = path.display().to_string();
+            let shown = key.display().to_string();
             if msg.starts_with(&shown) {
                 eprintln!("kgroute: {msg}");
             } else {
                 eprintln!("kgroute: {shown}: {msg}");
             }
             report_line(batch, &format!("{name}: FAILED: {msg}"));
-            DocumentOutcome {
+            Some(DocumentOutcome {
                 doc_id: String::new(),
                 doc_name: name,
-                path: path.to_path_buf(),
+                path: key.to_path_buf(),
                 plan: None,
                 extractions: Vec::new(),
                 error: Some(msg),
-            }
+            })
         }
     }
 }
 
-async fn run_stages(batch: &Batch, path: &Path) -> anyhow::Result<SavedDocument> {
-    let cfg = &batch.cfg;
-    let (source, tree, plan) = plan_document(path, &batch.index, &cfg.route, cfg.lossy)?;
-    let meta = DocumentMeta::from_file(path, &tree.doc_id, &batch.index.document_type)?;
-    set_state(batch, path, Some(&meta.doc_id), DocState::Pending, None);
+/// Claims a content hash for `key`; the first document that claimed it
+/// when another one had.
+fn claim(batch: &Batch, sha256: &str, key: &Path) -> Option<PathBuf> {
+    let mut claims = batch.claims.lock().expect("claims");
+    match claims.get(sha256) {
+        Some(first) if first != key => Some(first.clone()),
+        Some(_) => None,
+        None => {
+            claims.insert(sha256.to_string(), key.to_path_buf());
+            None
+        }
+    }
+}
 
-    let inputs: Vec<SectionInput> = plan
-        .sections
-        .iter()
-        .filter(|s| s.route == Route::Llm)
-        .map(|s| SectionInput {
-            doc_id: meta.doc_id.clone(),
-            doc_type: meta.doc_type.clone(),
-            node_id: s.node_id.clone(),
-            title: s.title.clone(),
-            breadcrumb: s.breadcrumb.clone(),
-            start_line: s.start_line,
-            end_line: s.end_line,
-            text: source.span_text(s.start_line, s.end_line).to_string(),
-            anchor: s.matched.anchor,
-        })
-        .collect();
+/// The stages of one document; `Ok(None)` when it duplicates an earlier one.
+async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDocument>> {
+    let cfg = &batch.cfg;
+    // Reading and planning run before the first await, so documents claim
+    // their content in batch order.
+    let source = SourceText::read_with(key, &cfg.read)?;
+    let tree = build_tree(&source);
+    let plan = crate::route::plan(&tree, &batch.index, &cfg.route);
+    let meta = DocumentMeta::from_file(key, &tree.doc_id, &batch.index.document_type)?;
+    if let Some(first) = claim(batch, &meta.sha256, key) {
+        let msg = format!("duplicate of {} (same content), skipped", first.display());
+        set_state(
+            batch,
+            key,
+            Some(&meta.doc_id),
+            DocState::Duplicate,
+            Some(msg.clone()),
+        );
+        let name = meta.name.clone();
+        report_line(batch, &format!("{name}: {msg}"));
+        return Ok(None);
+    }
+    set_state(batch, key, Some(&meta.doc_id), DocState::Pending, None);
+
+    let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
+    let parents = parents_from_tree(&tree);
     drop(source);
 
     let extractions: Vec<SectionExtraction> = futures::future::join_all(
@@ -273,17 +460,12 @@ async fn run_stages(batch: &Batch, path: &Path) -> anyhow::Result<SavedDocument>
     save_document(batch, &saved)?;
     set_state(
         batch,
-        path,
+        key,
         Some(&saved.meta.doc_id),
         DocState::Extracted,
         None,
     );
 
-    let parents: HashMap<String, String> = tree
-        .iter_with_parent()
-        .into_iter()
-        .filter_map(|(n, p)| p.map(|p| (n.node_id.clone(), p.to_string())))
-        .collect();
     let graph = build_document_graph(
         &saved.meta,
         &saved.plan,
@@ -300,37 +482,43 @@ async fn run_stages(batch: &Batch, path: &Path) -> anyhow::Result<SavedDocument>
         .with_context(|| format!("writing to {}", batch.cfg.sink_label()))?;
     set_state(
         batch,
-        path,
+        key,
         Some(&saved.meta.doc_id),
         DocState::Written,
         None,
     );
-    Ok(saved)
+    Ok(Some(saved))
 }
 
 /// Sends one section unless `--max-cost` would be passed, and keeps the
-/// running totals.
+/// running totals. The budget is reserved just before the extractor takes
+/// its one concurrency permit, with the same estimate `kgroute plan` shows.
 async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExtraction {
     let cfg = &batch.cfg;
-    let _slot = batch
-        .send_slots
-        .acquire()
-        .await
-        .expect("send slots never close");
-    let estimate = estimate_cost(input.text.chars().count(), cfg);
-    if !batch.budget.try_reserve(estimate) {
-        return not_sent(
-            &input,
-            format!(
+    let estimate = cfg.cost.estimate(&input.text).usd.unwrap_or(0.0);
+    let reserve = || {
+        if batch.budget.try_reserve(estimate) {
+            Ok(())
+        } else {
+            Err(format!(
                 "not sent: --max-cost ${:.2} would be passed (spent ~${:.4})",
                 batch.budget.limit().unwrap_or_default(),
                 batch.budget.spent()
-            ),
-        );
+            ))
+        }
+    };
+    let price = |tin: u64, tout: u64| cfg.cost.prices().map_or(0.0, |p| p.cost(tin, tout));
+    // Each answer replaces (first) or adds to the reservation at once.
+    let settle = |tin: u64, tout: u64, first: bool| {
+        let reserved = if first { estimate } else { 0.0 };
+        batch.budget.settle(reserved, price(tin, tout));
+    };
+    let gate = Gate::new(&reserve, &settle);
+    let result = batch.extractor.extract_gated(input, &gate).await;
+    if gate.reserved_unanswered() {
+        batch.budget.settle(estimate, 0.0);
     }
-    let result = batch.extractor.extract(input).await;
-    let actual = cfg.prices.cost(result.tokens_in, result.tokens_out);
-    batch.budget.settle(estimate, actual);
+    let actual = price(result.tokens_in, result.tokens_out);
     {
         let mut t = batch.totals.lock().expect("totals");
         t.sections_done += 1;
@@ -342,28 +530,19 @@ async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExt
     result
 }
 
-/// Rough price of a section before sending it: the plan's token estimate
-/// plus the prompt around the section.
-fn estimate_cost(chars: usize, cfg: &IngestConfig) -> f64 {
-    const PROMPT_TOKENS: u64 = 600;
-    let tokens_in = estimate_tokens(chars) + PROMPT_TOKENS;
-    let tokens_out = (tokens_in as f64 * OUTPUT_PER_INPUT) as u64;
-    cfg.prices.cost(tokens_in, tokens_out)
-}
-
 fn report_line(batch: &Batch, line: &str) {
     batch.progress.lock().expect("progress").document_done(line);
 }
 
 fn set_state(
     batch: &Batch,
-    path: &Path,
+    key: &Path,
     doc_id: Option<&str>,
     state: DocState,
     error: Option<String>,
 ) {
     let mut m = batch.manifest.lock().expect("manifest");
-    if let Some(e) = m.entry_mut(path) {
+    if let Some(e) = m.entry_mut(key) {
         e.state = state;
         e.error = error;
         if let Some(id) = doc_id {
@@ -375,53 +554,42 @@ fn set_state(
     }
 }
 
-fn saved_path(batch: &Batch, doc_id: &str) -> PathBuf {
-    batch
-        .cfg
-        .out_dir
-        .join("docs")
-        .join(format!("{doc_id}.json"))
+fn saved_path(out_dir: &Path, doc_id: &str) -> PathBuf {
+    out_dir.join("docs").join(format!("{doc_id}.json"))
 }
 
 fn save_document(batch: &Batch, saved: &SavedDocument) -> anyhow::Result<()> {
     let json = serde_json::to_vec(saved)?;
-    write_atomic(&saved_path(batch, &saved.meta.doc_id), &json)
+    write_atomic(&saved_path(&batch.cfg.out_dir, &saved.meta.doc_id), &json)
 }
 
-fn load_saved(batch: &Batch, path: &Path) -> Option<SavedDocument> {
+fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
     let doc_id = batch
         .manifest
         .lock()
         .expect("manifest")
         .documents
         .iter()
-        .find(|d| d.path == path)?
+        .find(|d| d.path == key)?
         .doc_id
         .clone()?;
-    let text = std::fs::read(saved_path(batch, &doc_id)).ok()?;
+    load_saved_at(&batch.cfg.out_dir, &doc_id)
+}
+
+fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {
+    let text = std::fs::read(saved_path(out_dir, doc_id)).ok()?;
     serde_json::from_slice(&text).ok()
 }
 
-fn outcome_from(path: &Path, saved: SavedDocument, error: Option<String>) -> DocumentOutcome {
+fn outcome_from(key: &Path, saved: SavedDocument, error: Option<String>) -> DocumentOutcome {
     DocumentOutcome {
         doc_id: saved.meta.doc_id,
         doc_name: saved.meta.name,
-        path: path.to_path_buf(),
+        path: key.to_path_buf(),
         plan: Some(saved.plan),
         extractions: saved.extractions,
         error,
     }
-}
-
-/// The record of a section that `--max-cost` kept from being sent: failed,
-/// with the reason, so the report shows it and a later run can send it.
-fn not_sent(input: &SectionInput, reason: String) -> SectionExtraction {
-    SectionExtraction::blank(
-        input.doc_id.clone(),
-        input.node_id.clone(),
-        "none".to_string(),
-        SectionStatus::Failed(reason),
-    )
 }
 
 impl IngestConfig {

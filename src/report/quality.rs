@@ -17,8 +17,11 @@ pub enum MatchQuality {
     Mismatch,
     /// Title not in the index (a coverage gap); always scanned.
     New,
-    /// In the index but skipped (or its extraction failed): no actual tier.
+    /// In the index but skipped: no actual tier.
     NotScanned,
+    /// Sent, but its extraction failed (the status says why): no actual
+    /// tier, out of the alignment statistics; a `--resume` sends it again.
+    Failed,
     /// A noise title: never sent, out of the alignment statistics.
     Noise,
     /// No text of its own (structural heading, `[Reserved]`).
@@ -34,14 +37,19 @@ impl MatchQuality {
             MatchQuality::Mismatch => "mismatch",
             MatchQuality::New => "new",
             MatchQuality::NotScanned => "not_scanned",
+            MatchQuality::Failed => "failed",
             MatchQuality::Noise => "noise",
             MatchQuality::Empty => "empty",
         }
     }
 
-    /// Counts in the alignment statistics (everything but noise and empty).
+    /// Counts in the alignment statistics (everything but noise, empty and
+    /// failed).
     pub fn is_aligned_section(self) -> bool {
-        !matches!(self, MatchQuality::Noise | MatchQuality::Empty)
+        !matches!(
+            self,
+            MatchQuality::Noise | MatchQuality::Empty | MatchQuality::Failed
+        )
     }
 }
 
@@ -58,16 +66,19 @@ pub fn actual_tier(extraction: Option<&SectionExtraction>) -> Option<crate::inde
         .map(|e| e.actual_tier)
 }
 
-/// Classifies one section. Noise and empty routes win; then a section with
-/// no predicted tier is `new` (whether or not it was scanned); then one
-/// without a usable extraction is `not_scanned`; otherwise the tier distance
-/// decides.
+/// Classifies one section. Noise and empty routes win; then a failed
+/// extraction is `failed`; then a section with no predicted tier is `new`
+/// (whether or not it was scanned); then one without an extraction is
+/// `not_scanned`; otherwise the tier distance decides.
 pub fn classify(section: &RoutedSection, extraction: Option<&SectionExtraction>) -> MatchQuality {
     if section.route == Route::Noise || section.matched.noise {
         return MatchQuality::Noise;
     }
     if section.route == Route::Empty {
         return MatchQuality::Empty;
+    }
+    if extraction.is_some_and(|e| matches!(e.status, SectionStatus::Failed(_))) {
+        return MatchQuality::Failed;
     }
     let Some(predicted) = section.predicted_tier else {
         return MatchQuality::New;
@@ -112,7 +123,7 @@ mod tests {
     }
 
     #[test]
-    fn skipped_and_failed_sections_are_not_scanned() {
+    fn skipped_sections_are_not_scanned_and_failed_ones_failed() {
         let s = section(
             "0003",
             "Governing Law",
@@ -124,7 +135,10 @@ mod tests {
         let mut e = extraction("0003", Tier::High, 5);
         e.status = SectionStatus::Failed("timeout".into());
         let sent = section("0003", "Litigation", Some(Tier::High), Route::Llm, 300);
-        assert_eq!(classify(&sent, Some(&e)), MatchQuality::NotScanned);
+        assert_eq!(classify(&sent, Some(&e)), MatchQuality::Failed);
+        let new = section("0006", "Bespoke Clause", None, Route::Llm, 300);
+        assert_eq!(classify(&new, Some(&e)), MatchQuality::Failed);
+        assert!(!MatchQuality::Failed.is_aligned_section());
     }
 
     #[test]

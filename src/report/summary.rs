@@ -80,6 +80,8 @@ impl Stats {
             MatchQuality::Mismatch => self.mismatches += 1,
             MatchQuality::New => self.new_sections += 1,
             MatchQuality::NotScanned => self.not_scanned += 1,
+            // Counted by status below, as `failed_sections`.
+            MatchQuality::Failed => {}
             MatchQuality::Noise => self.noise += 1,
             MatchQuality::Empty => self.empty += 1,
         }
@@ -175,11 +177,12 @@ impl BatchSummary {
     pub fn headline(&self) -> String {
         let t = &self.totals;
         format!(
-            "batch {}: {} documents ({} failed), {} sections, perfect {:.1}%, mismatches {:.1}%, new {:.1}%, LLM payload cut {:.1}%, {} tokens, ${:.4}",
+            "batch {}: {} documents ({} failed), {} sections ({} failed), perfect {:.1}%, mismatches {:.1}%, new {:.1}%, LLM payload cut {:.1}%, {} tokens, ${:.4}",
             self.batch_id,
             self.documents,
             self.failed_documents,
             t.sections,
+            t.failed_sections,
             t.perfect_pct,
             t.mismatch_pct,
             t.new_pct,

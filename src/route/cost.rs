@@ -1,6 +1,10 @@
-//! What a plan will cost: token estimates from characters and per-model
-//! prices, so `kgroute plan` can put a dollar figure on the payload cut
-//! before any LLM call.
+//! What a plan will cost: token estimates and per-model prices, so `kgroute
+//! plan` can put a dollar figure on the payload cut before any LLM call.
+//!
+//! [`CostModel`] is the one estimate: `kgroute plan`, the `--max-cost` gate
+//! and the batch summary all use it. Tokens are counted with the model's
+//! real tokenizer (`tiktoken-rs` embeds cl100k and o200k, offline); only a
+//! model with no known tokenizer falls back to chars/4, and says so.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -17,6 +21,121 @@ pub const OUTPUT_PER_INPUT: f64 = 0.25;
 /// Estimated tokens for a number of characters (chars / 4, rounded up).
 pub fn estimate_tokens(chars: usize) -> u64 {
     (chars as f64 / CHARS_PER_TOKEN).ceil() as u64
+}
+
+/// How tokens are counted.
+#[derive(Clone, Copy)]
+enum Counter {
+    Bpe(&'static tiktoken_rs::CoreBPE, &'static str),
+    CharsPer4,
+}
+
+/// A section's estimated tokens and price.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// `None` when the price is unknown.
+    pub usd: Option<f64>,
+}
+
+/// The one cost estimate of a run: a token counter for the model and its
+/// prices (if known).
+#[derive(Clone)]
+pub struct CostModel {
+    model: Option<String>,
+    counter: Counter,
+    prices: Option<Prices>,
+}
+
+impl std::fmt::Debug for CostModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CostModel")
+            .field("model", &self.model)
+            .field("tokenizer", &self.tokenizer_name())
+            .field("prices", &self.prices)
+            .finish()
+    }
+}
+
+impl CostModel {
+    /// The tokenizer of `model` when tiktoken knows it (chars/4 otherwise,
+    /// and for no model at all), with these prices.
+    pub fn new(model: Option<&str>, prices: Option<Prices>) -> CostModel {
+        use tiktoken_rs::tokenizer::{get_tokenizer, Tokenizer};
+        let counter = match model.and_then(get_tokenizer) {
+            Some(Tokenizer::O200kBase | Tokenizer::O200kHarmony) => {
+                Counter::Bpe(tiktoken_rs::o200k_base_singleton(), "o200k_base")
+            }
+            Some(Tokenizer::Cl100kBase) => {
+                Counter::Bpe(tiktoken_rs::cl100k_base_singleton(), "cl100k_base")
+            }
+            _ => Counter::CharsPer4,
+        };
+        CostModel {
+            model: model.map(str::to_string),
+            counter,
+            prices,
+        }
+    }
+
+    pub fn prices(&self) -> Option<Prices> {
+        self.prices
+    }
+
+    /// `o200k_base`, `cl100k_base` or `None` (chars/4).
+    pub fn tokenizer_name(&self) -> Option<&'static str> {
+        match self.counter {
+            Counter::Bpe(_, n) => Some(n),
+            Counter::CharsPer4 => None,
+        }
+    }
+
+    /// Tokens of `text`.
+    pub fn tokens(&self, text: &str) -> u64 {
+        match self.counter {
+            Counter::Bpe(bpe, _) => bpe.encode_ordinary(text).len() as u64,
+            Counter::CharsPer4 => estimate_tokens(text.chars().count()),
+        }
+    }
+
+    /// The estimate for sending `text` (the section as the plan routes it).
+    pub fn estimate(&self, text: &str) -> Estimate {
+        let tokens_in = self.tokens(text);
+        let tokens_out = (tokens_in as f64 * OUTPUT_PER_INPUT).ceil() as u64;
+        Estimate {
+            tokens_in,
+            tokens_out,
+            usd: self.prices.map(|p| p.cost(tokens_in, tokens_out)),
+        }
+    }
+
+    /// One line on how tokens and cost are estimated.
+    pub fn describe(&self) -> String {
+        let tokens = match (self.tokenizer_name(), &self.model) {
+            (Some(t), Some(m)) => format!("tokens counted with {t} (the tokenizer of {m})"),
+            (_, Some(m)) => {
+                format!("tokens estimated as chars/4 (no known tokenizer for model `{m}`)")
+            }
+            (_, None) => "tokens estimated as chars/4 (no model given)".to_string(),
+        };
+        let price = match self.prices {
+            Some(p) => format!(
+                "${}/M in, ${}/M out",
+                p.input_per_million, p.output_per_million
+            ),
+            None => "price unknown (cost shown as unknown)".to_string(),
+        };
+        format!("{tokens}; {price}")
+    }
+}
+
+/// A dollar amount, or `unknown` when there is no price.
+pub fn format_usd(usd: Option<f64>) -> String {
+    match usd {
+        Some(c) => format!("${c:.4}"),
+        None => "unknown".to_string(),
+    }
 }
 
 /// A model's prices in US dollars per million tokens.
@@ -80,6 +199,46 @@ mod tests {
             output_per_million: 8.0,
         };
         assert!((p.cost(1_000_000, 250_000) - 4.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn known_models_use_their_tokenizer_and_unknown_ones_chars_per_4() {
+        let text = "The Borrower shall maintain its corporate existence. ".repeat(20);
+        let o200k = CostModel::new(Some("gpt-4o-mini"), None);
+        let cl100k = CostModel::new(Some("gpt-4"), None);
+        let unknown = CostModel::new(Some("qwen2.5-7b-instruct"), None);
+        assert_eq!(o200k.tokenizer_name(), Some("o200k_base"));
+        assert_eq!(cl100k.tokenizer_name(), Some("cl100k_base"));
+        assert_eq!(unknown.tokenizer_name(), None);
+        assert!(
+            unknown.describe().contains("chars/4"),
+            "{}",
+            unknown.describe()
+        );
+        assert!(o200k.describe().contains("o200k_base"));
+        // Real tokenizers count ordinary English at about a word per token,
+        // never the same as chars/4 on this text.
+        let words = text.split_whitespace().count() as u64;
+        let t = o200k.tokens(&text);
+        assert!(t >= words && t < words * 2, "{t} tokens for {words} words");
+        assert_eq!(unknown.tokens(&text), estimate_tokens(text.chars().count()));
+        assert_eq!(unknown.estimate(&text).usd, None);
+        assert_eq!(format_usd(None), "unknown");
+        let priced = CostModel::new(
+            Some("gpt-4o-mini"),
+            Some(Prices {
+                input_per_million: 1.0,
+                output_per_million: 4.0,
+            }),
+        );
+        let e = priced.estimate(&text);
+        assert_eq!(
+            e.tokens_out,
+            (e.tokens_in as f64 * OUTPUT_PER_INPUT).ceil() as u64
+        );
+        assert!(
+            (e.usd.unwrap() - (e.tokens_in as f64 + 4.0 * e.tokens_out as f64) / 1e6).abs() < 1e-12
+        );
     }
 
     #[test]

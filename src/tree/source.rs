@@ -1,7 +1,38 @@
 //! Reading a document from disk: decoding, line endings, and the line index
 //! that lets every later stage follow a node's line pointers.
+//!
+//! Reading is safe for any path a user can type: only regular files are
+//! opened (a FIFO, device or socket is an error, never a hang), the size cap
+//! is checked before a byte is read, and binary files are recognised from
+//! their first bytes before the rest is read. UTF-16 with a byte-order mark
+//! is decoded; invalid UTF-8 is located by line and column.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Default size cap (`--max-bytes`): 64 MiB.
+pub const DEFAULT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Bytes looked at for binary detection before the rest is read.
+const SNIFF_BYTES: u64 = 8 * 1024;
+
+/// How documents are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Replace invalid UTF-8 (or UTF-16) instead of failing.
+    pub lossy: bool,
+    /// Largest file read, in bytes.
+    pub max_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            lossy: false,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
 
 /// Why a file could not be read as a document.
 #[derive(Debug, thiserror::Error)]
@@ -13,10 +44,43 @@ pub enum InputError {
     },
     #[error("{path}: file is empty; give a document with at least one line of text")]
     Empty { path: PathBuf },
-    #[error("{path}: invalid UTF-8 at byte offset {offset}; convert the file to UTF-8 or pass --lossy to replace bad bytes")]
-    InvalidUtf8 { path: PathBuf, offset: usize },
+    #[error("{path}: invalid UTF-8 at line {line}, column {column} (byte offset {offset}); convert the file to UTF-8 (e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8`) or pass --lossy to replace bad bytes")]
+    InvalidUtf8 {
+        path: PathBuf,
+        offset: usize,
+        line: usize,
+        column: usize,
+    },
+    #[error("{path}: invalid UTF-16 (the file starts with a UTF-16 byte-order mark); convert it with `iconv -f utf-16 -t utf-8 FILE > FILE.utf8` or pass --lossy")]
+    InvalidUtf16 { path: PathBuf },
     #[error("{path}: looks binary (NUL byte at offset {offset}); kgroute reads Markdown or plain-text documents")]
     Binary { path: PathBuf, offset: usize },
+    #[error("{path}: not a regular file ({kind}); kgroute reads only regular files")]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{path}: {size} bytes is more than the --max-bytes limit of {max}; raise --max-bytes to read it")]
+    TooLarge { path: PathBuf, size: u64, max: u64 },
+}
+
+/// What kind of non-regular file `t` is.
+fn file_kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// A document's text, normalised to `\n` line endings without a BOM, with an
@@ -33,17 +97,83 @@ impl SourceText {
     /// Reads and decodes a file. `lossy` replaces invalid UTF-8 instead of
     /// failing.
     pub fn read(path: &Path, lossy: bool) -> Result<Self, InputError> {
-        let bytes = std::fs::read(path).map_err(|source| InputError::Io {
+        Self::read_with(
+            path,
+            &ReadOptions {
+                lossy,
+                ..ReadOptions::default()
+            },
+        )
+    }
+
+    /// Reads and decodes a file safely: regular files only, size checked
+    /// before reading, binary detected from the first bytes.
+    pub fn read_with(path: &Path, opts: &ReadOptions) -> Result<Self, InputError> {
+        let io = |source| InputError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        Self::from_bytes(path, &bytes, lossy)
+        };
+        let check = |meta: &std::fs::Metadata| -> Result<(), InputError> {
+            if !meta.is_file() {
+                return Err(InputError::NotRegular {
+                    path: path.to_path_buf(),
+                    kind: file_kind(meta.file_type()),
+                });
+            }
+            if meta.len() > opts.max_bytes {
+                return Err(InputError::TooLarge {
+                    path: path.to_path_buf(),
+                    size: meta.len(),
+                    max: opts.max_bytes,
+                });
+            }
+            Ok(())
+        };
+        // Checked before opening: opening a FIFO blocks.
+        check(&std::fs::metadata(path).map_err(io)?)?;
+        let mut file = std::fs::File::open(path).map_err(io)?;
+        check(&file.metadata().map_err(io)?)?;
+        let mut bytes = Vec::new();
+        (&mut file)
+            .take(SNIFF_BYTES)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if !is_utf16_bom(&bytes) {
+            if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+                return Err(InputError::Binary {
+                    path: path.to_path_buf(),
+                    offset,
+                });
+            }
+        }
+        // One byte more than allowed tells a file that grew past the cap.
+        file.take(opts.max_bytes + 1 - bytes.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes.len() as u64 > opts.max_bytes {
+            return Err(InputError::TooLarge {
+                path: path.to_path_buf(),
+                size: bytes.len() as u64,
+                max: opts.max_bytes,
+            });
+        }
+        Self::from_bytes(path, &bytes, opts.lossy)
     }
 
     /// Decodes raw bytes: rejects empty and binary input, checks UTF-8
     /// (or replaces bad sequences when `lossy`), then normalises.
     pub fn from_bytes(path: &Path, bytes: &[u8], lossy: bool) -> Result<Self, InputError> {
         let path_buf = path.to_path_buf();
+        if is_utf16_bom(bytes) {
+            let text = decode_utf16(bytes, lossy).ok_or(InputError::InvalidUtf16 {
+                path: path_buf.clone(),
+            })?;
+            let source = Self::from_text(path_buf, &text);
+            if source.text.trim().is_empty() {
+                return Err(InputError::Empty { path: source.path });
+            }
+            return Ok(source);
+        }
         if let Some(offset) = bytes.iter().position(|&b| b == 0) {
             return Err(InputError::Binary {
                 path: path_buf,
@@ -54,10 +184,14 @@ impl SourceText {
             Ok(s) => s.into(),
             Err(_) if lossy => String::from_utf8_lossy(bytes),
             Err(e) => {
+                let offset = e.valid_up_to();
+                let (line, column) = line_and_column(bytes, offset);
                 return Err(InputError::InvalidUtf8 {
                     path: path_buf,
-                    offset: e.valid_up_to(),
-                })
+                    offset,
+                    line,
+                    column,
+                });
             }
         };
         let source = Self::from_text(path_buf, &decoded);
@@ -144,6 +278,52 @@ impl SourceText {
     }
 }
 
+/// The 1-based line and column (in characters) of byte `offset`, where
+/// everything before `offset` is valid UTF-8.
+fn line_and_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset];
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = std::str::from_utf8(&before[line_start..])
+        .map_or(offset - line_start, |s| s.chars().count())
+        + 1;
+    (line, column)
+}
+
+/// Starts with a UTF-16 byte-order mark (`FF FE` or `FE FF`).
+fn is_utf16_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])
+}
+
+/// Decodes UTF-16 (little or big endian by its BOM, which is dropped);
+/// `None` when invalid and not `lossy`.
+fn decode_utf16(bytes: &[u8], lossy: bool) -> Option<String> {
+    let little = bytes.starts_with(&[0xFF, 0xFE]);
+    let body = &bytes[2..];
+    if body.len() % 2 == 1 && !lossy {
+        return None;
+    }
+    let units = body.chunks_exact(2).map(|c| {
+        if little {
+            u16::from_le_bytes([c[0], c[1]])
+        } else {
+            u16::from_be_bytes([c[0], c[1]])
+        }
+    });
+    let mut out = String::with_capacity(body.len() / 2);
+    for c in char::decode_utf16(units) {
+        match c {
+            Ok(c) => out.push(c),
+            Err(_) if lossy => out.push('\u{fffd}'),
+            Err(_) => return None,
+        }
+    }
+    Some(out)
+}
+
 fn normalise_newlines(text: &str) -> String {
     if !text.contains('\r') {
         return text.to_owned();
@@ -196,15 +376,87 @@ mod tests {
         let p = Path::new("x.txt");
         let e = SourceText::from_bytes(p, b"ok \xff bad", false).unwrap_err();
         assert!(
-            matches!(e, InputError::InvalidUtf8 { offset: 3, .. }),
+            matches!(
+                e,
+                InputError::InvalidUtf8 {
+                    offset: 3,
+                    line: 1,
+                    column: 4,
+                    ..
+                }
+            ),
             "{e}"
         );
         assert!(e.to_string().contains("x.txt") && e.to_string().contains("3"));
+        let e = SourceText::from_bytes(p, b"a\nb\xc3\xa9 c\xff", false).unwrap_err();
+        assert!(e.to_string().contains("line 2, column 5"), "{e}");
         let s = SourceText::from_bytes(p, b"ok \xff bad", true).unwrap();
         assert_eq!(s.text, "ok \u{fffd} bad");
         let e = SourceText::from_bytes(p, b"ab\0c", false).unwrap_err();
         assert!(matches!(e, InputError::Binary { offset: 2, .. }));
         let e = SourceText::from_bytes(p, b"\xef\xbb\xbf \n\n", false).unwrap_err();
         assert!(matches!(e, InputError::Empty { .. }));
+    }
+
+    #[test]
+    fn utf16_with_a_bom_is_decoded_and_bad_utf16_says_how_to_convert() {
+        let p = Path::new("u.txt");
+        let text = "ARTICLE I\r\nDéfinitions\r\n";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for bytes in [le, be] {
+            let s = SourceText::from_bytes(p, &bytes, false).unwrap();
+            assert_eq!(s.text, "ARTICLE I\nDéfinitions\n");
+        }
+        // A lone surrogate.
+        let e =
+            SourceText::from_bytes(p, &[0xFF, 0xFE, 0x00, 0xD8, 0x41, 0x00], false).unwrap_err();
+        assert!(e.to_string().contains("iconv -f utf-16"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_and_oversized_files_are_refused_without_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.txt");
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mkfifo");
+        // Would block forever if it were opened.
+        let e = SourceText::read(&fifo, false).unwrap_err();
+        assert!(
+            matches!(e, InputError::NotRegular { kind: "a FIFO", .. }),
+            "{e}"
+        );
+        let e = SourceText::read(Path::new("/dev/zero"), false).unwrap_err();
+        assert!(e.to_string().contains("a device"), "{e}");
+
+        let big = dir.path().join("big.txt");
+        std::fs::write(&big, "x\n".repeat(100)).unwrap();
+        let opts = ReadOptions {
+            lossy: false,
+            max_bytes: 150,
+        };
+        let e = SourceText::read_with(&big, &opts).unwrap_err();
+        assert!(
+            e.to_string().contains("200 bytes") && e.to_string().contains("--max-bytes"),
+            "{e}"
+        );
+        // Binary found in the first bytes, the rest never matters.
+        let bin = dir.path().join("b.txt");
+        let mut bytes = b"PK\x03\x04\0".to_vec();
+        bytes.extend(std::iter::repeat_n(b'a', 100_000));
+        std::fs::write(&bin, bytes).unwrap();
+        let e = SourceText::read(&bin, false).unwrap_err();
+        assert!(matches!(e, InputError::Binary { offset: 4, .. }), "{e}");
     }
 }

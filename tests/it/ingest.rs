@@ -10,7 +10,7 @@ fn index_file() -> PathBuf {
 }
 
 /// Reads a CSV file into header-keyed rows.
-fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+pub(super) fn csv_rows(path: &Path) -> Vec<HashMap<String, String>> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let headers = r.headers().unwrap().clone();
     r.records()
@@ -521,4 +521,287 @@ fn every_subcommand_help_carries_an_example() {
             "{args:?}:\n{text}"
         );
     }
+}
+
+/// Every file under `dir` with its bytes, for byte-for-byte comparisons.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, d: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// `kgroute ingest` offline with the given extra arguments.
+fn ingest_cmd(inputs: &[PathBuf], out: &Path, dir: &Path) -> assert_cmd::Command {
+    let mut c = kgroute();
+    c.arg("ingest")
+        .args(inputs)
+        .arg("--index")
+        .arg(index_file())
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(dir.join("h.csv"))
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env_remove("NEO4J_URI");
+    c
+}
+
+/// Issue 11: a resume keeps every finished document's graph rows, whatever
+/// path form is typed, and a resume of a finished batch changes no byte.
+#[test]
+fn resume_keeps_the_graph_and_a_finished_batch_resumes_as_a_no_op() {
+    let dir = tempdir();
+    let out = dir.path().join("b");
+    let fixtures = repo().join("fixtures");
+    ingest_cmd(std::slice::from_ref(&fixtures), &out, dir.path())
+        .assert()
+        .success();
+    let first = snapshot(&out);
+    let rows = |f: &str| csv_rows(&out.join("graph").join(f)).len();
+    let (nodes, rels) = (rows("nodes.csv"), rows("relationships.csv"));
+    assert!(
+        nodes > 100 && rels > 100,
+        "{nodes} nodes, {rels} relationships"
+    );
+
+    // The same batch resumed with the absolute path: nothing to redo, no
+    // file touched (not even summary.json's finished_at).
+    let abs = fixtures.canonicalize().unwrap();
+    let assert = ingest_cmd(std::slice::from_ref(&abs), &out, dir.path())
+        .arg("--resume")
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("nothing to redo"), "{stdout}");
+    assert!(snapshot(&out) == first, "a no-op resume changed files");
+
+    // A document redone (its state reset as after a crash) leaves the
+    // others' rows in place: the graph is assembled from every document.
+    let mpath = out.join("manifest.json");
+    let mut m: serde_json::Value = serde_json::from_str(&read(&mpath)).unwrap();
+    m["documents"][1]["state"] = "pending".into();
+    m["finished"] = false.into();
+    std::fs::write(&mpath, serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    ingest_cmd(&[abs], &out, dir.path())
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(
+        (rows("nodes.csv"), rows("relationships.csv")),
+        (nodes, rels)
+    );
+    for f in ["graph/nodes.csv", "graph/relationships.csv", "sections.csv"] {
+        assert!(
+            first[Path::new(f)] == std::fs::read(out.join(f)).unwrap(),
+            "{f} differs after redoing one document"
+        );
+    }
+    let sections = csv_rows(&out.join("sections.csv"));
+    let distinct: std::collections::HashSet<_> = sections
+        .iter()
+        .map(|r| (r["doc_id"].clone(), r["node_id"].clone()))
+        .collect();
+    assert_eq!(distinct.len(), sections.len(), "no section listed twice");
+}
+
+#[test]
+fn a_non_empty_out_without_resume_and_a_resume_with_another_index_are_refused() {
+    let dir = tempdir();
+    let out = dir.path().join("b");
+    let doc = fixture("supply_agreement.txt");
+    ingest_cmd(std::slice::from_ref(&doc), &out, dir.path())
+        .assert()
+        .success();
+    let before = snapshot(&out);
+    ingest_cmd(std::slice::from_ref(&doc), &out, dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not empty").and(predicates::str::contains("--resume")));
+
+    let other = dir.path().join("other.yaml");
+    std::fs::write(
+        &other,
+        read(&index_file()).replace("version:", "# edited\nversion:"),
+    )
+    .unwrap();
+    let mut c = kgroute();
+    c.arg("ingest")
+        .arg(&doc)
+        .arg("--index")
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .arg("--resume")
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("index differs"));
+    assert!(snapshot(&out) == before, "a refused run changed the batch");
+}
+
+/// A FIFO, a duplicate, files of other kinds and a UTF-16 document in one
+/// folder: the batch finishes, each is reported, nothing hangs.
+#[cfg(unix)]
+#[test]
+fn special_files_duplicates_and_other_endings_do_not_stop_the_batch() {
+    let dir = tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(docs.join("copy")).unwrap();
+    std::fs::copy(fixture("supply_agreement.txt"), docs.join("a_supply.txt")).unwrap();
+    std::fs::copy(
+        fixture("supply_agreement.txt"),
+        docs.join("copy/b_supply.txt"),
+    )
+    .unwrap();
+    let ok = std::process::Command::new("mkfifo")
+        .arg(docs.join("c_pipe.txt"))
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "mkfifo");
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            read(&fixture("memo.txt"))
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    std::fs::write(docs.join("d_memo16.txt"), utf16).unwrap();
+    for f in ["x.pdf", "y.pdf", "z.docx"] {
+        std::fs::write(docs.join(f), "%PDF").unwrap();
+    }
+    let out = dir.path().join("b");
+    let assert = ingest_cmd(std::slice::from_ref(&docs), &out, dir.path())
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1);
+    let o = assert.get_output();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(
+        stdout.contains("skipped 3 files: .pdf x2, .docx x1"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("c_pipe.txt") && stderr.contains("not a regular file (a FIFO)"),
+        "{stderr}"
+    );
+    let first = docs.join("a_supply.txt").canonicalize().unwrap();
+    assert!(
+        stdout.contains(&format!("b_supply.txt: duplicate of {}", first.display())),
+        "{stdout}"
+    );
+    let m: serde_json::Value = serde_json::from_str(&read(&out.join("manifest.json"))).unwrap();
+    let states: Vec<&str> = m["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["written", "failed", "duplicate", "written"]);
+    // The UTF-16 memo was decoded: it has the UTF-8 memo's tree.
+    let rows = csv_rows(&out.join("sections.csv"));
+    assert!(
+        rows.iter().any(|r| r["doc_id"].starts_with("d_memo16-")),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn the_tree_of_a_device_or_an_oversized_file_is_refused_at_once() {
+    kgroute()
+        .args(["tree", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a regular file (a device)"));
+    let dir = tempdir();
+    let out = dir.path().join("b");
+    ingest_cmd(&[fixture("supply_agreement.txt")], &out, dir.path())
+        .args(["--max-bytes", "1000"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("--max-bytes limit of 1000"));
+}
+
+/// `kgroute plan` counts tokens with the model's real tokenizer (the one
+/// estimate `--max-cost` reserves), chars/4 only for an unknown model, and
+/// says which.
+#[test]
+fn plan_counts_tokens_with_the_models_tokenizer_and_says_so() {
+    let dir = tempdir();
+    let doc = fixture("supply_agreement.txt");
+    let plan_of = |model: &str| {
+        let out = dir.path().join(model);
+        let a = kgroute()
+            .arg("plan")
+            .arg(&doc)
+            .arg("--index")
+            .arg(index_file())
+            .args(["--model", model, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+        let v: serde_json::Value = serde_json::from_str(&read(&out.join("plan.json"))).unwrap();
+        (v, stdout)
+    };
+    let source = kgroute::tree::SourceText::read(&doc, false).unwrap();
+    let sent_texts = |v: &serde_json::Value| -> Vec<String> {
+        v["documents"][0]["plan"]["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["route"] == "llm")
+            .map(|s| {
+                let (a, b) = (
+                    s["start_line"].as_u64().unwrap(),
+                    s["end_line"].as_u64().unwrap(),
+                );
+                source.span_text(a as usize, b as usize).to_string()
+            })
+            .collect()
+    };
+
+    let (v, stdout) = plan_of("gpt-4o-mini");
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let want: usize = sent_texts(&v)
+        .iter()
+        .map(|t| bpe.encode_ordinary(t).len())
+        .sum();
+    assert!(want > 100);
+    assert_eq!(v["totals"]["est_input_tokens"].as_u64(), Some(want as u64));
+    assert!(
+        stdout.contains("tokens counted with o200k_base"),
+        "{stdout}"
+    );
+
+    let (v, stdout) = plan_of("my-local-model");
+    let want: u64 = sent_texts(&v)
+        .iter()
+        .map(|t| t.chars().count().div_ceil(4) as u64)
+        .sum();
+    assert_eq!(v["totals"]["est_input_tokens"].as_u64(), Some(want));
+    assert!(
+        stdout.contains("chars/4 (no known tokenizer for model `my-local-model`)"),
+        "{stdout}"
+    );
 }

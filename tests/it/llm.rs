@@ -641,3 +641,206 @@ async fn a_200_that_is_not_a_chat_completion_is_retried_then_fails() {
     }
     assert_eq!(server.requests(), 3);
 }
+
+/// The section time bound caps attempts and waits together: a server that
+/// always says 503 with `Retry-After` is given up on before the retries run
+/// out, with the bound named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_section_time_bound_caps_attempts_and_waits_together() {
+    let server = FakeServer::start(Duration::ZERO, |_| Reply::Status {
+        status: 503,
+        retry_after: Some("0.4".into()),
+        body: "busy".into(),
+    })
+    .await
+    .unwrap();
+    let mut cfg = llm(&server);
+    cfg.max_retries = 50;
+    cfg.section_timeout = Duration::from_secs(1);
+    let ex = extractor(cfg, 1, None);
+    let out = ex.extract(sections(1).remove(0)).await;
+    let SectionStatus::Failed(reason) = &out.status else {
+        panic!("{:?}", out.status)
+    };
+    assert!(reason.contains("time bound of 1s"), "{reason}");
+    // 0.4 s apart within 1 s: at most three attempts, far from 51.
+    assert!(server.requests() <= 3, "{} requests", server.requests());
+}
+
+// ---- the CLI against the loopback server: preflight and circuit breaker ----
+
+fn repo_index() -> std::path::PathBuf {
+    super::util::repo()
+        .join("indices")
+        .join("credit_agreement.yaml")
+}
+
+/// `kgroute ingest <supply_agreement> --out <dir>/b` against `url`.
+fn cli(url: &str, dir: &Path) -> assert_cmd::Command {
+    let mut c = super::util::kgroute();
+    c.arg("ingest")
+        .arg(super::util::fixture("supply_agreement.txt"))
+        .arg("--index")
+        .arg(repo_index())
+        .arg("--out")
+        .arg(dir.join("b"))
+        .arg("--history")
+        .arg(dir.join("h.csv"))
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .env("KGROUTE_LLM_URL", url)
+        .env("KGROUTE_MODEL", "test-model")
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("NEO4J_URI")
+        .timeout(Duration::from_secs(120));
+    c
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn preflight_stops_a_dead_endpoint_a_rejected_key_and_an_unknown_model_before_any_document() {
+    let rt = runtime();
+    let dir = super::util::tempdir();
+
+    // Nothing listening.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    cli(&format!("http://127.0.0.1:{port}/v1"), dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "failed the check before any document",
+        ))
+        .stderr(predicates::str::contains("could not connect"));
+    assert!(!dir.path().join("b").exists(), "nothing written");
+
+    // 401: the reason, never the key; no section sent.
+    let denied = rt
+        .block_on(FakeServer::start(Duration::ZERO, |_| {
+            Reply::status(401, &format!("{{\"error\": \"bad key {KEY}\"}}"))
+        }))
+        .unwrap();
+    let a = cli(&denied.base_url(), dir.path()).assert().code(2);
+    let o = a.get_output();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(all.contains("HTTP 401"), "{all}");
+    assert!(!all.contains(KEY), "the key leaked: {all}");
+    assert_eq!((denied.preflights(), denied.requests()), (1, 0));
+    assert!(!dir.path().join("b").exists());
+
+    // A model the server does not offer.
+    let other = rt
+        .block_on(FakeServer::start(Duration::ZERO, |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["gpt-4o-mini", "qwen2.5-7b-instruct"])
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    cli(&other.base_url(), dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("unknown model `test-model`"))
+        .stderr(predicates::str::contains(
+            "gpt-4o-mini, qwen2.5-7b-instruct",
+        ));
+    assert_eq!(other.requests(), 0);
+    assert!(!dir.path().join("b").exists());
+}
+
+#[test]
+fn a_hanging_endpoint_trips_the_breaker_and_a_resume_sends_the_failed_sections() {
+    let rt = runtime();
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let d = down.clone();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, move |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["test-model"])
+            } else if d.load(Ordering::SeqCst) {
+                Reply::Hang
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let dir = super::util::tempdir();
+    let a = cli(&server.base_url(), dir.path())
+        .args([
+            "--timeout",
+            "1",
+            "--breaker-after",
+            "2",
+            "--concurrency",
+            "2",
+        ])
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    // Two timeouts in a row open the breaker: the other sections are never
+    // sent (without it: every section x 5 attempts x 1 s).
+    let sent_while_down = server.requests();
+    assert!(
+        sent_while_down <= 4,
+        "{sent_while_down} requests to a dead endpoint"
+    );
+    let rows = super::ingest::csv_rows(&dir.path().join("b").join("sections.csv"));
+    let llm_rows: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(llm_rows.len() > 5);
+    assert!(
+        llm_rows
+            .iter()
+            .all(|r| r["status"].starts_with("failed: endpoint unavailable")
+                && r["match_quality"] == "failed"
+                && r["actual_tier"].is_empty()),
+        "{llm_rows:?}"
+    );
+    assert!(
+        stdout.contains(&format!("sections ({} failed)", llm_rows.len())),
+        "the headline counts failed sections: {stdout}"
+    );
+
+    // The endpoint is back: --resume sends exactly the failed sections.
+    down.store(false, Ordering::SeqCst);
+    cli(&server.base_url(), dir.path())
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(server.requests() - sent_while_down, llm_rows.len());
+    let rows = super::ingest::csv_rows(&dir.path().join("b").join("sections.csv"));
+    assert!(rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .all(|r| r["status"] == "ok"));
+}
+
+#[test]
+fn max_cost_without_a_known_price_is_a_configuration_error() {
+    let dir = super::util::tempdir();
+    cli("http://127.0.0.1:9/v1", dir.path())
+        .args(["--max-cost", "5"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--max-cost 5 needs a price for model `test-model`",
+        ));
+    assert!(!dir.path().join("b").exists());
+}

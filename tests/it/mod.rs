@@ -1,5 +1,6 @@
 pub mod util;
 
+mod crash;
 mod extract;
 mod graph_neo4j;
 mod index;

@@ -24,11 +24,14 @@ pub struct ChatAnswer {
 /// Why one attempt failed, as the retry policy sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallError {
-    /// 408/429/5xx, timeout or connection error: try again later.
+    /// 408/429/5xx or a reply that is not a chat completion: try again later.
     Retryable {
         reason: String,
         retry_after: Option<Duration>,
     },
+    /// Timeout, refused or reset connection: try again later; enough of
+    /// these in a row open the extractor's circuit breaker.
+    Transport(String),
     /// The server rejects `response_format: json_schema`; switch to
     /// `json_object` and try again.
     FormatUnsupported(String),
@@ -87,6 +90,16 @@ impl LlmClient {
 
     /// One attempt: sends `messages` (OpenAI `{role, content}` objects).
     pub async fn chat(&self, messages: &[Value]) -> Result<ChatAnswer, CallError> {
+        self.chat_within(messages, self.cfg.timeout).await
+    }
+
+    /// [`Self::chat`] with this attempt's timeout (at most the configured one).
+    pub async fn chat_within(
+        &self,
+        messages: &[Value],
+        timeout: Duration,
+    ) -> Result<ChatAnswer, CallError> {
+        let timeout = timeout.min(self.cfg.timeout);
         let schema_mode = !self.json_object_only();
         let body = json!({
             "model": self.cfg.model,
@@ -94,13 +107,17 @@ impl LlmClient {
             "temperature": 0,
             "response_format": prompt::response_format(!schema_mode),
         });
-        let mut req = self.http.post(self.cfg.endpoint()).json(&body);
+        let mut req = self
+            .http
+            .post(self.cfg.endpoint())
+            .timeout(timeout)
+            .json(&body);
         if let Some(k) = &self.cfg.api_key {
             req = req.bearer_auth(k.expose());
         }
         let resp = match req.send().await {
             Ok(r) => r,
-            Err(e) => return Err(self.transport_error(e)),
+            Err(e) => return Err(self.transport_error(e, timeout)),
         };
         let status = resp.status().as_u16();
         let retry_after = resp
@@ -110,7 +127,7 @@ impl LlmClient {
             .and_then(parse_retry_after);
         let text = match resp.text().await {
             Ok(t) => t,
-            Err(e) => return Err(self.transport_error(e)),
+            Err(e) => return Err(self.transport_error(e, timeout)),
         };
         if !(200..300).contains(&status) {
             let quote: String = self.redact(text.trim()).chars().take(BODY_QUOTE).collect();
@@ -147,12 +164,72 @@ impl LlmClient {
         })
     }
 
-    fn transport_error(&self, e: reqwest::Error) -> CallError {
-        let kind = if e.is_timeout() {
-            format!(
-                "request timed out after {:.1}s",
-                self.cfg.timeout.as_secs_f64()
+    /// Checks, before any section is sent, that the endpoint answers, takes
+    /// the key and knows the model: `GET {base}/models`. Connection refused,
+    /// a timeout, 401/403 and a model missing from the server's list are
+    /// errors (the reason, never the key); a server without `/models` (404,
+    /// 405) or one that is only busy (429, 5xx) passes, and the run's own
+    /// retries and circuit breaker take over.
+    pub async fn preflight(&self) -> Result<()> {
+        let url = format!("{}/models", self.cfg.base_url);
+        let timeout = self.cfg.timeout.min(Duration::from_secs(10));
+        let mut req = self.http.get(&url).timeout(timeout);
+        if let Some(k) = &self.cfg.api_key {
+            req = req.bearer_auth(k.expose());
+        }
+        let fail = |why: String| {
+            anyhow::anyhow!(
+                "the LLM endpoint {} failed the check before any document: {why}; check KGROUTE_LLM_URL / --llm-url, OPENAI_API_KEY and KGROUTE_MODEL / --model",
+                self.cfg.base_url
             )
+        };
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let why = match self.transport_error(e, timeout) {
+                    CallError::Transport(r) | CallError::Fatal(r) => r,
+                    CallError::Retryable { reason, .. } => reason,
+                    CallError::FormatUnsupported(r) => r,
+                };
+                return Err(fail(why));
+            }
+        };
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap_or_default();
+        let quote: String = self.redact(text.trim()).chars().take(BODY_QUOTE).collect();
+        match status {
+            401 | 403 => Err(fail(format!(
+                "HTTP {status} (the key is missing, wrong or not allowed): {quote}"
+            ))),
+            200..=299 => {
+                let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                let Some(models) = v.get("data").and_then(Value::as_array) else {
+                    return Ok(());
+                };
+                let ids: Vec<&str> = models
+                    .iter()
+                    .filter_map(|m| m.get("id").and_then(Value::as_str))
+                    .collect();
+                if ids.is_empty() || ids.contains(&self.cfg.model.as_str()) {
+                    return Ok(());
+                }
+                let mut shown: Vec<&str> = ids.iter().take(10).copied().collect();
+                if ids.len() > 10 {
+                    shown.push("...");
+                }
+                Err(fail(format!(
+                    "unknown model `{}`; the server offers: {}",
+                    self.cfg.model,
+                    shown.join(", ")
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn transport_error(&self, e: reqwest::Error, timeout: Duration) -> CallError {
+        let kind = if e.is_timeout() {
+            format!("request timed out after {:.1}s", timeout.as_secs_f64())
         } else if e.is_connect() {
             "could not connect".to_string()
         } else {
@@ -169,10 +246,7 @@ impl LlmClient {
         if e.is_builder() {
             CallError::Fatal(reason)
         } else {
-            CallError::Retryable {
-                reason,
-                retry_after: None,
-            }
+            CallError::Transport(reason)
         }
     }
 }

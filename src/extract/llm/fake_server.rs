@@ -4,7 +4,9 @@
 //! connection). A handler decides each reply: a good answer, any status
 //! with `Retry-After`, a hang, or a dropped connection; optional latency is
 //! injected before replying. It records every request and the most
-//! requests it ever had in flight at once.
+//! requests it ever had in flight at once. `GET .../models` (the client's
+//! preflight) goes to the handler too but is counted apart
+//! ([`FakeServer::preflights`]), so request counts stay those of sections.
 //!
 //! Not a production server: it exists so the LLM client can be tested
 //! against real HTTP without a network or a paid model.
@@ -112,6 +114,15 @@ impl Reply {
         }
     }
 
+    /// A `GET /models` answer listing these model ids.
+    pub fn models(ids: &[&str]) -> Reply {
+        let data: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "object": "model"}))
+            .collect();
+        Reply::status(200, &json!({"object": "list", "data": data}).to_string())
+    }
+
     /// Any status with this body and no `Retry-After`.
     pub fn status(status: u16, body: &str) -> Reply {
         Reply::Status {
@@ -141,6 +152,7 @@ type Handler = dyn Fn(&FakeRequest) -> Reply + Send + Sync;
 #[derive(Default)]
 struct Stats {
     requests: AtomicUsize,
+    preflights: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     log: Mutex<Vec<FakeRequest>>,
@@ -183,6 +195,11 @@ impl FakeServer {
     /// Requests received so far.
     pub fn requests(&self) -> usize {
         self.stats.requests.load(Ordering::SeqCst)
+    }
+
+    /// `GET .../models` requests (preflight checks) received so far.
+    pub fn preflights(&self) -> usize {
+        self.stats.preflights.load(Ordering::SeqCst)
     }
 
     /// The most requests that were ever being handled at the same time.
@@ -264,6 +281,18 @@ async fn serve(
     let Some((path, headers, body)) = read_request(&mut sock).await? else {
         return Ok(());
     };
+    if path.ends_with("/models") {
+        st.preflights.fetch_add(1, Ordering::SeqCst);
+        let req = FakeRequest {
+            seq: usize::MAX,
+            at: Instant::now(),
+            path,
+            headers,
+            body: Value::Null,
+        };
+        let reply = handler(&req);
+        return respond(sock, reply, &req, None).await;
+    }
     let now = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     let _guard = InFlight(st.clone());
     st.max_in_flight.fetch_max(now, Ordering::SeqCst);
@@ -283,6 +312,16 @@ async fn serve(
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
+    respond(sock, reply, &req, Some(_guard)).await
+}
+
+/// Writes `reply` (or hangs, or drops the connection).
+async fn respond(
+    mut sock: TcpStream,
+    reply: Reply,
+    req: &FakeRequest,
+    guard: Option<InFlight>,
+) -> std::io::Result<()> {
     let (status, extra, body) = match reply {
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -326,7 +365,7 @@ async fn serve(
     // The request stops counting as in flight before its answer leaves:
     // the client may send its next request as soon as it reads this one,
     // and that must not be counted as overlapping.
-    drop(_guard);
+    drop(guard);
     sock.write_all(head.as_bytes()).await?;
     sock.write_all(body.as_bytes()).await?;
     sock.shutdown().await
