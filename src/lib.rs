@@ -17,5 +17,6 @@ pub mod report;
 pub mod review;
 pub mod route;
 pub mod secret;
+pub mod shard;
 pub mod sink;
 pub mod tree;
