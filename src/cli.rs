@@ -31,6 +31,8 @@ pub enum Command {
     Plan(cmd::plan::PlanArgs),
     /// Run the whole pipeline on a batch: tree, route, extract, graph, report.
     Ingest(cmd::ingest::IngestArgs),
+    /// Join the batch folders of `ingest --shard K/N` runs into one batch.
+    Merge(cmd::merge::MergeArgs),
     /// Apply a reviewer's decisions from sections.csv to an index YAML.
     Review(cmd::review::ReviewArgs),
     /// Show how the index stabilised across batches (reports/history.csv).

@@ -114,6 +114,24 @@ impl ShardSpec {
     }
 }
 
+/// The documents of `docs` that belong to this shard, in order. A path that
+/// is not a readable regular file is placed by its path instead, so exactly
+/// one shard reports its error.
+pub fn documents_of(spec: &ShardSpec, docs: Vec<std::path::PathBuf>) -> Vec<std::path::PathBuf> {
+    if spec.count <= 1 {
+        return docs;
+    }
+    docs.into_iter()
+        .filter(|p| {
+            let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
+            match regular.then(|| std::fs::read(p)).and_then(Result::ok) {
+                Some(bytes) => spec.owns(&bytes),
+                None => shard_of(p.to_string_lossy().as_bytes(), spec.count) == spec.index,
+            }
+        })
+        .collect()
+}
+
 /// The shard (0-based) of a document's content among `count` shards: the
 /// first 8 bytes of its SHA-256 as a big-endian integer, modulo `count`.
 pub fn shard_of(content: &[u8], count: u32) -> u32 {
@@ -179,7 +197,9 @@ mod tests {
         assert!(ShardSpec::parse("5/5").unwrap_err().contains("0 to 4"));
         assert!(ShardSpec::parse("1/0").unwrap_err().contains("at least 1"));
         assert!(ShardSpec::parse("3").unwrap_err().contains("K/N"));
-        assert!(ShardSpec::parse("x/3").unwrap_err().contains("whole number"));
+        assert!(ShardSpec::parse("x/3")
+            .unwrap_err()
+            .contains("whole number"));
     }
 
     #[test]

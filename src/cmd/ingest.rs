@@ -12,6 +12,7 @@ use crate::extract::{ExtractorConfig, LlmConfig};
 use crate::pipeline::{discover, run_batch, IngestConfig};
 use crate::route::cost::{prices_for_model, CostModel};
 use crate::route::{Prices, RouteOptions};
+use crate::shard::ShardSpec;
 use crate::sink::{Secret, SinkConfig, DEFAULT_BATCH_SIZE};
 use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
 use anyhow::{bail, Context};
@@ -51,6 +52,12 @@ pub struct IngestArgs {
     /// instead of detecting it.
     #[arg(long = "doc-type", value_name = "NAME")]
     pub doc_type: Option<String>,
+    /// Take only shard K of N (0-based) of the documents, by content hash:
+    /// every worker gets the same inputs and `--shard K/N`. `--shard /N`
+    /// takes K from KGROUTE_SHARD or JOB_COMPLETION_INDEX (Kubernetes
+    /// Indexed Job). Join the shards' folders with `kgroute merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Output folder [default: reports/<batch-id>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -138,6 +145,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             inputs: args.inputs,
             index: args.index,
             doc_type: args.doc_type,
+            shard: args.shard,
             out: args.out,
             format: super::plan::PlanFormat::Table,
             calibrate: args.calibrate,
@@ -230,6 +238,13 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         Ok(p) => p,
         Err(e) => {
             problems.push(format!("{e:#}"));
+            None
+        }
+    };
+    let shard = match ShardSpec::resolve(a.shard.as_deref(), |k| std::env::var(k).ok()) {
+        Ok(s) => s,
+        Err(e) => {
+            problems.push(e);
             None
         }
     };
@@ -327,7 +342,11 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(new_batch_id);
     Ok(IngestConfig {
-        documents: discovery.documents,
+        documents: match &shard {
+            Some(s) => crate::shard::documents_of(s, discovery.documents),
+            None => discovery.documents,
+        },
+        shard,
         skipped: discovery.skipped,
         index_files: a.index,
         doc_type: a.doc_type,

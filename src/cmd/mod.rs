@@ -3,6 +3,7 @@
 pub mod history;
 pub mod index_check;
 pub mod ingest;
+pub mod merge;
 pub mod plan;
 pub mod prices;
 pub mod review;
@@ -26,6 +27,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Tree(a) => tree::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Ingest(a) => ingest::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Review(a) => review::run(a),
         Command::History(a) => history::run(a),
         Command::Index(IndexCommand::Check(a)) => index_check::run(a),

@@ -59,6 +59,10 @@ pub struct PlanArgs {
     /// instead of detecting it.
     #[arg(long = "doc-type", value_name = "NAME")]
     pub doc_type: Option<String>,
+    /// Take only shard K of N (0-based) of the documents, by content hash
+    /// (`--shard /N`: K from KGROUTE_SHARD or JOB_COMPLETION_INDEX).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Folder for plan.csv and plan.json [default: reports/plan-<timestamp>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -121,9 +125,15 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
-    let found = discover(&args.inputs)?;
+    let shard = crate::shard::ShardSpec::resolve(args.shard.as_deref(), |k| std::env::var(k).ok())
+        .map_err(anyhow::Error::msg)?;
+    let mut found = discover(&args.inputs)?;
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
+    }
+    if let Some(s) = &shard {
+        found.documents = crate::shard::documents_of(s, found.documents);
+        eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
     }
     let read = ReadOptions {
         lossy: args.lossy,

@@ -98,6 +98,9 @@ pub struct Manifest {
     /// resume of a finished batch with nothing to redo changes nothing.
     #[serde(default)]
     pub finished: bool,
+    /// `--shard K/N` the batch was run with (`kgroute merge` joins shards).
+    #[serde(default)]
+    pub shard: Option<crate::shard::ShardSpec>,
     pub documents: Vec<DocEntry>,
 }
 
@@ -114,6 +117,7 @@ impl Manifest {
             index_files: index_files.to_vec(),
             identity: Some(identity),
             finished: false,
+            shard: None,
             documents: docs
                 .iter()
                 .map(|p| DocEntry {

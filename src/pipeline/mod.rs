@@ -10,6 +10,7 @@ pub mod budget;
 pub mod discover;
 pub mod document;
 pub mod manifest;
+pub mod merge;
 pub mod progress;
 pub mod run;
 

@@ -42,6 +42,8 @@ pub struct IngestConfig {
     pub index_files: Vec<PathBuf>,
     /// `--doc-type`: route every document as this type instead of detecting it.
     pub doc_type: Option<String>,
+    /// `--shard K/N`: this batch holds only that shard of the documents.
+    pub shard: Option<crate::shard::ShardSpec>,
     pub out_dir: PathBuf,
     pub batch_id: String,
     pub history_file: PathBuf,
@@ -74,7 +76,7 @@ pub struct BatchResult {
 /// Everything saved about one document once its sections are extracted, so
 /// a resumed batch can report on it without redoing it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct SavedDocument {
+pub(super) struct SavedDocument {
     meta: DocumentMeta,
     plan: RoutePlan,
     extractions: Vec<SectionExtraction>,
@@ -148,7 +150,10 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
 
     // Read-only checks of --out first.
-    let mut manifest = if cfg.resume {
+    // `--resume` on a missing or empty --out starts the batch there, so a
+    // scheduler can run the same command first and on every retry.
+    let resume = cfg.resume && is_non_empty_dir(&cfg.out_dir);
+    let mut manifest = if resume {
         let mut m = Manifest::load(&cfg.out_dir).with_context(|| {
             format!(
                 "--resume: {} holds no batch to resume; leave out --resume to start one there",
@@ -156,6 +161,17 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
             )
         })?;
         m.check_identity(&cfg.out_dir, &identity)?;
+        if m.shard != cfg.shard {
+            let show = |s: &Option<crate::shard::ShardSpec>| {
+                s.map_or("none".to_string(), |s| s.to_string())
+            };
+            anyhow::bail!(
+                "--resume: {} holds shard {} but this run asks for shard {}; resume it with the same --shard",
+                cfg.out_dir.display(),
+                show(&m.shard),
+                show(&cfg.shard)
+            );
+        }
         m.add_missing(&keys);
         m
     } else {
@@ -165,7 +181,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
                 cfg.out_dir.display()
             );
         }
-        Manifest::new(&cfg.batch_id, &cfg.index_files, identity, &keys)
+        let mut m = Manifest::new(&cfg.batch_id, &cfg.index_files, identity, &keys);
+        m.shard = cfg.shard;
+        m
     };
 
     // Services next, before anything is written: an unreachable Neo4j or a
@@ -198,9 +216,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
 
     let progress = Progress::new(manifest.documents.len(), cfg.quiet);
     progress.note(&format!(
-        "kgroute batch {} -> {}",
+        "kgroute batch {} -> {}{}",
         manifest.batch_id,
-        cfg.out_dir.display()
+        cfg.out_dir.display(),
+        cfg.shard
+            .map(|s| format!(" (shard {s}: {} documents)", manifest.documents.len()))
+            .unwrap_or_default()
     ));
     progress.note(&format!("extractor: {}", extractor.describe()));
     progress.note(&format!("graph sink: {}", sink.describe()));
@@ -264,6 +285,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         outcomes,
     );
     let (failed_documents, failed_sections) = failures(&report);
+    super::merge::save_report_meta(&cfg.out_dir, &report)?;
     let summary = write_batch_reports(&cfg.out_dir, &report)?;
     record_history(&cfg.history_file, &summary)?;
     {
@@ -641,12 +663,16 @@ fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
     load_saved_at(&batch.cfg.out_dir, &doc_id)
 }
 
-fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {
+pub(super) fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {
     let text = std::fs::read(saved_path(out_dir, doc_id)).ok()?;
     serde_json::from_slice(&text).ok()
 }
 
-fn outcome_from(key: &Path, saved: SavedDocument, error: Option<String>) -> DocumentOutcome {
+pub(super) fn outcome_from(
+    key: &Path,
+    saved: SavedDocument,
+    error: Option<String>,
+) -> DocumentOutcome {
     DocumentOutcome {
         doc_id: saved.meta.doc_id,
         doc_name: saved.meta.name,

@@ -10,8 +10,7 @@ use std::collections::BTreeSet;
 
 fn load(name: &str) -> Value {
     let path = repo().join("deploy/kubernetes").join(name);
-    let text =
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -71,7 +70,11 @@ fn indexed_job_matches_the_job_api_and_the_cli() {
     let var = regex::Regex::new(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)").unwrap();
     for a in &args {
         for cap in var.captures_iter(a) {
-            assert!(defined.contains(&cap[1]), "args use $({}) not in env", &cap[1]);
+            assert!(
+                defined.contains(&cap[1]),
+                "args use $({}) not in env",
+                &cap[1]
+            );
         }
     }
 
@@ -81,7 +84,11 @@ fn indexed_job_matches_the_job_api_and_the_cli() {
         .position(|a| a == "--shard")
         .map(|i| args[i + 1].clone())
         .expect("--shard in args");
-    assert_eq!(shard, format!("/{completions}"), "--shard must be /completions");
+    assert_eq!(
+        shard,
+        format!("/{completions}"),
+        "--shard must be /completions"
+    );
 
     // The arguments parse with kgroute's own command line.
     let command = strings(get(c, &["command"]));
@@ -109,6 +116,10 @@ fn example_secret_holds_no_real_value() {
     assert_eq!(get(&secret, &["kind"]).as_str(), Some("Secret"));
     let data = get(&secret, &["stringData"]).as_mapping().unwrap();
     for (k, v) in data {
-        assert_eq!(v.as_str(), Some("REPLACE_ME"), "{k:?} must be a placeholder");
+        assert_eq!(
+            v.as_str(),
+            Some("REPLACE_ME"),
+            "{k:?} must be a placeholder"
+        );
     }
 }

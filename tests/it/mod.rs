@@ -1,6 +1,7 @@
 pub mod util;
 
 mod crash;
+mod deploy;
 mod doctype;
 mod extract;
 mod graph_neo4j;
@@ -12,4 +13,5 @@ mod llm_titles;
 mod plan;
 mod report;
 mod routing;
+mod shard;
 mod tree;

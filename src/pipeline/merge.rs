@@ -1,0 +1,244 @@
+//! `kgroute merge`: joins the batch folders of `--shard K/N` runs into one
+//! batch, as if one process had run the whole corpus.
+//!
+//! Nothing is averaged: the saved documents (`docs/*.json`) and graph parts
+//! of every shard are copied into the new folder and the reports are
+//! recomputed from them by the same code a batch uses. Refused, with the
+//! reason, when the folders are not one complete set: a folder that is not
+//! a shard, shards of different counts, indices or extractors, a shard
+//! missing or given twice, or one that has not finished.
+
+use super::manifest::{DocState, Manifest};
+use super::run::{load_saved_at, outcome_from};
+use crate::report::{
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+};
+use crate::shard::ShardSpec;
+use crate::sink::files::{FileSink, PARTS_DIR};
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a batch's reports were made with, besides its documents: saved so
+/// that `merge` recomputes the same reports.
+pub const REPORT_META_FILE: &str = "report-meta.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ReportMeta {
+    index_version: String,
+    input_per_million: f64,
+    output_per_million: f64,
+    extractor: String,
+    sink: String,
+    index_entries: Vec<String>,
+}
+
+/// Saves what [`merge_shards`] needs to recompute this batch's reports.
+pub fn save_report_meta(out_dir: &Path, r: &BatchReport) -> anyhow::Result<()> {
+    let meta = ReportMeta {
+        index_version: r.index_version.clone(),
+        input_per_million: r.input_per_million,
+        output_per_million: r.output_per_million,
+        extractor: r.extractor.clone(),
+        sink: r.sink.clone(),
+        index_entries: r.index_entries.clone(),
+    };
+    crate::atomic_file::write_atomic(
+        &out_dir.join(REPORT_META_FILE),
+        &serde_json::to_vec_pretty(&meta)?,
+    )
+}
+
+/// One shard folder, checked.
+struct Shard {
+    dir: PathBuf,
+    spec: ShardSpec,
+    manifest: Manifest,
+    meta: ReportMeta,
+}
+
+fn load_shard(dir: &Path) -> anyhow::Result<Shard> {
+    let manifest = Manifest::load(dir)
+        .with_context(|| format!("{}: not a kgroute batch folder", dir.display()))?;
+    let Some(spec) = manifest.shard else {
+        bail!(
+            "{}: this batch was not run with --shard K/N, so it is not a shard to merge",
+            dir.display()
+        );
+    };
+    if !manifest.finished {
+        bail!(
+            "{}: shard {spec} has not finished; run the same command again with --resume, then merge",
+            dir.display()
+        );
+    }
+    let meta_path = dir.join(REPORT_META_FILE);
+    let text = std::fs::read(&meta_path)
+        .with_context(|| format!("{}: cannot read", meta_path.display()))?;
+    let meta = serde_json::from_slice(&text)
+        .with_context(|| format!("{}: not a kgroute report meta file", meta_path.display()))?;
+    Ok(Shard {
+        dir: dir.to_path_buf(),
+        spec,
+        manifest,
+        meta,
+    })
+}
+
+/// Checks that the shards are one complete set of one batch's settings.
+fn check_set(shards: &[Shard]) -> anyhow::Result<()> {
+    let first = &shards[0];
+    let n = first.spec.count;
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for s in shards {
+        if s.spec.count != n {
+            bail!(
+                "{} is shard {} but {} is shard {}: shards of one batch share N",
+                s.dir.display(),
+                s.spec,
+                first.dir.display(),
+                first.spec
+            );
+        }
+        if s.manifest.identity != first.manifest.identity {
+            bail!(
+                "{} was built with another index or extractor than {}; merge only shards of one batch",
+                s.dir.display(),
+                first.dir.display()
+            );
+        }
+        if let Some(prev) = seen.insert(s.spec.index, &s.dir) {
+            bail!(
+                "shard {} given twice: {} and {}",
+                s.spec,
+                prev.display(),
+                s.dir.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "shard{} {} missing: give all {n} shard folders",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Joins the shard folders `dirs` into a new batch folder `out` and records
+/// one history row.
+pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Result<BatchSummary> {
+    if dirs.is_empty() {
+        bail!("give the shard folders to merge, e.g. kgroute merge reports/b/shard-0 reports/b/shard-1 --out reports/b/merged");
+    }
+    let shards = dirs
+        .iter()
+        .map(|d| load_shard(d))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    check_set(&shards)?;
+    if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+        bail!(
+            "{}: output folder is not empty; give a new --out for the merged batch",
+            out.display()
+        );
+    }
+    let docs_dir = out.join("docs");
+    std::fs::create_dir_all(&docs_dir)
+        .with_context(|| format!("{}: cannot create", docs_dir.display()))?;
+
+    let mut entries = Vec::new();
+    let mut outcomes: Vec<DocumentOutcome> = Vec::new();
+    let mut has_parts = false;
+    for s in &shards {
+        for d in &s.manifest.documents {
+            entries.push(d.clone());
+            if d.state == DocState::Duplicate {
+                continue;
+            }
+            let saved = d
+                .doc_id
+                .as_deref()
+                .and_then(|id| load_saved_at(&s.dir, id).map(|saved| (id, saved)));
+            match saved {
+                Some((id, saved)) => {
+                    let name = format!("{id}.json");
+                    copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
+                    let part = s.dir.join("graph").join(PARTS_DIR).join(&name);
+                    if part.is_file() {
+                        let parts = out.join("graph").join(PARTS_DIR);
+                        std::fs::create_dir_all(&parts)
+                            .with_context(|| format!("{}: cannot create", parts.display()))?;
+                        copy(&part, &parts.join(&name))?;
+                        has_parts = true;
+                    }
+                    outcomes.push(outcome_from(&d.path, saved, d.error.clone()));
+                }
+                None => outcomes.push(DocumentOutcome {
+                    doc_id: d.doc_id.clone().unwrap_or_default(),
+                    doc_name: d
+                        .path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    path: d.path.clone(),
+                    plan: None,
+                    extractions: Vec::new(),
+                    error: Some(
+                        d.error
+                            .clone()
+                            .unwrap_or_else(|| format!("not finished in shard {}", s.spec)),
+                    ),
+                }),
+            }
+        }
+    }
+    // Document order of an unsharded run: by path.
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    outcomes.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let batch_id = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "merged".into());
+    let first = &shards[0];
+    let mut manifest = Manifest::new(
+        &batch_id,
+        &first.manifest.index_files,
+        first.manifest.identity.clone().unwrap_or_default(),
+        &[],
+    );
+    manifest.documents = entries;
+    manifest.finished = true;
+    manifest.save(out)?;
+
+    if has_parts {
+        FileSink::create(&out.join("graph"))?.assemble()?;
+    }
+    let m = &first.meta;
+    let report = BatchReport {
+        batch_id,
+        index_version: m.index_version.clone(),
+        documents: outcomes,
+        input_per_million: m.input_per_million,
+        output_per_million: m.output_per_million,
+        extractor: m.extractor.clone(),
+        sink: m.sink.clone(),
+        index_entries: m.index_entries.clone(),
+    };
+    save_report_meta(out, &report)?;
+    let summary = write_batch_reports(out, &report)?;
+    record_history(history, &summary)?;
+    Ok(summary)
+}
+
+fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::copy(from, to)
+        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    Ok(())
+}
