@@ -21,13 +21,13 @@ use std::time::{Duration, Instant};
 
 const SEED: u64 = 0x006b_6772_6f75_7465;
 
-fn index_file() -> PathBuf {
+pub(super) fn index_file() -> PathBuf {
     repo().join("indices").join("credit_agreement.yaml")
 }
 
 /// `kgroute ingest` of `docs` into `out`, offline unless the caller adds
 /// an LLM or Neo4j.
-fn ingest(docs: &[PathBuf], out: &Path, work: &Path) -> Command {
+pub(super) fn ingest(docs: &[PathBuf], out: &Path, work: &Path) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("kgroute"));
     c.arg("ingest")
         .args(docs)
@@ -48,7 +48,7 @@ fn ingest(docs: &[PathBuf], out: &Path, work: &Path) -> Command {
 }
 
 /// Runs to the end; panics with stderr unless it exits 0.
-fn run_ok(mut c: Command) -> Duration {
+pub(super) fn run_ok(mut c: Command) -> Duration {
     let start = Instant::now();
     let out = c.output().expect("run kgroute");
     assert!(
@@ -269,7 +269,7 @@ fn section_line(msg: &str) -> String {
 }
 
 /// A loopback LLM that answers every section with its own clause entity.
-fn clause_server(rt: &tokio::runtime::Runtime, latency: Duration) -> FakeServer {
+pub(super) fn clause_server(rt: &tokio::runtime::Runtime, latency: Duration) -> FakeServer {
     rt.block_on(FakeServer::start(latency, |req| {
         let clause = format!(
             "Clause {}",
@@ -371,7 +371,7 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
 
 /// Copies `src` into `dir` under a stem unique to this run, so each batch
 /// has doc_ids of its own in the shared database.
-fn unique_copy(src: &Path, dir: &Path, stem: &str) -> PathBuf {
+pub(super) fn unique_copy(src: &Path, dir: &Path, stem: &str) -> PathBuf {
     let ext = src.extension().unwrap().to_str().unwrap();
     let nonce = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -385,7 +385,7 @@ fn unique_copy(src: &Path, dir: &Path, stem: &str) -> PathBuf {
 /// Counts and a checksum of the sorted ids (section uids, entity keys,
 /// relations) the database holds for the batch's documents, with each
 /// doc_id replaced by its position so two batches of the same files compare.
-async fn neo4j_state(doc_ids: &[String]) -> (Vec<kgroute::graph::GraphCounts>, String) {
+pub(super) async fn neo4j_state(doc_ids: &[String]) -> (Vec<kgroute::graph::GraphCounts>, String) {
     use sha2::{Digest, Sha256};
     let sink = connect().await;
     let g = sink.graph();
@@ -416,7 +416,7 @@ async fn neo4j_state(doc_ids: &[String]) -> (Vec<kgroute::graph::GraphCounts>, S
     (counts, sum)
 }
 
-fn manifest_doc_ids(out: &Path) -> Vec<String> {
+pub(super) fn manifest_doc_ids(out: &Path) -> Vec<String> {
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     m["documents"]

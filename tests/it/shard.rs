@@ -198,3 +198,127 @@ fn a_bad_shard_spec_is_a_configuration_error_that_teaches() {
         .clone();
     assert!(String::from_utf8_lossy(&out).contains("0 to 2"));
 }
+
+/// Sorted rows of a sections.csv without its doc_id column (the shard runs
+/// read copies of the same files under other names).
+fn rows_without_doc_id(p: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(p).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let doc = headers.iter().position(|h| h == "doc_id").unwrap();
+    let mut rows: Vec<Vec<String>> = r
+        .records()
+        .map(|rec| {
+            rec.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != doc)
+                .map(|(_, c)| c.to_string())
+                .collect()
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// doc_ids ordered by their content-hash suffix, so two runs over copies
+/// of the same files line up.
+fn by_content(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort_by(|a, b| a.rsplit('-').next().cmp(&b.rsplit('-').next()));
+    ids
+}
+
+#[test]
+fn three_shards_into_neo4j_with_the_loopback_llm_equal_one_run() {
+    use super::crash::{
+        clause_server, ingest as ingest_cmd, manifest_doc_ids, neo4j_state, run_ok, unique_copy,
+    };
+    use super::graph_neo4j::neo4j_env;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = clause_server(&rt, std::time::Duration::from_millis(5));
+    let (uri, user, _) = neo4j_env();
+    let work = tempdir();
+    let sources = [
+        fixture("credit_agreement.md"),
+        fixture("supply_agreement.txt"),
+        corpus("credit_agreements/att_capital_1995.txt"),
+        corpus("wide/leases/pnk_2020_lease.txt"),
+    ];
+    let copies = |tag: &str| -> Vec<PathBuf> {
+        let dir = work.path().join(tag);
+        std::fs::create_dir_all(&dir).unwrap();
+        sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| unique_copy(s, &dir, &format!("shard{i}")))
+            .collect()
+    };
+    let run = |docs: &[PathBuf], out: &Path, cache: &Path| {
+        let mut c = ingest_cmd(docs, out, work.path());
+        c.arg("--neo4j")
+            .arg(&uri)
+            .env("NEO4J_USERNAME", &user)
+            .env("KGROUTE_LLM_URL", server.base_url())
+            .env("KGROUTE_MODEL", "test-model")
+            .arg("--cache-dir")
+            .arg(cache)
+            .env_remove("KGROUTE_SHARD")
+            .env_remove("JOB_COMPLETION_INDEX");
+        c
+    };
+
+    let reference = work.path().join("reference");
+    run_ok(run(
+        &copies("ref"),
+        &reference,
+        &work.path().join("cache-ref"),
+    ));
+    let expected_ids = by_content(manifest_doc_ids(&reference));
+    let expected = rt.block_on(neo4j_state(&expected_ids));
+    let sent_once = server.requests();
+    assert!(sent_once > 10);
+
+    // Three workers at once, into the same database, on copies of the files.
+    let docs = copies("sharded");
+    let shards: Vec<PathBuf> = (0..3)
+        .map(|k| work.path().join(format!("shard-{k}")))
+        .collect();
+    let children: Vec<_> = shards
+        .iter()
+        .enumerate()
+        .map(|(k, out)| {
+            let mut c = run(&docs, out, &work.path().join("cache-shards"));
+            c.arg("--shard").arg(format!("{k}/3"));
+            c.spawn().unwrap()
+        })
+        .collect();
+    for (k, c) in children.into_iter().enumerate() {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "shard {k}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Every section was sent once more in all, by exactly one shard.
+    assert_eq!(server.requests(), 2 * sent_once);
+
+    let merged = work.path().join("merged");
+    kgroute()
+        .arg("merge")
+        .args(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .arg("--history")
+        .arg(work.path().join("h-merged.csv"))
+        .assert()
+        .success();
+    assert_eq!(
+        rows_without_doc_id(&merged.join("sections.csv")),
+        rows_without_doc_id(&reference.join("sections.csv"))
+    );
+    assert_eq!(totals(&merged), totals(&reference));
+    let got_ids = by_content(manifest_doc_ids(&merged));
+    assert_eq!(got_ids.len(), expected_ids.len());
+    let got = rt.block_on(neo4j_state(&got_ids));
+    assert_eq!(got, expected, "the sharded graph in Neo4j differs");
+}
