@@ -43,6 +43,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
         doc_id: doc_id.into(),
         doc_name: format!("{doc_id}.md"),
         doc_type: "credit_agreement".into(),
+        doc_type_confidence: 1.0,
         sections: vec![],
         tree_health: Default::default(),
     };

@@ -459,6 +459,7 @@ mod tests {
             doc_id: "d".into(),
             doc_name: "d.md".into(),
             doc_type: "credit_agreement".into(),
+            doc_type_confidence: 1.0,
             sections: nodes
                 .iter()
                 .map(|n| RoutedSection {

@@ -42,6 +42,8 @@ pub fn plan_one(
             crate::route::plan(&tree, &empty, route)
         }
     };
+    let mut plan = plan;
+    plan.doc_type_confidence = doc_type.confidence;
     Ok(Planned {
         source,
         tree,

@@ -69,6 +69,9 @@ pub struct BatchReport {
 #[derive(Debug, Clone, Copy)]
 pub struct SectionView<'a> {
     pub doc_id: &'a str,
+    /// The document's type and the confidence of its detection.
+    pub doc_type: &'a str,
+    pub doc_type_confidence: f64,
     pub section: &'a RoutedSection,
     pub extraction: Option<&'a SectionExtraction>,
     pub quality: MatchQuality,
@@ -92,6 +95,8 @@ impl DocumentOutcome {
                 let extraction = by_node.get(s.node_id.as_str()).copied();
                 SectionView {
                     doc_id: &self.doc_id,
+                    doc_type: &plan.doc_type,
+                    doc_type_confidence: plan.doc_type_confidence,
                     section: s,
                     extraction,
                     quality: quality::classify(s, extraction),

@@ -29,8 +29,10 @@ use anyhow::Context;
 use std::path::Path;
 
 /// The header, in order.
-pub const COLUMNS: [&str; 26] = [
+pub const COLUMNS: [&str; 28] = [
     "doc_id",
+    "doc_type",
+    "doc_type_confidence",
     "node_id",
     "breadcrumb",
     "heading",
@@ -119,6 +121,8 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         .unwrap_or_default();
     vec![
         guard_cell(view.doc_id),
+        guard_cell(view.doc_type),
+        format!("{:.2}", view.doc_type_confidence),
         s.node_id.clone(),
         guard_cell(&sanitize_title(&s.breadcrumb)),
         guard_cell(&sanitize_title(&s.title)),

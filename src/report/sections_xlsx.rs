@@ -33,7 +33,8 @@ pub const CHOICES_SHEET: &str = "choices";
 pub const SUMMARY_SHEET: &str = "summary";
 
 /// Columns written as numbers (when not empty).
-const NUMERIC: [&str; 9] = [
+const NUMERIC: [&str; 10] = [
+    "doc_type_confidence",
     "start_line",
     "end_line",
     "chars",

@@ -75,6 +75,10 @@ pub struct RoutePlan {
     pub doc_id: String,
     pub doc_name: String,
     pub doc_type: String,
+    /// 0..1 confidence of the detected type (1.0 when forced with
+    /// `--doc-type`; 0.0 when a lone index without `detect:` was given).
+    #[serde(default)]
+    pub doc_type_confidence: f64,
     pub sections: Vec<RoutedSection>,
     /// The tree's structure health, copied so plan.json carries it.
     #[serde(default)]
@@ -273,6 +277,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         doc_id: tree.doc_id.clone(),
         doc_name: tree.doc_name.clone(),
         doc_type: index.document_type.clone(),
+        doc_type_confidence: 1.0,
         sections,
         tree_health: tree.health.clone(),
     }

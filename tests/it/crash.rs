@@ -169,10 +169,12 @@ fn assert_no_duplicates(out: &Path) {
         assert!(seen.insert(r.clone()), "relationship row twice: {r:?}");
     }
     let sections = records(&out.join("sections.csv"));
+    let col = |name: &str| sections[0].iter().position(|h| h == name).unwrap();
+    let (doc, node) = (col("doc_id"), col("node_id"));
     let mut keys = HashSet::new();
     for s in &sections[1..] {
         assert!(
-            keys.insert((s[0].clone(), s[1].clone())),
+            keys.insert((s[doc].clone(), s[node].clone())),
             "section {s:?} twice"
         );
     }

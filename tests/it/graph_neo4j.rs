@@ -111,6 +111,7 @@ fn plan(doc: &str) -> RoutePlan {
         doc_id: doc.into(),
         doc_name: format!("{doc}.md"),
         doc_type: "credit_agreement".into(),
+        doc_type_confidence: 1.0,
         sections: vec![
             section("0001", "ARTICLE I Definitions", None, Route::Empty, (1, 2)),
             section(

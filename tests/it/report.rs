@@ -172,6 +172,7 @@ fn sample_batch() -> BatchReport {
             doc_id: "emerson-1".into(),
             doc_name: "emerson_2018.md".into(),
             doc_type: "credit_agreement".into(),
+            doc_type_confidence: 1.0,
             sections,
             tree_health: Default::default(),
         }),
@@ -186,6 +187,7 @@ fn sample_batch() -> BatchReport {
             doc_id: "att-2".into(),
             doc_name: "att_capital_1995.txt".into(),
             doc_type: "credit_agreement".into(),
+            doc_type_confidence: 1.0,
             sections: vec![section(
                 "0001",
                 "SECTION 2.03. TYPES OF ADVANCES",
@@ -242,7 +244,7 @@ fn sections_csv_has_one_guarded_row_per_section() {
     let (headers, rows) = csv_rows(&dir.path().join("sections.csv"));
     assert_eq!(
         headers.join(","),
-        "doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,match_runner_up,match_runner_up_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
+        "doc_id,doc_type,doc_type_confidence,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,match_runner_up,match_runner_up_score,predicted_tier,route,override_reason,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision"
     );
     assert_eq!(
         rows.len(),
@@ -951,6 +953,7 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
             doc_id: "emerson".into(),
             doc_name: "emerson_2018.md".into(),
             doc_type: "credit_agreement".into(),
+            doc_type_confidence: 1.0,
             sections,
             tree_health: Default::default(),
         }),
