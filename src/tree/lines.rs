@@ -4,6 +4,7 @@
 //! and knows nothing of the document; the stateful decisions live in
 //! `plaintext.rs`.
 
+use super::label::roman_value;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -321,53 +322,6 @@ fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
             .expect("annex id regex")
     });
     RE.is_match(ident)
-}
-
-/// Value of a canonical roman numeral (`IV`, not `IIII` or `VC`).
-pub(crate) fn roman_value(s: &str) -> Option<u32> {
-    let vals: Vec<i64> = s
-        .bytes()
-        .map(|b| match b {
-            b'I' => Some(1),
-            b'V' => Some(5),
-            b'X' => Some(10),
-            b'L' => Some(50),
-            b'C' => Some(100),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    let mut total: i64 = 0;
-    for (i, v) in vals.iter().enumerate() {
-        if vals.get(i + 1).is_some_and(|n| n > v) {
-            total -= v;
-        } else {
-            total += v;
-        }
-    }
-    let total = u32::try_from(total).ok()?;
-    (total > 0 && total < 400 && to_roman(total) == s).then_some(total)
-}
-
-fn to_roman(mut n: u32) -> String {
-    const TABLE: [(u32, &str); 9] = [
-        (100, "C"),
-        (90, "XC"),
-        (50, "L"),
-        (40, "XL"),
-        (10, "X"),
-        (9, "IX"),
-        (5, "V"),
-        (4, "IV"),
-        (1, "I"),
-    ];
-    let mut out = String::new();
-    for (v, s) in TABLE {
-        while n >= v {
-            out.push_str(s);
-            n -= v;
-        }
-    }
-    out
 }
 
 /// A line of a table of contents: dotted leaders, a trailing page number,

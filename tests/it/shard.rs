@@ -137,49 +137,27 @@ fn three_parallel_shards_merge_into_the_unsharded_batch() {
     assert!(merged.join("sections.xlsx").is_file());
     assert_eq!(read(&d.join("h-merged.csv")).lines().count(), 2, "one row");
 
-    // A missing shard and a repeated one are refused, naming them.
-    let err = kgroute()
-        .arg("merge")
-        .args(&shards[..2])
-        .arg("--out")
-        .arg(d.join("m2"))
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(
-        String::from_utf8_lossy(&err).contains("2/3 missing"),
-        "{}",
-        String::from_utf8_lossy(&err)
-    );
-    let err = kgroute()
-        .arg("merge")
-        .args([&shards[0], &shards[1], &shards[1]])
-        .arg("--out")
-        .arg(d.join("m3"))
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(
-        String::from_utf8_lossy(&err).contains("given twice"),
-        "{}",
-        String::from_utf8_lossy(&err)
-    );
-    // An unsharded batch is not a shard.
-    let err = kgroute()
-        .arg("merge")
-        .arg(&whole)
-        .arg("--out")
-        .arg(d.join("m4"))
-        .assert()
-        .failure()
-        .get_output()
-        .stderr
-        .clone();
-    assert!(String::from_utf8_lossy(&err).contains("not run with --shard"));
+    // A missing shard, a repeated one and an unsharded batch are refused,
+    // each naming what is wrong.
+    let refused = |dirs: &[&PathBuf], out: &str| -> String {
+        let o = kgroute()
+            .arg("merge")
+            .args(dirs)
+            .arg("--out")
+            .arg(d.join(out))
+            .assert()
+            .failure()
+            .get_output()
+            .stderr
+            .clone();
+        String::from_utf8_lossy(&o).into_owned()
+    };
+    let err = refused(&[&shards[0], &shards[1]], "m2");
+    assert!(err.contains("2/3 missing"), "{err}");
+    let err = refused(&[&shards[0], &shards[1], &shards[1]], "m3");
+    assert!(err.contains("given twice"), "{err}");
+    let err = refused(&[&whole], "m4");
+    assert!(err.contains("not run with --shard"), "{err}");
 }
 
 #[test]
