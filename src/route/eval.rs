@@ -54,6 +54,8 @@ pub const WIDE_CHECKING: &[&str] = &[
 struct GoldHeading {
     line: usize,
     kind: String,
+    #[serde(default)]
+    label: String,
     title: String,
 }
 
@@ -202,25 +204,45 @@ fn gold_tree(g: &GoldFile) -> DocTree {
     if let Some(p) = pre {
         structure.push(node(&p.title, p.line, NodeKind::Preamble, 1, p.chars));
     }
+    // Sections nest by their dotted labels (`2.1.3` under `2.1` under
+    // article 2), as the tree builder nests them; an unnumbered section sits
+    // under the current article.
     let mut in_article = false;
+    let mut open: Vec<String> = Vec::new();
     for h in &g.headings {
         let chars = chars_at(h.line);
         match h.kind.as_str() {
             "article" => {
                 structure.push(node(&h.title, h.line, NodeKind::Section, 1, chars));
                 in_article = true;
+                open.clear();
             }
-            "section" if in_article => {
-                let n = node(&h.title, h.line, NodeKind::Section, 2, chars);
-                structure.last_mut().expect("article").nodes.push(n);
+            "section" => {
+                while open
+                    .last()
+                    .is_some_and(|p| !h.label.starts_with(&format!("{p}.")))
+                {
+                    open.pop();
+                }
+                let level = 1 + u8::from(in_article) + open.len() as u8;
+                let n = node(&h.title, h.line, NodeKind::Section, level, chars);
+                let mut siblings = &mut structure;
+                for _ in 0..(level - 1) {
+                    siblings = &mut siblings.last_mut().expect("parent").nodes;
+                }
+                siblings.push(n);
+                if h.label.chars().any(|c| c.is_ascii_digit()) {
+                    open.push(h.label.clone());
+                }
             }
-            "section" => structure.push(node(&h.title, h.line, NodeKind::Section, 1, chars)),
             "schedule" => {
                 in_article = false;
+                open.clear();
                 structure.push(node(&h.title, h.line, NodeKind::Schedule, 1, chars));
             }
             _ => {
                 in_article = false;
+                open.clear();
                 structure.push(node(&h.title, h.line, NodeKind::Exhibit, 1, chars));
             }
         }

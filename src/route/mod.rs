@@ -211,14 +211,18 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
     out
 }
 
-/// A heading with children whose own span is shorter than this (the heading
-/// line and little else, e.g. `SCHEDULE 1.1(a)`) gets no call of its own;
-/// its children are routed (Proxy-Pointer's near-empty structural rule).
-pub const NEAR_EMPTY_CHARS: usize = 100;
+/// A heading with children whose own span is at most this long is only
+/// their lead-in: the heading line and a sentence or two (`SCHEDULE
+/// 1.1(a)`, `The Borrower covenants that, so long as any Loan is
+/// outstanding, it shall:`). It gets no call of its own; its children are
+/// routed by their own titles, with this heading in their breadcrumb
+/// (Proxy-Pointer's near-empty structural rule, widened to the lead-in
+/// sentence that expert raters score Low or Very Low whatever the title).
+pub const LEAD_IN_CHARS: usize = 400;
 
 /// Routes every node of a tree. No LLM, no network.
 ///
-/// Structural headings, near-empty headings with children and `[Reserved]`
+/// Structural headings, lead-ins of headings with children and `[Reserved]`
 /// sections route nowhere ([`Route::Empty`]); the preamble always goes to
 /// the LLM (the parties live there); tables of contents, signature pages and noise titles
 /// are [`Route::Noise`]; Very High/High/Medium and unknown titles go to the
@@ -231,7 +235,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         .map(|p| {
             let node = p.node;
             let matched = match_node(node, &p.parents, p.in_exhibit, index);
-            let heading_only = !node.nodes.is_empty() && node.chars < NEAR_EMPTY_CHARS;
+            let heading_only = !node.nodes.is_empty() && node.chars <= LEAD_IN_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),
                 NodeKind::Preamble => (Route::Llm, matched.tier),
