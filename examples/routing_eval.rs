@@ -52,13 +52,14 @@ fn main() -> anyhow::Result<()> {
         );
         if misses {
             for d in &docs {
-                for (t, g, p, e) in &d.misses {
+                for (t, g, p, e, rel) in &d.misses {
                     let p = p.map_or("new".to_string(), |p| p.key().to_string());
                     println!(
-                        "  {:<28} gold {:<9} got {:<9} {:<40} [{}]",
+                        "  {:<28} gold {:<9} got {:<9} {:>3} rel {:<40} [{}]",
                         d.name,
                         g.key(),
                         p,
+                        rel,
                         t,
                         e
                     );

@@ -94,7 +94,8 @@ pub struct EvalFigures {
     pub chars_oracle: usize,
     /// `(title, gold tier, predicted tier or new, entry)` of every section
     /// whose route disagrees with the expert, for tuning.
-    pub misses: Vec<(String, Tier, Option<Tier>, String)>,
+    /// (title, gold tier, predicted tier, matched entry, gold relations).
+    pub misses: Vec<(String, Tier, Option<Tier>, String, usize)>,
 }
 
 impl EvalFigures {
@@ -315,6 +316,7 @@ pub fn evaluate_file(path: &Path, index: &GraphabilityIndex) -> anyhow::Result<E
                 gold,
                 r.predicted_tier,
                 r.matched.entry.clone().unwrap_or_default(),
+                s.relations_est,
             ));
         }
     }

@@ -323,3 +323,46 @@ fn heading_name_drops_the_numbering_label() {
     );
     assert_eq!(heading_name(&n), "Representations and Warranties");
 }
+
+/// A heading with children routes its own text only when it holds more
+/// than a lead-in; its children are routed either way.
+#[test]
+fn a_lead_in_of_a_heading_with_children_is_not_sent() {
+    use NodeKind::*;
+    let child = || {
+        node(
+            "0002",
+            "Section 7.1 Events of Default",
+            Section,
+            5000,
+            vec![],
+        )
+    };
+    let with_own = |own: usize| DocTree {
+        doc_name: "d".into(),
+        doc_id: "d-1".into(),
+        line_count: 10,
+        format: DocFormat::Text,
+        health: Default::default(),
+        structure: vec![node(
+            "0001",
+            "ARTICLE VII EVENTS OF DEFAULT",
+            Section,
+            own,
+            vec![child()],
+        )],
+    };
+    let opts = RouteOptions::default();
+    let short = plan(&with_own(LEAD_IN_CHARS), &index(), &opts);
+    assert_eq!(route_of(&short, "0001").0, Route::Empty);
+    assert_eq!(route_of(&short, "0002").0, Route::Llm);
+    let long = plan(&with_own(LEAD_IN_CHARS + 1), &index(), &opts);
+    assert_eq!(route_of(&long, "0001").0, Route::Llm);
+    // Without children the same short text is a section of its own.
+    let mut alone = with_own(LEAD_IN_CHARS);
+    alone.structure[0].nodes.clear();
+    assert_eq!(
+        route_of(&plan(&alone, &index(), &opts), "0001").0,
+        Route::Llm
+    );
+}
