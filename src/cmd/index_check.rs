@@ -10,6 +10,7 @@ const AFTER_HELP: &str = "\
 Examples:
   kgroute index check indices/credit_agreement.yaml
   kgroute index check indices/credit_agreement.yaml indices/overlays/acme_bank.yaml
+  kgroute index check indices/          (every index of the folder, each on its own)
 
 Reports every problem at once, each as FILE:LINE:COLUMN with the fix.
 Exit 0 when valid, 1 when any problem is found.";
@@ -18,16 +19,36 @@ Exit 0 when valid, 1 when any problem is found.";
 #[command(after_help = AFTER_HELP)]
 pub struct IndexCheckArgs {
     /// Index files: a base first, then overlays (later files win). Bases
-    /// named by `extends:` are checked too.
+    /// named by `extends:` are checked too. A single folder checks every
+    /// `*.yaml` in it as an index of its own (what `--index DIR` loads).
     #[arg(required = true, value_name = "YAML")]
     pub files: Vec<PathBuf>,
 }
 
 /// Prints `ok` with a summary (exit 0) or every problem (exit 1).
 pub fn run(args: IndexCheckArgs) -> anyhow::Result<Outcome> {
-    let problems = check_files(&args.files);
+    if let [dir] = args.files.as_slice() {
+        if dir.is_dir() {
+            let files = crate::index::doctype::index_files(dir)?;
+            if files.is_empty() {
+                anyhow::bail!("{}: no index (*.yaml) in this folder", dir.display());
+            }
+            let mut worst = Outcome::Success;
+            for f in files {
+                if run_one(vec![f])? != Outcome::Success {
+                    worst = Outcome::PartialFailure;
+                }
+            }
+            return Ok(worst);
+        }
+    }
+    run_one(args.files)
+}
+
+fn run_one(files: Vec<PathBuf>) -> anyhow::Result<Outcome> {
+    let problems = check_files(&files);
     if problems.is_empty() {
-        let index = GraphabilityIndex::load(&args.files)?;
+        let index = GraphabilityIndex::load(&files)?;
         let mut per_tier = Vec::new();
         for t in crate::index::Tier::ALL {
             let n = index.entries().iter().filter(|e| e.tier == t).count();

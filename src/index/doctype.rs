@@ -63,6 +63,21 @@ pub struct IndexSet {
     pub indices: Vec<GraphabilityIndex>,
 }
 
+/// The index files of a folder: every `*.yaml` / `*.yml` directly in it,
+/// sorted (overlays live in subfolders and are not types of their own).
+pub fn index_files(dir: &Path) -> Result<Vec<PathBuf>, IndexError> {
+    let rd = std::fs::read_dir(dir).map_err(|source| IndexError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 impl IndexSet {
     /// Loads `paths`: a single folder loads every `*.yaml` directly in it
     /// (overlays live in subfolders and are not types of their own); files
@@ -79,15 +94,7 @@ impl IndexSet {
     }
 
     fn load_dir(dir: &Path) -> Result<IndexSet, IndexError> {
-        let rd = std::fs::read_dir(dir).map_err(|source| IndexError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut files: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-            .collect();
-        files.sort();
+        let files = index_files(dir)?;
         let mut indices = Vec::new();
         for f in files {
             indices.push(GraphabilityIndex::load(std::slice::from_ref(&f))?);

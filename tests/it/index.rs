@@ -33,6 +33,45 @@ fn shipped_indices_pass_index_check() {
     }
 }
 
+/// `index check DIR` checks each index of the folder on its own: one line
+/// per shipped index, and a broken one fails the run without hiding the
+/// others.
+#[test]
+fn index_check_on_a_folder_checks_every_index() {
+    let out = kgroute()
+        .args(["index", "check"])
+        .arg(repo().join("indices"))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for ty in ["commercial", "credit_agreement", "lease", "m_and_a"] {
+        assert!(stdout.contains(&format!("ok: {ty} (")), "{stdout}");
+    }
+    let dir = tempdir();
+    std::fs::copy(shipped("lease.yaml"), dir.path().join("lease.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("bad.yaml"),
+        "document_type: x\nhigh:\n  - Liens\nlow:\n  - Liens\n",
+    )
+    .unwrap();
+    kgroute()
+        .args(["index", "check"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ok: lease ("))
+        .stderr(predicate::str::contains("bad.yaml:5:5"));
+    let empty = tempdir();
+    kgroute()
+        .args(["index", "check"])
+        .arg(empty.path())
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no index (*.yaml) in this folder"));
+}
+
 fn schema_validator() -> jsonschema::Validator {
     let schema: serde_json::Value = serde_json::from_str(&read(
         &repo().join("schemas/graphability-index.schema.json"),
