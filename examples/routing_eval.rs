@@ -1,6 +1,7 @@
 //! `scripts/routing-eval`: prints the routing figures of the shipped
 //! credit-agreement index against the expert gold files, for the tuning
-//! and the checking half (see `kgroute::route::eval`).
+//! and the checking half (see `kgroute::route::eval`), then the wide files
+//! without gold (every document type) through the real tree builder.
 //!
 //! Usage: routing_eval [--index YAML] [--shared DIR] [--misses]
 
@@ -70,14 +71,27 @@ fn main() -> anyhow::Result<()> {
     // Wide credit agreements without gold, parsed by the real tree builder:
     // the new-section share a user would see (tree quality included).
     let set = IndexSet::load(&[repo.join("indices")])?;
-    for (half, names) in [
-        ("tuning", eval::WIDE_TUNING),
-        ("checking", eval::WIDE_CHECKING),
-    ] {
-        println!("\n== wide credit agreements without gold, {half} half (real tree)");
-        let mut shares = Vec::new();
+    let mut groups: Vec<(String, String, Vec<&str>)> = vec![
+        (
+            "credit_agreements".into(),
+            "tuning".into(),
+            eval::WIDE_TUNING.to_vec(),
+        ),
+        (
+            "credit_agreements".into(),
+            "checking".into(),
+            eval::WIDE_CHECKING.to_vec(),
+        ),
+    ];
+    for (folder, tuning, checking) in eval::WIDE_OTHER {
+        groups.push((folder.to_string(), "tuning".into(), tuning.to_vec()));
+        groups.push((folder.to_string(), "checking".into(), checking.to_vec()));
+    }
+    for (folder, half, names) in groups {
+        println!("\n== wide {folder} without gold, {half} half (real tree)");
+        let (mut shares, mut cuts) = (Vec::new(), Vec::new());
         for n in names {
-            let p = shared.join(format!("corpora/wide/credit_agreements/{n}.txt"));
+            let p = shared.join(format!("corpora/wide/{folder}/{n}.txt"));
             let (_, _, plan, ty) =
                 plan_document_in(&p, &set, None, &RouteOptions::default(), true)?;
             let st = PlanStats::of(&plan, None);
@@ -91,8 +105,13 @@ fn main() -> anyhow::Result<()> {
                 st.payload_cut_pct
             );
             shares.push(st.new_section_pct);
+            cuts.push(st.payload_cut_pct);
         }
-        println!("median new share {:.1}%", eval::median(shares));
+        println!(
+            "median new share {:.1}%, median payload cut {:.1}%",
+            eval::median(shares),
+            eval::median(cuts)
+        );
     }
     Ok(())
 }

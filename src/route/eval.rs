@@ -50,6 +50,56 @@ pub const WIDE_CHECKING: &[&str] = &[
     "sixth_amendment_2022",
 ];
 
+/// The other document types of the wide set (no gold): per folder, the
+/// tuning files their indices were built from and the held-out ones. Where
+/// an index header names its tuning files (M&A) this follows it; otherwise
+/// the folder's files alternate in alphabetical order, first one tuning.
+pub const WIDE_OTHER: &[(&str, &[&str], &[&str])] = &[
+    (
+        "leases",
+        &["blucora_2019_office_lease", "pnk_2020_lease"],
+        &[
+            "dc_government_2020_in_lease",
+            "seaport_east_2020_office_lease",
+        ],
+    ),
+    (
+        "m_and_a",
+        &[
+            "adams_resources_2020_asset_purchase",
+            "gain_capital_2020_merger",
+        ],
+        &["king_kylie_2020_purchase", "pier1_2020_asset_purchase"],
+    ),
+    (
+        "commercial",
+        &[
+            "azul_2017_maintenance",
+            "bonton_2018_agency",
+            "ceres_2012_collaboration",
+            "cytodyn_2020_license",
+            "fis_2009_ip_agreement",
+            "loyaltypoint_2004_reseller",
+            "mrs_fields_1998_franchise",
+            "phasebio_2020_development",
+            "summa_four_1998_software_license",
+            "vericel_2019_supply",
+        ],
+        &[
+            "bellicum_2019_supply",
+            "buffalo_wild_wings_1998_franchise",
+            "changepoint_2000_license_hosting",
+            "dova_2018_promotion",
+            "gran_tierra_2012_transportation",
+            "moelis_2014_strategic_alliance",
+            "ofg_2007_outsourcing",
+            "reynolds_2020_service",
+            "upjohn_2020_manufacturing_supply",
+            "zogenix_2019_distributor",
+        ],
+    ),
+];
+
 #[derive(Debug, Deserialize)]
 struct GoldHeading {
     line: usize,
