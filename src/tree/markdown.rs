@@ -76,11 +76,19 @@ fn level_num(level: HeadingLevel) -> u8 {
     }
 }
 
+/// The nodes the converter left as plain lines: the contents listing and
+/// recitals before the first heading, the signature pages and the
+/// attachments after them. All are extra nodes (ids `NNNN-kind`).
+pub(crate) fn extra_nodes(source: &SourceText, headings: &mut Vec<Heading>) {
+    front_matter(source, headings);
+    super::md_signature::signature_pages(source, headings);
+}
+
 /// A contents listing before the first Markdown heading (the extractor
 /// left it as plain lines) becomes a `toc` node, and running text after it
 /// a preamble of its own, so the listing is not sent as preamble text.
 /// Both are extra nodes: the real headings keep the reference ids.
-pub(crate) fn front_matter(source: &SourceText, headings: &mut Vec<Heading>) {
+fn front_matter(source: &SourceText, headings: &mut Vec<Heading>) {
     let Some(first) = headings.first().map(|h| h.line) else {
         return;
     };
