@@ -29,7 +29,7 @@ const BLOCK_GAP: usize = 12;
 const FORMULA_GAP: usize = 6;
 /// Letters and digits that text after the pages needs to be an attachment
 /// rather than a footer.
-const ATTACHMENT_MIN_ALNUM: usize = 200;
+const ATTACHMENT_MIN_ALNUM: usize = 100;
 
 /// Adds the `signature` node (and an attachment node for untitled content
 /// after it) and lifts the schedules and exhibits after it to the top level.

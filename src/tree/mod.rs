@@ -13,6 +13,8 @@ pub mod health;
 pub mod label;
 mod lines;
 mod markdown;
+#[cfg(test)]
+mod markdown_tests;
 mod md_signature;
 mod plaintext;
 pub mod source;
