@@ -158,7 +158,15 @@ fn signature_lines_in_the_last_article_become_a_signature_node() {
     let tops: Vec<&str> = t.structure.iter().map(|n| n.node_id.as_str()).collect();
     assert_eq!(
         tops,
-        ["0000", "0001", "0003", "0005-signature", "0005-schedule", "0006", "0008"]
+        [
+            "0000",
+            "0001",
+            "0003",
+            "0005-signature",
+            "0005-schedule",
+            "0006",
+            "0008"
+        ]
     );
     let schedule = t.find("0006").unwrap();
     assert_eq!(

@@ -197,7 +197,9 @@ fn formula_start(lines: &[&str], from: usize, first_block: usize) -> usize {
 /// pages' own (recurring page headers are).
 fn attachment(lines: &[&str], start: usize, end: usize, next: usize) -> Option<Heading> {
     let tail = end + 1..next;
-    let content = tail.clone().find(|&k| is_prose(lines[k]) || is_table(lines[k]))?;
+    let content = tail
+        .clone()
+        .find(|&k| is_prose(lines[k]) || is_table(lines[k]))?;
     let alnum: usize = (content..next)
         .map(|k| lines[k].chars().filter(|c| c.is_alphanumeric()).count())
         .sum();

@@ -355,14 +355,23 @@ fn emerson_markdown_matches_the_reference() {
     assert!(by_lines
         .iter()
         .all(|&l| (sig.start_line..=sig.end_line).contains(&l)));
-    let after = tree.find("0099-schedule").expect("attachment after the pages");
+    let after = tree
+        .find("0099-schedule")
+        .expect("attachment after the pages");
     assert_eq!(after.start_line, sig.end_line + 1);
     assert!(src
         .span_text(after.start_line, after.end_line)
         .contains("<table>"));
     let tops: Vec<&str> = tree.structure.iter().map(|n| n.node_id.as_str()).collect();
     assert!(
-        tops.ends_with(&["0099", "0099-signature", "0099-schedule", "0100", "0102", "0104"]),
+        tops.ends_with(&[
+            "0099",
+            "0099-signature",
+            "0099-schedule",
+            "0100",
+            "0102",
+            "0104"
+        ]),
         "{tops:?}"
     );
     // Ids are pre-order: the reference numbering is the heading order.
