@@ -252,3 +252,18 @@ Notices are effective on receipt.
     assert!(t.iter().all(|n| n.kind != NodeKind::Signature));
     assert!(t.iter().all(|n| !n.node_id.contains('-')));
 }
+
+#[test]
+fn a_form_quoted_earlier_in_the_article_is_not_the_signature_pages() {
+    let form = "## Section 2.01 Notices\n\nNotices use this form, signed as follows:\n\nBy: ______________________\nName:\nTitle:\n\nand are delivered by hand to each party at its address set out in the register kept by the Agent for that purpose, or as notified.\n\nMore rules for notices follow here, including the rules on electronic delivery to the Agent and the Lenders.\n";
+    let text = AGREEMENT.replace(
+        "## Section 2.01 Notices\n\nAll notices shall be in writing and delivered to the addresses below.\n",
+        form,
+    );
+    let (src, t) = tree_of(&text);
+    assert_tiles(&t);
+    let sig: Vec<&Node> = t.iter().filter(|n| n.kind == NodeKind::Signature).collect();
+    assert_eq!(sig.len(), 1);
+    assert_eq!(sig[0].start_line, line_of(&src, "IN WITNESS WHEREOF"));
+    assert!(t.find("0004").unwrap().end_line > line_of(&src, "More rules for notices"));
+}

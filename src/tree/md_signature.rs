@@ -3,8 +3,9 @@
 //!
 //! The pages are found by their structure: signature blocks (a `By:` or
 //! `Name:` line with another `Name:` / `Title:` / `Its:` field within the
-//! next few lines) chained with short gaps, after the last numbered body
-//! heading and before the first schedule or exhibit heading. They start at
+//! next few lines) chained with short gaps, the last such run after the
+//! last numbered body heading and before the first schedule or exhibit
+//! heading. They start at
 //! the signing formula just above the first block (a paragraph that says
 //! the parties executed or witnessed the agreement) or at the first party
 //! name, and end with the last block's fields. Text with real content
@@ -105,26 +106,30 @@ pub(crate) fn signature_pages(source: &SourceText, headings: &mut Vec<Heading>) 
     }
 }
 
-/// First and last 0-based line of the signature pages within `from..to`.
+/// First and last 0-based line of the signature pages within `from..to`:
+/// the last run of blocks (a form with a signature block quoted earlier in
+/// the article is a run of its own).
 fn find_pages(lines: &[&str], from: usize, to: usize) -> Option<(usize, usize)> {
-    let mut blocks: Vec<(usize, usize)> = Vec::new();
+    let mut run: Option<(usize, usize)> = None;
     let mut k = from;
     while k < to {
         match block_at(lines, k, to) {
             Some(end) => {
-                if let Some(&(_, prev_end)) = blocks.last() {
-                    let gap = (prev_end + 1..k).filter(|&j| !lines[j].is_empty()).count();
-                    if gap > BLOCK_GAP {
-                        break;
+                run = match run {
+                    Some((first, prev_end))
+                        if (prev_end + 1..k).filter(|&j| !lines[j].is_empty()).count()
+                            <= BLOCK_GAP =>
+                    {
+                        Some((first, end))
                     }
-                }
-                blocks.push((k, end));
+                    _ => Some((k, end)),
+                };
                 k = end + 1;
             }
             None => k += 1,
         }
     }
-    let (&(first, _), &(_, last)) = (blocks.first()?, blocks.last()?);
+    let (first, last) = run?;
     Some((formula_start(lines, from, first), last))
 }
 
