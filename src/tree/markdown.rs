@@ -1,7 +1,10 @@
 //! Markdown headings (ATX and setext) via pulldown-cmark, with byte offsets
 //! mapped back to 1-based lines. Headings inside code blocks are ignored by
-//! the parser itself. On plain ATX Markdown this yields the same nodes as the
-//! Proxy-Pointer reference (stack nesting by `#` count).
+//! the parser itself. On plain ATX Markdown the real headings are the
+//! Proxy-Pointer reference's (stack nesting by `#` count, same ids and
+//! titles); the extra nodes (contents, signature pages, the attachment
+//! after them; ids `NNNN-kind`) and the lifting of schedules and exhibits
+//! after the signature pages to the top level (`md_signature`) come on top.
 
 use super::assemble::Heading;
 use super::{NodeKind, SourceText};
