@@ -37,7 +37,6 @@ const ATTACHMENT_MIN_ALNUM: usize = 100;
 /// Does nothing when the document already has a signature heading or no
 /// signature blocks after its body.
 pub(crate) fn signature_pages(source: &SourceText, headings: &mut Vec<Heading>) {
-    let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let real: Vec<usize> = (0..headings.len())
         .filter(|&i| !headings[i].extra)
         .collect();
@@ -67,7 +66,11 @@ pub(crate) fn signature_pages(source: &SourceText, headings: &mut Vec<Heading>) 
     let from = headings[last_body].title_end.max(headings[last_body].line);
     let to = real
         .get(first_annex)
-        .map_or(lines.len(), |&i| headings[i].line - 1);
+        .map_or(source.line_count(), |&i| headings[i].line - 1);
+    // Only these lines are read; the ones before stay blank (indices are
+    // the document's).
+    let mut lines: Vec<&str> = vec![""; from];
+    lines.extend((from..to).map(|k| source.line(k + 1).trim()));
     let Some((start, end)) = find_pages(&lines, from, to) else {
         return;
     };
@@ -91,7 +94,7 @@ pub(crate) fn signature_pages(source: &SourceText, headings: &mut Vec<Heading>) 
         .iter()
         .map(|h| h.line - 1)
         .find(|&l| l > end)
-        .unwrap_or(lines.len());
+        .map_or(lines.len(), |l| l.min(lines.len()));
     if let Some(a) = attachment(&lines, start, end, next_heading) {
         extra.push(a);
     }
@@ -136,7 +139,7 @@ fn find_pages(lines: &[&str], from: usize, to: usize) -> Option<(usize, usize)> 
 /// Last line of the signature block whose first field is line `k`.
 fn block_at(lines: &[&str], k: usize, to: usize) -> Option<usize> {
     let head = field(lines[k])?;
-    if !matches!(head.as_str(), "by" | "name") {
+    if !matches!(head, "by" | "name") {
         return None;
     }
     let mut last = None;
@@ -147,9 +150,7 @@ fn block_at(lines: &[&str], k: usize, to: usize) -> Option<usize> {
         }
         seen += 1;
         match field(l) {
-            Some(f) if f != head && matches!(f.as_str(), "name" | "title" | "its") => {
-                last = Some(j)
-            }
+            Some(f) if f != head && matches!(f, "name" | "title" | "its") => last = Some(j),
             _ if last.is_some() || seen >= BLOCK_SPAN => break,
             _ => {}
         }
@@ -245,16 +246,26 @@ fn lift_annexes(headings: &mut [Heading], after: usize) {
 }
 
 fn is_annex(title: &str) -> bool {
-    split_heading(title).0.is_some_and(|l| {
-        matches!(
-            l.kind,
-            LabelKind::Schedule
-                | LabelKind::Exhibit
-                | LabelKind::Annex
-                | LabelKind::Appendix
-                | LabelKind::Attachment
-        )
-    })
+    // Most headings are not: look at the first word before parsing.
+    let first = title.split_whitespace().next().unwrap_or("");
+    let annex_word = ["schedule", "exhibit", "annex", "appendix", "attachment"]
+        .iter()
+        .any(|w| {
+            first
+                .get(..w.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(w))
+        });
+    annex_word
+        && split_heading(title).0.is_some_and(|l| {
+            matches!(
+                l.kind,
+                LabelKind::Schedule
+                    | LabelKind::Exhibit
+                    | LabelKind::Annex
+                    | LabelKind::Appendix
+                    | LabelKind::Attachment
+            )
+        })
 }
 
 fn is_signature_title(title: &str) -> bool {
@@ -264,15 +275,14 @@ fn is_signature_title(title: &str) -> bool {
 
 /// The field a signature-block line opens (`by`, `name`, `title`, `its`),
 /// lower-cased: `By: /s/ ...`, `**Name:** ...`, `By ________`.
-fn field(line: &str) -> Option<String> {
+fn field(line: &str) -> Option<&'static str> {
     let t = strip_markup(line);
     let word_len = t
         .find(|c: char| !c.is_ascii_alphabetic())
         .unwrap_or(t.len());
-    let word = t[..word_len].to_ascii_lowercase();
-    if !matches!(word.as_str(), "by" | "name" | "title" | "its") {
-        return None;
-    }
+    let word = ["by", "name", "title", "its"]
+        .into_iter()
+        .find(|w| w.eq_ignore_ascii_case(&t[..word_len]))?;
     let rest = t[word_len..].trim_start_matches(['*', ' ', '\t']);
     (rest.starts_with(':') || (word == "by" && rest.starts_with('_'))).then_some(word)
 }
