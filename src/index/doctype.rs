@@ -244,10 +244,7 @@ impl IndexSet {
                 let matched = headings
                     .iter()
                     .filter(|n| {
-                        let m = i.match_heading(
-                            &crate::index::normalize::strip_numbering(&n.title),
-                            &MatchContext::default(),
-                        );
+                        let m = i.match_heading(&n.name, &MatchContext::default());
                         m.method != MatchMethod::None && !m.noise
                     })
                     .count();

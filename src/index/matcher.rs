@@ -22,7 +22,7 @@
 //! benchmarked on its own.
 
 use super::concepts::Concepts;
-use super::normalize::{is_reserved_normalized, normalize_title};
+use super::normalize::{is_reserved_normalized, normalize_name, normalize_title};
 use super::tokens::{heads, is_light, is_stopword, stems, LIGHT_WEIGHT};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
 use std::collections::{HashMap, HashSet};
@@ -305,7 +305,7 @@ impl Matcher {
 
     /// One title part: exact, alias, concept or fuzzy above `threshold`.
     fn match_part(&self, part: &str, threshold: f64) -> Option<(usize, MatchMethod, f64)> {
-        let norm = normalize_title(part);
+        let norm = normalize_name(part);
         if norm.is_empty() {
             return None;
         }
@@ -325,7 +325,7 @@ impl Matcher {
     /// Matches a raw section title (numbering included), with no context.
     pub fn match_title(&self, title: &str, threshold: f64) -> TitleMatch {
         self.match_heading(
-            &super::normalize::strip_numbering(title),
+            &crate::tree::split_heading(title).1,
             &MatchContext::default(),
             threshold,
         )
@@ -334,7 +334,7 @@ impl Matcher {
     /// Matches a heading's name (no numbering) in its context.
     pub fn match_heading(&self, name: &str, ctx: &MatchContext, threshold: f64) -> TitleMatch {
         let mut out = TitleMatch::unmatched();
-        let norm = normalize_title(name);
+        let norm = normalize_name(name);
         if is_reserved_normalized(&norm) {
             out.reserved = true;
             return out;
@@ -494,7 +494,7 @@ fn split_parts(name: &str) -> Vec<String> {
     parts
         .into_iter()
         .map(|p| p.trim().to_string())
-        .filter(|p| !normalize_title(p).is_empty() && normalize_title(p) != "etc")
+        .filter(|p| !normalize_name(p).is_empty() && normalize_name(p) != "etc")
         .collect()
 }
 

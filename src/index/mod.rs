@@ -18,7 +18,7 @@ pub use check::Problem;
 pub use doctype::{DocTypeGuess, IndexSet};
 pub use load::{check_files, IndexError};
 pub use matcher::MatchContext;
-pub use normalize::normalize_title;
+pub use normalize::{normalize_heading, normalize_name, normalize_title};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -2,37 +2,14 @@
 //!
 //! Real headings carry numbering and decoration that says nothing about what
 //! a section is: `SECTION 2.12. Payments and Computations`, `ARTICLE VII THE
-//! AGENT`, `Schedule 2.01A Commitments`, `Agent’s Fees`. Matching and the
-//! report's grouping both need the bare words, so this module owns one
-//! function that reduces a title to them.
+//! AGENT`, `Agent’s Fees`. The tree stage parses the numbering off once
+//! (`Node.name`); matching and the report's grouping reduce that name to its
+//! bare words here. Titles no tree has seen (index YAML, review CSV) go
+//! through the same label parser first.
 
+use crate::tree::{split_heading, Label, LabelKind};
 use once_cell::sync::Lazy;
 use regex::Regex;
-
-/// Structural words that introduce a number (`Section`, `Article`, ...).
-static STRUCT_WORD: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
-        r"^(?:article|section|sections|sec\.|schedule|exhibit|annex|appendix|attachment|part|chapter|clause|§+)(?:\b|\s|$)\.?",
-    )
-    .expect("valid regex")
-});
-
-/// Arabic numbering: `1`, `1.01`, `2.01A`, `1.1(a)`, `4.01.` (also glued to the
-/// next word, as in `4.01.Representations`).
-static ARABIC: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^\d+(?:\.\d+)*[a-z]?(?:\([a-z0-9]{1,4}\))*\.?").expect("valid regex")
-});
-
-/// Roman numerals, single letters or letter-number ids after a structural
-/// word (`Article VII`, `Exhibit H`, `Schedule A-1`).
-static AFTER_WORD_ID: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^(?:[ivxlc]+|[a-z](?:-?\d+)?)(?:\([a-z0-9]{1,4}\))*(?:[.:]|\s|$)")
-        .expect("valid regex")
-});
-
-/// A leading roman numeral followed by `.` or `:` (`IV. Representations`).
-static ROMAN_DOTTED: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^[ivxlc]+[.:](?:\s|$)").expect("valid regex"));
 
 /// Parenthesised asides: `(Aggregated)`, `(Section 2.05.4)`.
 static PARENS: Lazy<Regex> = Lazy::new(|| Regex::new(r"\([^()]*\)").expect("valid regex"));
@@ -40,79 +17,50 @@ static PARENS: Lazy<Regex> = Lazy::new(|| Regex::new(r"\([^()]*\)").expect("vali
 /// Words dropped everywhere: they never decide what a section is about.
 const DROPPED: &[&str] = &["and", "the"];
 
-/// Normalises a section title for matching and grouping: strips numbering and
-/// article/section words, parenthesised asides, case, punctuation, curly
-/// quotes and apostrophes, `&`/`and`, `the`, and simple plurals.
+/// Normalises a heading's name (the title without its label, as the tree
+/// stage parsed it: `Node.name`) for matching and grouping: drops
+/// parenthesised asides, case, punctuation, curly quotes and apostrophes,
+/// `&`/`and`, `the`, and simple plurals. Nothing here parses numbering.
+///
+/// `Definitions` -> `definition`; `THE AGENT` -> `agent`; `Counterparts;
+/// Integration` and `Counterparts and Integration` both -> `counterpart
+/// integration`.
+pub fn normalize_name(name: &str) -> String {
+    words(name).join(" ")
+}
+
+/// [`normalize_name`] of a title string that no tree has parsed (an index
+/// entry typed in YAML, a review row read from CSV): the label comes off
+/// through the one label parser, [`crate::tree::split_heading`].
 ///
 /// `Section 1.01 Definitions` -> `definition`; `ARTICLE VII THE AGENT` ->
-/// `agent`; `Counterparts; Integration` and `Counterparts and Integration`
-/// both -> `counterpart integration`. Returns an empty string for a title that
-/// is only numbering (`Section 1.01`); a bare annex heading is named by its
-/// kind (`SCHEDULE 1.1(a)` -> `schedule`).
+/// `agent`. Returns an empty string for a title that is only numbering
+/// (`Section 1.01`); a bare annex heading is named by its kind
+/// (`SCHEDULE 1.1(a)` -> `schedule`).
 pub fn normalize_title(title: &str) -> String {
-    let body = strip_numbering(title);
-    let w = words(&body);
+    let (label, name) = split_heading(title);
+    normalize_heading(label.as_ref(), &name)
+}
+
+/// [`normalize_name`] of a parsed heading; a bare annex heading (no name of
+/// its own) is named by its kind (`SCHEDULE 1.1(a)` -> `schedule`).
+pub fn normalize_heading(label: Option<&Label>, name: &str) -> String {
+    let w = words(name);
     if w.is_empty() {
-        // `Exhibit`, `SCHEDULE 1.1(a)`: an annex heading with no name of its
-        // own is named by its kind (`Section 1.01` alone stays empty).
-        return words(&title.to_lowercase())
-            .into_iter()
-            .find(|w| ANNEX_WORDS.contains(&w.as_str()))
-            .unwrap_or_default();
+        return label.map_or("", |l| annex_word(l.kind)).to_owned();
     }
     w.join(" ")
 }
 
-/// Kinds of annex that name a heading when it has no other words.
-const ANNEX_WORDS: &[&str] = &["exhibit", "schedule", "annex", "appendix", "attachment"];
-
-/// The title without its leading numbering and structural words, case and
-/// punctuation kept (`Section 5.03 Maintenance of Property; Insurance` ->
-/// `Maintenance of Property; Insurance`). Used to split a title into parts.
-pub fn strip_numbering(title: &str) -> String {
-    let lower = title.to_lowercase();
-    // Work on byte offsets of the lower-cased string; map back only if the
-    // lengths agree (lower-casing is length-preserving for ASCII headings).
-    let mut rest: &str = &lower;
-    let mut after_word = false;
-    loop {
-        let trimmed = rest.trim_start_matches(|c: char| {
-            c.is_whitespace()
-                || matches!(
-                    c,
-                    '-' | '–' | '—' | ':' | '.' | ',' | ';' | '[' | ']' | '*' | '#'
-                )
-        });
-        // `[Reserved]` keeps its word; only leading punctuation goes.
-        rest = trimmed;
-        if let Some(m) = STRUCT_WORD.find(rest) {
-            rest = &rest[m.end()..];
-            after_word = true;
-            continue;
-        }
-        if let Some(m) = ARABIC.find(rest) {
-            rest = &rest[m.end()..];
-            after_word = false;
-            continue;
-        }
-        if after_word {
-            if let Some(m) = AFTER_WORD_ID.find(rest) {
-                rest = &rest[m.end()..];
-                after_word = false;
-                continue;
-            }
-        }
-        if let Some(m) = ROMAN_DOTTED.find(rest) {
-            rest = &rest[m.end()..];
-            continue;
-        }
-        break;
-    }
-    let offset = lower.len() - rest.len();
-    if lower.len() == title.len() && title.is_char_boundary(offset) {
-        title[offset..].trim().to_string()
-    } else {
-        rest.trim().to_string()
+/// The word that names an annex heading with no name of its own.
+fn annex_word(kind: LabelKind) -> &'static str {
+    match kind {
+        LabelKind::Schedule => "schedule",
+        LabelKind::Exhibit => "exhibit",
+        LabelKind::Annex => "annex",
+        LabelKind::Appendix => "appendix",
+        LabelKind::Attachment => "attachment",
+        LabelKind::Article | LabelKind::Section | LabelKind::Part => "",
     }
 }
 
@@ -214,7 +162,21 @@ mod tests {
         assert_eq!(normalize_title("Exhibits"), "exhibit");
         assert_eq!(normalize_title("Section 1.01"), "");
         assert_eq!(normalize_title("SECTION 1.0 DEFINITIONS"), "definition");
-        assert_eq!(normalize_title("IV. Representations"), "representation");
+    }
+
+    #[test]
+    fn names_are_not_parsed_again() {
+        // The tree took the label off; what is left is all name.
+        assert_eq!(normalize_name("Section 1.01"), "section 1 01");
+        assert_eq!(normalize_name("THE AGENT"), "agent");
+        assert_eq!(normalize_heading(None, "Definitions"), "definition");
+        let (label, name) = split_heading("Exhibit B-1");
+        assert_eq!(normalize_heading(label.as_ref(), &name), "exhibit");
+        let (label, name) = split_heading("ARTICLE IV");
+        assert_eq!(normalize_heading(label.as_ref(), &name), "");
+        // A bare roman numeral is no label to the one parser, so it stays
+        // part of the name for the tree and for matching alike.
+        assert_eq!(normalize_title("IV. Representations"), "iv representation");
     }
 
     #[test]

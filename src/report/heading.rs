@@ -2,51 +2,56 @@
 //! index. `Section 1.01 Definitions` becomes `Definitions`,
 //! `Article 9: ADMINISTRATIVE AGENT` becomes `Administrative Agent`.
 //!
-//! Matching uses [`crate::index::normalize_title`]; this form is for people
-//! (suggestions, entries added by `kgroute review`).
+//! The numbering comes off through the label the tree stage parsed
+//! (`label` / `name` on the node and the routed section); nothing here
+//! parses it again. Matching uses [`crate::index::normalize_name`]; this
+//! form is for people (suggestions, entries added by `kgroute review`).
 
-use once_cell::sync::Lazy;
-use regex::Regex;
-
-/// `Section 1.01`, `SECTION 2.12.`, `Article IV -`, `§ 3`.
-static KEYWORD_NUMBER: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
-        r"(?i)^(?:section|article|§+)\s*(?:[0-9]+(?:\.[0-9]+)*[a-z]?|[ivxlc]+)\b[.:)\s\-–—]*",
-    )
-    .expect("valid regex")
-});
-
-/// A bare leading number: `1.01 `, `2. `, `10(a) `.
-static BARE_NUMBER: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^[0-9]+(?:\.[0-9]+)*[A-Za-z]?(?:\([a-z0-9]+\))?[.:)]?\s+").expect("valid regex")
-});
+use crate::tree::{split_heading, Label, LabelKind};
 
 const SMALL_WORDS: [&str; 14] = [
     "a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "with",
 ];
 
-/// Drops control characters ([`super::sanitize::sanitize_title`]), strips
-/// leading numbering and a trailing period, and turns an all-caps
-/// heading into title case. Returns the trimmed input when nothing would be
-/// left (`ARTICLE IV`).
-pub fn display_title(heading: &str) -> String {
-    let clean = super::sanitize::sanitize_title(heading);
+/// Display form of a parsed heading. Article and section labels are
+/// dropped (annex labels are the annex's name and stay: `Schedule 2.01A
+/// Commitments`), control characters go ([`super::sanitize::sanitize_title`]),
+/// an all-caps name turns into title case. A heading with no name of its
+/// own (`ARTICLE IV`) keeps its title.
+pub fn display_heading(title: &str, label: Option<&Label>, name: &str) -> String {
+    let clean = super::sanitize::sanitize_title(title);
     let trimmed = clean.trim();
-    let mut rest = trimmed;
-    if let Some(m) = KEYWORD_NUMBER.find(rest) {
-        rest = &rest[m.end()..];
-    } else if let Some(m) = BARE_NUMBER.find(rest) {
-        rest = &rest[m.end()..];
+    let numbered = label.is_some_and(|l| matches!(l.kind, LabelKind::Article | LabelKind::Section));
+    if !numbered {
+        let rest = trimmed.trim_end_matches('.').trim();
+        return if rest.is_empty() {
+            trimmed.to_string()
+        } else {
+            cased(rest)
+        };
     }
-    let rest = rest.trim().trim_end_matches('.').trim();
+    let name = super::sanitize::sanitize_title(name);
+    let rest = name.trim().trim_end_matches('.').trim();
     if rest.is_empty() {
         return trimmed.to_string();
     }
-    let has_lower = rest.chars().any(char::is_lowercase);
-    if has_lower {
-        return rest.to_string();
+    cased(rest)
+}
+
+/// [`display_heading`] of a title that no tree has parsed (a review row
+/// read from CSV): the label comes off through the one label parser.
+pub fn display_title(heading: &str) -> String {
+    let (label, name) = split_heading(heading);
+    display_heading(heading, label.as_ref(), &name)
+}
+
+/// Title case for an all-caps heading; anything with lower case as written.
+fn cased(s: &str) -> String {
+    if s.chars().any(char::is_lowercase) {
+        s.to_string()
+    } else {
+        title_case(s)
     }
-    title_case(rest)
 }
 
 fn title_case(s: &str) -> String {
@@ -69,7 +74,8 @@ fn title_case(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::display_title;
+    use super::{display_heading, display_title};
+    use crate::tree::split_heading;
 
     #[test]
     fn strips_numbering_in_the_shapes_real_contracts_use() {
@@ -94,5 +100,29 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(display_title(input), want, "{input}");
         }
+    }
+
+    #[test]
+    fn the_parsed_label_decides_not_the_title() {
+        // The tree's label and name are used as given: a heading the tree
+        // found no label in keeps its numbering-like words.
+        let (label, name) = split_heading("SECTION 2.12. PAYMENTS AND COMPUTATIONS");
+        assert_eq!(
+            display_heading(
+                "SECTION 2.12. PAYMENTS AND COMPUTATIONS",
+                label.as_ref(),
+                &name
+            ),
+            "Payments and Computations"
+        );
+        assert_eq!(
+            display_heading("Section Titles", None, "Section Titles"),
+            "Section Titles"
+        );
+        let (label, name) = split_heading("EXHIBIT B-1 FORM OF NOTE");
+        assert_eq!(
+            display_heading("EXHIBIT B-1 FORM OF NOTE", label.as_ref(), &name),
+            "Exhibit B-1 Form of Note"
+        );
     }
 }

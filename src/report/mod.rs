@@ -18,7 +18,7 @@ pub mod sections_xlsx;
 pub mod suggestions;
 pub mod summary;
 
-pub use heading::display_title;
+pub use heading::{display_heading, display_title};
 pub use history::{read_history, record_history, HistoryRow};
 pub use quality::MatchQuality;
 pub use sanitize::sanitize_title;

@@ -2,8 +2,8 @@
 //! grouped by normalised title, most frequent first, as candidate index
 //! entries with the tier their extractions actually earned.
 
-use super::{display_title, BatchReport, MatchQuality};
-use crate::index::{normalize_title, Tier};
+use super::{display_heading, BatchReport, MatchQuality};
+use crate::index::{normalize_heading, Tier};
 use anyhow::Context;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -18,7 +18,8 @@ pub struct Suggestion {
     /// Display form of the heading (numbering stripped), as it would be
     /// written in the index.
     pub title: String,
-    /// The grouping key ([`crate::index::normalize_title`]).
+    /// The grouping key ([`crate::index::normalize_heading`] of the
+    /// section's label and name).
     pub normalized: String,
     /// Occurrences across the batch.
     pub count: usize,
@@ -55,13 +56,15 @@ pub fn collect(batch: &BatchReport) -> Vec<Suggestion> {
             if v.quality != MatchQuality::New {
                 continue;
             }
-            let key = normalize_title(&v.section.title);
+            let s = &v.section;
+            let key = normalize_heading(s.label.as_ref(), &s.name);
             if key.is_empty() {
                 continue;
             }
             let g = groups.entry(key).or_default();
             g.count += 1;
-            g.titles.push(display_title(&v.section.title));
+            g.titles
+                .push(display_heading(&s.title, s.label.as_ref(), &s.name));
             if let Some(t) = super::quality::actual_tier(v.extraction) {
                 *g.tiers.entry(t).or_default() += 1;
             }

@@ -12,11 +12,13 @@ pub fn section(
     route: Route,
     chars: usize,
 ) -> RoutedSection {
+    // Label and name as the tree stage parses them.
+    let (label, name) = crate::tree::split_heading(title);
     RoutedSection {
         node_id: node_id.into(),
         title: title.into(),
-        label: None,
-        name: title.into(),
+        label,
+        name,
         breadcrumb: format!("Agreement > {title}"),
         kind: NodeKind::Section,
         level: 2,

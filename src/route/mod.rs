@@ -124,9 +124,8 @@ fn kind_fallback(kind: NodeKind) -> Option<&'static [&'static str]> {
     }
 }
 
-/// The heading's name: its title without the numbering label. The one place
-/// that computes it until the tree stage carries `Node.name`; swap the body
-/// for `node.name.clone()` then.
+/// The heading's name: its title without the numbering label, as the tree
+/// stage parsed it once (`Node.name`).
 pub fn heading_name(node: &Node) -> String {
     // The tree parsed the label off once; a heading that is only a label
     // (`ARTICLE IV`) has no name and matches nothing by name.
@@ -300,7 +299,7 @@ pub fn unmatched_titles(plan: &RoutePlan) -> Vec<crate::index::llm_titles::Title
         {
             continue;
         }
-        let name = crate::index::normalize::strip_numbering(&s.title);
+        let name = s.name.clone();
         if !out.iter().any(|q| q.name == name) {
             out.push(crate::index::llm_titles::TitleQuery {
                 name,
@@ -329,7 +328,7 @@ pub fn apply_title_mapping(
         {
             continue;
         }
-        let name = crate::index::normalize::strip_numbering(&s.title);
+        let name = s.name.clone();
         let Some(entry) = mapping.get(&name) else {
             continue;
         };

@@ -1,7 +1,10 @@
 //! Markdown headings (ATX and setext) via pulldown-cmark, with byte offsets
 //! mapped back to 1-based lines. Headings inside code blocks are ignored by
-//! the parser itself. On plain ATX Markdown this yields the same nodes as the
-//! Proxy-Pointer reference (stack nesting by `#` count).
+//! the parser itself. On plain ATX Markdown the real headings are the
+//! Proxy-Pointer reference's (stack nesting by `#` count, same ids and
+//! titles); the extra nodes (contents, signature pages, the attachment
+//! after them; ids `NNNN-kind`) and the lifting of schedules and exhibits
+//! after the signature pages to the top level (`md_signature`) come on top.
 
 use super::assemble::Heading;
 use super::{NodeKind, SourceText};
@@ -76,11 +79,19 @@ fn level_num(level: HeadingLevel) -> u8 {
     }
 }
 
+/// The nodes the converter left as plain lines: the contents listing and
+/// recitals before the first heading, the signature pages and the
+/// attachments after them. All are extra nodes (ids `NNNN-kind`).
+pub(crate) fn extra_nodes(source: &SourceText, headings: &mut Vec<Heading>) {
+    front_matter(source, headings);
+    super::md_signature::signature_pages(source, headings);
+}
+
 /// A contents listing before the first Markdown heading (the extractor
 /// left it as plain lines) becomes a `toc` node, and running text after it
 /// a preamble of its own, so the listing is not sent as preamble text.
 /// Both are extra nodes: the real headings keep the reference ids.
-pub(crate) fn front_matter(source: &SourceText, headings: &mut Vec<Heading>) {
+fn front_matter(source: &SourceText, headings: &mut Vec<Heading>) {
     let Some(first) = headings.first().map(|h| h.line) else {
         return;
     };

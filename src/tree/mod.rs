@@ -13,6 +13,9 @@ pub mod health;
 pub mod label;
 mod lines;
 mod markdown;
+#[cfg(test)]
+mod markdown_tests;
+mod md_signature;
 mod plaintext;
 pub mod source;
 #[cfg(test)]
@@ -156,11 +159,12 @@ pub fn build_tree(source: &SourceText) -> DocTree {
     if markdown::has_atx_heading(&source.text) {
         let mut md = markdown::headings(source);
         if md.len() >= MARKDOWN_CERTAIN {
-            markdown::front_matter(source, &mut md);
+            markdown::extra_nodes(source, &mut md);
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
         let (plain, toc) = plaintext::headings(source);
         if !md.is_empty() && plain.len() <= 2 * md.len() {
+            markdown::extra_nodes(source, &mut md);
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
         return assemble::assemble(source, DocFormat::Text, plain, &toc);

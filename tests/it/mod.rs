@@ -10,6 +10,7 @@ mod ingest;
 mod ingest_neo4j;
 mod llm;
 mod llm_titles;
+mod names;
 mod plan;
 mod report;
 mod routing;

@@ -24,11 +24,13 @@ fn section(
     route: Route,
     chars: usize,
 ) -> RoutedSection {
+    // Label and name as the tree stage parses them.
+    let (label, name) = kgroute::tree::split_heading(title);
     RoutedSection {
         node_id: node_id.into(),
         title: title.into(),
-        label: None,
-        name: title.into(),
+        label,
+        name,
         breadcrumb: format!("Credit Agreement > {title}"),
         kind: NodeKind::Section,
         level: 2,

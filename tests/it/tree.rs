@@ -325,7 +325,55 @@ fn emerson_markdown_matches_the_reference() {
         .map(|n| (n.line_num, n.level, n.title.clone()))
         .collect();
     assert_eq!(got.len(), 104);
-    assert_eq!(got, reference_headings(&src.text));
+    // Same lines and titles as the reference; same depth too, except that
+    // the schedules and exhibits after the signature pages are top-level
+    // (the reference nests them in the last article) with their headings
+    // one level below them.
+    let sig = tree.find("0099-signature").expect("signature pages node");
+    let lifted = |(line, level, title): (usize, u8, String)| {
+        if line <= sig.start_line {
+            (line, level, title)
+        } else {
+            (line, level - 1, title)
+        }
+    };
+    let want: Vec<(usize, u8, String)> = reference_headings(&src.text)
+        .into_iter()
+        .map(lifted)
+        .collect();
+    assert_eq!(got, want);
+    // The signature pages start at the signing formula and hold every
+    // signature block after the last article; the pricing table after
+    // them is an attachment of its own, not noise.
+    assert_eq!(sig.kind, NodeKind::Signature);
+    assert!(src.line(sig.start_line).starts_with("IN WITNESS WHEREOF"));
+    let first_schedule = tree.find("0100").unwrap().line_num;
+    let by_lines: Vec<usize> = (tree.find("0099").unwrap().line_num..first_schedule)
+        .filter(|&l| src.line(l).starts_with("By:"))
+        .collect();
+    assert!(by_lines.len() >= 20, "{by_lines:?}");
+    assert!(by_lines
+        .iter()
+        .all(|&l| (sig.start_line..=sig.end_line).contains(&l)));
+    let after = tree
+        .find("0099-schedule")
+        .expect("attachment after the pages");
+    assert_eq!(after.start_line, sig.end_line + 1);
+    assert!(src
+        .span_text(after.start_line, after.end_line)
+        .contains("<table>"));
+    let tops: Vec<&str> = tree.structure.iter().map(|n| n.node_id.as_str()).collect();
+    assert!(
+        tops.ends_with(&[
+            "0099",
+            "0099-signature",
+            "0099-schedule",
+            "0100",
+            "0102",
+            "0104"
+        ]),
+        "{tops:?}"
+    );
     // Ids are pre-order: the reference numbering is the heading order.
     let ids: Vec<String> = tree
         .iter()
