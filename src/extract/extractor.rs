@@ -261,6 +261,30 @@ impl Extractor {
         self.client.is_some()
     }
 
+    /// The LLM client, for the one other kind of request a batch makes (the
+    /// title mapping); take [`Self::side_permit`] around it.
+    pub fn llm_client(&self) -> Option<&LlmClient> {
+        self.client.as_ref()
+    }
+
+    /// The answer cache folder, when the cache is on.
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.cache.as_ref().map(|c| c.dir())
+    }
+
+    /// A permit of the one concurrency bound for a request that is not a
+    /// section (so `--concurrency` holds for every request of the run);
+    /// refused once the circuit breaker is open.
+    pub async fn side_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, String> {
+        if let Some(r) = self.breaker.get() {
+            return Err(format!("endpoint unavailable: {r}"));
+        }
+        self.semaphore
+            .acquire()
+            .await
+            .map_err(|e| format!("extractor closed: {e}"))
+    }
+
     /// Running totals (requests, cache hits, tokens, sections).
     pub fn counters(&self) -> &Counters {
         &self.counters

@@ -16,6 +16,7 @@ use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{section_inputs, Gate};
 use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
+use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
@@ -42,6 +43,9 @@ pub struct IngestConfig {
     pub index_files: Vec<PathBuf>,
     /// `--doc-type`: route every document as this type instead of detecting it.
     pub doc_type: Option<String>,
+    /// LLM title mapping of each document's unmatched titles (on with an
+    /// LLM unless `--no-llm-match`; ignored without one).
+    pub llm_match: bool,
     /// `--shard K/N`: this batch holds only that shard of the documents.
     pub shard: Option<crate::shard::ShardSpec>,
     pub out_dir: PathBuf,
@@ -80,6 +84,9 @@ pub(super) struct SavedDocument {
     meta: DocumentMeta,
     plan: RoutePlan,
     extractions: Vec<SectionExtraction>,
+    /// The LLM title mapping's request and tokens (absent in older saves).
+    #[serde(default)]
+    title_mapping: TitleMappingUse,
 }
 
 impl SavedDocument {
@@ -146,7 +153,8 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     }
     let index = primary_index(&indices, cfg.doc_type.as_deref());
     let extractor = Extractor::new(cfg.extractor.clone(), index.ontology.clone(), index.density)?;
-    let identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
+    let mut identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
+    identity.llm_match = cfg.llm_match && extractor.uses_llm();
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
 
     // Read-only checks of --out first.
@@ -227,6 +235,11 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     progress.note(&format!("graph sink: {}", sink.describe()));
     if extractor.uses_llm() {
         progress.note(&format!("cost: {}", cfg.cost.describe()));
+        progress.note(if cfg.llm_match {
+            "title mapping: unmatched titles of each document go to the LLM once (--no-llm-match turns it off)"
+        } else {
+            "title mapping: off (--no-llm-match)"
+        });
     }
     if let Some(line) = cfg.skipped.line() {
         progress.note(&line);
@@ -459,6 +472,7 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
                 path: key.to_path_buf(),
                 plan: None,
                 extractions: Vec::new(),
+                title_mapping: TitleMappingUse::default(),
                 error: Some(msg),
             })
         }
@@ -526,6 +540,30 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
     set_state(batch, key, Some(&meta.doc_id), DocState::Pending, None);
 
+    let mut plan = plan;
+    let title_mapping = match batch.indices.get(&plan.doc_type) {
+        Some(index) if batch.cfg.llm_match => {
+            super::titles::map_plan_titles(
+                &batch.extractor,
+                index,
+                &mut plan,
+                &cfg.route,
+                &batch.budget,
+                &cfg.cost,
+            )
+            .await
+        }
+        _ => TitleMappingUse::default(),
+    };
+    if let Some(e) = &title_mapping.error {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: warning: {}: {}; its {} unmatched titles stay new",
+            crate::report::sanitize_title(&meta.name),
+            crate::report::sanitize_title(e),
+            title_mapping.asked
+        ));
+    }
+
     let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
@@ -542,6 +580,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         meta,
         plan,
         extractions,
+        title_mapping,
     };
     save_document(batch, &saved)?;
     set_state(
@@ -679,6 +718,7 @@ pub(super) fn outcome_from(
         path: key.to_path_buf(),
         plan: Some(saved.plan),
         extractions: saved.extractions,
+        title_mapping: saved.title_mapping,
         error,
     }
 }

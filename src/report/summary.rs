@@ -17,6 +17,7 @@
 
 use super::{BatchReport, MatchQuality, SectionView};
 use crate::extract::SectionStatus;
+use crate::index::llm_titles::TitleMappingUse;
 use crate::index::Tier;
 use crate::route::{Override, Route};
 use anyhow::Context;
@@ -73,6 +74,51 @@ pub struct Stats {
     pub audited_medium_plus: usize,
     /// `100 * audited_medium_plus / audited`; `None` without an audit.
     pub silent_loss_pct: Option<f64>,
+    /// The LLM title mapping, counted apart from extraction (its tokens
+    /// are not in `tokens_in`/`tokens_out`, its cost not in `cost_usd`).
+    #[serde(default)]
+    pub title_mapping: TitleMappingStats,
+}
+
+/// The LLM title mapping of one document or a batch: at most one request
+/// per document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TitleMappingStats {
+    /// Distinct unmatched titles asked about.
+    pub titles_asked: usize,
+    /// Sections routed by the entry the answer named (method `llm`).
+    pub sections_mapped: usize,
+    /// Requests sent.
+    pub calls: u64,
+    /// Answers taken from the cache.
+    pub cache_hits: u64,
+    /// Documents whose mapping failed (their titles stayed new).
+    pub failed: usize,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: f64,
+}
+
+impl TitleMappingStats {
+    fn add(&mut self, u: &TitleMappingUse) {
+        self.titles_asked += u.asked;
+        self.sections_mapped += u.mapped;
+        self.calls += u.calls;
+        self.cache_hits += u.cache_hits;
+        self.failed += usize::from(u.error.is_some());
+        self.tokens_in += u.tokens_in;
+        self.tokens_out += u.tokens_out;
+    }
+
+    fn merge(&mut self, o: &TitleMappingStats) {
+        self.titles_asked += o.titles_asked;
+        self.sections_mapped += o.sections_mapped;
+        self.calls += o.calls;
+        self.cache_hits += o.cache_hits;
+        self.failed += o.failed;
+        self.tokens_in += o.tokens_in;
+        self.tokens_out += o.tokens_out;
+    }
 }
 
 fn pct(part: usize, whole: usize) -> f64 {
@@ -168,6 +214,7 @@ impl Stats {
         self.failed_sections += o.failed_sections;
         self.audited += o.audited;
         self.audited_medium_plus += o.audited_medium_plus;
+        self.title_mapping.merge(&o.title_mapping);
     }
 
     /// Computes the rates and the cost from the counts.
@@ -182,6 +229,9 @@ impl Stats {
             + self.tokens_out as f64 / 1e6 * output_per_million;
         self.silent_loss_pct =
             (self.audited > 0).then(|| pct(self.audited_medium_plus, self.audited));
+        let m = &mut self.title_mapping;
+        m.cost_usd = m.tokens_in as f64 / 1e6 * input_per_million
+            + m.tokens_out as f64 / 1e6 * output_per_million;
     }
 }
 
@@ -193,6 +243,9 @@ pub struct DocSummary {
     pub path: PathBuf,
     /// The whole-document failure, if any.
     pub error: Option<String>,
+    /// Why the LLM title mapping left the titles unmatched, if it failed.
+    #[serde(default)]
+    pub title_mapping_error: Option<String>,
     pub stats: Stats,
 }
 
@@ -217,9 +270,11 @@ impl BatchSummary {
         self.failed_documents > 0 || self.totals.failed_sections > 0
     }
 
-    /// One line for the end of `kgroute ingest`.
+    /// One line for the end of `kgroute ingest`; tokens and cost are the
+    /// whole spend (extraction and title mapping).
     pub fn headline(&self) -> String {
         let t = &self.totals;
+        let m = &t.title_mapping;
         format!(
             "batch {}: {} documents ({} failed), {} sections ({} failed), perfect {:.1}%, mismatches {:.1}%, new {:.1}%, LLM payload cut {:.1}%, {} tokens, ${:.4}",
             self.batch_id,
@@ -231,8 +286,8 @@ impl BatchSummary {
             t.mismatch_pct,
             t.new_pct,
             t.payload_cut_pct,
-            t.tokens_in + t.tokens_out,
-            t.cost_usd
+            t.tokens_in + t.tokens_out + m.tokens_in + m.tokens_out,
+            t.cost_usd + m.cost_usd
         )
     }
 }
@@ -247,6 +302,7 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         for v in doc.sections() {
             stats.add_section(&v);
         }
+        stats.title_mapping.add(&doc.title_mapping);
         totals.merge(&stats);
         stats.finish(pin, pout);
         per_document.push(DocSummary {
@@ -254,6 +310,7 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
             doc_name: doc.doc_name.clone(),
             path: doc.path.clone(),
             error: doc.error.clone(),
+            title_mapping_error: doc.title_mapping.error.clone(),
             stats,
         });
     }
@@ -418,6 +475,7 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         }
         None => out.push_str("Audit: no skipped section was sampled (`--audit-rate 0`).\n\n"),
     }
+    render_title_mapping(&mut out, summary);
 
     for doc in &batch.documents {
         let _ = writeln!(out, "## {} ({})\n", md(&doc.doc_name), md(&doc.doc_id));
@@ -491,6 +549,54 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         out.push('\n');
     }
     out
+}
+
+/// The LLM title mapping section of `summary.md`: a table when any
+/// document asked, else one line.
+fn render_title_mapping(out: &mut String, summary: &BatchSummary) {
+    out.push_str("## LLM title mapping\n\n");
+    let t = &summary.totals.title_mapping;
+    if t.calls + t.cache_hits + t.failed as u64 == 0 {
+        out.push_str(
+            "No title was sent for mapping (no LLM, `--no-llm-match`, or nothing unmatched).\n\n",
+        );
+        return;
+    }
+    out.push_str(
+        "One request per document with unmatched titles (names and breadcrumbs only); \
+         its tokens and cost are apart from the extraction figures above. Mapped sections \
+         have method `llm` in sections.csv.\n\n",
+    );
+    out.push_str("| document | titles asked | sections mapped | requests | cached | tokens in/out | cost | failure |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    let row = |name: &str, m: &TitleMappingStats, failure: &str| {
+        format!(
+            "| {} | {} | {} | {} | {} | {}/{} | ${:.4} | {} |\n",
+            md(name),
+            m.titles_asked,
+            m.sections_mapped,
+            m.calls,
+            m.cache_hits,
+            m.tokens_in,
+            m.tokens_out,
+            m.cost_usd,
+            md(failure)
+        )
+    };
+    for d in &summary.per_document {
+        let m = &d.stats.title_mapping;
+        if m.titles_asked == 0 {
+            continue;
+        }
+        let failure = d.title_mapping_error.as_deref().unwrap_or_default();
+        out.push_str(&row(&d.doc_name, m, failure));
+    }
+    out.push_str(&row(
+        "**batch**",
+        t,
+        &format!("{} documents failed", t.failed),
+    ));
+    out.push('\n');
 }
 
 pub fn write_summary_md(

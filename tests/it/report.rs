@@ -177,6 +177,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions,
+        title_mapping: Default::default(),
         error: None,
     };
     let second = DocumentOutcome {
@@ -198,6 +199,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions: vec![extraction("att-2", "0001", Tier::Medium, &[])],
+        title_mapping: Default::default(),
         error: None,
     };
     let broken = DocumentOutcome {
@@ -206,6 +208,7 @@ fn sample_batch() -> BatchReport {
         path: PathBuf::from("broken.txt"),
         plan: None,
         extractions: vec![],
+        title_mapping: Default::default(),
         error: Some("not UTF-8 at byte 17".into()),
     };
     BatchReport {
@@ -958,6 +961,7 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
             tree_health: Default::default(),
         }),
         extractions,
+        title_mapping: Default::default(),
         error: None,
     }
 }
