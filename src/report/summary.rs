@@ -20,8 +20,10 @@ use crate::extract::SectionStatus;
 use crate::index::llm_titles::TitleMappingUse;
 use crate::index::Tier;
 use crate::route::{Override, Route};
+use crate::tree::TreeHealth;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -246,6 +248,18 @@ pub struct DocSummary {
     /// Why the LLM title mapping left the titles unmatched, if it failed.
     #[serde(default)]
     pub title_mapping_error: Option<String>,
+    /// The detected (or `--doc-type` forced) type; empty when the document
+    /// failed before routing.
+    #[serde(default)]
+    pub doc_type: String,
+    #[serde(default)]
+    pub doc_type_confidence: f64,
+    /// The tree's structure figures (`None` when it failed before routing).
+    #[serde(default)]
+    pub tree_health: Option<TreeHealth>,
+    /// The tree's warning line, when its figures look wrong.
+    #[serde(default)]
+    pub tree_warning: Option<String>,
     pub stats: Stats,
 }
 
@@ -260,6 +274,9 @@ pub struct BatchSummary {
     pub sink: String,
     pub documents: usize,
     pub failed_documents: usize,
+    /// Routed documents per type (`unknown`: fits no index).
+    #[serde(default)]
+    pub doc_types: BTreeMap<String, usize>,
     pub totals: Stats,
     pub per_document: Vec<DocSummary>,
 }
@@ -305,14 +322,23 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         stats.title_mapping.add(&doc.title_mapping);
         totals.merge(&stats);
         stats.finish(pin, pout);
+        let plan = doc.plan.as_ref();
         per_document.push(DocSummary {
             doc_id: doc.doc_id.clone(),
             doc_name: doc.doc_name.clone(),
             path: doc.path.clone(),
             error: doc.error.clone(),
             title_mapping_error: doc.title_mapping.error.clone(),
+            doc_type: plan.map(|p| p.doc_type.clone()).unwrap_or_default(),
+            doc_type_confidence: plan.map_or(0.0, |p| p.doc_type_confidence),
+            tree_health: plan.map(|p| p.tree_health.clone()),
+            tree_warning: plan.and_then(|p| p.tree_health.warning(&doc.doc_name)),
             stats,
         });
+    }
+    let mut doc_types = BTreeMap::new();
+    for d in per_document.iter().filter(|d| d.tree_health.is_some()) {
+        *doc_types.entry(d.doc_type.clone()).or_insert(0) += 1;
     }
     totals.finish(pin, pout);
     BatchSummary {
@@ -323,6 +349,7 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         sink: batch.sink.clone(),
         documents: batch.documents.len(),
         failed_documents: per_document.iter().filter(|d| d.error.is_some()).count(),
+        doc_types,
         totals,
         per_document,
     }
@@ -476,6 +503,7 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         None => out.push_str("Audit: no skipped section was sampled (`--audit-rate 0`).\n\n"),
     }
     render_title_mapping(&mut out, summary);
+    render_doc_types(&mut out, summary);
 
     for doc in &batch.documents {
         let _ = writeln!(out, "## {} ({})\n", md(&doc.doc_name), md(&doc.doc_id));
@@ -549,6 +577,46 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         out.push('\n');
     }
     out
+}
+
+/// The document types section of `summary.md`: one count line, then each
+/// document's type, confidence and tree warning.
+fn render_doc_types(out: &mut String, summary: &BatchSummary) {
+    out.push_str("## Document types\n\n");
+    let counts: Vec<String> = summary
+        .doc_types
+        .iter()
+        .map(|(t, n)| format!("{} {n}", md(t)))
+        .collect();
+    let routed: usize = summary.doc_types.values().sum();
+    let _ = writeln!(
+        out,
+        "{routed} routed documents by type: {}. A document that fits no index is `unknown` \
+         and routed all-new.\n",
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        }
+    );
+    out.push_str("| document | type | confidence | headings | preamble share | tree warning |\n");
+    out.push_str("|---|---|---:|---:|---:|---|\n");
+    for d in &summary.per_document {
+        let Some(h) = &d.tree_health else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} | {} | {:.1}% | {} |",
+            md(&d.doc_name),
+            md(&d.doc_type),
+            d.doc_type_confidence,
+            h.headings,
+            h.preamble_share * 100.0,
+            md(d.tree_warning.as_deref().unwrap_or_default())
+        );
+    }
+    out.push('\n');
 }
 
 /// The LLM title mapping section of `summary.md`: a table when any
