@@ -14,7 +14,9 @@ use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{section_inputs, Gate};
-use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
+use crate::extract::{
+    ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
+};
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
 use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
@@ -103,10 +105,14 @@ struct Batch {
     cfg: IngestConfig,
     /// One index per document type (a single one when files were given).
     indices: IndexSet,
-    /// The index whose ontology and density the extractor uses, and whose
+    /// The primary index: the extractor's default profile (used for
+    /// documents of no known type), the report's index version, and the
     /// entries the review drop-down offers.
     index: GraphabilityIndex,
     extractor: Arc<Extractor>,
+    /// Extraction profile per document type, built when a document of that
+    /// type first comes, from that type's index ontology and density.
+    profiles: Mutex<HashMap<String, Arc<ExtractionProfile>>>,
     sink: tokio::sync::Mutex<Box<dyn GraphSink>>,
     budget: Budget,
     manifest: Mutex<Manifest>,
@@ -127,6 +133,31 @@ fn primary_index(set: &IndexSet, forced: Option<&str>) -> GraphabilityIndex {
         .or_else(|| set.indices.first())
         .cloned()
         .unwrap_or_default()
+}
+
+/// The extraction profile of a document type: its index's ontology and
+/// density (built once per type), or the primary index's for a document of
+/// no known type.
+fn profile_for(batch: &Batch, doc_type: &str) -> anyhow::Result<Arc<ExtractionProfile>> {
+    let Some(index) = batch.indices.get(doc_type) else {
+        return Ok(batch.extractor.profile());
+    };
+    let mut profiles = batch.profiles.lock().expect("profiles");
+    if let Some(p) = profiles.get(doc_type) {
+        return Ok(p.clone());
+    }
+    let p = Arc::new(
+        ExtractionProfile::new(index.ontology.clone(), index.density).with_context(|| {
+            let files: Vec<String> = index
+                .sources
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            format!("index {} ({})", doc_type, files.join(", "))
+        })?,
+    );
+    profiles.insert(doc_type.to_string(), p.clone());
+    Ok(p)
 }
 
 /// The canonical path of a document: its key in the manifest, whatever path
@@ -251,6 +282,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         index,
         indices,
         extractor: Arc::new(extractor),
+        profiles: Mutex::new(HashMap::new()),
         sink: tokio::sync::Mutex::new(sink),
         manifest: Mutex::new(manifest),
         claims: Mutex::new(HashMap::new()),
@@ -564,6 +596,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         ));
     }
 
+    let profile = profile_for(batch, &plan.doc_type)?;
     let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
@@ -572,7 +605,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let extractions: Vec<SectionExtraction> = futures::future::join_all(
         inputs
             .into_iter()
-            .map(|input| extract_within_budget(batch, input)),
+            .map(|input| extract_within_budget(batch, input, &profile)),
     )
     .await;
 
@@ -596,7 +629,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         &saved.plan,
         &parents,
         &saved.extractions,
-        &batch.index.ontology,
+        profile.ontology(),
     );
     batch
         .sink
@@ -619,7 +652,11 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
 /// Sends one section unless `--max-cost` would be passed, and keeps the
 /// running totals. The budget is reserved just before the extractor takes
 /// its one concurrency permit, with the same estimate `kgroute plan` shows.
-async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExtraction {
+async fn extract_within_budget(
+    batch: &Batch,
+    input: SectionInput,
+    profile: &ExtractionProfile,
+) -> SectionExtraction {
     let cfg = &batch.cfg;
     let estimate = cfg.cost.estimate(&input.text).usd.unwrap_or(0.0);
     let reserve = || {
@@ -640,7 +677,10 @@ async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExt
         batch.budget.settle(reserved, price(tin, tout));
     };
     let gate = Gate::new(&reserve, &settle);
-    let result = batch.extractor.extract_gated(input, &gate).await;
+    let result = batch
+        .extractor
+        .extract_gated_with(input, &gate, profile)
+        .await;
     if gate.reserved_unanswered() {
         batch.budget.settle(estimate, 0.0);
     }
