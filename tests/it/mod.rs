@@ -12,6 +12,7 @@ mod llm;
 mod llm_titles;
 mod plan;
 mod report;
+mod review;
 mod routing;
 mod shard;
 mod tree;
