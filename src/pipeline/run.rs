@@ -234,8 +234,13 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     extractor.preflight().await?;
 
     if cfg.resume && manifest.finished {
-        if let Some(result) = nothing_to_redo(&cfg, &index, &extractor, &manifest, neo4j.as_deref())
-        {
+        if let Some(result) = nothing_to_redo(
+            &cfg,
+            (&index, &indices),
+            &extractor,
+            &manifest,
+            neo4j.as_deref(),
+        ) {
             return Ok(result);
         }
     }
@@ -323,7 +328,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let sink_description = batch.sink.lock().await.describe();
     let report = batch_report(
         cfg,
-        &batch.index,
+        (&batch.index, &batch.indices),
         &batch.extractor,
         &batch_id,
         sink_description,
@@ -352,7 +357,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
 /// the saved documents, with nothing written anywhere.
 fn nothing_to_redo(
     cfg: &IngestConfig,
-    index: &GraphabilityIndex,
+    index: (&GraphabilityIndex, &IndexSet),
     extractor: &Extractor,
     manifest: &Manifest,
     neo4j: Option<&dyn GraphSink>,
@@ -387,9 +392,11 @@ fn nothing_to_redo(
     })
 }
 
+/// The batch's report; `index` is the primary index (its version) and the
+/// set (every type's entries are offered in the review drop-down).
 fn batch_report(
     cfg: &IngestConfig,
-    index: &GraphabilityIndex,
+    (index, set): (&GraphabilityIndex, &IndexSet),
     extractor: &Extractor,
     batch_id: &str,
     sink: String,
@@ -404,7 +411,16 @@ fn batch_report(
         output_per_million: prices.map_or(0.0, |p| p.output_per_million),
         extractor: extractor.describe(),
         sink,
-        index_entries: index.entries().iter().map(|e| e.title.clone()).collect(),
+        index_entries: {
+            let mut all: Vec<String> = set
+                .indices
+                .iter()
+                .flat_map(|i| i.entries().iter().map(|e| e.title.clone()))
+                .collect();
+            all.sort();
+            all.dedup();
+            all
+        },
     }
 }
 

@@ -365,3 +365,49 @@ fn no_llm_match_sends_no_title_request() {
     );
     assert_eq!(w.title_mapping("n")["calls"], 0);
 }
+
+#[test]
+fn a_resumed_batch_maps_titles_from_the_cached_answer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let rt = runtime();
+    let down = Arc::new(AtomicBool::new(true));
+    let d = down.clone();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, move |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["m"])
+            } else if is_title_request(r) {
+                Reply::json(&json!({"mappings": [
+                    {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+                ]}))
+            } else if d.load(Ordering::SeqCst) {
+                Reply::status(400, "{\"error\": \"not now\"}")
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let w = Work::new();
+    // The sections fail: the document is redone on --resume.
+    w.ingest(&server.base_url(), "r").assert().code(1);
+    assert_eq!(server.title_requests(), 1);
+    let failed = server.requests();
+    down.store(false, Ordering::SeqCst);
+    w.ingest(&server.base_url(), "r")
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(server.title_requests(), 1, "the cached answer is reused");
+    assert_eq!(
+        server.requests() - failed,
+        failed,
+        "the same sections are sent again"
+    );
+    let y = w.row("r", "Yield Protection");
+    assert_eq!(
+        (y["match_method"].as_str(), y["route"].as_str()),
+        ("llm", "skip")
+    );
+    assert_eq!(w.row("r", "Benchmark")["status"], "ok");
+}
