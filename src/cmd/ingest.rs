@@ -108,8 +108,8 @@ pub struct IngestArgs {
     pub batch_size: usize,
     /// Finish an interrupted batch in --out (or the newest batch in reports/):
     /// written documents are not redone, failed sections are sent again,
-    /// cached sections cost nothing. Refused when the index or model differs
-    /// from the batch's.
+    /// cached sections cost nothing. Refused when the index, the model or
+    /// --no-llm-match differs from the batch's.
     #[arg(long)]
     pub resume: bool,
     /// Only plan: print what would be sent and what it would cost (= `kgroute plan`).
@@ -128,6 +128,14 @@ pub struct IngestArgs {
     /// Do not read or write the LLM answer cache.
     #[arg(long)]
     pub no_cache: bool,
+    /// Do not ask the LLM to map the titles the offline matcher left
+    /// unmatched. With an LLM configured, each document's unmatched titles
+    /// (names and breadcrumbs, never section text) go to it in one request
+    /// (cached under --cache-dir/titles/) and are routed by the entry it
+    /// names (method `llm` in sections.csv); a failed or garbage answer
+    /// leaves them new. Its calls and tokens are counted apart in the summary.
+    #[arg(long)]
+    pub no_llm_match: bool,
     /// Replace invalid UTF-8 instead of failing the document.
     #[arg(long)]
     pub lossy: bool,
@@ -350,6 +358,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         skipped: discovery.skipped,
         index_files: a.index,
         doc_type: a.doc_type,
+        llm_match: !a.no_llm_match,
         batch_id,
         history_file: a.history,
         route: RouteOptions {

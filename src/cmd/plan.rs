@@ -41,7 +41,12 @@ Examples:
 
 Routes: Very High, High, Medium and unknown titles -> llm; Low, Very Low -> skip;
 tables of contents and signature pages -> noise; headings without text -> empty.
-Always writes plan.csv and plan.json under --out.";
+Always writes plan.csv and plan.json under --out.
+
+plan never calls an LLM, not even for title mapping: titles the offline
+matcher leaves unmatched are new (sent) here. `ingest` with an LLM may map
+some of them to entries (method `llm`) and skip the Low / Very Low ones, so
+plan's sent chars and cost are an upper bound of what ingest sends.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]

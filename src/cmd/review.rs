@@ -1,8 +1,10 @@
-//! `kgroute review <sections.csv|sections.xlsx> --index <YAML> [--write]`:
-//! applies the reviewer's `decision` column to an index. Without `--write` it prints the
-//! change as a unified diff and the version it would get; with `--write`
-//! it validates the edit in memory, then replaces the file (keeping comments
-//! and formatting) and moves its `version:`.
+//! `kgroute review <sections.csv|sections.xlsx> --index <YAML|DIR> [--write]`:
+//! applies the reviewer's `decision` column to an index file, or, with a
+//! folder of indices, each row's decision to the index of its `doc_type`.
+//! Without `--write` it prints the change as a unified diff per file and the
+//! version each would get; with `--write` it validates every edit in memory,
+//! then replaces the files (keeping comments and formatting) and moves their
+//! `version:`.
 
 use super::Outcome;
 use crate::review;
@@ -18,7 +20,12 @@ sections.xlsx; blank = no change):
   ignore           bespoke section; leave the index alone
 Tiers: very_high, high, medium, low, very_low (or `Very High`, ...).
 
+With a folder (the default `indices/`), each row's decision goes into the
+index of the row's doc_type; rows of documents that fit no index (doc_type
+`unknown`) are listed as not written (exit code 1) and stay in the report.
+
 Examples:
+  kgroute review reports/b1/sections.csv                      # indices/, by doc_type
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write
   kgroute review reports/b1/sections.xlsx --index indices/credit_agreement.yaml --write";
@@ -29,8 +36,9 @@ pub struct ReviewArgs {
     /// The reviewed `sections.csv` or `sections.xlsx` (from `kgroute
     /// ingest`; a CSV re-saved by a spreadsheet is fine).
     pub sections_csv: PathBuf,
-    /// The index YAML to edit.
-    #[arg(long, value_name = "YAML")]
+    /// The index YAML to edit, or a folder of indices (one per document
+    /// type) where each row's decision goes into its doc_type's index.
+    #[arg(long, value_name = "YAML|DIR", default_value = "indices")]
     pub index: PathBuf,
     /// Edit the index in place instead of printing a diff.
     #[arg(long)]
@@ -38,6 +46,9 @@ pub struct ReviewArgs {
 }
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
+    if args.index.is_dir() {
+        return run_folder(&args);
+    }
     let result = review::review(&args.sections_csv, &args.index)?;
     let mut err = std::io::stderr().lock();
     for n in &result.notices {
@@ -74,4 +85,70 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         )?;
     }
     Ok(Outcome::Success)
+}
+
+/// The folder form: one diff (or write) per touched index file.
+fn run_folder(args: &ReviewArgs) -> anyhow::Result<Outcome> {
+    let review = review::folder::review_folder(&args.sections_csv, &args.index)?;
+    let mut err = std::io::stderr().lock();
+    for f in &review.files {
+        for n in &f.result.notices {
+            writeln!(err, "note: {}: {n}", f.path.display())?;
+        }
+        for c in &f.result.changes {
+            writeln!(err, "{}: {c}", f.path.display())?;
+        }
+    }
+    for u in &review.unwritable {
+        writeln!(err, "warning: {u}")?;
+    }
+    let outcome = if review.unwritable.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    };
+    if !review.changed() {
+        writeln!(err, "no change to the indices in {}", args.index.display())?;
+        return Ok(outcome);
+    }
+    let version = |r: &review::ReviewResult| {
+        format!(
+            "version {} -> {}",
+            r.old_version.as_deref().unwrap_or("(none)"),
+            r.new_version.as_deref().unwrap_or("(none)")
+        )
+    };
+    let changed: Vec<_> = review.files.iter().filter(|f| f.result.changed()).collect();
+    if args.write {
+        review::folder::write_folder(&review)?;
+        for f in &changed {
+            writeln!(
+                err,
+                "wrote {} ({} change(s), {}); it validates",
+                f.path.display(),
+                f.result.changes.len(),
+                version(&f.result)
+            )?;
+        }
+    } else {
+        let mut out = std::io::stdout().lock();
+        for f in &changed {
+            let diff = f.result.diff(&f.path.display().to_string());
+            out.write_all(diff.as_bytes())?;
+            // Diffs one after another stay apart (and `patch` reads them).
+            if !diff.ends_with('\n') {
+                out.write_all(b"\n")?;
+            }
+        }
+        for f in &changed {
+            writeln!(
+                err,
+                "dry run: {} ({}); the edit validates",
+                f.path.display(),
+                version(&f.result)
+            )?;
+        }
+        writeln!(err, "add --write to apply")?;
+    }
+    Ok(outcome)
 }

@@ -76,14 +76,46 @@ impl Counters {
     }
 }
 
-/// Extracts sections; see the module comment.
+/// What extraction needs from one document type's index: its ontology
+/// (prompt, pruning, cache key) and density thresholds. A batch of several
+/// types extracts each document with its type's profile, through the one
+/// extractor (one concurrency bound, breaker, cache and counters).
 #[derive(Debug)]
-pub struct Extractor {
-    cfg: ExtractorConfig,
+pub struct ExtractionProfile {
     ontology: Arc<Ontology>,
     ontology_hash: String,
     density: DensityThresholds,
     system_prompt: String,
+}
+
+impl ExtractionProfile {
+    /// Checks that the ontology has entity and relation types.
+    pub fn new(ontology: Ontology, density: DensityThresholds) -> Result<ExtractionProfile> {
+        if ontology.entity_types.is_empty() || ontology.relation_types.is_empty() {
+            anyhow::bail!(
+                "the ontology has no {} types; add an `ontology:` block with entity_types and relation_types to the index YAML",
+                if ontology.entity_types.is_empty() { "entity" } else { "relation" }
+            );
+        }
+        Ok(ExtractionProfile {
+            ontology_hash: ontology_hash(&ontology),
+            system_prompt: prompt::system_message(&ontology),
+            ontology: Arc::new(ontology),
+            density,
+        })
+    }
+
+    pub fn ontology(&self) -> &Ontology {
+        &self.ontology
+    }
+}
+
+/// Extracts sections; see the module comment.
+#[derive(Debug)]
+pub struct Extractor {
+    cfg: ExtractorConfig,
+    /// The profile of [`Self::extract`] (the batch's primary index).
+    profile: Arc<ExtractionProfile>,
     client: Option<LlmClient>,
     cache: Option<Cache>,
     semaphore: Semaphore,
@@ -181,12 +213,7 @@ impl Extractor {
         density: DensityThresholds,
     ) -> Result<Extractor> {
         cfg.validate()?;
-        if ontology.entity_types.is_empty() || ontology.relation_types.is_empty() {
-            anyhow::bail!(
-                "the ontology has no {} types; add an `ontology:` block with entity_types and relation_types to the index YAML",
-                if ontology.entity_types.is_empty() { "entity" } else { "relation" }
-            );
-        }
+        let profile = Arc::new(ExtractionProfile::new(ontology, density)?);
         let client = cfg.llm.clone().map(LlmClient::new).transpose()?;
         let cache = match (&cfg.cache_dir, cfg.use_cache, &cfg.llm) {
             (Some(d), true, Some(_)) => Some(Cache::new(d)),
@@ -194,11 +221,8 @@ impl Extractor {
         };
         Ok(Extractor {
             semaphore: Semaphore::new(cfg.concurrency),
-            ontology_hash: ontology_hash(&ontology),
-            system_prompt: prompt::system_message(&ontology),
+            profile,
             cfg,
-            ontology: Arc::new(ontology),
-            density,
             client,
             cache,
             counters: Counters::default(),
@@ -261,6 +285,35 @@ impl Extractor {
         self.client.is_some()
     }
 
+    /// The profile [`Self::extract`] uses (the index it was built with).
+    pub fn profile(&self) -> Arc<ExtractionProfile> {
+        self.profile.clone()
+    }
+
+    /// The LLM client, for the one other kind of request a batch makes (the
+    /// title mapping); take [`Self::side_permit`] around it.
+    pub fn llm_client(&self) -> Option<&LlmClient> {
+        self.client.as_ref()
+    }
+
+    /// The answer cache folder, when the cache is on.
+    pub fn cache_dir(&self) -> Option<&std::path::Path> {
+        self.cache.as_ref().map(|c| c.dir())
+    }
+
+    /// A permit of the one concurrency bound for a request that is not a
+    /// section (so `--concurrency` holds for every request of the run);
+    /// refused once the circuit breaker is open.
+    pub async fn side_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, String> {
+        if let Some(r) = self.breaker.get() {
+            return Err(format!("endpoint unavailable: {r}"));
+        }
+        self.semaphore
+            .acquire()
+            .await
+            .map_err(|e| format!("extractor closed: {e}"))
+    }
+
     /// Running totals (requests, cache hits, tokens, sections).
     pub fn counters(&self) -> &Counters {
         &self.counters
@@ -296,11 +349,22 @@ impl Extractor {
     /// request (with a concurrency permit held); a refusal fails the section
     /// with the gate's reason and nothing is sent.
     pub async fn extract_gated(&self, input: SectionInput, gate: &Gate<'_>) -> SectionExtraction {
+        let profile = self.profile.clone();
+        self.extract_gated_with(input, gate, &profile).await
+    }
+
+    /// [`Self::extract_gated`] with another document type's profile.
+    pub async fn extract_gated_with(
+        &self,
+        input: SectionInput,
+        gate: &Gate<'_>,
+        profile: &ExtractionProfile,
+    ) -> SectionExtraction {
         let out = match &self.client {
             None => {
                 // CPU work off the async threads; a panic in the rules
                 // becomes a failed section, not a failed run.
-                let (onto, density) = (self.ontology.clone(), self.density);
+                let (onto, density) = (profile.ontology.clone(), profile.density);
                 let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
                 match tokio::task::spawn_blocking(move || rules_extraction(&onto, &density, &input))
                     .await
@@ -314,7 +378,7 @@ impl Extractor {
                     ),
                 }
             }
-            Some(client) => self.extract_llm(client, &input, gate).await,
+            Some(client) => self.extract_llm(client, &input, gate, profile).await,
         };
         self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
         if matches!(out.status, SectionStatus::Failed(_)) {
@@ -336,18 +400,22 @@ impl Extractor {
         client: &LlmClient,
         input: &SectionInput,
         gate: &Gate<'_>,
+        profile: &ExtractionProfile,
     ) -> SectionExtraction {
         let pieces = split::split_section(input, self.cfg.section_budget_chars);
-        let results =
-            futures::future::join_all(pieces.iter().map(|p| self.extract_piece(client, p, gate)))
-                .await;
+        let results = futures::future::join_all(
+            pieces
+                .iter()
+                .map(|p| self.extract_piece(client, p, gate, profile)),
+        )
+        .await;
         let mut parts = Vec::with_capacity(results.len());
         for r in results {
             let (entities, relations, pruned, tier, why) = match r.output {
                 Some(o) => {
                     let tier = o.tier();
                     let why = o.graphability.as_ref().map(|g| g.why.clone());
-                    let p = validate::prune(o.entities, o.relations, &self.ontology);
+                    let p = validate::prune(o.entities, o.relations, &profile.ontology);
                     (p.entities, p.relations, p.pruned, tier, why)
                 }
                 None => Default::default(),
@@ -386,7 +454,7 @@ impl Extractor {
             out.model_why = None;
         }
         out.density_tier = rating::density_tier(
-            &self.density,
+            &profile.density,
             out.relations.len(),
             input.text.chars().count(),
         );
@@ -399,12 +467,13 @@ impl Extractor {
         client: &LlmClient,
         piece: &SectionInput,
         gate: &Gate<'_>,
+        profile: &ExtractionProfile,
     ) -> PieceResult {
         let prompt_version = self.prompt_version();
         let key = cache_key(
             &client.config().model,
             prompt_version,
-            &self.ontology_hash,
+            &profile.ontology_hash,
             &piece.text,
             &piece.breadcrumb,
             &piece.doc_type,
@@ -421,7 +490,7 @@ impl Extractor {
             }
         }
         let mut messages: Vec<Value> = vec![
-            json!({"role": "system", "content": self.system_prompt}),
+            json!({"role": "system", "content": profile.system_prompt}),
             json!({"role": "user", "content": prompt::user_message(piece)}),
         ];
         let (mut tin, mut tout) = (0u64, 0u64);

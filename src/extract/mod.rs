@@ -10,7 +10,10 @@
 //! [`LlmConfig::from_env_and_flags`]; `None` means the rules extractor),
 //! then `Arc::new(Extractor::new(cfg, index.ontology, index.density)?)` and
 //! call [`Extractor::extract_all`] per document (concurrent documents share
-//! the one concurrency bound). [`Extractor::counters`] feeds progress bars.
+//! the one concurrency bound). Documents of another type go through the same
+//! extractor with that type's [`ExtractionProfile`]
+//! ([`Extractor::extract_gated_with`]). [`Extractor::counters`] feeds
+//! progress bars.
 //!
 //! Layout: `config` (settings, validation, the `Secret` key), `extractor`
 //! (orchestration, retries, cache use), `rules` (offline extractor),
@@ -117,7 +120,7 @@ pub mod split;
 pub mod validate;
 
 pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
-pub use extractor::{CounterSnapshot, Counters, Extractor};
+pub use extractor::{CounterSnapshot, Counters, ExtractionProfile, Extractor};
 
 impl SectionExtraction {
     /// An extraction with nothing in it (no text, or a failure).

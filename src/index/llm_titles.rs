@@ -31,6 +31,38 @@ pub struct TitleQuery {
 /// model mapped to a real entry).
 pub type TitleMapping = BTreeMap<String, String>;
 
+/// How every title-mapping request's system message begins; the loopback
+/// test server tells these requests from section extractions by it.
+pub const SYSTEM_INTRO: &str = "You map section headings of a";
+
+/// What one document's title mapping did and cost, kept with the document
+/// so the summary counts it apart from extraction (and a merge or resume
+/// reports the same).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TitleMappingUse {
+    /// Distinct unmatched titles asked about.
+    pub asked: usize,
+    /// Sections that took an entry from the answer (method `llm`).
+    pub mapped: usize,
+    /// Requests sent (0 when answered from the cache or not asked).
+    pub calls: u64,
+    /// Answers taken from the cache.
+    pub cache_hits: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// Why the titles stayed unmatched (a failed call), if they did.
+    pub error: Option<String>,
+}
+
+/// One mapping and what it took: the answer's tokens, or a cache hit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TitleAnswer {
+    pub mapping: TitleMapping,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cached: bool,
+}
+
 /// The messages of the one call for a document.
 pub fn messages(index: &GraphabilityIndex, titles: &[TitleQuery]) -> Vec<Value> {
     let entries: Vec<&str> = index.entries().iter().map(|e| e.title.as_str()).collect();
@@ -40,7 +72,7 @@ pub fn messages(index: &GraphabilityIndex, titles: &[TitleQuery]) -> Vec<Value> 
         .collect();
     vec![
         json!({"role": "system", "content": format!(
-            "You map section headings of a {} to the entries of a fixed list. \
+            "{SYSTEM_INTRO} {} to the entries of a fixed list. \
              For each heading answer the one entry that names the same kind of \
              section, or \"none\" when no entry does. Answer JSON only: \
              {{\"mappings\": [{{\"title\": <heading as given>, \"entry\": <entry or \"none\">}}]}}.",
@@ -81,12 +113,17 @@ pub fn parse_answer(
     out
 }
 
-/// Cache key: model, prompt version, index type and version, titles asked.
+/// Cache key: model, prompt version, index type, version and entries (an
+/// entry renamed without a version bump is a new question), titles asked.
 pub fn cache_key(model: &str, index: &GraphabilityIndex, titles: &[TitleQuery]) -> String {
     let mut h = Sha256::new();
     for f in [model, PROMPT_VERSION, &index.document_type, &index.version] {
         h.update((f.len() as u64).to_le_bytes());
         h.update(f.as_bytes());
+    }
+    for e in index.entries() {
+        h.update((e.title.len() as u64).to_le_bytes());
+        h.update(e.title.as_bytes());
     }
     for t in titles {
         for f in [&t.name, &t.breadcrumb] {
@@ -101,25 +138,39 @@ fn cache_path(dir: &Path, key: &str) -> PathBuf {
     dir.join("titles").join(format!("{key}.json"))
 }
 
-/// Maps `titles` with one call (or the cache). A failed call or a garbage
-/// answer maps nothing; the error is returned for the caller to report.
+/// The cached answer for these titles, if there is one.
+pub fn cached(
+    cache_dir: Option<&Path>,
+    model: &str,
+    index: &GraphabilityIndex,
+    titles: &[TitleQuery],
+) -> Option<TitleMapping> {
+    let key = cache_key(model, index, titles);
+    let bytes = std::fs::read(cache_path(cache_dir?, &key)).ok()?;
+    serde_json::from_slice::<TitleMapping>(&bytes).ok()
+}
+
+/// Maps `titles` with one call (or the cache). A garbage answer maps
+/// nothing (and is cached like any answer, so a resume asks nothing new); a
+/// failed call is returned as the error, for the caller to report, and is
+/// never cached.
 pub async fn map_titles(
     client: &LlmClient,
     cache_dir: Option<&Path>,
     index: &GraphabilityIndex,
     titles: &[TitleQuery],
-) -> anyhow::Result<TitleMapping> {
+) -> anyhow::Result<TitleAnswer> {
     if titles.is_empty() {
-        return Ok(TitleMapping::new());
+        return Ok(TitleAnswer::default());
+    }
+    if let Some(mapping) = cached(cache_dir, &client.config().model, index, titles) {
+        return Ok(TitleAnswer {
+            mapping,
+            cached: true,
+            ..TitleAnswer::default()
+        });
     }
     let key = cache_key(&client.config().model, index, titles);
-    if let Some(dir) = cache_dir {
-        if let Ok(bytes) = std::fs::read(cache_path(dir, &key)) {
-            if let Ok(m) = serde_json::from_slice::<TitleMapping>(&bytes) {
-                return Ok(m);
-            }
-        }
-    }
     let answer = client
         .chat_with_format(
             &messages(index, titles),
@@ -127,14 +178,30 @@ pub async fn map_titles(
             false,
         )
         .await
-        .map_err(|e| anyhow::anyhow!("LLM title mapping failed: {e:?}"))?;
+        .map_err(|e| {
+            use crate::extract::llm::client::CallError as E;
+            let reason = match e {
+                E::Retryable { reason, .. }
+                | E::Transport(reason)
+                | E::FormatUnsupported(reason)
+                | E::Fatal(reason) => reason,
+            };
+            anyhow::anyhow!("LLM title mapping failed: {reason}")
+        })?;
     let mapping = parse_answer(index, titles, &answer.content);
     if let Some(dir) = cache_dir {
         let p = cache_path(dir, &key);
         if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent)?;
+            let _ = std::fs::create_dir_all(parent);
         }
-        crate::atomic_file::write_atomic(&p, serde_json::to_vec_pretty(&mapping)?.as_slice())?;
+        // A cache that cannot be written only costs a repeated call.
+        let _ =
+            crate::atomic_file::write_atomic(&p, serde_json::to_vec_pretty(&mapping)?.as_slice());
     }
-    Ok(mapping)
+    Ok(TitleAnswer {
+        mapping,
+        tokens_in: answer.tokens_in,
+        tokens_out: answer.tokens_out,
+        cached: false,
+    })
 }

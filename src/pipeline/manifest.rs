@@ -47,6 +47,10 @@ pub struct BatchIdentity {
     pub index_sha256: String,
     /// `rules` or `llm:<model>`, with the prompt version.
     pub extractor: String,
+    /// Whether the LLM title mapping was on (false in manifests of older
+    /// versions, which had none).
+    #[serde(default)]
+    pub llm_match: bool,
 }
 
 impl BatchIdentity {
@@ -81,6 +85,7 @@ impl BatchIdentity {
         Ok(BatchIdentity {
             index_sha256: h.finalize().iter().map(|b| format!("{b:02x}")).collect(),
             extractor: extractor.to_string(),
+            llm_match: false,
         })
     }
 }
@@ -171,11 +176,19 @@ impl Manifest {
                 was.extractor, now.extractor
             ));
         }
+        if was.llm_match != now.llm_match {
+            let on = |b: bool| if b { "on" } else { "off (--no-llm-match)" };
+            problems.push(format!(
+                "the LLM title mapping differs: the batch had it {}, this run {}",
+                on(was.llm_match),
+                on(now.llm_match)
+            ));
+        }
         if problems.is_empty() {
             return Ok(());
         }
         anyhow::bail!(
-            "{}: cannot resume batch {}: {}; resume with the same --index and model, or start a new batch with another --out",
+            "{}: cannot resume batch {}: {}; resume with the same --index, model and --no-llm-match, or start a new batch with another --out",
             dir.display(),
             self.batch_id,
             problems.join("; ")

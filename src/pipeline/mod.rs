@@ -13,6 +13,7 @@ pub mod manifest;
 pub mod merge;
 pub mod progress;
 pub mod run;
+mod titles;
 
 pub use discover::{discover, discover_documents, Discovery, Skipped};
 pub use run::{run_batch, BatchResult, IngestConfig};

@@ -14,8 +14,11 @@ use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{section_inputs, Gate};
-use crate::extract::{Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus};
+use crate::extract::{
+    ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
+};
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
+use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
@@ -42,6 +45,9 @@ pub struct IngestConfig {
     pub index_files: Vec<PathBuf>,
     /// `--doc-type`: route every document as this type instead of detecting it.
     pub doc_type: Option<String>,
+    /// LLM title mapping of each document's unmatched titles (on with an
+    /// LLM unless `--no-llm-match`; ignored without one).
+    pub llm_match: bool,
     /// `--shard K/N`: this batch holds only that shard of the documents.
     pub shard: Option<crate::shard::ShardSpec>,
     pub out_dir: PathBuf,
@@ -80,6 +86,9 @@ pub(super) struct SavedDocument {
     meta: DocumentMeta,
     plan: RoutePlan,
     extractions: Vec<SectionExtraction>,
+    /// The LLM title mapping's request and tokens (absent in older saves).
+    #[serde(default)]
+    title_mapping: TitleMappingUse,
 }
 
 impl SavedDocument {
@@ -96,10 +105,14 @@ struct Batch {
     cfg: IngestConfig,
     /// One index per document type (a single one when files were given).
     indices: IndexSet,
-    /// The index whose ontology and density the extractor uses, and whose
+    /// The primary index: the extractor's default profile (used for
+    /// documents of no known type), the report's index version, and the
     /// entries the review drop-down offers.
     index: GraphabilityIndex,
     extractor: Arc<Extractor>,
+    /// Extraction profile per document type, built when a document of that
+    /// type first comes, from that type's index ontology and density.
+    profiles: Mutex<HashMap<String, Arc<ExtractionProfile>>>,
     sink: tokio::sync::Mutex<Box<dyn GraphSink>>,
     budget: Budget,
     manifest: Mutex<Manifest>,
@@ -120,6 +133,31 @@ fn primary_index(set: &IndexSet, forced: Option<&str>) -> GraphabilityIndex {
         .or_else(|| set.indices.first())
         .cloned()
         .unwrap_or_default()
+}
+
+/// The extraction profile of a document type: its index's ontology and
+/// density (built once per type), or the primary index's for a document of
+/// no known type.
+fn profile_for(batch: &Batch, doc_type: &str) -> anyhow::Result<Arc<ExtractionProfile>> {
+    let Some(index) = batch.indices.get(doc_type) else {
+        return Ok(batch.extractor.profile());
+    };
+    let mut profiles = batch.profiles.lock().expect("profiles");
+    if let Some(p) = profiles.get(doc_type) {
+        return Ok(p.clone());
+    }
+    let p = Arc::new(
+        ExtractionProfile::new(index.ontology.clone(), index.density).with_context(|| {
+            let files: Vec<String> = index
+                .sources
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            format!("index {} ({})", doc_type, files.join(", "))
+        })?,
+    );
+    profiles.insert(doc_type.to_string(), p.clone());
+    Ok(p)
 }
 
 /// The canonical path of a document: its key in the manifest, whatever path
@@ -146,7 +184,8 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     }
     let index = primary_index(&indices, cfg.doc_type.as_deref());
     let extractor = Extractor::new(cfg.extractor.clone(), index.ontology.clone(), index.density)?;
-    let identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
+    let mut identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
+    identity.llm_match = cfg.llm_match && extractor.uses_llm();
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
 
     // Read-only checks of --out first.
@@ -195,8 +234,13 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     extractor.preflight().await?;
 
     if cfg.resume && manifest.finished {
-        if let Some(result) = nothing_to_redo(&cfg, &index, &extractor, &manifest, neo4j.as_deref())
-        {
+        if let Some(result) = nothing_to_redo(
+            &cfg,
+            (&index, &indices),
+            &extractor,
+            &manifest,
+            neo4j.as_deref(),
+        ) {
             return Ok(result);
         }
     }
@@ -227,6 +271,11 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     progress.note(&format!("graph sink: {}", sink.describe()));
     if extractor.uses_llm() {
         progress.note(&format!("cost: {}", cfg.cost.describe()));
+        progress.note(if cfg.llm_match {
+            "title mapping: unmatched titles of each document go to the LLM once (--no-llm-match turns it off)"
+        } else {
+            "title mapping: off (--no-llm-match)"
+        });
     }
     if let Some(line) = cfg.skipped.line() {
         progress.note(&line);
@@ -238,6 +287,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         index,
         indices,
         extractor: Arc::new(extractor),
+        profiles: Mutex::new(HashMap::new()),
         sink: tokio::sync::Mutex::new(sink),
         manifest: Mutex::new(manifest),
         claims: Mutex::new(HashMap::new()),
@@ -278,7 +328,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let sink_description = batch.sink.lock().await.describe();
     let report = batch_report(
         cfg,
-        &batch.index,
+        (&batch.index, &batch.indices),
         &batch.extractor,
         &batch_id,
         sink_description,
@@ -307,7 +357,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
 /// the saved documents, with nothing written anywhere.
 fn nothing_to_redo(
     cfg: &IngestConfig,
-    index: &GraphabilityIndex,
+    index: (&GraphabilityIndex, &IndexSet),
     extractor: &Extractor,
     manifest: &Manifest,
     neo4j: Option<&dyn GraphSink>,
@@ -342,9 +392,11 @@ fn nothing_to_redo(
     })
 }
 
+/// The batch's report; `index` is the primary index (its version) and the
+/// set (every type's entries are offered in the review drop-down).
 fn batch_report(
     cfg: &IngestConfig,
-    index: &GraphabilityIndex,
+    (index, set): (&GraphabilityIndex, &IndexSet),
     extractor: &Extractor,
     batch_id: &str,
     sink: String,
@@ -359,7 +411,16 @@ fn batch_report(
         output_per_million: prices.map_or(0.0, |p| p.output_per_million),
         extractor: extractor.describe(),
         sink,
-        index_entries: index.entries().iter().map(|e| e.title.clone()).collect(),
+        index_entries: {
+            let mut all: Vec<String> = set
+                .indices
+                .iter()
+                .flat_map(|i| i.entries().iter().map(|e| e.title.clone()))
+                .collect();
+            all.sort();
+            all.dedup();
+            all
+        },
     }
 }
 
@@ -459,6 +520,7 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
                 path: key.to_path_buf(),
                 plan: None,
                 extractions: Vec::new(),
+                title_mapping: TitleMappingUse::default(),
                 error: Some(msg),
             })
         }
@@ -526,6 +588,31 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
     set_state(batch, key, Some(&meta.doc_id), DocState::Pending, None);
 
+    let mut plan = plan;
+    let title_mapping = match batch.indices.get(&plan.doc_type) {
+        Some(index) if batch.cfg.llm_match => {
+            super::titles::map_plan_titles(
+                &batch.extractor,
+                index,
+                &mut plan,
+                &cfg.route,
+                &batch.budget,
+                &cfg.cost,
+            )
+            .await
+        }
+        _ => TitleMappingUse::default(),
+    };
+    if let Some(e) = &title_mapping.error {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: warning: {}: {}; its {} unmatched titles stay new",
+            crate::report::sanitize_title(&meta.name),
+            crate::report::sanitize_title(e),
+            title_mapping.asked
+        ));
+    }
+
+    let profile = profile_for(batch, &plan.doc_type)?;
     let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
@@ -534,7 +621,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let extractions: Vec<SectionExtraction> = futures::future::join_all(
         inputs
             .into_iter()
-            .map(|input| extract_within_budget(batch, input)),
+            .map(|input| extract_within_budget(batch, input, &profile)),
     )
     .await;
 
@@ -542,6 +629,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         meta,
         plan,
         extractions,
+        title_mapping,
     };
     save_document(batch, &saved)?;
     set_state(
@@ -557,7 +645,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         &saved.plan,
         &parents,
         &saved.extractions,
-        &batch.index.ontology,
+        profile.ontology(),
     );
     batch
         .sink
@@ -580,7 +668,11 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
 /// Sends one section unless `--max-cost` would be passed, and keeps the
 /// running totals. The budget is reserved just before the extractor takes
 /// its one concurrency permit, with the same estimate `kgroute plan` shows.
-async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExtraction {
+async fn extract_within_budget(
+    batch: &Batch,
+    input: SectionInput,
+    profile: &ExtractionProfile,
+) -> SectionExtraction {
     let cfg = &batch.cfg;
     let estimate = cfg.cost.estimate(&input.text).usd.unwrap_or(0.0);
     let reserve = || {
@@ -601,7 +693,10 @@ async fn extract_within_budget(batch: &Batch, input: SectionInput) -> SectionExt
         batch.budget.settle(reserved, price(tin, tout));
     };
     let gate = Gate::new(&reserve, &settle);
-    let result = batch.extractor.extract_gated(input, &gate).await;
+    let result = batch
+        .extractor
+        .extract_gated_with(input, &gate, profile)
+        .await;
     if gate.reserved_unanswered() {
         batch.budget.settle(estimate, 0.0);
     }
@@ -679,6 +774,7 @@ pub(super) fn outcome_from(
         path: key.to_path_buf(),
         plan: Some(saved.plan),
         extractions: saved.extractions,
+        title_mapping: saved.title_mapping,
         error,
     }
 }

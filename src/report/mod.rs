@@ -41,6 +41,9 @@ pub struct DocumentOutcome {
     /// One per section that was sent (or answered from cache), matched to
     /// the plan by `node_id`.
     pub extractions: Vec<SectionExtraction>,
+    /// The LLM title mapping's request and tokens (counted apart from
+    /// extraction in the summary).
+    pub title_mapping: crate::index::llm_titles::TitleMappingUse,
     /// A whole-document failure, when there was one.
     pub error: Option<String>,
 }

@@ -17,10 +17,13 @@
 
 use super::{BatchReport, MatchQuality, SectionView};
 use crate::extract::SectionStatus;
+use crate::index::llm_titles::TitleMappingUse;
 use crate::index::Tier;
 use crate::route::{Override, Route};
+use crate::tree::TreeHealth;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +76,51 @@ pub struct Stats {
     pub audited_medium_plus: usize,
     /// `100 * audited_medium_plus / audited`; `None` without an audit.
     pub silent_loss_pct: Option<f64>,
+    /// The LLM title mapping, counted apart from extraction (its tokens
+    /// are not in `tokens_in`/`tokens_out`, its cost not in `cost_usd`).
+    #[serde(default)]
+    pub title_mapping: TitleMappingStats,
+}
+
+/// The LLM title mapping of one document or a batch: at most one request
+/// per document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TitleMappingStats {
+    /// Distinct unmatched titles asked about.
+    pub titles_asked: usize,
+    /// Sections routed by the entry the answer named (method `llm`).
+    pub sections_mapped: usize,
+    /// Requests sent.
+    pub calls: u64,
+    /// Answers taken from the cache.
+    pub cache_hits: u64,
+    /// Documents whose mapping failed (their titles stayed new).
+    pub failed: usize,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost_usd: f64,
+}
+
+impl TitleMappingStats {
+    fn add(&mut self, u: &TitleMappingUse) {
+        self.titles_asked += u.asked;
+        self.sections_mapped += u.mapped;
+        self.calls += u.calls;
+        self.cache_hits += u.cache_hits;
+        self.failed += usize::from(u.error.is_some());
+        self.tokens_in += u.tokens_in;
+        self.tokens_out += u.tokens_out;
+    }
+
+    fn merge(&mut self, o: &TitleMappingStats) {
+        self.titles_asked += o.titles_asked;
+        self.sections_mapped += o.sections_mapped;
+        self.calls += o.calls;
+        self.cache_hits += o.cache_hits;
+        self.failed += o.failed;
+        self.tokens_in += o.tokens_in;
+        self.tokens_out += o.tokens_out;
+    }
 }
 
 fn pct(part: usize, whole: usize) -> f64 {
@@ -168,6 +216,7 @@ impl Stats {
         self.failed_sections += o.failed_sections;
         self.audited += o.audited;
         self.audited_medium_plus += o.audited_medium_plus;
+        self.title_mapping.merge(&o.title_mapping);
     }
 
     /// Computes the rates and the cost from the counts.
@@ -182,6 +231,9 @@ impl Stats {
             + self.tokens_out as f64 / 1e6 * output_per_million;
         self.silent_loss_pct =
             (self.audited > 0).then(|| pct(self.audited_medium_plus, self.audited));
+        let m = &mut self.title_mapping;
+        m.cost_usd = m.tokens_in as f64 / 1e6 * input_per_million
+            + m.tokens_out as f64 / 1e6 * output_per_million;
     }
 }
 
@@ -193,6 +245,21 @@ pub struct DocSummary {
     pub path: PathBuf,
     /// The whole-document failure, if any.
     pub error: Option<String>,
+    /// Why the LLM title mapping left the titles unmatched, if it failed.
+    #[serde(default)]
+    pub title_mapping_error: Option<String>,
+    /// The detected (or `--doc-type` forced) type; empty when the document
+    /// failed before routing.
+    #[serde(default)]
+    pub doc_type: String,
+    #[serde(default)]
+    pub doc_type_confidence: f64,
+    /// The tree's structure figures (`None` when it failed before routing).
+    #[serde(default)]
+    pub tree_health: Option<TreeHealth>,
+    /// The tree's warning line, when its figures look wrong.
+    #[serde(default)]
+    pub tree_warning: Option<String>,
     pub stats: Stats,
 }
 
@@ -207,6 +274,9 @@ pub struct BatchSummary {
     pub sink: String,
     pub documents: usize,
     pub failed_documents: usize,
+    /// Routed documents per type (`unknown`: fits no index).
+    #[serde(default)]
+    pub doc_types: BTreeMap<String, usize>,
     pub totals: Stats,
     pub per_document: Vec<DocSummary>,
 }
@@ -217,9 +287,11 @@ impl BatchSummary {
         self.failed_documents > 0 || self.totals.failed_sections > 0
     }
 
-    /// One line for the end of `kgroute ingest`.
+    /// One line for the end of `kgroute ingest`; tokens and cost are the
+    /// whole spend (extraction and title mapping).
     pub fn headline(&self) -> String {
         let t = &self.totals;
+        let m = &t.title_mapping;
         format!(
             "batch {}: {} documents ({} failed), {} sections ({} failed), perfect {:.1}%, mismatches {:.1}%, new {:.1}%, LLM payload cut {:.1}%, {} tokens, ${:.4}",
             self.batch_id,
@@ -231,8 +303,8 @@ impl BatchSummary {
             t.mismatch_pct,
             t.new_pct,
             t.payload_cut_pct,
-            t.tokens_in + t.tokens_out,
-            t.cost_usd
+            t.tokens_in + t.tokens_out + m.tokens_in + m.tokens_out,
+            t.cost_usd + m.cost_usd
         )
     }
 }
@@ -247,15 +319,26 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         for v in doc.sections() {
             stats.add_section(&v);
         }
+        stats.title_mapping.add(&doc.title_mapping);
         totals.merge(&stats);
         stats.finish(pin, pout);
+        let plan = doc.plan.as_ref();
         per_document.push(DocSummary {
             doc_id: doc.doc_id.clone(),
             doc_name: doc.doc_name.clone(),
             path: doc.path.clone(),
             error: doc.error.clone(),
+            title_mapping_error: doc.title_mapping.error.clone(),
+            doc_type: plan.map(|p| p.doc_type.clone()).unwrap_or_default(),
+            doc_type_confidence: plan.map_or(0.0, |p| p.doc_type_confidence),
+            tree_health: plan.map(|p| p.tree_health.clone()),
+            tree_warning: plan.and_then(|p| p.tree_health.warning(&doc.doc_name)),
             stats,
         });
+    }
+    let mut doc_types = BTreeMap::new();
+    for d in per_document.iter().filter(|d| d.tree_health.is_some()) {
+        *doc_types.entry(d.doc_type.clone()).or_insert(0) += 1;
     }
     totals.finish(pin, pout);
     BatchSummary {
@@ -266,6 +349,7 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         sink: batch.sink.clone(),
         documents: batch.documents.len(),
         failed_documents: per_document.iter().filter(|d| d.error.is_some()).count(),
+        doc_types,
         totals,
         per_document,
     }
@@ -418,6 +502,8 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         }
         None => out.push_str("Audit: no skipped section was sampled (`--audit-rate 0`).\n\n"),
     }
+    render_title_mapping(&mut out, summary);
+    render_doc_types(&mut out, summary);
 
     for doc in &batch.documents {
         let _ = writeln!(out, "## {} ({})\n", md(&doc.doc_name), md(&doc.doc_id));
@@ -491,6 +577,94 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         out.push('\n');
     }
     out
+}
+
+/// The document types section of `summary.md`: one count line, then each
+/// document's type, confidence and tree warning.
+fn render_doc_types(out: &mut String, summary: &BatchSummary) {
+    out.push_str("## Document types\n\n");
+    let counts: Vec<String> = summary
+        .doc_types
+        .iter()
+        .map(|(t, n)| format!("{} {n}", md(t)))
+        .collect();
+    let routed: usize = summary.doc_types.values().sum();
+    let _ = writeln!(
+        out,
+        "{routed} routed documents by type: {}. A document that fits no index is `unknown` \
+         and routed all-new.\n",
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        }
+    );
+    out.push_str("| document | type | confidence | headings | preamble share | tree warning |\n");
+    out.push_str("|---|---|---:|---:|---:|---|\n");
+    for d in &summary.per_document {
+        let Some(h) = &d.tree_health else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} | {} | {:.1}% | {} |",
+            md(&d.doc_name),
+            md(&d.doc_type),
+            d.doc_type_confidence,
+            h.headings,
+            h.preamble_share * 100.0,
+            md(d.tree_warning.as_deref().unwrap_or_default())
+        );
+    }
+    out.push('\n');
+}
+
+/// The LLM title mapping section of `summary.md`: a table when any
+/// document asked, else one line.
+fn render_title_mapping(out: &mut String, summary: &BatchSummary) {
+    out.push_str("## LLM title mapping\n\n");
+    let t = &summary.totals.title_mapping;
+    if t.calls + t.cache_hits + t.failed as u64 == 0 {
+        out.push_str(
+            "No title was sent for mapping (no LLM, `--no-llm-match`, or nothing unmatched).\n\n",
+        );
+        return;
+    }
+    out.push_str(
+        "One request per document with unmatched titles (names and breadcrumbs only); \
+         its tokens and cost are apart from the extraction figures above. Mapped sections \
+         have method `llm` in sections.csv.\n\n",
+    );
+    out.push_str("| document | titles asked | sections mapped | requests | cached | tokens in/out | cost | failure |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+    let row = |name: &str, m: &TitleMappingStats, failure: &str| {
+        format!(
+            "| {} | {} | {} | {} | {} | {}/{} | ${:.4} | {} |\n",
+            md(name),
+            m.titles_asked,
+            m.sections_mapped,
+            m.calls,
+            m.cache_hits,
+            m.tokens_in,
+            m.tokens_out,
+            m.cost_usd,
+            md(failure)
+        )
+    };
+    for d in &summary.per_document {
+        let m = &d.stats.title_mapping;
+        if m.titles_asked == 0 {
+            continue;
+        }
+        let failure = d.title_mapping_error.as_deref().unwrap_or_default();
+        out.push_str(&row(&d.doc_name, m, failure));
+    }
+    out.push_str(&row(
+        "**batch**",
+        t,
+        &format!("{} documents failed", t.failed),
+    ));
+    out.push('\n');
 }
 
 pub fn write_summary_md(

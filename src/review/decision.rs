@@ -34,6 +34,9 @@ pub struct Decision {
     /// Numbering stripped: what goes into the index.
     pub title: String,
     pub matched_entry: Option<String>,
+    /// The row's `doc_type` (`None` in reports without the column): the
+    /// index a folder review writes the decision into.
+    pub doc_type: Option<String>,
     pub action: Action,
     /// The cell as typed.
     pub raw: String,
@@ -210,6 +213,7 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
         };
         col.insert(name, i);
     }
+    let type_col = table.headers.iter().position(|h| h == "doc_type");
     let mut decisions = Vec::new();
     for (line, rec) in &table.rows {
         // Every cell is echoed in messages: control characters out first.
@@ -239,6 +243,11 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
                     title: display_title(&heading),
                     heading,
                     matched_entry: (!matched.trim().is_empty()).then_some(matched),
+                    doc_type: type_col.map(|i| {
+                        crate::report::sanitize_title(rec.get(i).map_or("", String::as_str))
+                            .trim()
+                            .to_string()
+                    }),
                     action,
                     raw: cell("decision").trim().to_string(),
                 });
@@ -249,15 +258,18 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
     Ok((decisions, errors))
 }
 
-/// Which index name a decision is about: the heading for add/alias/ignore,
-/// the matched entry for retier.
-fn subject(d: &Decision) -> (bool, String) {
+/// Which index name a decision is about: the row's document type, then the
+/// heading for add/alias/ignore or the matched entry for retier (the same
+/// title in two types' indices is two subjects).
+fn subject(d: &Decision) -> (Option<String>, bool, String) {
+    let ty = d.doc_type.clone();
     match d.action {
         Action::Retier(_) => (
+            ty,
             true,
             normalize_title(d.matched_entry.as_deref().unwrap_or("")),
         ),
-        _ => (false, normalize_title(&d.title)),
+        _ => (ty, false, normalize_title(&d.title)),
     }
 }
 
@@ -265,7 +277,7 @@ fn subject(d: &Decision) -> (bool, String) {
 /// occurs in many documents); conflicting ones go to `errors` and are
 /// dropped.
 pub fn dedupe(decisions: Vec<Decision>, errors: &mut Vec<String>) -> Vec<Decision> {
-    let mut first: HashMap<(bool, String), Decision> = HashMap::new();
+    let mut first: HashMap<(Option<String>, bool, String), Decision> = HashMap::new();
     let mut out = Vec::new();
     for d in decisions {
         let key = subject(&d);

@@ -10,9 +10,13 @@
 //! into the index in display form ([`crate::report::display_title`]:
 //! `Section 1.03 Types of Advances` -> `Types of Advances`). All problems
 //! are collected and reported together, each naming the CSV line.
+//!
+//! `review` edits one index file with every row; `folder::review_folder`
+//! takes a folder of indices and sends each row to its `doc_type`'s index.
 
 pub mod decision;
 pub mod editor;
+pub mod folder;
 pub mod scalar;
 pub mod validate;
 pub mod version;
@@ -76,7 +80,11 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
     // Every problem is reported at once: bad cells, conflicts, and
     // decisions that cannot be applied.
     let bases = load_bases(index_path, &IndexText::new(&original))?;
-    let (decisions, mut errors) = read_decisions(csv_path)?;
+    let (mut decisions, mut errors) = read_decisions(csv_path)?;
+    // One file takes every row, whatever its document type.
+    for d in &mut decisions {
+        d.doc_type = None;
+    }
     let decisions = decision::dedupe(decisions, &mut errors);
     let result = apply_decisions(&original, &bases, &decisions);
     let result = match result {

@@ -286,6 +286,13 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
     }
 }
 
+/// The name a section is asked about in the LLM title mapping: the tree's
+/// name (the title without its label); `None` for a label-only heading.
+fn mapping_name(s: &RoutedSection) -> Option<String> {
+    let name = s.name.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 /// The still-unmatched titles of a plan that the LLM title mapping may
 /// resolve: routed sections with no entry (not the preamble, not noise or
 /// reserved), each once.
@@ -299,7 +306,9 @@ pub fn unmatched_titles(plan: &RoutePlan) -> Vec<crate::index::llm_titles::Title
         {
             continue;
         }
-        let name = s.name.clone();
+        let Some(name) = mapping_name(s) else {
+            continue;
+        };
         if !out.iter().any(|q| q.name == name) {
             out.push(crate::index::llm_titles::TitleQuery {
                 name,
@@ -328,8 +337,7 @@ pub fn apply_title_mapping(
         {
             continue;
         }
-        let name = s.name.clone();
-        let Some(entry) = mapping.get(&name) else {
+        let Some(entry) = mapping_name(s).and_then(|n| mapping.get(&n)) else {
             continue;
         };
         let m = index.match_title(entry);

@@ -63,3 +63,88 @@ fn a_memo_fits_no_index_and_a_forced_type_wins() {
         "{err}"
     );
 }
+
+/// `ingest` over the `indices/` folder extracts each document with its own
+/// type's ontology: the prompt lists that type's entity types, and an
+/// answer's entity of another type's ontology is pruned.
+#[test]
+fn each_document_is_extracted_with_its_types_ontology() {
+    use kgroute::extract::llm::fake_server::{FakeServer, Reply};
+    use serde_json::json;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    // Every section answered with a `Territory` (commercial ontology only).
+    let server = rt
+        .block_on(FakeServer::start(std::time::Duration::ZERO, |r| {
+            if r.path.ends_with("/models") {
+                return Reply::models(&["m"]);
+            }
+            Reply::json(&json!({
+                "entities": [
+                    {"name": "Acme Corp", "type": "Organization", "aliases": [], "description": "party"},
+                    {"name": "North America", "type": "Territory", "aliases": [], "description": "territory"}
+                ],
+                "relations": [],
+                "graphability": {"tier": "medium", "why": "test"}
+            }))
+        }))
+        .unwrap();
+    let dir = super::util::tempdir();
+    let out = dir.path().join("b");
+    super::util::kgroute()
+        .arg("ingest")
+        .arg(fixture("credit_agreement.md"))
+        .arg(fixture("supply_agreement.txt"))
+        .arg("--index")
+        .arg(repo().join("indices"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--no-llm-match")
+        .env("KGROUTE_LLM_URL", server.base_url())
+        .env("KGROUTE_MODEL", "m")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .success();
+
+    let mut seen = std::collections::BTreeMap::new();
+    for r in server.received() {
+        let system = r.messages()[0]["content"].as_str().unwrap().to_string();
+        let user = r.section_message();
+        let ty = user
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("Document type: "))
+            .unwrap()
+            .to_string();
+        let (has_territory, has_loc) = (
+            system.contains("Territory"),
+            system.contains("LetterOfCredit"),
+        );
+        match ty.as_str() {
+            "commercial" => assert!(has_territory && !has_loc, "{system}"),
+            "credit_agreement" => assert!(has_loc && !has_territory, "{system}"),
+            other => panic!("unexpected type {other}"),
+        }
+        *seen.entry(ty).or_insert(0) += 1;
+    }
+    assert_eq!(seen.len(), 2, "both documents were sent: {seen:?}");
+
+    // Pruning follows the document's ontology too.
+    let rows = super::ingest::csv_rows(&out.join("sections.csv"));
+    let sent: Vec<_> = rows.iter().filter(|r| r["status"] == "ok").collect();
+    for r in &sent {
+        let want = if r["doc_type"] == "commercial" {
+            "0"
+        } else {
+            "1"
+        };
+        assert_eq!(r["pruned"], want, "{r:?}");
+    }
+}

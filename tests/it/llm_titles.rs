@@ -1,10 +1,13 @@
 //! LLM title mapping against the loopback server: one call per document,
 //! a good answer maps titles (method `llm`), a garbage answer maps none,
-//! the cache answers the second time.
+//! the cache answers the second time; and `kgroute ingest` wiring it in
+//! (routing by the mapped entry, cache on a re-run, `--no-llm-match`, the
+//! resume check, the summary's counts).
 
-use super::util::tempdir;
+use super::ingest::csv_rows;
+use super::util::{kgroute, read, tempdir};
 use kgroute::extract::llm::client::LlmClient;
-use kgroute::extract::llm::fake_server::{FakeServer, Reply};
+use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::LlmConfig;
 use kgroute::index::llm_titles::{map_titles, TitleQuery};
 use kgroute::index::{GraphabilityIndex, MatchMethod, Tier};
@@ -47,9 +50,12 @@ async fn a_good_answer_maps_titles_and_is_cached() {
     .unwrap();
     let cache = tempdir();
     let c = client(&server.base_url());
-    let m = map_titles(&c, Some(cache.path()), &idx, &asked)
+    let a = map_titles(&c, Some(cache.path()), &idx, &asked)
         .await
         .unwrap();
+    assert!(!a.cached);
+    assert_eq!((a.tokens_in, a.tokens_out), (10, 5));
+    let m = a.mapping;
     assert_eq!(
         m.get("Yield Protection Matters").map(String::as_str),
         Some("Increased Costs")
@@ -70,8 +76,11 @@ async fn a_good_answer_maps_titles_and_is_cached() {
     let again = map_titles(&c, Some(cache.path()), &idx, &asked)
         .await
         .unwrap();
-    assert_eq!(again, m);
-    assert_eq!(server.requests(), 1);
+    assert!(again.cached);
+    assert_eq!(again.mapping, m);
+    assert_eq!((again.tokens_in, again.tokens_out), (0, 0));
+    assert_eq!(server.title_requests(), 1);
+    assert_eq!(server.requests(), 0, "title requests are counted apart");
 }
 
 #[tokio::test]
@@ -89,7 +98,8 @@ async fn a_garbage_answer_maps_nothing() {
             .unwrap();
         let m = map_titles(&client(&server.base_url()), None, &idx, &asked)
             .await
-            .unwrap();
+            .unwrap()
+            .mapping;
         assert!(m.is_empty(), "{bad}: {m:?}");
         assert_eq!(
             apply_title_mapping(&mut p, &idx, &m, &RouteOptions::default()),
@@ -107,4 +117,297 @@ async fn a_garbage_answer_maps_nothing() {
     )
     .await
     .is_err());
+}
+
+// ---- `kgroute ingest` with the title mapping, against the loopback server ----
+
+/// A small index of its own (the shipped ones change), with an ontology so
+/// the extractor can be built.
+const CLI_INDEX: &str = "document_type: credit_agreement
+version: \"t1\"
+ontology:
+  entity_types:
+    Organization: a company
+    Role: a role
+  relation_types:
+    HAS_ROLE: org -> role
+high:
+  - Events of Default
+low:
+  - Increased Costs
+";
+
+const CLI_DOC: &str = "CREDIT AGREEMENT\n\nThe parties agree.\n\nSection 1.01 Yield Protection Matters\n\nIf any Change in Law shall impose on any Lender any reserve, the Borrower pays. This text is long enough to be a section of its own, with more words here.\n\nSection 1.02 Benchmark Fallback Mechanics\n\nIf the Benchmark is unavailable the Administrative Agent may replace it. This text is long enough to be a section of its own, with more words here.\n\nSection 1.03 Events of Default\n\nIf the Borrower fails to pay any amount when due, the Lenders may accelerate. This text is long enough to be a section of its own, with more words here.\n";
+
+struct Work {
+    dir: tempfile::TempDir,
+}
+
+impl Work {
+    fn new() -> Work {
+        let dir = tempdir();
+        std::fs::write(dir.path().join("index.yaml"), CLI_INDEX).unwrap();
+        std::fs::write(dir.path().join("credit.txt"), CLI_DOC).unwrap();
+        Work { dir }
+    }
+
+    fn path(&self, rel: &str) -> std::path::PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// `kgroute ingest credit.txt --index index.yaml --out <out>` with the LLM at `url`.
+    fn ingest(&self, url: &str, out: &str) -> assert_cmd::Command {
+        let mut c = kgroute();
+        c.arg("ingest")
+            .arg(self.path("credit.txt"))
+            .arg("--index")
+            .arg(self.path("index.yaml"))
+            .arg("--out")
+            .arg(self.path(out))
+            .arg("--history")
+            .arg(self.path("h.csv"))
+            .arg("--cache-dir")
+            .arg(self.path("cache"))
+            .env("KGROUTE_LLM_URL", url)
+            .env("KGROUTE_MODEL", "m")
+            .env_remove("NEO4J_URI")
+            .timeout(Duration::from_secs(120));
+        c
+    }
+
+    /// sections.csv rows of `out` by heading name.
+    fn row(&self, out: &str, heading: &str) -> std::collections::HashMap<String, String> {
+        csv_rows(&self.path(out).join("sections.csv"))
+            .into_iter()
+            .find(|r| r["heading"].contains(heading))
+            .unwrap_or_else(|| panic!("no row for {heading}"))
+    }
+
+    fn title_mapping(&self, out: &str) -> serde_json::Value {
+        let s: serde_json::Value =
+            serde_json::from_str(&read(&self.path(out).join("summary.json"))).unwrap();
+        s["totals"]["title_mapping"].clone()
+    }
+}
+
+fn is_title_request(r: &kgroute::extract::llm::fake_server::FakeRequest) -> bool {
+    r.messages()[0]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with(kgroute::index::llm_titles::SYSTEM_INTRO))
+}
+
+/// A server answering title requests with `titles` and sections with a
+/// valid extraction.
+fn server_with(rt: &tokio::runtime::Runtime, titles: Reply) -> FakeServer {
+    rt.block_on(FakeServer::start(Duration::ZERO, move |r| {
+        if r.path.ends_with("/models") {
+            Reply::models(&["m"])
+        } else if is_title_request(r) {
+            titles.clone()
+        } else {
+            Reply::json(&good_extraction())
+        }
+    }))
+    .unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn ingest_maps_unmatched_titles_once_routes_them_by_the_entry_and_reuses_the_answer() {
+    let rt = runtime();
+    let server = server_with(
+        &rt,
+        Reply::json(&json!({"mappings": [
+            {"title": "Yield Protection Matters", "entry": "Increased Costs"},
+            {"title": "Benchmark Fallback Mechanics", "entry": "none"}
+        ]})),
+    );
+    let w = Work::new();
+    w.ingest(&server.base_url(), "b1").assert().success();
+    assert_eq!(server.title_requests(), 1, "one request for the document");
+    let asked = server.title_received()[0].last_user_message();
+    assert!(asked.contains("Yield Protection Matters") && asked.contains("Benchmark"));
+    assert!(
+        !asked.contains("Events of Default\"}") && !asked.contains("reserve, the Borrower"),
+        "only unmatched titles, never section text: {asked}"
+    );
+
+    let y = w.row("b1", "Yield Protection");
+    assert_eq!(
+        (
+            y["match_method"].as_str(),
+            y["matched_entry"].as_str(),
+            y["predicted_tier"].as_str(),
+            y["route"].as_str()
+        ),
+        ("llm", "Increased Costs", "low", "skip"),
+        "{y:?}"
+    );
+    let b = w.row("b1", "Benchmark");
+    assert_eq!(
+        (b["match_method"].as_str(), &b["route"][..3]),
+        ("none", "llm")
+    );
+    // The skipped section was never sent for extraction.
+    assert!(server
+        .received()
+        .iter()
+        .all(|r| !r.section_message().contains("Yield Protection")));
+
+    let m = w.title_mapping("b1");
+    assert_eq!(
+        (
+            m["calls"].as_u64(),
+            m["cache_hits"].as_u64(),
+            m["titles_asked"].as_u64()
+        ),
+        (Some(1), Some(0), Some(2))
+    );
+    assert_eq!(m["sections_mapped"], 1);
+    assert_eq!(
+        (m["tokens_in"].as_u64(), m["tokens_out"].as_u64()),
+        (Some(10), Some(5))
+    );
+    let md = read(&w.path("b1").join("summary.md"));
+    assert!(md.contains("## LLM title mapping"), "{md}");
+
+    // The same batch again (same cache): the answer comes from the cache,
+    // the routing is the same, no title request is sent.
+    w.ingest(&server.base_url(), "b2").assert().success();
+    assert_eq!(server.title_requests(), 1);
+    assert_eq!(w.row("b2", "Yield Protection")["route"], "skip");
+    assert_eq!(w.title_mapping("b2")["cache_hits"], 1);
+    assert_eq!(w.title_mapping("b2")["calls"], 0);
+
+    // A resume must keep the setting the batch had.
+    w.ingest(&server.base_url(), "b1")
+        .args(["--resume", "--no-llm-match"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("LLM title mapping differs"));
+}
+
+#[test]
+fn a_garbage_or_failed_title_answer_leaves_titles_new_and_the_document_written() {
+    let rt = runtime();
+    let w = Work::new();
+    for (i, reply) in [
+        Reply::content("mappings: Yield Protection Matters -> Increased Costs"),
+        Reply::json(&json!({"mappings": [
+            {"title": "Yield Protection Matters", "entry": "Invented Entry"}
+        ]})),
+        Reply::status(400, "{\"error\": \"bad request\"}"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let server = server_with(&rt, reply);
+        let out = format!("g{i}");
+        let a = w
+            .ingest(&server.base_url(), &out)
+            .arg("--no-cache")
+            .assert()
+            .success();
+        assert_eq!(server.title_requests(), 1, "reply {i}");
+        for t in ["Yield Protection", "Benchmark"] {
+            let r = w.row(&out, t);
+            assert_eq!(
+                (r["match_method"].as_str(), r["status"].as_str()),
+                ("none", "ok"),
+                "reply {i}: {r:?}"
+            );
+            assert!(r["route"].starts_with("llm"), "{r:?}");
+        }
+        let m = w.title_mapping(&out);
+        assert_eq!(m["sections_mapped"], 0);
+        if i == 2 {
+            assert_eq!(m["failed"], 1);
+            // The warning is a progress line, like the other warnings.
+            let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+            assert!(
+                stdout.contains("credit.txt: LLM title mapping failed: HTTP 400")
+                    && stdout.contains("2 unmatched titles stay new"),
+                "{stdout}"
+            );
+        } else {
+            assert_eq!(m["failed"], 0);
+        }
+    }
+}
+
+#[test]
+fn no_llm_match_sends_no_title_request() {
+    let rt = runtime();
+    let server = server_with(
+        &rt,
+        Reply::json(&json!({"mappings": [
+            {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+        ]})),
+    );
+    let w = Work::new();
+    w.ingest(&server.base_url(), "n")
+        .arg("--no-llm-match")
+        .assert()
+        .success();
+    assert_eq!(server.title_requests(), 0);
+    assert!(server.requests() >= 3, "the sections were sent");
+    let y = w.row("n", "Yield Protection");
+    assert_eq!(
+        (y["match_method"].as_str(), &y["route"][..3]),
+        ("none", "llm")
+    );
+    assert_eq!(w.title_mapping("n")["calls"], 0);
+}
+
+#[test]
+fn a_resumed_batch_maps_titles_from_the_cached_answer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let rt = runtime();
+    let down = Arc::new(AtomicBool::new(true));
+    let d = down.clone();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, move |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["m"])
+            } else if is_title_request(r) {
+                Reply::json(&json!({"mappings": [
+                    {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+                ]}))
+            } else if d.load(Ordering::SeqCst) {
+                Reply::status(400, "{\"error\": \"not now\"}")
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let w = Work::new();
+    // The sections fail: the document is redone on --resume.
+    w.ingest(&server.base_url(), "r").assert().code(1);
+    assert_eq!(server.title_requests(), 1);
+    let failed = server.requests();
+    down.store(false, Ordering::SeqCst);
+    w.ingest(&server.base_url(), "r")
+        .arg("--resume")
+        .assert()
+        .success();
+    assert_eq!(server.title_requests(), 1, "the cached answer is reused");
+    assert_eq!(
+        server.requests() - failed,
+        failed,
+        "the same sections are sent again"
+    );
+    let y = w.row("r", "Yield Protection");
+    assert_eq!(
+        (y["match_method"].as_str(), y["route"].as_str()),
+        ("llm", "skip")
+    );
+    assert_eq!(w.row("r", "Benchmark")["status"], "ok");
 }

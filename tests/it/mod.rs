@@ -13,6 +13,7 @@ mod llm_titles;
 mod names;
 mod plan;
 mod report;
+mod review;
 mod routing;
 mod shard;
 mod tree;

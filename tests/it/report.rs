@@ -179,6 +179,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions,
+        title_mapping: Default::default(),
         error: None,
     };
     let second = DocumentOutcome {
@@ -200,6 +201,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions: vec![extraction("att-2", "0001", Tier::Medium, &[])],
+        title_mapping: Default::default(),
         error: None,
     };
     let broken = DocumentOutcome {
@@ -208,6 +210,7 @@ fn sample_batch() -> BatchReport {
         path: PathBuf::from("broken.txt"),
         plan: None,
         extractions: vec![],
+        title_mapping: Default::default(),
         error: Some("not UTF-8 at byte 17".into()),
     };
     BatchReport {
@@ -960,6 +963,7 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
             tree_health: Default::default(),
         }),
         extractions,
+        title_mapping: Default::default(),
         error: None,
     }
 }
@@ -1464,4 +1468,91 @@ fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
         .arg(&index)
         .assert()
         .success();
+}
+
+// ---------------------------------------------------------------------------
+// Document types and tree health in the summaries
+
+/// The fixtures of three kinds, ingested offline with the `indices/` folder.
+fn ingest_fixtures(dir: &Path) -> PathBuf {
+    let out = dir.join("b");
+    kgroute()
+        .arg("ingest")
+        .arg(super::util::repo().join("fixtures"))
+        .arg("--index")
+        .arg(super::util::repo().join("indices"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.join("h.csv"))
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .success();
+    out
+}
+
+#[test]
+fn summaries_carry_each_documents_type_confidence_and_tree_health() {
+    let dir = tempdir();
+    let out = ingest_fixtures(dir.path());
+    let j: serde_json::Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let (_, rows) = csv_rows(&out.join("sections.csv"));
+    let docs = j["per_document"].as_array().unwrap();
+    assert_eq!(docs.len(), 3);
+    let mut counted: std::collections::BTreeMap<String, u64> = Default::default();
+    for d in docs {
+        let id = d["doc_id"].as_str().unwrap();
+        // The same type and confidence as every sections.csv row of the document.
+        let mine: Vec<_> = rows.iter().filter(|r| r["doc_id"] == id).collect();
+        assert!(!mine.is_empty(), "{id}");
+        for r in &mine {
+            assert_eq!(r["doc_type"], d["doc_type"].as_str().unwrap(), "{id}");
+            let c: f64 = r["doc_type_confidence"].parse().unwrap();
+            assert!((c - d["doc_type_confidence"].as_f64().unwrap()).abs() < 0.006);
+        }
+        *counted
+            .entry(d["doc_type"].as_str().unwrap().to_string())
+            .or_default() += 1;
+        // The tree health is the one `kgroute tree` reports for the file.
+        let path = d["path"].as_str().unwrap();
+        let t = kgroute()
+            .args(["tree", path, "--format", "json"])
+            .assert()
+            .success();
+        let tree: serde_json::Value = serde_json::from_slice(&t.get_output().stdout).unwrap();
+        assert_eq!(d["tree_health"], tree["health"], "{path}");
+    }
+    assert_eq!(
+        serde_json::to_value(&counted).unwrap(),
+        j["doc_types"],
+        "the per-type counts are those of the documents"
+    );
+    let memo = docs.iter().find(|d| d["doc_name"] == "memo.txt").unwrap();
+    assert_eq!(memo["doc_type"], "unknown", "a memo fits no index");
+
+    let md = read(&out.join("summary.md"));
+    let line = counted
+        .iter()
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(
+        md.contains(&format!("3 routed documents by type: {line}.")),
+        "{md}"
+    );
+    let table = md_table(&md, "## Document types");
+    assert_eq!(table.len(), 3);
+    for row in &table {
+        let d = docs
+            .iter()
+            .find(|d| d["doc_name"] == row[0].as_str())
+            .unwrap();
+        assert_eq!(row[1], d["doc_type"].as_str().unwrap());
+        assert_eq!(
+            row[2],
+            format!("{:.2}", d["doc_type_confidence"].as_f64().unwrap())
+        );
+    }
+    assert_summary_reconciles(&md);
 }

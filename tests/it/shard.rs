@@ -56,7 +56,18 @@ fn sorted_lines(p: &Path) -> Vec<String> {
 fn totals(dir: &Path) -> serde_json::Value {
     let j: serde_json::Value = serde_json::from_str(&read(&dir.join("summary.json"))).unwrap();
     let t = &j["totals"];
+    // Each document's type and tree health (the names of copies differ).
+    let mut docs: Vec<serde_json::Value> = j["per_document"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| serde_json::json!([d["doc_type"], d["doc_type_confidence"], d["tree_health"]]))
+        .collect();
+    docs.sort_by_key(|d| d.to_string());
     serde_json::json!([
+        docs,
+        j["doc_types"],
+        t["title_mapping"],
         t["sections"],
         t["sent"],
         t["skipped"],

@@ -6,7 +6,8 @@
 //! injected before replying. It records every request and the most
 //! requests it ever had in flight at once. `GET .../models` (the client's
 //! preflight) goes to the handler too but is counted apart
-//! ([`FakeServer::preflights`]), so request counts stay those of sections.
+//! ([`FakeServer::preflights`]), and so are title-mapping requests
+//! ([`FakeServer::title_requests`]), so request counts stay those of sections.
 //!
 //! Not a production server: it exists so the LLM client can be tested
 //! against real HTTP without a network or a paid model.
@@ -153,9 +154,11 @@ type Handler = dyn Fn(&FakeRequest) -> Reply + Send + Sync;
 struct Stats {
     requests: AtomicUsize,
     preflights: AtomicUsize,
+    titles: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     log: Mutex<Vec<FakeRequest>>,
+    title_log: Mutex<Vec<FakeRequest>>,
 }
 
 /// The running server; stops accepting when dropped.
@@ -192,7 +195,7 @@ impl FakeServer {
         format!("http://{}/v1", self.addr)
     }
 
-    /// Requests received so far.
+    /// Section requests received so far.
     pub fn requests(&self) -> usize {
         self.stats.requests.load(Ordering::SeqCst)
     }
@@ -207,9 +210,19 @@ impl FakeServer {
         self.stats.max_in_flight.load(Ordering::SeqCst)
     }
 
-    /// Every request received, in arrival order.
+    /// Every request received, in arrival order (title mappings apart).
     pub fn received(&self) -> Vec<FakeRequest> {
         self.stats.log.lock().expect("log lock").clone()
+    }
+
+    /// Title-mapping requests received so far (not in [`Self::requests`]).
+    pub fn title_requests(&self) -> usize {
+        self.stats.titles.load(Ordering::SeqCst)
+    }
+
+    /// Every title-mapping request received, in arrival order.
+    pub fn title_received(&self) -> Vec<FakeRequest> {
+        self.stats.title_log.lock().expect("log lock").clone()
     }
 }
 
@@ -296,14 +309,26 @@ async fn serve(
     let now = st.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     let _guard = InFlight(st.clone());
     st.max_in_flight.fetch_max(now, Ordering::SeqCst);
-    let req = {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let req = if is_title_mapping(&body) {
+        let mut log = st.title_log.lock().expect("log lock");
+        let req = FakeRequest {
+            seq: st.titles.fetch_add(1, Ordering::SeqCst),
+            at: Instant::now(),
+            path,
+            headers,
+            body,
+        };
+        log.push(req.clone());
+        req
+    } else {
         let mut log = st.log.lock().expect("log lock");
         let req = FakeRequest {
             seq: st.requests.fetch_add(1, Ordering::SeqCst),
             at: Instant::now(),
             path,
             headers,
-            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            body,
         };
         log.push(req.clone());
         req
@@ -313,6 +338,13 @@ async fn serve(
         tokio::time::sleep(latency).await;
     }
     respond(sock, reply, &req, Some(_guard)).await
+}
+
+/// True for a title-mapping request (its system message says so).
+fn is_title_mapping(body: &Value) -> bool {
+    body["messages"][0]["content"]
+        .as_str()
+        .is_some_and(|c| c.starts_with(crate::index::llm_titles::SYSTEM_INTRO))
 }
 
 /// Writes `reply` (or hangs, or drops the connection).
