@@ -58,6 +58,8 @@ pub fn build_document_graph(
             uid: DocGraph::section_uid(doc_id, &s.node_id),
             node_id: s.node_id.clone(),
             title: s.title.clone(),
+            label: s.label.as_ref().map(|l| l.text.clone()).unwrap_or_default(),
+            name: s.name.clone(),
             breadcrumb: s.breadcrumb.clone(),
             start_line: s.start_line,
             end_line: s.end_line,

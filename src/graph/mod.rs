@@ -64,7 +64,13 @@ pub struct SectionNode {
     /// `<doc_id>#<node_id>`: unique across documents.
     pub uid: String,
     pub node_id: String,
+    /// The heading as written.
     pub title: String,
+    /// Its numbering as written (`Section 2.12`), empty when it has none;
+    /// parsed once by the tree.
+    pub label: String,
+    /// The title without its label (`Payments and Computations`).
+    pub name: String,
     pub breadcrumb: String,
     pub start_line: usize,
     pub end_line: usize,

@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 pub const ARRAY_DELIMITER: char = '\u{1F}';
 
 /// Header of `nodes.csv`.
-pub const NODE_HEADER: [&str; 20] = [
+pub const NODE_HEADER: [&str; 21] = [
     ":ID",
     ":LABEL",
     "doc_id",
@@ -55,6 +55,7 @@ pub const NODE_HEADER: [&str; 20] = [
     "key",
     "type",
     "aliases:string[]",
+    "label",
 ];
 
 /// Header of `relationships.csv`.
@@ -152,7 +153,7 @@ impl FileSink {
                 &id,
                 "Section",
                 doc_id,
-                "",
+                &s.name,
                 "",
                 "",
                 "",
@@ -166,6 +167,10 @@ impl FileSink {
                 tier(s.predicted_tier),
                 tier(s.actual_tier),
                 route_name(s.route),
+                "",
+                "",
+                "",
+                &s.label,
             ]);
             part.rel(&[&id, &doc_node, "IN_DOCUMENT"]);
             if let Some(p) = &s.parent_uid {

@@ -7,7 +7,7 @@
 //!
 //! Graph model:
 //! - `(:Document {doc_id, name, doc_type, sha256, path, ingested_at})`
-//! - `(:Section {uid, doc_id, node_id, title, breadcrumb, start_line, end_line,
+//! - `(:Section {uid, doc_id, node_id, title, label, name, breadcrumb, start_line, end_line,
 //!   chars, predicted_tier, actual_tier, route})-[:IN_DOCUMENT]->(:Document)`,
 //!   `(:Section)-[:CHILD_OF]->(:Section)`
 //! - `(:Entity:<Type> {key, name, type, doc_id?, aliases})-[:MENTIONED_IN]->(:Section)`
@@ -484,6 +484,8 @@ fn section_row(doc_id: &str, s: &crate::graph::SectionNode) -> BoltType {
         ("doc_id", doc_id.into()),
         ("node_id", s.node_id.as_str().into()),
         ("title", s.title.as_str().into()),
+        ("label", s.label.as_str().into()),
+        ("name", s.name.as_str().into()),
         ("breadcrumb", s.breadcrumb.as_str().into()),
         ("start_line", (s.start_line as i64).into()),
         ("end_line", (s.end_line as i64).into()),
