@@ -157,15 +157,24 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     cost += 0.3 + 0.2 * b.saturating_sub(1) as f32;
                     n.rel = Some(true);
                 }
-                (Some(x), _) if a == x + 1 && s.rel != Some(true) => {
+                (Some(x), _) if a == x + 1 && s.rel != Some(true) && b <= 2 => {
                     // The article's own heading was not found (or the
                     // document has none): its first section opens it.
-                    if b > 2 {
-                        return None;
-                    }
                     let had_articles = s.art_style.is_some();
                     cost +=
                         if had_articles { 0.6 } else { 0.05 } + 0.2 * b.saturating_sub(1) as f32;
+                    n.art = Some(a);
+                }
+                (Some(x), _)
+                    if a > x
+                        && a <= x + MAX_ARTICLE_GAP
+                        && b <= MAX_SECTION_GAP
+                        && s.rel != Some(true) =>
+                {
+                    // Headings lost in between (run into other lines by
+                    // the extraction): a later article's section goes on,
+                    // at a price per article and section skipped.
+                    cost += 1.0 + 0.4 * (a - x - 1) as f32 + 0.15 * b.saturating_sub(1) as f32;
                     n.art = Some(a);
                 }
                 (Some(_), _) => return None,
@@ -271,23 +280,6 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
         i = prev[i];
     }
     out.reverse();
-    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
-        for (i, c) in cands.iter().enumerate() {
-            eprintln!(
-                "{}{} {:?} {}.{} st{} r{:.2} best{:.2} prev{} {}",
-                if out.contains(&i) { "*" } else { " " },
-                c.line + 1,
-                c.class,
-                c.major,
-                c.minor,
-                c.style,
-                c.reward,
-                best[i],
-                prev[i] as isize,
-                c.title.chars().take(50).collect::<String>()
-            );
-        }
-    }
     out
 }
 
@@ -386,6 +378,23 @@ fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mu
             };
             let keyword = c.kind == CandKind::Section;
             push_titled(lines, j, c.rest, c.label(), class, key, style, keyword, out);
+            // `SECTION 9. EVENTS OF DEFAULT` above `9.1 ...`: a one-number
+            // section with a capitals title may be the article level; the
+            // numbering below decides which reading the chain takes.
+            if keyword && class == Class::Flat && is_capitals_title(inline_title(c.rest)) {
+                let style = style_of(c.keyword, c.dotted, 1);
+                push_titled(
+                    lines,
+                    j,
+                    c.rest,
+                    c.label(),
+                    Class::Article,
+                    key,
+                    style,
+                    true,
+                    out,
+                );
+            }
         }
         CandKind::Schedule | CandKind::Exhibit => {
             let mut label = c.label();
@@ -566,6 +575,17 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
             }
         }
     }
+}
+
+/// A title in capital letters (`EVENTS OF DEFAULT`).
+fn is_capitals_title(title: &str) -> bool {
+    let letters = title.chars().filter(|c| c.is_alphabetic());
+    let (mut n, mut upper) = (0, 0);
+    for c in letters {
+        n += 1;
+        upper += usize::from(c.is_uppercase());
+    }
+    n >= 4 && upper * 10 >= n * 9 && title.split_whitespace().count() <= 12
 }
 
 /// A short heading title: few words, mostly capitalised.

@@ -309,6 +309,20 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
     })
 }
 
+/// `EXHIBIT 10.3`, `Exhibit 99.5`: the number the SEC filing gives the
+/// whole document (Item 601 exhibit numbers start at 10 for contracts),
+/// written above it, not an exhibit of the contract.
+pub(crate) fn is_filing_exhibit_number(c: &Candidate<'_>) -> bool {
+    c.kind == CandKind::Exhibit
+        && c.rest.is_empty()
+        && c.ident.split_once('.').is_some_and(|(major, minor)| {
+            major.len() == 2
+                && major.bytes().all(|b| b.is_ascii_digit())
+                && !minor.is_empty()
+                && minor.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
 /// `A`, `B-1`, `H-2`, `IV`, `5.13`, `2.01A`, `1.1(a)`.
 fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
     if kind == CandKind::Exhibit && ident.contains('(') {
@@ -318,7 +332,7 @@ fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
         return false;
     }
     static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-z0-9]{1,3}\))?)$")
+        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-zA-Z0-9]{1,3}\))?)$")
             .expect("annex id regex")
     });
     RE.is_match(ident)

@@ -10,9 +10,11 @@
 //! after them and the signature page as nodes of their own.
 
 use super::assemble::Heading;
+use super::contents::{self, EntryStatus, EntryText};
 use super::decode::{candidates_at, decode, Cand, Class};
 use super::lines::{
-    candidate, inline_title, is_furniture, is_prose, is_toc_title, is_tocish, CandKind, Candidate,
+    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_toc_title,
+    is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
 use std::collections::HashSet;
@@ -22,12 +24,9 @@ const TOC_MAX_GAP: usize = 12;
 
 /// Every heading of a plain-text document, in line order, and the table of
 /// contents' entries with whether each was found as a body heading.
-pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)>) {
+pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
     let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let mut regions = toc_regions(&lines);
-    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
-        eprintln!("toc regions: {regions:?}");
-    }
     // An untitled list whose labels never come back after it is not a
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     let mut cands = collect(&lines, &regions);
@@ -36,7 +35,10 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
         let entries = toc_entries(&lines, r);
         let after = cands.partition_point(|c| c.line <= r.last);
         let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
-        let found = entries.iter().filter(|e| body_keys.contains(&e.1)).count();
+        let found = entries
+            .iter()
+            .filter(|e| body_keys.contains(&e.key))
+            .count();
         is_toc_title(lines[r.start]) || found * 2 >= entries.len()
     });
     if regions.len() != before {
@@ -51,29 +53,30 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
         cands = collect(&lines, &regions);
         chain = decode_with_toc(&lines, &regions, &mut cands);
     }
-    let entries_of: Vec<Vec<(String, EntryKey)>> =
-        regions.iter().map(|r| toc_entries(&lines, r)).collect();
+    let entries_of: Vec<Vec<TocEntry>> = regions.iter().map(|r| toc_entries(&lines, r)).collect();
     let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
     let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
     let mut toc = Vec::new();
+    let mut listed = Vec::new();
+    let mut body_from = 0;
     for (r, entries) in regions.iter().zip(&entries_of) {
         if r.start >= first_line {
             continue;
         }
+        body_from = r.last + 1;
         out.push(Heading::new(
             r.start + 1,
             1,
             "Table of Contents".to_owned(),
             NodeKind::Toc,
         ));
-        toc.extend(
-            entries
-                .iter()
-                .map(|(text, key)| (text.clone(), chosen_keys.contains(key))),
-        );
+        for e in entries {
+            toc.push(e.text.clone());
+            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key)));
+        }
         // Running text between the contents and the first heading (the
         // recitals) is a preamble of its own, not part of the contents.
         let after = (r.last + 1..first_line).find(|&k| !is_furniture(lines[k]));
@@ -143,7 +146,8 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     }
     out.sort_by_key(|h| h.line);
     out.dedup_by_key(|h| h.line);
-    (out, toc)
+    let status = contents::classify(&lines[body_from.min(lines.len())..], &listed);
+    (out, toc.into_iter().zip(status).collect())
 }
 
 /// The candidates of every line outside the contents regions.
@@ -165,7 +169,7 @@ fn decode_with_toc(lines: &[&str], regions: &[TocRegion], cands: &mut [Cand]) ->
     let toc_keys: HashSet<EntryKey> = regions
         .iter()
         .flat_map(|r| toc_entries(lines, r))
-        .map(|e| e.1)
+        .map(|e| e.key)
         .collect();
     if !toc_keys.is_empty() {
         for c in cands.iter_mut() {
@@ -191,22 +195,52 @@ fn entry_key(c: &Cand) -> EntryKey {
     } else {
         c.annex_key.clone()
     };
-    (c.class, c.major, c.minor, extra)
+    (top_level(c.class), c.major, c.minor, extra)
 }
 
-/// The entries of a contents region: each line's label, as written and as
-/// a key.
-fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<(String, EntryKey)> {
+/// A one-number heading is the top level whichever reading the decoder
+/// took (`SECTION 9. EVENTS OF DEFAULT` listed, chosen as the article).
+fn top_level(class: Class) -> Class {
+    if class == Class::Flat {
+        Class::Article
+    } else {
+        class
+    }
+}
+
+/// One line of a contents region.
+struct TocEntry {
+    /// The line as written (its first 60 characters).
+    text: String,
+    key: EntryKey,
+    /// Label and name, for the body search of an entry not chosen.
+    label_name: EntryText,
+}
+
+/// The entries of a contents region: each line's label, as written, as a
+/// key and with its name.
+fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
     let mut out = Vec::new();
     for &t in &lines[r.start..=r.last] {
         let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-        let key = match candidate(t) {
+        let cand = candidate(t);
+        if cand.as_ref().is_some_and(is_filing_exhibit_number) {
+            continue;
+        }
+        let label_name = match &cand {
+            Some(c) => EntryText::new(&c.label(), c.rest),
+            None => {
+                let d = t.bytes().take_while(u8::is_ascii_digit).count();
+                EntryText::new(&t[..d], t.get(d + 1..).unwrap_or(""))
+            }
+        };
+        let key = match cand {
             Some(c) => match c.kind {
                 CandKind::Article => (Class::Article, c.num.0, 0, String::new()),
                 CandKind::Section | CandKind::Bare => match c.num.1 {
                     Some(0) => (Class::Article, c.num.0, 0, String::new()),
                     Some(m) => (Class::Section, c.num.0, m, String::new()),
-                    None => (Class::Flat, c.num.0, 0, String::new()),
+                    None => (top_level(Class::Flat), c.num.0, 0, String::new()),
                 },
                 CandKind::Schedule | CandKind::Exhibit => {
                     (Class::Annex, 0, 0, c.label().to_uppercase())
@@ -225,7 +259,11 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<(String, EntryKey)> {
             }
         };
         let text: String = t.chars().take(60).collect();
-        out.push((text.trim().to_owned(), key));
+        out.push(TocEntry {
+            text: text.trim().to_owned(),
+            key,
+            label_name,
+        });
     }
     out
 }

@@ -107,6 +107,38 @@ fn every_document() -> Vec<std::path::PathBuf> {
     out
 }
 
+/// The label of a contents entry as written: keyword and id, or the number.
+fn entry_label(entry: &str) -> String {
+    let mut words = entry.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let label = if first.starts_with(|c: char| c.is_ascii_digit()) {
+        first.to_owned()
+    } else {
+        format!("{first} {}", words.next().unwrap_or(""))
+    };
+    label.trim_end_matches('.').to_owned()
+}
+
+/// The entry's name starts right after its label on line `k` (on that
+/// line or the next non-blank ones, `EXHIBIT A` / `-` / `FORM OF NOTE`).
+fn title_follows(src: &SourceText, k: usize, entry: &str) -> bool {
+    let label = entry_label(entry);
+    let first_word = |s: &str| {
+        s.split(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .map(str::to_lowercase)
+    };
+    let Some(word) = first_word(&entry[label.len()..]) else {
+        return true;
+    };
+    let mut text = src.line(k).trim()[label.len()..].to_owned();
+    for j in k + 1..=(k + 6).min(src.line_count()) {
+        text.push(' ');
+        text.push_str(src.line(j));
+    }
+    first_word(&text) == Some(word)
+}
+
 /// Invariants that hold on every real document, whatever its style: the
 /// spans tile it, section labels go up among siblings, no heading starts
 /// inside a sentence, every contents entry is found in the body or
@@ -147,7 +179,41 @@ fn invariants_over_every_document() {
             }
         }
         let h = &tree.health;
-        assert!(h.toc_missing.len() <= h.toc_entries);
+        assert_eq!(
+            h.toc_found() + h.toc_missing.len() + h.toc_inline.len() + h.toc_not_in_filing.len(),
+            h.toc_entries,
+            "{name}: every contents entry is found, missing, inline or not in the filing"
+        );
+        // Every contents entry with a body line of its own is a heading.
+        assert!(
+            h.toc_found_share() >= 0.98,
+            "{name}: contents entries in the body not found: {:?}",
+            h.toc_missing
+        );
+        // An entry reported as not in the filing has no body line starting
+        // with its label (checked here independently of the classifier).
+        for e in &h.toc_not_in_filing {
+            let label = entry_label(e);
+            let toc_end = tree
+                .iter()
+                .filter(|n| n.kind == NodeKind::Toc)
+                .map(|n| n.end_line)
+                .max()
+                .unwrap_or(0);
+            let at_start = (toc_end + 1..=src.line_count()).find(|&k| {
+                let l = src.line(k).trim();
+                l.get(..label.len())
+                    .is_some_and(|h| h.eq_ignore_ascii_case(&label))
+                    && l[label.len()..].starts_with(|c: char| !c.is_alphanumeric())
+                    && tree.iter().all(|n| n.line_num != k)
+                    && title_follows(&src, k, e)
+            });
+            assert!(
+                at_start.is_none(),
+                "{name}: {e:?} reported as not in the filing, but line {} starts with it",
+                at_start.unwrap_or(0)
+            );
+        }
         if h.toc_found_share() < 0.9 && h.toc_entries >= 5 {
             assert!(
                 h.warning(name).is_some(),

@@ -1,0 +1,237 @@
+//! Contents entries checked against the body: an entry the tree did not
+//! choose as a heading is looked up by its label and name, so the health
+//! figures can tell a heading the tree missed from a schedule the SEC
+//! filing simply leaves out ("Schedules omitted") or a heading the text
+//! extraction ran into the middle of a line.
+
+use serde::{Deserialize, Serialize};
+
+/// What became of one contents entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryStatus {
+    /// A body heading with its label was chosen.
+    Found,
+    /// A body line starts with its label and name, but the tree did not
+    /// take it as a heading: a miss of the tree.
+    Missing,
+    /// Its label and name stand only inside a longer line (the extraction
+    /// ran a page together): no node can start there.
+    Inline,
+    /// Nowhere in the body: listed in the contents, not in the filing.
+    Absent,
+}
+
+/// A contents entry's label and name, normalised for the body search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EntryText {
+    /// Lower-case label without its trailing period (`exhibit a`, `12.9`,
+    /// `section 1`).
+    pub label: String,
+    /// The first words of the name, lower-case, letters and digits only.
+    pub name: Vec<String>,
+}
+
+/// Words of the name compared; contents entries are often cut short.
+const NAME_WORDS: usize = 3;
+/// Non-blank lines after a label line that may hold its name
+/// (`EXHIBIT A` / `-` / `FORM OF NOTE`).
+const NAME_LINES: usize = 3;
+
+impl EntryText {
+    /// From a contents line's label (as the line recogniser wrote it) and
+    /// the text after it (leaders and page number included).
+    pub fn new(label: &str, rest: &str) -> Self {
+        let label = normalise_spaces(&label.to_ascii_lowercase())
+            .trim_end_matches('.')
+            .to_owned();
+        let rest = strip_leaders(rest);
+        Self {
+            label,
+            name: words(&rest).take(NAME_WORDS).collect(),
+        }
+    }
+}
+
+/// Looks up each entry that was not chosen as a heading in the body lines
+/// (trimmed), returning its status.
+pub(crate) fn classify(body: &[&str], entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
+    if entries.iter().all(|(_, found)| *found) {
+        return vec![EntryStatus::Found; entries.len()];
+    }
+    // ASCII lower-casing keeps byte offsets, so a match in `lower` can be
+    // checked against the case of `spaced`.
+    let spaced: Vec<String> = body.iter().map(|l| normalise_spaces(l)).collect();
+    let lower: Vec<String> = spaced.iter().map(|l| l.to_ascii_lowercase()).collect();
+    entries
+        .iter()
+        .map(|(e, found)| {
+            if *found {
+                EntryStatus::Found
+            } else if at_line_start(&lower, e) {
+                EntryStatus::Missing
+            } else if inside_line(&spaced, &lower, e) {
+                EntryStatus::Inline
+            } else {
+                EntryStatus::Absent
+            }
+        })
+        .collect()
+}
+
+/// A line that starts with the label (after a page number run into it)
+/// and whose name follows on it or on the next lines.
+fn at_line_start(lines: &[String], e: &EntryText) -> bool {
+    (0..lines.len()).any(|k| {
+        let l = strip_page_number(&lines[k]);
+        let Some(after) = after_label(l, &e.label) else {
+            return false;
+        };
+        let mut text = after.to_owned();
+        for next in lines[k + 1..]
+            .iter()
+            .filter(|l| !l.is_empty())
+            .take(NAME_LINES)
+        {
+            text.push(' ');
+            text.push_str(next);
+        }
+        name_follows(&text, &e.name)
+    })
+}
+
+/// The label and name inside a line, after a sentence end, a page number
+/// or a capitals title (`DEFINITIONS 1.1 Defined Terms`), not after a
+/// lower-case word (a reference such as `in Section 12.9`).
+fn inside_line(spaced: &[String], lower: &[String], e: &EntryText) -> bool {
+    if e.name.is_empty() {
+        return false;
+    }
+    spaced.iter().zip(lower).any(|(orig, l)| {
+        l.match_indices(e.label.as_str()).any(|(i, _)| {
+            let boundary = orig[..i]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_lowercase());
+            boundary && after_label(&l[i..], &e.label).is_some_and(|a| name_follows(a, &e.name))
+        })
+    })
+}
+
+/// What follows `label` at the start of `l`, if the label ends there
+/// (`12.1` is not the start of `12.10`, `section 1` not of `section 1.1`).
+fn after_label<'a>(l: &'a str, label: &str) -> Option<&'a str> {
+    let after = l.strip_prefix(label)?;
+    let mut chars = after.chars();
+    match chars.next() {
+        None => Some(after),
+        Some(c) if c.is_alphanumeric() => None,
+        Some('.') if chars.next().is_some_and(|c| c.is_ascii_digit()) => None,
+        Some(_) => Some(after),
+    }
+}
+
+fn name_follows(text: &str, name: &[String]) -> bool {
+    let got: Vec<String> = words(text).take(name.len()).collect();
+    got == name
+}
+
+/// Lower-case words of letters and digits; a contents line's page number
+/// and `Page` are not words of the name.
+fn words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The text before dotted or underscored leaders and a trailing page
+/// number: `Severability...... 76` -> `Severability`.
+fn strip_leaders(s: &str) -> String {
+    let cut = s
+        .find("..")
+        .into_iter()
+        .chain(s.find(". ."))
+        .chain(s.find("__"))
+        .min()
+        .unwrap_or(s.len());
+    let s = s[..cut].trim_end();
+    let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
+    s.strip_suffix("Page").unwrap_or(s).to_owned()
+}
+
+/// `42 4.11 indemnity.`: the page number of a page run into the next line.
+fn strip_page_number(l: &str) -> &str {
+    match l.split_once(' ') {
+        Some((n, rest))
+            if (1..=3).contains(&n.len())
+                && n.bytes().all(|c| c.is_ascii_digit())
+                && rest.starts_with(|c: char| c.is_alphanumeric()) =>
+        {
+            // `12 months` is not a page number before a heading; the label
+            // test that follows decides.
+            rest
+        }
+        _ => l,
+    }
+}
+
+fn normalise_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(label: &str, rest: &str) -> (EntryText, bool) {
+        (EntryText::new(label, rest), false)
+    }
+
+    #[test]
+    fn label_and_name_tell_missing_inline_and_absent_apart() {
+        let body = [
+            "12.9 Severability. Any provision of this Agreement",
+            "EXHIBIT A",
+            "-",
+            "FORM OF NOTE",
+            "72 10.3 Exculpatory Provisions. Neither the Agent nor",
+            "terms. 10.4 Reliance by the Agent. The Agent shall",
+            "as set forth in Section 10.5 Notice of Default hereto",
+            "DEFINITIONS 1.1 Defined Terms. As used",
+            "Schedule 2 attached hereto;",
+        ];
+        let entries = [
+            entry("12.9", "Severability.................. 76"),
+            entry("Exhibit A", "Form of Note"),
+            entry("10.3", "Exculpatory Provisions......... 72"),
+            entry("10.4", "Reliance by the Agent ......... 72"),
+            entry("10.5", "Notice of Default"),
+            entry("Schedule 2", "- Liens of Record"),
+            entry("12.1", "Amendments and Waivers"),
+            entry("1.1", "Defined Terms ........ 1"),
+        ];
+        use EntryStatus::*;
+        assert_eq!(
+            classify(&body, &entries),
+            vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
+        );
+    }
+
+    #[test]
+    fn a_label_ends_where_its_number_ends() {
+        assert_eq!(after_label("12.10 integration", "12.1"), None);
+        assert_eq!(after_label("section 1.1 defined", "section 1"), None);
+        assert_eq!(
+            after_label("section 1. definitions", "section 1"),
+            Some(". definitions")
+        );
+    }
+}
