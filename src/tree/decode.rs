@@ -12,6 +12,7 @@
 //! schedule or exhibit ends the numbered body, so a mention that opens one
 //! too early loses every section after it and is not chosen.
 
+use super::label::LabelKind;
 use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
 use super::lines::{CandKind, Candidate};
 
@@ -90,7 +91,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         // amendment, a statement of work): worth it only when it goes on.
         // Forms inside exhibits number their paragraphs `1.`, `2.`; a
         // further agreement opens with `ARTICLE I`.
-        let first = c.class == Class::Article && c.major == 1 && c.style / 8 != 0;
+        let first = c.class == Class::Article && c.major == 1 && c.style & KEYWORD_STYLE != 0;
         if !first {
             return None;
         }
@@ -196,7 +197,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             // A third number is a heading level of its own only below a
             // keyword section (`Section 2.1` / `2.1.1 Title`); below a
             // bare `2.1` it is the section's own clause outline.
-            let keyword_sections = s.sec_style.is_some_and(|st| st / 8 != 0);
+            let keyword_sections = s.sec_style.is_some_and(|st| st & KEYWORD_STYLE != 0);
             if s.sec != Some((c.major, c.minor)) || !keyword_sections {
                 return None;
             }
@@ -283,12 +284,15 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
     out
 }
 
-/// Small id for the way a label is written.
+/// Small id for the way a label is written: depth (bits 0-1), dotted
+/// (bit 2), keyword (bit 3), and the bare roman and lettered forms above.
 fn style_of(keyword: &str, dotted: bool, depth: u16) -> u16 {
     // Case is not style: filings mix `Article 1` and `ARTICLE 9`.
-    let k: u16 = u16::from(!keyword.is_empty());
-    k * 8 + u16::from(dotted) * 4 + depth
+    let k = if keyword.is_empty() { 0 } else { KEYWORD_STYLE };
+    k + u16::from(dotted) * 4 + depth
 }
+
+const KEYWORD_STYLE: u16 = 8;
 
 /// All candidates of one line (several for an ambiguous run-together
 /// roman numeral), pushed to `out`.
@@ -325,7 +329,8 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some(first) = t.as_bytes().first() else {
         return;
     };
-    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P')) {
+    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P' | b'I' | b'V' | b'X'))
+    {
         return;
     }
     // A line with dotted leaders is a contents entry, wherever it is.
@@ -335,9 +340,39 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     match super::lines::candidate(t) {
         Some(c) => from_candidate(lines, j, t, &c, out),
         None if first.is_ascii_digit() => bare_top(lines, j, t, out),
-        None => {}
+        None => bare_roman(lines, j, t, out),
     }
 }
+
+/// `IV.     PROPRIETARY MARKS`: a roman numeral and its period before a
+/// capitals title, the article level of a document without keywords.
+fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
+    let Some((label, used)) = super::label::parse_label(t) else {
+        return;
+    };
+    if label.kind != LabelKind::Article || !t[..used].ends_with('.') {
+        return;
+    }
+    let rest = t[used..].trim();
+    if !is_capitals_title(rest) || rest.len() > 100 {
+        return;
+    }
+    push_titled(
+        lines,
+        j,
+        rest,
+        t[..used].to_owned(),
+        Class::Article,
+        (label.seq[0], 0),
+        style_of("", true, 1) + ROMAN_STYLE,
+        false,
+        out,
+    );
+}
+
+/// Style offsets of the bare forms that are neither `1.` nor `1.1`.
+const ROMAN_STYLE: u16 = 16;
+const LETTERED_STYLE: u16 = 32;
 
 fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
     if is_tocish(t) && !has_inline_body(c.rest) {
@@ -461,6 +496,29 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     }
     let mut i = d1;
     let mut minor = None;
+    // `1.A.     INTRODUCTION.`: sections lettered under a numbered clause.
+    if b.get(i) == Some(&b'.')
+        && b.get(i + 1).is_some_and(u8::is_ascii_uppercase)
+        && b.get(i + 2) == Some(&b'.')
+        && b.get(i + 3).is_none_or(u8::is_ascii_whitespace)
+    {
+        let rest = t[i + 3..].trim();
+        let letter = u32::from(b[i + 1] - b'A' + 1);
+        if title_like(inline_title(rest)) || rest.is_empty() {
+            push_titled(
+                lines,
+                j,
+                rest,
+                t[..i + 3].to_owned(),
+                Class::Section,
+                (major, letter),
+                style_of("", true, 2) + LETTERED_STYLE,
+                false,
+                out,
+            );
+        }
+        return;
+    }
     if b.get(i) == Some(&b'.') {
         let d2 = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
         if (1..=2).contains(&d2) {

@@ -281,7 +281,11 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
     while i < lines.len() {
         let t = lines[i];
         let titled = is_toc_title(t);
-        let trigger = titled || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
+        // A run of dotted leaders opens a contents page even when its
+        // entries carry no label the line recogniser knows (`1.   TITLE....1`).
+        let dotted = t.contains("....") && is_tocish(t);
+        let trigger =
+            titled || dotted || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
         if trigger {
             match scan_toc(lines, i, titled) {
                 Ok(mut r) => {
