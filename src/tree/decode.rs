@@ -317,10 +317,64 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             }
         }
     }
+    if out.len() == before && lines[j].len() >= RUN_TOGETHER_MIN {
+        inside_run_together(lines, j, out);
+    }
     if out.len() > before && continues_sentence(lines, j) {
         for c in &mut out[before..] {
             c.reward -= 2.0;
         }
+    }
+}
+
+/// A line this long holds a page the extraction ran together: its
+/// headings stand inside it, after a sentence end.
+const RUN_TOGETHER_MIN: usize = 1200;
+/// Headings looked at inside one run-together line; the decoder takes at
+/// most one of them (a node starts at a line).
+const RUN_TOGETHER_CANDS: usize = 3;
+
+/// Candidates inside a run-together line: a section or article label right
+/// after a sentence end (`... as follows: SECTION 1. DEFINITIONS`), with
+/// its title cut where its body starts. Less likely than a heading on a
+/// line of its own; the numbering decides whether the chain takes one.
+fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+    let t = lines[j];
+    let before = out.len();
+    for (i, _) in t.match_indices(|c| matches!(c, '.' | ':')) {
+        let Some(rest) = t[i + 1..].strip_prefix(' ') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let starts = rest.starts_with(|c: char| c.is_ascii_digit())
+            || rest.starts_with("SECTION ")
+            || rest.starts_with("Section ")
+            || rest.starts_with("ARTICLE ");
+        if !starts || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == ')') {
+            continue;
+        }
+        // A heading, not a numbered paragraph: a short title that ends
+        // before the body starts (`12.9 Severability. Any provision`).
+        let title = super::lines::candidate(rest).map(|c| inline_title(c.rest));
+        if !title.is_some_and(|it| it.len() <= 80 && title_like(it) && has_inline_body(rest)) {
+            continue;
+        }
+        let n = out.len();
+        candidates_in(lines, j, rest, out);
+        out.truncate(
+            n + out[n..]
+                .iter()
+                .take_while(|c| c.class != Class::Annex)
+                .count(),
+        );
+        if out.len() - before >= RUN_TOGETHER_CANDS {
+            break;
+        }
+    }
+    for c in &mut out[before..] {
+        // The title on the next line is not this heading's: it is inline.
+        c.title_end = j;
+        c.reward -= 0.3;
     }
 }
 
