@@ -139,7 +139,7 @@ fn name_follows(text: &str, name: &[String]) -> bool {
 
 /// Lower-case words of letters and digits; a contents line's page number
 /// and `Page` are not words of the name.
-fn words(s: &str) -> impl Iterator<Item = String> + '_ {
+pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -147,7 +147,7 @@ fn words(s: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The text before dotted or underscored leaders and a trailing page
 /// number: `Severability...... 76` -> `Severability`.
-fn strip_leaders(s: &str) -> String {
+pub(crate) fn strip_leaders(s: &str) -> String {
     let cut = s
         .find("..")
         .into_iter()

@@ -383,7 +383,9 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some(first) = t.as_bytes().first() else {
         return;
     };
-    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P' | b'I' | b'V' | b'X'))
+    // `0xC2` starts `§`.
+    if !(first.is_ascii_digit()
+        || matches!(first, b'A' | b'S' | b'E' | b'P' | b'I' | b'V' | b'X' | 0xC2))
     {
         return;
     }

@@ -53,6 +53,7 @@ impl Candidate<'_> {
 
 const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
 const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
+// `§ 12` is a section keyword too (matched in `candidate`).
 const SCHEDULE_WORDS: [&str; 8] = [
     "SCHEDULE",
     "Schedule",
@@ -82,7 +83,7 @@ pub(crate) fn candidate(t: &str) -> Option<Candidate<'_>> {
             }),
         b'E' => keyword_rest(t, &EXHIBIT_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Exhibit)),
         b'0'..=b'9' => bare(t),
-        _ => None,
+        _ => t.strip_prefix('§').and_then(|r| section("§", r)),
     }
 }
 
@@ -209,15 +210,14 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
     let (major, minor, used) = dotted_number(s)?;
     let ident = &s[..used];
     let mut tail = &s[used..];
-    // `Section 2.08(e)`, `Section 2.05.4`, `Section 3(3)`: references or
-    // sub-levels, not section headings.
-    if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',' || c == ';') {
-        // Disney's TOC glues numbers to titles (`SECTION 2.07[...]22`): that
-        // is handled as TOC text; a letter right after the number is not a
-        // heading.
-        if !tail.starts_with('[') {
-            return None;
-        }
+    // `Section 2.08(e)`, `Section 2.05.4`, `Section 3(3)`, `Section 2.01A`:
+    // references or sub-levels, not section headings. A title glued to
+    // the number (`SECTION 5.01Affirmative`, `§ 1Premises`, `SECTION
+    // 2.07[Reserved]`, common in extracted contents pages) is one.
+    if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',' || c == ';')
+        && !glued_title(tail)
+    {
+        return None;
     }
     if tail.starts_with('.') && tail[1..].starts_with(|c: char| c.is_ascii_digit()) {
         return None;
@@ -239,6 +239,13 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
         alternatives: Vec::new(),
         rest,
     })
+}
+
+/// A capitalised word run into the number before it: `Affirmative` in
+/// `5.01Affirmative` (an id suffix such as `2.01A` is one capital alone).
+fn glued_title(tail: &str) -> bool {
+    let mut c = tail.chars();
+    c.next().is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_lowercase)
 }
 
 fn bare(t: &str) -> Option<Candidate<'_>> {

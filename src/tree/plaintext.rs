@@ -13,8 +13,8 @@ use super::assemble::Heading;
 use super::contents::{self, EntryStatus, EntryText};
 use super::decode::{candidates_at, decode, Cand, Class};
 use super::lines::{
-    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_toc_title,
-    is_tocish, CandKind, Candidate,
+    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_title_line,
+    is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
 use std::collections::HashSet;
@@ -77,10 +77,14 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
             toc.push(e.text.clone());
             listed.push((e.label_name.clone(), chosen_keys.contains(&e.key)));
         }
+        // A contents entry without a number (`Definitions`, `Recitals`)
+        // found as a line of its own before the first numbered heading is
+        // a heading of the front matter.
+        let front = front_headings(&lines, r, first_line);
         // Running text between the contents and the first heading (the
         // recitals) is a preamble of its own, not part of the contents.
         let after = (r.last + 1..first_line).find(|&k| !is_furniture(lines[k]));
-        if let Some(a) = after {
+        if let Some(a) = after.filter(|a| front.iter().all(|h| h.line != a + 1)) {
             if (a..first_line).any(|k| is_prose(lines[k])) {
                 out.push(Heading::new(
                     a + 1,
@@ -90,6 +94,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
                 ));
             }
         }
+        out.extend(front);
     }
     let last_numbered = chosen
         .iter()
@@ -208,6 +213,47 @@ fn top_level(class: Class) -> Class {
     }
 }
 
+/// Headings for the contents entries without a label listed before the
+/// numbered ones (`Definitions`, `Recitals`): the line between the
+/// contents and the first numbered heading that reads the same (letters
+/// and digits, any case, a trailing colon allowed). Only before the first
+/// labelled entry: a short line further down is the wrapped end of the
+/// entry above it, and a line that recurs on every page is a running head.
+fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Heading> {
+    let first_labelled = (r.start + 1..=r.last)
+        .find(|&k| {
+            candidate(lines[k]).is_some() || lines[k].starts_with(|c: char| c.is_ascii_digit())
+        })
+        .unwrap_or(r.last + 1);
+    let unlabeled: Vec<Vec<String>> = lines[r.start + 1..first_labelled]
+        .iter()
+        .filter(|t| {
+            !is_furniture(t)
+                && !is_toc_title(t)
+                && is_title_line(t)
+                && lines.iter().filter(|l| l == t).take(2).count() < 2
+        })
+        .map(|t| contents::words(&contents::strip_leaders(t)).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty() && w.len() <= 8)
+        .collect();
+    let mut out = Vec::new();
+    if unlabeled.is_empty() {
+        return out;
+    }
+    for k in r.last + 1..first_line.min(lines.len()) {
+        let t = lines[k];
+        if t.len() > 80 || is_furniture(t) {
+            continue;
+        }
+        let w: Vec<String> = contents::words(t).collect();
+        if unlabeled.contains(&w) && out.iter().all(|h: &Heading| h.title != t) {
+            let title = t.trim_end_matches([':', '.']).to_owned();
+            out.push(Heading::new(k + 1, 1, title, NodeKind::Section));
+        }
+    }
+    out
+}
+
 /// One line of a contents region.
 struct TocEntry {
     /// The line as written (its first 60 characters).
@@ -222,7 +268,7 @@ struct TocEntry {
 fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
     let mut out = Vec::new();
     for &t in &lines[r.start..=r.last] {
-        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '§');
         let cand = candidate(t);
         if cand.as_ref().is_some_and(is_filing_exhibit_number) {
             continue;
