@@ -692,7 +692,7 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
 }
 
 /// A title in capital letters (`EVENTS OF DEFAULT`).
-fn is_capitals_title(title: &str) -> bool {
+pub(crate) fn is_capitals_title(title: &str) -> bool {
     let letters = title.chars().filter(|c| c.is_alphabetic());
     let (mut n, mut upper) = (0, 0);
     for c in letters {

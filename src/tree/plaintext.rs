@@ -96,6 +96,14 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         }
         out.extend(front);
     }
+    if !chosen.is_empty() {
+        let from = regions
+            .iter()
+            .filter(|r| r.start < first_line)
+            .last()
+            .map_or(0, |r| r.last + 1);
+        out.extend(summary_block(&lines, from, first_line));
+    }
     let last_numbered = chosen
         .iter()
         .rposition(|c| c.class != Class::Annex)
@@ -252,6 +260,32 @@ fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Headi
         }
     }
     out
+}
+
+/// Field lines (`Landlord:`, `Term:`) that make a block a summary of terms.
+const SUMMARY_FIELDS: usize = 6;
+/// Non-blank lines after its title in which a summary's fields are counted.
+const SUMMARY_WINDOW: usize = 40;
+
+/// A summary of terms before the numbered body (`BASIC LEASE
+/// INFORMATION` then `Lease Date:` / `Landlord:` / `Term:` ...): a
+/// capitals title line followed by a run of field labels is a heading of
+/// the front matter, not part of the cover page.
+fn summary_block(lines: &[&str], from: usize, first_line: usize) -> Option<Heading> {
+    let end = first_line.min(lines.len());
+    (from..end).find_map(|k| {
+        let t = lines[k];
+        if t.len() > 60 || t.ends_with(':') || !super::decode::is_capitals_title(t) {
+            return None;
+        }
+        let is_field = |l: &&&str| l.len() <= 60 && l.ends_with(':');
+        let mut below = lines[k + 1..end].iter().filter(|l| !is_furniture(l));
+        if !below.next().is_some_and(|l| is_field(&l)) {
+            return None;
+        }
+        let fields = 1 + below.take(SUMMARY_WINDOW).filter(is_field).count();
+        (fields >= SUMMARY_FIELDS).then(|| Heading::new(k + 1, 1, t.to_owned(), NodeKind::Section))
+    })
 }
 
 /// One line of a contents region.
