@@ -474,8 +474,7 @@ pub(crate) fn is_furniture(t: &str) -> bool {
     let l = lower.trim();
     let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     l == "page"
-        || l == "[[table]]"
-        || l == "[[/table]]"
+        || is_extractor_marker(l)
         || page_num(l)
         || l.strip_prefix("page")
             .is_some_and(|r| page_num(r.trim_start()))
@@ -483,6 +482,16 @@ pub(crate) fn is_furniture(t: &str) -> bool {
         || l.strip_prefix('-')
             .and_then(|r| r.strip_suffix('-'))
             .is_some_and(|r| page_num(r.trim()))
+}
+
+/// A block marker the text extraction leaves on a line of its own
+/// (`[[TABLE]]`, `[[/TABLE]]` around every table in nine corpus files, or
+/// any other `[[WORD]]`): structure of the conversion, not of the contract.
+fn is_extractor_marker(l: &str) -> bool {
+    l.strip_prefix("[[")
+        .and_then(|r| r.strip_suffix("]]"))
+        .map(|r| r.strip_prefix('/').unwrap_or(r))
+        .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphabetic()))
 }
 
 /// Running text: a long line made mostly of lower-case words.
@@ -664,6 +673,8 @@ mod tests {
                 && is_furniture("Page 3")
                 && is_furniture("-12-")
                 && is_furniture("[[TABLE]]")
+                && is_furniture("[[/IMAGE]]")
+                && !is_furniture("[[Reserved]]x")
         );
         assert!(
             is_toc_title("TABLE OF CONTENTS*") && is_toc_title("TABLE OF CONTENTSPageARTICLE I")
