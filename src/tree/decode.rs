@@ -384,20 +384,31 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         return;
     };
     // `0xC2` starts `§`.
-    if !(first.is_ascii_digit()
-        || matches!(first, b'A' | b'S' | b'E' | b'P' | b'I' | b'V' | b'X' | 0xC2))
+    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'I' | b'V' | b'X' | 0xC2))
     {
         return;
     }
-    // A line with dotted leaders is a contents entry, wherever it is.
-    if super::lines::has_leader(t.as_bytes()) {
-        return;
-    }
+    // A line with dotted leaders is a contents entry, wherever it is
+    // (tested only on lines that have a label: it scans the whole line).
+    let leader = || super::lines::has_leader(t.as_bytes());
     match super::lines::candidate(t) {
-        Some(c) => from_candidate(lines, j, t, &c, out),
-        None if first.is_ascii_digit() => bare_top(lines, j, t, out),
-        None => bare_roman(lines, j, t, out),
+        Some(c) if !leader() => from_candidate(lines, j, t, &c, out),
+        Some(_) => {}
+        None if first.is_ascii_digit() => {
+            if !leader() {
+                bare_top(lines, j, t, out);
+            }
+        }
+        None if roman_then_period(t) && !leader() => bare_roman(lines, j, t, out),
+        None => {}
     }
+}
+
+/// `IV.` at the start: checked before anything costlier (most lines that
+/// start with `I` are `If`, `In`, `It`).
+fn roman_then_period(t: &str) -> bool {
+    let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
+    n > 0 && t.as_bytes().get(n) == Some(&b'.')
 }
 
 /// `IV.     PROPRIETARY MARKS`: a roman numeral and its period before a

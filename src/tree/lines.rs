@@ -496,6 +496,12 @@ fn is_extractor_marker(l: &str) -> bool {
 
 /// Running text: a long line made mostly of lower-case words.
 pub(crate) fn is_prose(t: &str) -> bool {
+    is_prose_shape(t) && !is_tocish(t)
+}
+
+/// The shape of running text (long, mostly lower-case words), before the
+/// contents-line test `is_prose` adds.
+pub(crate) fn is_prose_shape(t: &str) -> bool {
     if t.len() < 60 {
         return false;
     }
@@ -507,7 +513,7 @@ pub(crate) fn is_prose(t: &str) -> bool {
             lower += 1;
         }
     }
-    words >= 8 && lower * 100 >= words * 35 && !is_tocish(t)
+    words >= 8 && lower * 100 >= words * 35
 }
 
 /// A short line that can serve as a title on the line after `ARTICLE I`.

@@ -13,8 +13,8 @@ use super::assemble::Heading;
 use super::contents::{self, EntryStatus, EntryText};
 use super::decode::{candidates_at, decode, Cand, Class};
 use super::lines::{
-    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_title_line,
-    is_toc_title, is_tocish, CandKind, Candidate,
+    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_prose_shape,
+    is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
 use std::collections::HashSet;
@@ -29,7 +29,10 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     let mut regions = toc_regions(&lines);
     // An untitled list whose labels never come back after it is not a
     // contents page (a run of `2.8 Reserved` lines is the body itself).
-    let mut cands = collect(&lines, &regions);
+    // Candidates do not depend on the regions: found once for every line,
+    // then the lines of the current regions are left out.
+    let all = collect(&lines);
+    let mut cands = outside(&all, &regions);
     let before = regions.len();
     regions.retain(|r| {
         let entries = toc_entries(&lines, r);
@@ -42,7 +45,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         is_toc_title(lines[r.start]) || found * 2 >= entries.len()
     });
     if regions.len() != before {
-        cands = collect(&lines, &regions);
+        cands = outside(&all, &regions);
     }
     let mut chain = decode_with_toc(&lines, &regions, &mut cands);
     // A list inside the body (a form's own contents, an exhibit list) is
@@ -50,7 +53,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
     if regions.iter().any(|r| r.start > first) {
         regions.retain(|r| r.start < first);
-        cands = collect(&lines, &regions);
+        cands = outside(&all, &regions);
         chain = decode_with_toc(&lines, &regions, &mut cands);
     }
     let entries_of: Vec<Vec<TocEntry>> = regions.iter().map(|r| toc_entries(&lines, r)).collect();
@@ -163,17 +166,25 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     (out, toc.into_iter().zip(status).collect())
 }
 
-/// The candidates of every line outside the contents regions.
-fn collect(lines: &[&str], regions: &[TocRegion]) -> Vec<Cand> {
-    let mut in_toc = vec![false; lines.len()];
-    for r in regions {
-        in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
-    }
+/// The candidates of every line.
+fn collect(lines: &[&str]) -> Vec<Cand> {
     let mut cands = Vec::new();
-    for (j, _) in in_toc.iter().enumerate().filter(|(_, t)| !**t) {
+    for j in 0..lines.len() {
         candidates_at(lines, j, &mut cands);
     }
     cands
+}
+
+/// The candidates outside the contents regions (both sorted by line).
+fn outside(all: &[Cand], regions: &[TocRegion]) -> Vec<Cand> {
+    let mut r = regions.iter().peekable();
+    all.iter()
+        .filter(|c| {
+            while r.next_if(|r| r.last < c.line).is_some() {}
+            r.peek().is_none_or(|r| c.line < r.start)
+        })
+        .cloned()
+        .collect()
 }
 
 /// Decodes with the contents entries as evidence: a candidate whose label
@@ -355,19 +366,42 @@ pub(crate) struct TocRegion {
     pub last: usize,
 }
 
+/// `is_tocish` of each line, computed once: contents scans that start
+/// at every heading of the body look at the same lines again.
+struct Tocish<'a> {
+    lines: &'a [&'a str],
+    memo: Vec<Option<bool>>,
+}
+
+impl<'a> Tocish<'a> {
+    fn new(lines: &'a [&'a str]) -> Self {
+        Self {
+            lines,
+            memo: vec![None; lines.len()],
+        }
+    }
+
+    fn get(&mut self, k: usize) -> bool {
+        let lines = self.lines;
+        *self.memo[k].get_or_insert_with(|| is_tocish(lines[k]))
+    }
+}
+
 pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
     let mut out = Vec::new();
+    let mut tocish = Tocish::new(lines);
     let mut i = 0;
     while i < lines.len() {
         let t = lines[i];
         let titled = is_toc_title(t);
         // A run of dotted leaders opens a contents page even when its
         // entries carry no label the line recogniser knows (`1.   TITLE....1`).
-        let dotted = t.contains("....") && is_tocish(t);
+        let dotted =
+            t.starts_with(|c: char| c.is_ascii_digit()) && t.contains("....") && tocish.get(i);
         let trigger =
-            titled || dotted || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
+            titled || dotted || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c));
         if trigger {
-            match scan_toc(lines, i, titled) {
+            match scan_toc(lines, i, titled, &mut tocish) {
                 Ok(mut r) => {
                     // A list that runs into a `TABLE OF CONTENTS` line
                     // starts there (a cover page's `EXHIBIT 10.3` before
@@ -405,7 +439,12 @@ fn has_inline_body(c: &Candidate<'_>) -> bool {
 /// Scans forward from a possible start of a table of contents. `Err` carries
 /// the last entry seen, so a failed scan is not repeated from every line of
 /// the same run (that would be quadratic on a long run of bare headings).
-fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usize> {
+fn scan_toc(
+    lines: &[&str],
+    start: usize,
+    titled: bool,
+    tocish_at: &mut Tocish<'_>,
+) -> Result<TocRegion, usize> {
     let mut entries = 0usize;
     let mut tocish = 0usize;
     let mut furniture = 0usize;
@@ -414,7 +453,7 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
     let mut first_key: Option<(String, String)> = None;
     for (j, &t) in lines.iter().enumerate().skip(start) {
         if j == start && titled {
-            if is_tocish(t) {
+            if tocish_at.get(j) {
                 entries += 1;
                 tocish += 1;
             }
@@ -424,7 +463,7 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
             furniture += usize::from(!t.is_empty());
             continue;
         }
-        let toc_line = is_tocish(t);
+        let toc_line = tocish_at.get(j);
         if let Some(c) = candidate(t) {
             // The body starts when the first entry comes round again
             // (`ARTICLE 1` after the list) or text follows a heading.
@@ -446,7 +485,7 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
             gap = 0;
             continue;
         }
-        if is_prose(t) && !toc_follows(lines, j) {
+        if !toc_line && is_prose_shape(t) && !toc_follows(lines, j, tocish_at) {
             break;
         }
         gap += 1;
@@ -468,10 +507,9 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
 
 /// A note inside a table of contents (`*The Table of Contents is not a part
 /// of this Agreement.`) is followed by more entries within a few lines.
-fn toc_follows(lines: &[&str], j: usize) -> bool {
-    lines[j + 1..]
-        .iter()
-        .filter(|t| !is_furniture(t))
+fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
+    (j + 1..lines.len())
+        .filter(|&k| !is_furniture(lines[k]))
         .take(6)
-        .any(|t| is_tocish(t))
+        .any(|k| tocish.get(k))
 }
