@@ -485,7 +485,10 @@ fn scan_toc(
             gap = 0;
             continue;
         }
-        if !toc_line && is_prose_shape(t) && !toc_follows(lines, j, tocish_at) {
+        // Only a list that has shown contents lines (or its title) can
+        // hold a note: elsewhere running text ends the scan at once.
+        let may_hold_note = titled || tocish > 0;
+        if is_prose_shape(t) && !(may_hold_note && toc_follows(lines, j, tocish_at)) {
             break;
         }
         gap += 1;
