@@ -34,9 +34,6 @@ pub(crate) struct EntryText {
 
 /// Words of the name compared; contents entries are often cut short.
 const NAME_WORDS: usize = 3;
-/// Non-blank lines after a label line that may hold its name
-/// (`EXHIBIT A` / `-` / `FORM OF NOTE`).
-const NAME_LINES: usize = 3;
 
 impl EntryText {
     /// From a contents line's label (as the line recogniser wrote it) and
@@ -59,70 +56,76 @@ pub(crate) fn classify(body: &[&str], entries: &[(EntryText, bool)]) -> Vec<Entr
     if entries.iter().all(|(_, found)| *found) {
         return vec![EntryStatus::Found; entries.len()];
     }
-    // ASCII lower-casing keeps byte offsets, so a match in `lower` can be
-    // checked against the case of `spaced`.
-    let spaced: Vec<String> = body.iter().map(|l| normalise_spaces(l)).collect();
-    let lower: Vec<String> = spaced.iter().map(|l| l.to_ascii_lowercase()).collect();
+    // One copy of the body and its ASCII lower case (same byte offsets):
+    // each entry is one substring search over it, not a pass per line.
+    let orig = body.join("\n");
+    let lower = orig.to_ascii_lowercase();
     entries
         .iter()
         .map(|(e, found)| {
             if *found {
                 EntryStatus::Found
-            } else if at_line_start(&lower, e) {
-                EntryStatus::Missing
-            } else if inside_line(&spaced, &lower, e) {
-                EntryStatus::Inline
             } else {
-                EntryStatus::Absent
+                look_up(&orig, &lower, e)
             }
         })
         .collect()
 }
 
-/// A line that starts with the label (after a page number run into it)
-/// and whose name follows on it or on the next lines.
-fn at_line_start(lines: &[String], e: &EntryText) -> bool {
-    (0..lines.len()).any(|k| {
-        let l = strip_page_number(&lines[k]);
-        let Some(after) = after_label(l, &e.label) else {
-            return false;
-        };
-        let mut text = after.to_owned();
-        for next in lines[k + 1..]
-            .iter()
-            .filter(|l| !l.is_empty())
-            .take(NAME_LINES)
-        {
-            text.push(' ');
-            text.push_str(next);
-        }
-        name_follows(&text, &e.name)
-    })
-}
-
-/// The label and name inside a line, after a sentence end, a page number
-/// or a capitals title (`DEFINITIONS 1.1 Defined Terms`), not after a
-/// lower-case word (a reference such as `in Section 12.9`).
-fn inside_line(spaced: &[String], lower: &[String], e: &EntryText) -> bool {
-    if e.name.is_empty() {
-        return false;
+/// Where the entry's label and name stand in the body: at the start of a
+/// line (after a page number run into it) the tree missed a heading;
+/// inside a line after a sentence end, a page number or a capitals title
+/// (`DEFINITIONS 1.1 Defined Terms`), not after a lower-case word (a
+/// reference such as `in Section 12.9`), it is run together; else absent.
+fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
+    let first = e.label.split(' ').next().unwrap_or("");
+    if first.is_empty() {
+        return EntryStatus::Absent;
     }
-    spaced.iter().zip(lower).any(|(orig, l)| {
-        l.match_indices(e.label.as_str()).any(|(i, _)| {
-            let boundary = orig[..i]
-                .trim_end()
-                .chars()
-                .next_back()
-                .is_none_or(|c| !c.is_lowercase());
-            boundary && after_label(&l[i..], &e.label).is_some_and(|a| name_follows(a, &e.name))
-        })
-    })
+    let mut inline = false;
+    for (pos, _) in lower.match_indices(first) {
+        let Some(after) = after_label(&lower[pos..], &e.label) else {
+            continue;
+        };
+        if !name_follows(after, &e.name) {
+            continue;
+        }
+        let line_start = lower[..pos].rfind('\n').map_or(0, |i| i + 1);
+        let before = orig[line_start..pos].trim();
+        let page = (1..=3).contains(&before.len()) && before.bytes().all(|b| b.is_ascii_digit());
+        if before.is_empty() || page {
+            return EntryStatus::Missing;
+        }
+        let boundary = orig[..pos]
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_lowercase());
+        inline |= boundary && !e.name.is_empty();
+    }
+    if inline {
+        EntryStatus::Inline
+    } else {
+        EntryStatus::Absent
+    }
 }
 
-/// What follows `label` at the start of `l`, if the label ends there
-/// (`12.1` is not the start of `12.10`, `section 1` not of `section 1.1`).
+/// What follows `label` at the start of `l` (runs of spaces in `l` match
+/// one space of the label), if the label ends there: `12.1` is not the
+/// start of `12.10`, `section 1` not of `section 1.1`.
 fn after_label<'a>(l: &'a str, label: &str) -> Option<&'a str> {
-    let after = l.strip_prefix(label)?;
+    let mut rest = l;
+    for (k, part) in label.split(' ').enumerate() {
+        if k > 0 {
+            let trimmed = rest.trim_start_matches([' ', '\t']);
+            if trimmed.len() == rest.len() {
+                return None;
+            }
+            rest = trimmed;
+        }
+        rest = rest.strip_prefix(part)?;
+    }
+    let after = rest;
     let mut chars = after.chars();
     match chars.next() {
         None => Some(after),
@@ -158,22 +161,6 @@ pub(crate) fn strip_leaders(s: &str) -> String {
     let s = s[..cut].trim_end();
     let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
     s.strip_suffix("Page").unwrap_or(s).to_owned()
-}
-
-/// `42 4.11 indemnity.`: the page number of a page run into the next line.
-fn strip_page_number(l: &str) -> &str {
-    match l.split_once(' ') {
-        Some((n, rest))
-            if (1..=3).contains(&n.len())
-                && n.bytes().all(|c| c.is_ascii_digit())
-                && rest.starts_with(|c: char| c.is_alphanumeric()) =>
-        {
-            // `12 months` is not a page number before a heading; the label
-            // test that follows decides.
-            rest
-        }
-        _ => l,
-    }
 }
 
 fn normalise_spaces(s: &str) -> String {

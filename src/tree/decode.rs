@@ -301,7 +301,7 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     candidates_in(lines, j, lines[j], out);
     // A page number run into the next page's first line (`11 1.4. Interest
     // on Revolving Credit Advances.`): the heading is what follows it.
-    if out.len() == before {
+    if out.len() == before && lines[j].starts_with(|c: char| c.is_ascii_digit()) {
         if let Some((n, rest)) = lines[j].split_once(' ') {
             let rest = rest.trim_start();
             let page = (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit());

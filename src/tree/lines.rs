@@ -445,6 +445,14 @@ fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
 
 /// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
 pub(crate) fn is_toc_title(t: &str) -> bool {
+    // Cheap exit for the ordinary line: it runs on every line.
+    if !t
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'T' | b't' | b'C' | b'c'))
+    {
+        return false;
+    }
     // A page number run into the title (`2 TABLE OF CONTENTS`).
     let t = match t.split_once(' ') {
         Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
