@@ -341,7 +341,7 @@ const RUN_TOGETHER_CANDS: usize = 3;
 fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let t = lines[j];
     let before = out.len();
-    for (i, _) in t.match_indices(|c| matches!(c, '.' | ':')) {
+    for (i, _) in t.match_indices(['.', ':']) {
         let Some(rest) = t[i + 1..].strip_prefix(' ') else {
             continue;
         };
@@ -394,11 +394,8 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     match super::lines::candidate(t) {
         Some(c) if !leader() => from_candidate(lines, j, t, &c, out),
         Some(_) => {}
-        None if first.is_ascii_digit() => {
-            if !leader() {
-                bare_top(lines, j, t, out);
-            }
-        }
+        None if first.is_ascii_digit() && !leader() => bare_top(lines, j, t, out),
+        None if first.is_ascii_digit() => {}
         None if roman_then_period(t) && !leader() => bare_roman(lines, j, t, out),
         None => {}
     }

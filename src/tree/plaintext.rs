@@ -102,8 +102,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     if !chosen.is_empty() {
         let from = regions
             .iter()
-            .filter(|r| r.start < first_line)
-            .last()
+            .rfind(|r| r.start < first_line)
             .map_or(0, |r| r.last + 1);
         out.extend(summary_block(&lines, from, first_line));
     }
@@ -259,8 +258,8 @@ fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Headi
     if unlabeled.is_empty() {
         return out;
     }
-    for k in r.last + 1..first_line.min(lines.len()) {
-        let t = lines[k];
+    let end = first_line.min(lines.len()).max(r.last + 1);
+    for (k, &t) in lines.iter().enumerate().take(end).skip(r.last + 1) {
         if t.len() > 80 || is_furniture(t) {
             continue;
         }
