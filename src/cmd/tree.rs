@@ -180,11 +180,17 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
             h.biggest_share * 100.0,
             h.numbering_gaps,
             h.out_of_order,
-            h.toc_entries - h.toc_missing.len(),
-            h.toc_entries
+            h.toc_found(),
+            h.toc_found() + h.toc_missing.len()
         )?;
         for m in &h.toc_missing {
             writeln!(out, "    contents entry not found: {m}")?;
+        }
+        for m in &h.toc_inline {
+            writeln!(out, "    contents entry inside a run-together line: {m}")?;
+        }
+        for m in &h.toc_not_in_filing {
+            writeln!(out, "    listed in contents, not in the filing: {m}")?;
         }
         if let Some(w) = h.warning(&tree.doc_name) {
             writeln!(out, "    warning: {w}")?;

@@ -2,6 +2,7 @@
 //! [`DocTree`]: stack nesting by level, pre-order ids, spans that tile the
 //! document, breadcrumbs, sizes and node kinds.
 
+use super::contents::EntryStatus;
 use super::health::{self, TreeHealth};
 use super::label::split_heading;
 use super::{doc_id::doc_id, DocFormat, DocTree, Node, NodeKind, SourceText};
@@ -45,13 +46,13 @@ const STRUCTURAL_MAX_CHARS: usize = 100;
 const PREAMBLE_MIN_ALNUM: usize = 20;
 
 /// Builds the tree. `headings` must be sorted by line with distinct lines;
-/// `toc` is the table of contents' entries and whether each was found as a
-/// body heading (for the health figures).
+/// `toc` is the table of contents' entries and what became of each (for
+/// the health figures).
 pub(crate) fn assemble(
     source: &SourceText,
     format: DocFormat,
     headings: Vec<Heading>,
-    toc: &[(String, bool)],
+    toc: &[(String, EntryStatus)],
 ) -> DocTree {
     let line_count = source.line_count();
     let mut flat: Vec<(Heading, usize, usize)> = Vec::with_capacity(headings.len() + 1);

@@ -12,6 +12,7 @@
 //! schedule or exhibit ends the numbered body, so a mention that opens one
 //! too early loses every section after it and is not chosen.
 
+use super::label::LabelKind;
 use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
 use super::lines::{CandKind, Candidate};
 
@@ -90,7 +91,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         // amendment, a statement of work): worth it only when it goes on.
         // Forms inside exhibits number their paragraphs `1.`, `2.`; a
         // further agreement opens with `ARTICLE I`.
-        let first = c.class == Class::Article && c.major == 1 && c.style / 8 != 0;
+        let first = c.class == Class::Article && c.major == 1 && c.style & KEYWORD_STYLE != 0;
         if !first {
             return None;
         }
@@ -157,15 +158,24 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     cost += 0.3 + 0.2 * b.saturating_sub(1) as f32;
                     n.rel = Some(true);
                 }
-                (Some(x), _) if a == x + 1 && s.rel != Some(true) => {
+                (Some(x), _) if a == x + 1 && s.rel != Some(true) && b <= 2 => {
                     // The article's own heading was not found (or the
                     // document has none): its first section opens it.
-                    if b > 2 {
-                        return None;
-                    }
                     let had_articles = s.art_style.is_some();
                     cost +=
                         if had_articles { 0.6 } else { 0.05 } + 0.2 * b.saturating_sub(1) as f32;
+                    n.art = Some(a);
+                }
+                (Some(x), _)
+                    if a > x
+                        && a <= x + MAX_ARTICLE_GAP
+                        && b <= MAX_SECTION_GAP
+                        && s.rel != Some(true) =>
+                {
+                    // Headings lost in between (run into other lines by
+                    // the extraction): a later article's section goes on,
+                    // at a price per article and section skipped.
+                    cost += 1.0 + 0.4 * (a - x - 1) as f32 + 0.15 * b.saturating_sub(1) as f32;
                     n.art = Some(a);
                 }
                 (Some(_), _) => return None,
@@ -187,7 +197,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             // A third number is a heading level of its own only below a
             // keyword section (`Section 2.1` / `2.1.1 Title`); below a
             // bare `2.1` it is the section's own clause outline.
-            let keyword_sections = s.sec_style.is_some_and(|st| st / 8 != 0);
+            let keyword_sections = s.sec_style.is_some_and(|st| st & KEYWORD_STYLE != 0);
             if s.sec != Some((c.major, c.minor)) || !keyword_sections {
                 return None;
             }
@@ -271,32 +281,18 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
         i = prev[i];
     }
     out.reverse();
-    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
-        for (i, c) in cands.iter().enumerate() {
-            eprintln!(
-                "{}{} {:?} {}.{} st{} r{:.2} best{:.2} prev{} {}",
-                if out.contains(&i) { "*" } else { " " },
-                c.line + 1,
-                c.class,
-                c.major,
-                c.minor,
-                c.style,
-                c.reward,
-                best[i],
-                prev[i] as isize,
-                c.title.chars().take(50).collect::<String>()
-            );
-        }
-    }
     out
 }
 
-/// Small id for the way a label is written.
+/// Small id for the way a label is written: depth (bits 0-1), dotted
+/// (bit 2), keyword (bit 3), and the bare roman and lettered forms above.
 fn style_of(keyword: &str, dotted: bool, depth: u16) -> u16 {
     // Case is not style: filings mix `Article 1` and `ARTICLE 9`.
-    let k: u16 = u16::from(!keyword.is_empty());
-    k * 8 + u16::from(dotted) * 4 + depth
+    let k = if keyword.is_empty() { 0 } else { KEYWORD_STYLE };
+    k + u16::from(dotted) * 4 + depth
 }
+
+const KEYWORD_STYLE: u16 = 8;
 
 /// All candidates of one line (several for an ambiguous run-together
 /// roman numeral), pushed to `out`.
@@ -305,7 +301,7 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     candidates_in(lines, j, lines[j], out);
     // A page number run into the next page's first line (`11 1.4. Interest
     // on Revolving Credit Advances.`): the heading is what follows it.
-    if out.len() == before {
+    if out.len() == before && lines[j].starts_with(|c: char| c.is_ascii_digit()) {
         if let Some((n, rest)) = lines[j].split_once(' ') {
             let rest = rest.trim_start();
             let page = (1..=3).contains(&n.len()) && n.bytes().all(|c| c.is_ascii_digit());
@@ -321,10 +317,64 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             }
         }
     }
+    if out.len() == before && lines[j].len() >= RUN_TOGETHER_MIN {
+        inside_run_together(lines, j, out);
+    }
     if out.len() > before && continues_sentence(lines, j) {
         for c in &mut out[before..] {
             c.reward -= 2.0;
         }
+    }
+}
+
+/// A line this long holds a page the extraction ran together: its
+/// headings stand inside it, after a sentence end.
+const RUN_TOGETHER_MIN: usize = 1200;
+/// Headings looked at inside one run-together line; the decoder takes at
+/// most one of them (a node starts at a line).
+const RUN_TOGETHER_CANDS: usize = 3;
+
+/// Candidates inside a run-together line: a section or article label right
+/// after a sentence end (`... as follows: SECTION 1. DEFINITIONS`), with
+/// its title cut where its body starts. Less likely than a heading on a
+/// line of its own; the numbering decides whether the chain takes one.
+fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+    let t = lines[j];
+    let before = out.len();
+    for (i, _) in t.match_indices(['.', ':']) {
+        let Some(rest) = t[i + 1..].strip_prefix(' ') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let starts = rest.starts_with(|c: char| c.is_ascii_digit())
+            || rest.starts_with("SECTION ")
+            || rest.starts_with("Section ")
+            || rest.starts_with("ARTICLE ");
+        if !starts || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == ')') {
+            continue;
+        }
+        // A heading, not a numbered paragraph: a short title that ends
+        // before the body starts (`12.9 Severability. Any provision`).
+        let title = super::lines::candidate(rest).map(|c| inline_title(c.rest));
+        if !title.is_some_and(|it| it.len() <= 80 && title_like(it) && has_inline_body(rest)) {
+            continue;
+        }
+        let n = out.len();
+        candidates_in(lines, j, rest, out);
+        out.truncate(
+            n + out[n..]
+                .iter()
+                .take_while(|c| c.class != Class::Annex)
+                .count(),
+        );
+        if out.len() - before >= RUN_TOGETHER_CANDS {
+            break;
+        }
+    }
+    for c in &mut out[before..] {
+        // The title on the next line is not this heading's: it is inline.
+        c.title_end = j;
+        c.reward -= 0.3;
     }
 }
 
@@ -333,19 +383,60 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some(first) = t.as_bytes().first() else {
         return;
     };
-    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'P')) {
+    // `0xC2` starts `§`.
+    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'I' | b'V' | b'X' | 0xC2))
+    {
         return;
     }
-    // A line with dotted leaders is a contents entry, wherever it is.
-    if super::lines::has_leader(t.as_bytes()) {
-        return;
-    }
+    // A line with dotted leaders is a contents entry, wherever it is
+    // (tested only on lines that have a label: it scans the whole line).
+    let leader = || super::lines::has_leader(t.as_bytes());
     match super::lines::candidate(t) {
-        Some(c) => from_candidate(lines, j, t, &c, out),
-        None if first.is_ascii_digit() => bare_top(lines, j, t, out),
+        Some(c) if !leader() => from_candidate(lines, j, t, &c, out),
+        Some(_) => {}
+        None if first.is_ascii_digit() && !leader() => bare_top(lines, j, t, out),
+        None if first.is_ascii_digit() => {}
+        None if roman_then_period(t) && !leader() => bare_roman(lines, j, t, out),
         None => {}
     }
 }
+
+/// `IV.` at the start: checked before anything costlier (most lines that
+/// start with `I` are `If`, `In`, `It`).
+fn roman_then_period(t: &str) -> bool {
+    let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
+    n > 0 && t.as_bytes().get(n) == Some(&b'.')
+}
+
+/// `IV.     PROPRIETARY MARKS`: a roman numeral and its period before a
+/// capitals title, the article level of a document without keywords.
+fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
+    let Some((label, used)) = super::label::parse_label(t) else {
+        return;
+    };
+    if label.kind != LabelKind::Article || !t[..used].ends_with('.') {
+        return;
+    }
+    let rest = t[used..].trim();
+    if !is_capitals_title(rest) || rest.len() > 100 {
+        return;
+    }
+    push_titled(
+        lines,
+        j,
+        rest,
+        t[..used].to_owned(),
+        Class::Article,
+        (label.seq[0], 0),
+        style_of("", true, 1) + ROMAN_STYLE,
+        false,
+        out,
+    );
+}
+
+/// Style offsets of the bare forms that are neither `1.` nor `1.1`.
+const ROMAN_STYLE: u16 = 16;
+const LETTERED_STYLE: u16 = 32;
 
 fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
     if is_tocish(t) && !has_inline_body(c.rest) {
@@ -386,6 +477,23 @@ fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mu
             };
             let keyword = c.kind == CandKind::Section;
             push_titled(lines, j, c.rest, c.label(), class, key, style, keyword, out);
+            // `SECTION 9. EVENTS OF DEFAULT` above `9.1 ...`: a one-number
+            // section with a capitals title may be the article level; the
+            // numbering below decides which reading the chain takes.
+            if keyword && class == Class::Flat && is_capitals_title(inline_title(c.rest)) {
+                let style = style_of(c.keyword, c.dotted, 1);
+                push_titled(
+                    lines,
+                    j,
+                    c.rest,
+                    c.label(),
+                    Class::Article,
+                    key,
+                    style,
+                    true,
+                    out,
+                );
+            }
         }
         CandKind::Schedule | CandKind::Exhibit => {
             let mut label = c.label();
@@ -452,6 +560,29 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     }
     let mut i = d1;
     let mut minor = None;
+    // `1.A.     INTRODUCTION.`: sections lettered under a numbered clause.
+    if b.get(i) == Some(&b'.')
+        && b.get(i + 1).is_some_and(u8::is_ascii_uppercase)
+        && b.get(i + 2) == Some(&b'.')
+        && b.get(i + 3).is_none_or(u8::is_ascii_whitespace)
+    {
+        let rest = t[i + 3..].trim();
+        let letter = u32::from(b[i + 1] - b'A' + 1);
+        if title_like(inline_title(rest)) || rest.is_empty() {
+            push_titled(
+                lines,
+                j,
+                rest,
+                t[..i + 3].to_owned(),
+                Class::Section,
+                (major, letter),
+                style_of("", true, 2) + LETTERED_STYLE,
+                false,
+                out,
+            );
+        }
+        return;
+    }
     if b.get(i) == Some(&b'.') {
         let d2 = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
         if (1..=2).contains(&d2) {
@@ -566,6 +697,17 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
             }
         }
     }
+}
+
+/// A title in capital letters (`EVENTS OF DEFAULT`).
+pub(crate) fn is_capitals_title(title: &str) -> bool {
+    let letters = title.chars().filter(|c| c.is_alphabetic());
+    let (mut n, mut upper) = (0, 0);
+    for c in letters {
+        n += 1;
+        upper += usize::from(c.is_uppercase());
+    }
+    n >= 4 && upper * 10 >= n * 9 && title.split_whitespace().count() <= 12
 }
 
 /// A short heading title: few words, mostly capitalised.

@@ -2,6 +2,7 @@
 //! headings were not recognised is reported instead of being sent whole
 //! without a word.
 
+use super::contents::EntryStatus;
 use super::label::LabelKind;
 use super::{DocTree, NodeKind};
 use serde::{Deserialize, Serialize};
@@ -25,20 +26,42 @@ pub struct TreeHealth {
     pub out_of_order: usize,
     /// Entries of the table of contents.
     pub toc_entries: usize,
-    /// Contents entries with no matching heading in the body, as written.
+    /// Contents entries that stand at the start of a body line but were
+    /// not taken as headings (misses of the tree), as written.
     pub toc_missing: Vec<String>,
+    /// Contents entries found nowhere in the body: listed in the contents,
+    /// not in the filing (schedules and exhibits the SEC filing omits).
+    #[serde(default)]
+    pub toc_not_in_filing: Vec<String>,
+    /// Contents entries whose label and name stand only inside a longer
+    /// line (the extraction ran a page into one line): in the filing, but
+    /// no node can start there.
+    #[serde(default)]
+    pub toc_inline: Vec<String>,
 }
 
 /// A preamble or fallback above this share of the text is a warning.
 const PREAMBLE_WARN: f64 = 0.5;
 
 impl TreeHealth {
-    /// Share of contents entries found as body headings (1 without contents).
+    /// Contents entries chosen as body headings.
+    pub fn toc_found(&self) -> usize {
+        self.toc_entries
+            - self.toc_missing.len()
+            - self.toc_not_in_filing.len()
+            - self.toc_inline.len()
+    }
+
+    /// Share of the contents entries that have a body line of their own
+    /// found as headings (1 without such entries). Entries not in the
+    /// filing or inside a run-together line are reported apart.
     pub fn toc_found_share(&self) -> f64 {
-        if self.toc_entries == 0 {
+        let found = self.toc_found();
+        let own_line = found + self.toc_missing.len();
+        if own_line == 0 {
             1.0
         } else {
-            1.0 - self.toc_missing.len() as f64 / self.toc_entries as f64
+            found as f64 / own_line as f64
         }
     }
 
@@ -58,9 +81,9 @@ impl TreeHealth {
         }
         if self.toc_entries >= 5 && self.toc_found_share() < 0.9 {
             return Some(format!(
-                "{doc_name}: {} of {} contents entries not found as headings",
+                "{doc_name}: {} of {} contents entries in the body not found as headings",
                 self.toc_missing.len(),
-                self.toc_entries
+                self.toc_found() + self.toc_missing.len()
             ));
         }
         None
@@ -68,8 +91,8 @@ impl TreeHealth {
 }
 
 /// Computes the figures of a built tree. `toc` is the table of contents'
-/// entries (as written) and whether each was found in the body.
-pub(crate) fn measure(tree: &DocTree, toc: &[(String, bool)]) -> TreeHealth {
+/// entries (as written) and what became of each.
+pub(crate) fn measure(tree: &DocTree, toc: &[(String, EntryStatus)]) -> TreeHealth {
     let total: usize = tree.iter().map(|n| n.chars).sum::<usize>().max(1);
     let mut h = TreeHealth::default();
     let mut pre = 0usize;
@@ -110,10 +133,14 @@ pub(crate) fn measure(tree: &DocTree, toc: &[(String, bool)]) -> TreeHealth {
         }
     }
     h.toc_entries = toc.len();
-    h.toc_missing = toc
-        .iter()
-        .filter(|(_, found)| !found)
-        .map(|(t, _)| t.clone())
-        .collect();
+    let of = |status: EntryStatus| -> Vec<String> {
+        toc.iter()
+            .filter(|(_, s)| *s == status)
+            .map(|(t, _)| t.clone())
+            .collect()
+    };
+    h.toc_missing = of(EntryStatus::Missing);
+    h.toc_not_in_filing = of(EntryStatus::Absent);
+    h.toc_inline = of(EntryStatus::Inline);
     h
 }

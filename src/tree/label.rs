@@ -85,6 +85,9 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
     if t.starts_with(|c: char| c.is_ascii_digit()) {
         return bare(t);
     }
+    if let Some(l) = bare_roman(t) {
+        return Some(l);
+    }
     for (word, kind) in KEYWORDS {
         let Some(head) = t.get(..word.len()) else {
             continue;
@@ -115,10 +118,38 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
     None
 }
 
+/// `IV.  PROPRIETARY MARKS`: a roman numeral with its period, no keyword.
+fn bare_roman(t: &str) -> Option<(Label, usize)> {
+    let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
+    let rest = t.get(n..)?;
+    if n == 0 || !rest.starts_with('.') || !rest[1..].starts_with(char::is_whitespace) {
+        return None;
+    }
+    let v = roman_value(&t[..n])?;
+    Some((
+        Label {
+            kind: LabelKind::Article,
+            text: t[..n].to_owned(),
+            seq: vec![v],
+        },
+        n + 1,
+    ))
+}
+
 /// `1.`, `1.1`, `1.01`, `2.1.3` at the start of a line: one number is a
-/// top-level clause (article), more are sections.
+/// top-level clause (article), more are sections; `1.A.` letters its
+/// sections.
 fn bare(t: &str) -> Option<(Label, usize)> {
-    let (seq, used) = dotted(t)?;
+    let (mut seq, mut used) = dotted(t)?;
+    let b = t.as_bytes();
+    if seq.len() == 1
+        && b.get(used) == Some(&b'.')
+        && b.get(used + 1).is_some_and(u8::is_ascii_uppercase)
+        && b.get(used + 2) == Some(&b'.')
+    {
+        seq.push(letter_value(b[used + 1] as char));
+        used += 2;
+    }
     let rest = &t[used..];
     if !(rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '.')) {
         return None;

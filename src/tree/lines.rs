@@ -53,6 +53,7 @@ impl Candidate<'_> {
 
 const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
 const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
+// `§ 12` is a section keyword too (matched in `candidate`).
 const SCHEDULE_WORDS: [&str; 8] = [
     "SCHEDULE",
     "Schedule",
@@ -82,7 +83,7 @@ pub(crate) fn candidate(t: &str) -> Option<Candidate<'_>> {
             }),
         b'E' => keyword_rest(t, &EXHIBIT_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Exhibit)),
         b'0'..=b'9' => bare(t),
-        _ => None,
+        _ => t.strip_prefix('§').and_then(|r| section("§", r)),
     }
 }
 
@@ -209,15 +210,14 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
     let (major, minor, used) = dotted_number(s)?;
     let ident = &s[..used];
     let mut tail = &s[used..];
-    // `Section 2.08(e)`, `Section 2.05.4`, `Section 3(3)`: references or
-    // sub-levels, not section headings.
-    if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',' || c == ';') {
-        // Disney's TOC glues numbers to titles (`SECTION 2.07[...]22`): that
-        // is handled as TOC text; a letter right after the number is not a
-        // heading.
-        if !tail.starts_with('[') {
-            return None;
-        }
+    // `Section 2.08(e)`, `Section 2.05.4`, `Section 3(3)`, `Section 2.01A`:
+    // references or sub-levels, not section headings. A title glued to
+    // the number (`SECTION 5.01Affirmative`, `§ 1Premises`, `SECTION
+    // 2.07[Reserved]`, common in extracted contents pages) is one.
+    if tail.starts_with(|c: char| c.is_alphanumeric() || c == '(' || c == ',' || c == ';')
+        && !glued_title(tail)
+    {
+        return None;
     }
     if tail.starts_with('.') && tail[1..].starts_with(|c: char| c.is_ascii_digit()) {
         return None;
@@ -239,6 +239,13 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
         alternatives: Vec::new(),
         rest,
     })
+}
+
+/// A capitalised word run into the number before it: `Affirmative` in
+/// `5.01Affirmative` (an id suffix such as `2.01A` is one capital alone).
+fn glued_title(tail: &str) -> bool {
+    let mut c = tail.chars();
+    c.next().is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_lowercase)
 }
 
 fn bare(t: &str) -> Option<Candidate<'_>> {
@@ -309,6 +316,20 @@ fn annex<'a>(keyword: &'a str, after: &'a str, kind: CandKind) -> Option<Candida
     })
 }
 
+/// `EXHIBIT 10.3`, `Exhibit 99.5`: the number the SEC filing gives the
+/// whole document (Item 601 exhibit numbers start at 10 for contracts),
+/// written above it, not an exhibit of the contract.
+pub(crate) fn is_filing_exhibit_number(c: &Candidate<'_>) -> bool {
+    c.kind == CandKind::Exhibit
+        && c.rest.is_empty()
+        && c.ident.split_once('.').is_some_and(|(major, minor)| {
+            major.len() == 2
+                && major.bytes().all(|b| b.is_ascii_digit())
+                && !minor.is_empty()
+                && minor.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
 /// `A`, `B-1`, `H-2`, `IV`, `5.13`, `2.01A`, `1.1(a)`.
 fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
     if kind == CandKind::Exhibit && ident.contains('(') {
@@ -318,7 +339,7 @@ fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
         return false;
     }
     static RE: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-z0-9]{1,3}\))?)$")
+        Regex::new(r"^(?:[A-Z]{1,2}(?:-?[0-9]{1,2}[A-Z]?)?|[IVX]{1,5}|[0-9]{1,2}(?:\.[0-9]{1,2})?(?:\.?[A-Z])?(?:\([a-zA-Z0-9]{1,3}\))?)$")
             .expect("annex id regex")
     });
     RE.is_match(ident)
@@ -424,6 +445,14 @@ fn trailing_number(s: &str) -> (usize, usize, Option<char>) {
 
 /// `TABLE OF CONTENTS`, `Contents`, possibly run into the first entries.
 pub(crate) fn is_toc_title(t: &str) -> bool {
+    // Cheap exit for the ordinary line: it runs on every line.
+    if !t
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'T' | b't' | b'C' | b'c'))
+    {
+        return false;
+    }
     // A page number run into the title (`2 TABLE OF CONTENTS`).
     let t = match t.split_once(' ') {
         Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
@@ -453,8 +482,7 @@ pub(crate) fn is_furniture(t: &str) -> bool {
     let l = lower.trim();
     let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     l == "page"
-        || l == "[[table]]"
-        || l == "[[/table]]"
+        || is_extractor_marker(l)
         || page_num(l)
         || l.strip_prefix("page")
             .is_some_and(|r| page_num(r.trim_start()))
@@ -464,8 +492,24 @@ pub(crate) fn is_furniture(t: &str) -> bool {
             .is_some_and(|r| page_num(r.trim()))
 }
 
+/// A block marker the text extraction leaves on a line of its own
+/// (`[[TABLE]]`, `[[/TABLE]]` around every table in nine corpus files, or
+/// any other `[[WORD]]`): structure of the conversion, not of the contract.
+fn is_extractor_marker(l: &str) -> bool {
+    l.strip_prefix("[[")
+        .and_then(|r| r.strip_suffix("]]"))
+        .map(|r| r.strip_prefix('/').unwrap_or(r))
+        .is_some_and(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
 /// Running text: a long line made mostly of lower-case words.
 pub(crate) fn is_prose(t: &str) -> bool {
+    is_prose_shape(t) && !is_tocish(t)
+}
+
+/// The shape of running text (long, mostly lower-case words), before the
+/// contents-line test `is_prose` adds.
+pub(crate) fn is_prose_shape(t: &str) -> bool {
     if t.len() < 60 {
         return false;
     }
@@ -477,7 +521,7 @@ pub(crate) fn is_prose(t: &str) -> bool {
             lower += 1;
         }
     }
-    words >= 8 && lower * 100 >= words * 35 && !is_tocish(t)
+    words >= 8 && lower * 100 >= words * 35
 }
 
 /// A short line that can serve as a title on the line after `ARTICLE I`.
@@ -643,6 +687,8 @@ mod tests {
                 && is_furniture("Page 3")
                 && is_furniture("-12-")
                 && is_furniture("[[TABLE]]")
+                && is_furniture("[[/IMAGE]]")
+                && !is_furniture("[[Reserved]]x")
         );
         assert!(
             is_toc_title("TABLE OF CONTENTS*") && is_toc_title("TABLE OF CONTENTSPageARTICLE I")

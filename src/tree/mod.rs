@@ -6,6 +6,7 @@
 //! [`SourceText`].
 
 mod assemble;
+pub mod contents;
 mod decode;
 mod doc_id;
 pub mod eval;
@@ -21,6 +22,7 @@ pub mod source;
 #[cfg(test)]
 mod tests;
 
+pub use contents::EntryStatus;
 pub use doc_id::doc_id;
 pub use health::TreeHealth;
 pub use label::{split_heading, Label, LabelKind};

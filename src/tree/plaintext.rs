@@ -10,9 +10,11 @@
 //! after them and the signature page as nodes of their own.
 
 use super::assemble::Heading;
+use super::contents::{self, EntryStatus, EntryText};
 use super::decode::{candidates_at, decode, Cand, Class};
 use super::lines::{
-    candidate, inline_title, is_furniture, is_prose, is_toc_title, is_tocish, CandKind, Candidate,
+    candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_prose_shape,
+    is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
 use std::collections::HashSet;
@@ -22,25 +24,28 @@ const TOC_MAX_GAP: usize = 12;
 
 /// Every heading of a plain-text document, in line order, and the table of
 /// contents' entries with whether each was found as a body heading.
-pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)>) {
+pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
     let lines: Vec<&str> = source.lines().map(str::trim).collect();
     let mut regions = toc_regions(&lines);
-    if std::env::var_os("KGROUTE_DEBUG_DECODE").is_some() {
-        eprintln!("toc regions: {regions:?}");
-    }
     // An untitled list whose labels never come back after it is not a
     // contents page (a run of `2.8 Reserved` lines is the body itself).
-    let mut cands = collect(&lines, &regions);
+    // Candidates do not depend on the regions: found once for every line,
+    // then the lines of the current regions are left out.
+    let all = collect(&lines);
+    let mut cands = outside(&all, &regions);
     let before = regions.len();
     regions.retain(|r| {
         let entries = toc_entries(&lines, r);
         let after = cands.partition_point(|c| c.line <= r.last);
         let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
-        let found = entries.iter().filter(|e| body_keys.contains(&e.1)).count();
+        let found = entries
+            .iter()
+            .filter(|e| body_keys.contains(&e.key))
+            .count();
         is_toc_title(lines[r.start]) || found * 2 >= entries.len()
     });
     if regions.len() != before {
-        cands = collect(&lines, &regions);
+        cands = outside(&all, &regions);
     }
     let mut chain = decode_with_toc(&lines, &regions, &mut cands);
     // A list inside the body (a form's own contents, an exhibit list) is
@@ -48,36 +53,41 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
     if regions.iter().any(|r| r.start > first) {
         regions.retain(|r| r.start < first);
-        cands = collect(&lines, &regions);
+        cands = outside(&all, &regions);
         chain = decode_with_toc(&lines, &regions, &mut cands);
     }
-    let entries_of: Vec<Vec<(String, EntryKey)>> =
-        regions.iter().map(|r| toc_entries(&lines, r)).collect();
+    let entries_of: Vec<Vec<TocEntry>> = regions.iter().map(|r| toc_entries(&lines, r)).collect();
     let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
     let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
     let mut toc = Vec::new();
+    let mut listed = Vec::new();
+    let mut body_from = 0;
     for (r, entries) in regions.iter().zip(&entries_of) {
         if r.start >= first_line {
             continue;
         }
+        body_from = r.last + 1;
         out.push(Heading::new(
             r.start + 1,
             1,
             "Table of Contents".to_owned(),
             NodeKind::Toc,
         ));
-        toc.extend(
-            entries
-                .iter()
-                .map(|(text, key)| (text.clone(), chosen_keys.contains(key))),
-        );
+        for e in entries {
+            toc.push(e.text.clone());
+            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key)));
+        }
+        // A contents entry without a number (`Definitions`, `Recitals`)
+        // found as a line of its own before the first numbered heading is
+        // a heading of the front matter.
+        let front = front_headings(&lines, r, first_line);
         // Running text between the contents and the first heading (the
         // recitals) is a preamble of its own, not part of the contents.
         let after = (r.last + 1..first_line).find(|&k| !is_furniture(lines[k]));
-        if let Some(a) = after {
+        if let Some(a) = after.filter(|a| front.iter().all(|h| h.line != a + 1)) {
             if (a..first_line).any(|k| is_prose(lines[k])) {
                 out.push(Heading::new(
                     a + 1,
@@ -87,6 +97,14 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
                 ));
             }
         }
+        out.extend(front);
+    }
+    if !chosen.is_empty() {
+        let from = regions
+            .iter()
+            .rfind(|r| r.start < first_line)
+            .map_or(0, |r| r.last + 1);
+        out.extend(summary_block(&lines, from, first_line));
     }
     let last_numbered = chosen
         .iter()
@@ -143,20 +161,29 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, bool)
     }
     out.sort_by_key(|h| h.line);
     out.dedup_by_key(|h| h.line);
-    (out, toc)
+    let status = contents::classify(&lines[body_from.min(lines.len())..], &listed);
+    (out, toc.into_iter().zip(status).collect())
 }
 
-/// The candidates of every line outside the contents regions.
-fn collect(lines: &[&str], regions: &[TocRegion]) -> Vec<Cand> {
-    let mut in_toc = vec![false; lines.len()];
-    for r in regions {
-        in_toc[r.start..=r.last].iter_mut().for_each(|x| *x = true);
-    }
+/// The candidates of every line.
+fn collect(lines: &[&str]) -> Vec<Cand> {
     let mut cands = Vec::new();
-    for (j, _) in in_toc.iter().enumerate().filter(|(_, t)| !**t) {
+    for j in 0..lines.len() {
         candidates_at(lines, j, &mut cands);
     }
     cands
+}
+
+/// The candidates outside the contents regions (both sorted by line).
+fn outside(all: &[Cand], regions: &[TocRegion]) -> Vec<Cand> {
+    let mut r = regions.iter().peekable();
+    all.iter()
+        .filter(|c| {
+            while r.next_if(|r| r.last < c.line).is_some() {}
+            r.peek().is_none_or(|r| c.line < r.start)
+        })
+        .cloned()
+        .collect()
 }
 
 /// Decodes with the contents entries as evidence: a candidate whose label
@@ -165,7 +192,7 @@ fn decode_with_toc(lines: &[&str], regions: &[TocRegion], cands: &mut [Cand]) ->
     let toc_keys: HashSet<EntryKey> = regions
         .iter()
         .flat_map(|r| toc_entries(lines, r))
-        .map(|e| e.1)
+        .map(|e| e.key)
         .collect();
     if !toc_keys.is_empty() {
         for c in cands.iter_mut() {
@@ -191,22 +218,119 @@ fn entry_key(c: &Cand) -> EntryKey {
     } else {
         c.annex_key.clone()
     };
-    (c.class, c.major, c.minor, extra)
+    (top_level(c.class), c.major, c.minor, extra)
 }
 
-/// The entries of a contents region: each line's label, as written and as
-/// a key.
-fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<(String, EntryKey)> {
+/// A one-number heading is the top level whichever reading the decoder
+/// took (`SECTION 9. EVENTS OF DEFAULT` listed, chosen as the article).
+fn top_level(class: Class) -> Class {
+    if class == Class::Flat {
+        Class::Article
+    } else {
+        class
+    }
+}
+
+/// Headings for the contents entries without a label listed before the
+/// numbered ones (`Definitions`, `Recitals`): the line between the
+/// contents and the first numbered heading that reads the same (letters
+/// and digits, any case, a trailing colon allowed). Only before the first
+/// labelled entry: a short line further down is the wrapped end of the
+/// entry above it, and a line that recurs on every page is a running head.
+fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Heading> {
+    let first_labelled = (r.start + 1..=r.last)
+        .find(|&k| {
+            candidate(lines[k]).is_some() || lines[k].starts_with(|c: char| c.is_ascii_digit())
+        })
+        .unwrap_or(r.last + 1);
+    let unlabeled: Vec<Vec<String>> = lines[r.start + 1..first_labelled]
+        .iter()
+        .filter(|t| {
+            !is_furniture(t)
+                && !is_toc_title(t)
+                && is_title_line(t)
+                && lines.iter().filter(|l| l == t).take(2).count() < 2
+        })
+        .map(|t| contents::words(&contents::strip_leaders(t)).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty() && w.len() <= 8)
+        .collect();
+    let mut out = Vec::new();
+    if unlabeled.is_empty() {
+        return out;
+    }
+    let end = first_line.min(lines.len()).max(r.last + 1);
+    for (k, &t) in lines.iter().enumerate().take(end).skip(r.last + 1) {
+        if t.len() > 80 || is_furniture(t) {
+            continue;
+        }
+        let w: Vec<String> = contents::words(t).collect();
+        if unlabeled.contains(&w) && out.iter().all(|h: &Heading| h.title != t) {
+            let title = t.trim_end_matches([':', '.']).to_owned();
+            out.push(Heading::new(k + 1, 1, title, NodeKind::Section));
+        }
+    }
+    out
+}
+
+/// Field lines (`Landlord:`, `Term:`) that make a block a summary of terms.
+const SUMMARY_FIELDS: usize = 6;
+/// Non-blank lines after its title in which a summary's fields are counted.
+const SUMMARY_WINDOW: usize = 40;
+
+/// A summary of terms before the numbered body (`BASIC LEASE
+/// INFORMATION` then `Lease Date:` / `Landlord:` / `Term:` ...): a
+/// capitals title line followed by a run of field labels is a heading of
+/// the front matter, not part of the cover page.
+fn summary_block(lines: &[&str], from: usize, first_line: usize) -> Option<Heading> {
+    let end = first_line.min(lines.len());
+    (from..end).find_map(|k| {
+        let t = lines[k];
+        if t.len() > 60 || t.ends_with(':') || !super::decode::is_capitals_title(t) {
+            return None;
+        }
+        let is_field = |l: &&&str| l.len() <= 60 && l.ends_with(':');
+        let mut below = lines[k + 1..end].iter().filter(|l| !is_furniture(l));
+        if !below.next().is_some_and(|l| is_field(&l)) {
+            return None;
+        }
+        let fields = 1 + below.take(SUMMARY_WINDOW).filter(is_field).count();
+        (fields >= SUMMARY_FIELDS).then(|| Heading::new(k + 1, 1, t.to_owned(), NodeKind::Section))
+    })
+}
+
+/// One line of a contents region.
+struct TocEntry {
+    /// The line as written (its first 60 characters).
+    text: String,
+    key: EntryKey,
+    /// Label and name, for the body search of an entry not chosen.
+    label_name: EntryText,
+}
+
+/// The entries of a contents region: each line's label, as written, as a
+/// key and with its name.
+fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
     let mut out = Vec::new();
     for &t in &lines[r.start..=r.last] {
-        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-        let key = match candidate(t) {
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '§');
+        let cand = candidate(t);
+        if cand.as_ref().is_some_and(is_filing_exhibit_number) {
+            continue;
+        }
+        let label_name = match &cand {
+            Some(c) => EntryText::new(&c.label(), c.rest),
+            None => {
+                let d = t.bytes().take_while(u8::is_ascii_digit).count();
+                EntryText::new(&t[..d], t.get(d + 1..).unwrap_or(""))
+            }
+        };
+        let key = match cand {
             Some(c) => match c.kind {
                 CandKind::Article => (Class::Article, c.num.0, 0, String::new()),
                 CandKind::Section | CandKind::Bare => match c.num.1 {
                     Some(0) => (Class::Article, c.num.0, 0, String::new()),
                     Some(m) => (Class::Section, c.num.0, m, String::new()),
-                    None => (Class::Flat, c.num.0, 0, String::new()),
+                    None => (top_level(Class::Flat), c.num.0, 0, String::new()),
                 },
                 CandKind::Schedule | CandKind::Exhibit => {
                     (Class::Annex, 0, 0, c.label().to_uppercase())
@@ -225,7 +349,11 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<(String, EntryKey)> {
             }
         };
         let text: String = t.chars().take(60).collect();
-        out.push((text.trim().to_owned(), key));
+        out.push(TocEntry {
+            text: text.trim().to_owned(),
+            key,
+            label_name,
+        });
     }
     out
 }
@@ -237,15 +365,42 @@ pub(crate) struct TocRegion {
     pub last: usize,
 }
 
+/// `is_tocish` of each line, computed once: contents scans that start
+/// at every heading of the body look at the same lines again.
+struct Tocish<'a> {
+    lines: &'a [&'a str],
+    memo: Vec<Option<bool>>,
+}
+
+impl<'a> Tocish<'a> {
+    fn new(lines: &'a [&'a str]) -> Self {
+        Self {
+            lines,
+            memo: vec![None; lines.len()],
+        }
+    }
+
+    fn get(&mut self, k: usize) -> bool {
+        let lines = self.lines;
+        *self.memo[k].get_or_insert_with(|| is_tocish(lines[k]))
+    }
+}
+
 pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
     let mut out = Vec::new();
+    let mut tocish = Tocish::new(lines);
     let mut i = 0;
     while i < lines.len() {
         let t = lines[i];
         let titled = is_toc_title(t);
-        let trigger = titled || candidate(t).is_some_and(|c| is_tocish(t) || !has_inline_body(&c));
+        // A run of dotted leaders opens a contents page even when its
+        // entries carry no label the line recogniser knows (`1.   TITLE....1`).
+        let dotted =
+            t.starts_with(|c: char| c.is_ascii_digit()) && t.contains("....") && tocish.get(i);
+        let trigger =
+            titled || dotted || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c));
         if trigger {
-            match scan_toc(lines, i, titled) {
+            match scan_toc(lines, i, titled, &mut tocish) {
                 Ok(mut r) => {
                     // A list that runs into a `TABLE OF CONTENTS` line
                     // starts there (a cover page's `EXHIBIT 10.3` before
@@ -283,7 +438,12 @@ fn has_inline_body(c: &Candidate<'_>) -> bool {
 /// Scans forward from a possible start of a table of contents. `Err` carries
 /// the last entry seen, so a failed scan is not repeated from every line of
 /// the same run (that would be quadratic on a long run of bare headings).
-fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usize> {
+fn scan_toc(
+    lines: &[&str],
+    start: usize,
+    titled: bool,
+    tocish_at: &mut Tocish<'_>,
+) -> Result<TocRegion, usize> {
     let mut entries = 0usize;
     let mut tocish = 0usize;
     let mut furniture = 0usize;
@@ -292,7 +452,7 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
     let mut first_key: Option<(String, String)> = None;
     for (j, &t) in lines.iter().enumerate().skip(start) {
         if j == start && titled {
-            if is_tocish(t) {
+            if tocish_at.get(j) {
                 entries += 1;
                 tocish += 1;
             }
@@ -302,7 +462,7 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
             furniture += usize::from(!t.is_empty());
             continue;
         }
-        let toc_line = is_tocish(t);
+        let toc_line = tocish_at.get(j);
         if let Some(c) = candidate(t) {
             // The body starts when the first entry comes round again
             // (`ARTICLE 1` after the list) or text follows a heading.
@@ -324,7 +484,10 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
             gap = 0;
             continue;
         }
-        if is_prose(t) && !toc_follows(lines, j) {
+        // Only a list that has shown contents lines (or its title) can
+        // hold a note: elsewhere running text ends the scan at once.
+        let may_hold_note = titled || tocish > 0;
+        if is_prose_shape(t) && !(may_hold_note && toc_follows(lines, j, tocish_at)) {
             break;
         }
         gap += 1;
@@ -346,10 +509,9 @@ fn scan_toc(lines: &[&str], start: usize, titled: bool) -> Result<TocRegion, usi
 
 /// A note inside a table of contents (`*The Table of Contents is not a part
 /// of this Agreement.`) is followed by more entries within a few lines.
-fn toc_follows(lines: &[&str], j: usize) -> bool {
-    lines[j + 1..]
-        .iter()
-        .filter(|t| !is_furniture(t))
+fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
+    (j + 1..lines.len())
+        .filter(|&k| !is_furniture(lines[k]))
         .take(6)
-        .any(|t| is_tocish(t))
+        .any(|k| tocish.get(k))
 }

@@ -1,0 +1,224 @@
+//! Contents entries checked against the body: an entry the tree did not
+//! choose as a heading is looked up by its label and name, so the health
+//! figures can tell a heading the tree missed from a schedule the SEC
+//! filing simply leaves out ("Schedules omitted") or a heading the text
+//! extraction ran into the middle of a line.
+
+use serde::{Deserialize, Serialize};
+
+/// What became of one contents entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryStatus {
+    /// A body heading with its label was chosen.
+    Found,
+    /// A body line starts with its label and name, but the tree did not
+    /// take it as a heading: a miss of the tree.
+    Missing,
+    /// Its label and name stand only inside a longer line (the extraction
+    /// ran a page together): no node can start there.
+    Inline,
+    /// Nowhere in the body: listed in the contents, not in the filing.
+    Absent,
+}
+
+/// A contents entry's label and name, normalised for the body search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct EntryText {
+    /// Lower-case label without its trailing period (`exhibit a`, `12.9`,
+    /// `section 1`).
+    pub label: String,
+    /// The first words of the name, lower-case, letters and digits only.
+    pub name: Vec<String>,
+}
+
+/// Words of the name compared; contents entries are often cut short.
+const NAME_WORDS: usize = 3;
+
+impl EntryText {
+    /// From a contents line's label (as the line recogniser wrote it) and
+    /// the text after it (leaders and page number included).
+    pub fn new(label: &str, rest: &str) -> Self {
+        let label = normalise_spaces(&label.to_ascii_lowercase())
+            .trim_end_matches('.')
+            .to_owned();
+        let rest = strip_leaders(rest);
+        Self {
+            label,
+            name: words(&rest).take(NAME_WORDS).collect(),
+        }
+    }
+}
+
+/// Looks up each entry that was not chosen as a heading in the body lines
+/// (trimmed), returning its status.
+pub(crate) fn classify(body: &[&str], entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
+    if entries.iter().all(|(_, found)| *found) {
+        return vec![EntryStatus::Found; entries.len()];
+    }
+    // One copy of the body and its ASCII lower case (same byte offsets):
+    // each entry is one substring search over it, not a pass per line.
+    let orig = body.join("\n");
+    let lower = orig.to_ascii_lowercase();
+    entries
+        .iter()
+        .map(|(e, found)| {
+            if *found {
+                EntryStatus::Found
+            } else {
+                look_up(&orig, &lower, e)
+            }
+        })
+        .collect()
+}
+
+/// Where the entry's label and name stand in the body: at the start of a
+/// line (after a page number run into it) the tree missed a heading;
+/// inside a line after a sentence end, a page number or a capitals title
+/// (`DEFINITIONS 1.1 Defined Terms`), not after a lower-case word (a
+/// reference such as `in Section 12.9`), it is run together; else absent.
+fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
+    let first = e.label.split(' ').next().unwrap_or("");
+    if first.is_empty() {
+        return EntryStatus::Absent;
+    }
+    let mut inline = false;
+    for (pos, _) in lower.match_indices(first) {
+        let Some(after) = after_label(&lower[pos..], &e.label) else {
+            continue;
+        };
+        if !name_follows(after, &e.name) {
+            continue;
+        }
+        let line_start = lower[..pos].rfind('\n').map_or(0, |i| i + 1);
+        let before = orig[line_start..pos].trim();
+        let page = (1..=3).contains(&before.len()) && before.bytes().all(|b| b.is_ascii_digit());
+        if before.is_empty() || page {
+            return EntryStatus::Missing;
+        }
+        let boundary = orig[..pos]
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_lowercase());
+        inline |= boundary && !e.name.is_empty();
+    }
+    if inline {
+        EntryStatus::Inline
+    } else {
+        EntryStatus::Absent
+    }
+}
+
+/// What follows `label` at the start of `l` (runs of spaces in `l` match
+/// one space of the label), if the label ends there: `12.1` is not the
+/// start of `12.10`, `section 1` not of `section 1.1`.
+fn after_label<'a>(l: &'a str, label: &str) -> Option<&'a str> {
+    let mut rest = l;
+    for (k, part) in label.split(' ').enumerate() {
+        if k > 0 {
+            let trimmed = rest.trim_start_matches([' ', '\t']);
+            if trimmed.len() == rest.len() {
+                return None;
+            }
+            rest = trimmed;
+        }
+        rest = rest.strip_prefix(part)?;
+    }
+    let after = rest;
+    let mut chars = after.chars();
+    match chars.next() {
+        None => Some(after),
+        Some(c) if c.is_alphanumeric() => None,
+        Some('.') if chars.next().is_some_and(|c| c.is_ascii_digit()) => None,
+        Some(_) => Some(after),
+    }
+}
+
+fn name_follows(text: &str, name: &[String]) -> bool {
+    let got: Vec<String> = words(text).take(name.len()).collect();
+    got == name
+}
+
+/// Lower-case words of letters and digits; a contents line's page number
+/// and `Page` are not words of the name.
+pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The text before dotted or underscored leaders and a trailing page
+/// number: `Severability...... 76` -> `Severability`.
+pub(crate) fn strip_leaders(s: &str) -> String {
+    let cut = s
+        .find("..")
+        .into_iter()
+        .chain(s.find(". ."))
+        .chain(s.find("__"))
+        .min()
+        .unwrap_or(s.len());
+    let s = s[..cut].trim_end();
+    let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
+    s.strip_suffix("Page").unwrap_or(s).to_owned()
+}
+
+fn normalise_spaces(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(label: &str, rest: &str) -> (EntryText, bool) {
+        (EntryText::new(label, rest), false)
+    }
+
+    #[test]
+    fn label_and_name_tell_missing_inline_and_absent_apart() {
+        let body = [
+            "12.9 Severability. Any provision of this Agreement",
+            "EXHIBIT A",
+            "-",
+            "FORM OF NOTE",
+            "72 10.3 Exculpatory Provisions. Neither the Agent nor",
+            "terms. 10.4 Reliance by the Agent. The Agent shall",
+            "as set forth in Section 10.5 Notice of Default hereto",
+            "DEFINITIONS 1.1 Defined Terms. As used",
+            "Schedule 2 attached hereto;",
+        ];
+        let entries = [
+            entry("12.9", "Severability.................. 76"),
+            entry("Exhibit A", "Form of Note"),
+            entry("10.3", "Exculpatory Provisions......... 72"),
+            entry("10.4", "Reliance by the Agent ......... 72"),
+            entry("10.5", "Notice of Default"),
+            entry("Schedule 2", "- Liens of Record"),
+            entry("12.1", "Amendments and Waivers"),
+            entry("1.1", "Defined Terms ........ 1"),
+        ];
+        use EntryStatus::*;
+        assert_eq!(
+            classify(&body, &entries),
+            vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
+        );
+    }
+
+    #[test]
+    fn a_label_ends_where_its_number_ends() {
+        assert_eq!(after_label("12.10 integration", "12.1"), None);
+        assert_eq!(after_label("section 1.1 defined", "section 1"), None);
+        assert_eq!(
+            after_label("section 1. definitions", "section 1"),
+            Some(". definitions")
+        );
+    }
+}
