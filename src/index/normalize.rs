@@ -174,9 +174,9 @@ mod tests {
         assert_eq!(normalize_heading(label.as_ref(), &name), "exhibit");
         let (label, name) = split_heading("ARTICLE IV");
         assert_eq!(normalize_heading(label.as_ref(), &name), "");
-        // A bare roman numeral is no label to the one parser, so it stays
-        // part of the name for the tree and for matching alike.
-        assert_eq!(normalize_title("IV. Representations"), "iv representation");
+        // A bare roman numeral with its period is an article label to the
+        // one parser, for the tree and for matching alike.
+        assert_eq!(normalize_title("IV. Representations"), "representation");
     }
 
     #[test]
