@@ -1236,6 +1236,34 @@ fn whole_corpus_one_node_per_organisation_in_the_import_files() {
             assert!(both.is_empty(), "{doc}: Role and DefinedTerm: {both:?}");
         }
     }
+    // Every Section row carries the tree's one parse of its heading: the
+    // label as written and the name, as `split_heading` gives them.
+    let mut nodes = csv::Reader::from_path(dir.path().join("graph").join("nodes.csv")).unwrap();
+    let headers = nodes.headers().unwrap().clone();
+    let col = |n: &str| headers.iter().position(|h| h == n).unwrap();
+    let (kind, title, label, name) = (col(":LABEL"), col("title"), col("label"), col("name"));
+    let mut sections = 0;
+    let mut labelled = 0;
+    for row in nodes.records() {
+        let row = row.unwrap();
+        if &row[kind] != "Section" {
+            continue;
+        }
+        sections += 1;
+        let (l, n) = kgroute::tree::split_heading(&row[title]);
+        let l = l.map(|l| l.text).unwrap_or_default();
+        labelled += usize::from(!l.is_empty());
+        assert_eq!(
+            (&row[label], &row[name]),
+            (l.as_str(), n.as_str()),
+            "{:?}",
+            &row[title]
+        );
+    }
+    assert!(
+        sections > 1000 && labelled * 2 > sections,
+        "{labelled} of {sections} labelled"
+    );
 }
 
 #[tokio::test]

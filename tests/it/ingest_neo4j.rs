@@ -138,6 +138,26 @@ fn emerson_with_rules_extractor_matches_in_memory_graph_and_is_idempotent() {
         expected.entities > 300 && expected.relations > 0,
         "{expected:?}"
     );
+    // Sections carry the heading's label and name as properties.
+    let (label, name) = rt.block_on(async {
+        let sink = connect().await;
+        let mut rows = sink
+            .graph()
+            .execute(
+                neo4rs::query(
+                    "MATCH (s:Section {doc_id: $doc_id, node_id: '0002'}) RETURN s.label AS label, s.name AS name",
+                )
+                .param("doc_id", ids[0].as_str()),
+            )
+            .await
+            .unwrap();
+        let r = rows.next().await.unwrap().expect("section 0002 stored");
+        (r.get::<String>("label").unwrap(), r.get::<String>("name").unwrap())
+    });
+    assert_eq!(
+        (label.as_str(), name.as_str()),
+        ("Section 1.01", "Definitions")
+    );
 
     run_ok(ingest_cmd(
         std::slice::from_ref(&doc),
