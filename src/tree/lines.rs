@@ -355,8 +355,8 @@ pub(crate) fn is_tocish(t: &str) -> bool {
     // A page number right before the next entry's keyword: `Advances21SECTION`
     // or `Borrowings 24     Section` (spaces may be no-break spaces).
     let bytes = t.as_bytes();
-    for i in 1..bytes.len() {
-        if !matches!(bytes[i], b'S' | b'A' | b'E')
+    for i in memchr::memchr3_iter(b'S', b'A', b'E', bytes) {
+        if i == 0
             || !bytes[i - 1].is_ascii_digit()
                 && !bytes[i - 1].is_ascii_whitespace()
                 && bytes[i - 1] != 0xA0
@@ -412,6 +412,12 @@ pub(crate) fn is_tocish(t: &str) -> bool {
 
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
 pub(crate) fn has_leader(b: &[u8]) -> bool {
+    // Every leader holds four dots or five underscores; most lines hold
+    // fewer, and counting bytes vectorises where the walk below does not.
+    let count = |x: u8| b.iter().filter(|&&c| c == x).count();
+    if count(b'.') < 4 && count(b'_') < 5 {
+        return false;
+    }
     let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
     for (i, &c) in b.iter().enumerate() {
         dots = if c == b'.' { dots + 1 } else { 0 };
@@ -515,6 +521,19 @@ pub(crate) fn is_prose_shape(t: &str) -> bool {
     }
     let mut words = 0usize;
     let mut lower = 0usize;
+    if t.is_ascii() {
+        // Most lines: a byte walk, no char decoding (this runs on every line).
+        let mut in_word = false;
+        for &b in t.as_bytes() {
+            let ws = b.is_ascii_whitespace();
+            if !ws && !in_word {
+                words += 1;
+                lower += usize::from(b.is_ascii_lowercase());
+            }
+            in_word = !ws;
+        }
+        return words >= 8 && lower * 100 >= words * 35;
+    }
     for w in t.split_whitespace() {
         words += 1;
         if w.starts_with(|c: char| c.is_lowercase()) {
