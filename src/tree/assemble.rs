@@ -5,7 +5,7 @@
 use super::contents::EntryStatus;
 use super::health::{self, TreeHealth};
 use super::label::split_heading;
-use super::{doc_id::doc_id, DocFormat, DocTree, Node, NodeKind, SourceText};
+use super::{DocFormat, DocTree, Node, NodeKind, SourceText};
 
 /// A heading found by one of the detectors, before nesting.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,7 +184,8 @@ pub(crate) fn assemble(
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        doc_id: doc_id(&source.path, &source.text),
+        // Filled in by `build_tree`, which hashes the text beside the parse.
+        doc_id: String::new(),
         line_count,
         format,
         structure,
