@@ -45,6 +45,18 @@ fn node(id: &str, title: &str, kind: NodeKind, chars: usize, nodes: Vec<Node>) -
     }
 }
 
+/// A one-document tree around `structure`.
+fn doc(structure: Vec<Node>) -> DocTree {
+    DocTree {
+        doc_name: "d".into(),
+        doc_id: "d-1".into(),
+        line_count: 10,
+        format: DocFormat::Text,
+        health: Default::default(),
+        structure,
+    }
+}
+
 fn tree() -> DocTree {
     use NodeKind::*;
     DocTree {
@@ -244,29 +256,22 @@ very_low:
 fn parents_settle_an_ambiguous_title() {
     use NodeKind::*;
     let idx = GraphabilityIndex::from_yaml_str("g.yaml", GUARANTY_INDEX).unwrap();
-    let t = DocTree {
-        doc_name: "d".into(),
-        doc_id: "d-1".into(),
-        line_count: 10,
-        format: DocFormat::Text,
-        health: Default::default(),
-        structure: vec![
-            node(
-                "0001",
-                "ARTICLE X GUARANTEE",
-                Section,
-                500,
-                vec![node("0002", "Section 10.04 Waivers", Section, 2000, vec![])],
-            ),
-            node(
-                "0003",
-                "ARTICLE XI MISCELLANEOUS",
-                Section,
-                500,
-                vec![node("0004", "Section 11.02 Waivers", Section, 900, vec![])],
-            ),
-        ],
-    };
+    let t = doc(vec![
+        node(
+            "0001",
+            "ARTICLE X GUARANTEE",
+            Section,
+            500,
+            vec![node("0002", "Section 10.04 Waivers", Section, 2000, vec![])],
+        ),
+        node(
+            "0003",
+            "ARTICLE XI MISCELLANEOUS",
+            Section,
+            500,
+            vec![node("0004", "Section 11.02 Waivers", Section, 900, vec![])],
+        ),
+    ]);
     let p = plan(&t, &idx, &RouteOptions::default());
     let by_id = |id: &str| p.sections.iter().find(|s| s.node_id == id).unwrap();
     let g = by_id("0002");
@@ -285,23 +290,16 @@ fn parents_settle_an_ambiguous_title() {
 fn a_form_heading_is_a_form_wherever_it_sits() {
     use NodeKind::*;
     let idx = GraphabilityIndex::from_yaml_str("g.yaml", GUARANTY_INDEX).unwrap();
-    let t = DocTree {
-        doc_name: "d".into(),
-        doc_id: "d-1".into(),
-        line_count: 10,
-        format: DocFormat::Text,
-        health: Default::default(),
-        structure: vec![
-            node(
-                "0001",
-                "SCHEDULE 4 FORM OF ISSUE NOTICE",
-                Schedule,
-                3000,
-                vec![],
-            ),
-            node("0002", "SCHEDULE 5 PRICING GRID", Schedule, 3000, vec![]),
-        ],
-    };
+    let t = doc(vec![
+        node(
+            "0001",
+            "SCHEDULE 4 FORM OF ISSUE NOTICE",
+            Schedule,
+            3000,
+            vec![],
+        ),
+        node("0002", "SCHEDULE 5 PRICING GRID", Schedule, 3000, vec![]),
+    ]);
     let p = plan(&t, &idx, &RouteOptions::default());
     assert_eq!(p.sections[0].matched.entry.as_deref(), Some("Exhibit"));
     assert_eq!(p.sections[0].route, Route::Skip);
@@ -338,19 +336,14 @@ fn a_lead_in_of_a_heading_with_children_is_not_sent() {
             vec![],
         )
     };
-    let with_own = |own: usize| DocTree {
-        doc_name: "d".into(),
-        doc_id: "d-1".into(),
-        line_count: 10,
-        format: DocFormat::Text,
-        health: Default::default(),
-        structure: vec![node(
+    let with_own = |own: usize| {
+        doc(vec![node(
             "0001",
             "ARTICLE VII EVENTS OF DEFAULT",
             Section,
             own,
             vec![child()],
-        )],
+        )])
     };
     let opts = RouteOptions::default();
     let short = plan(&with_own(LEAD_IN_CHARS), &index(), &opts);
