@@ -148,7 +148,13 @@ pub(crate) fn load_files(paths: &[PathBuf]) -> Result<GraphabilityIndex, IndexEr
 /// (base plus overlays, in the given order). Returns every problem found;
 /// an empty list means the files load.
 pub fn check_files(paths: &[PathBuf]) -> Vec<Problem> {
-    match load_files(paths) {
+    problems_of(load_files(paths))
+}
+
+/// The problems a load ended with: none, its validation problems, or the
+/// one I/O error as a problem at line 0.
+fn problems_of<T>(loaded: Result<T, IndexError>) -> Vec<Problem> {
+    match loaded {
         Ok(_) => Vec::new(),
         Err(IndexError::Invalid { problems }) => problems,
         Err(e) => vec![Problem {
@@ -165,17 +171,7 @@ pub fn check_files(paths: &[PathBuf]) -> Vec<Problem> {
 /// disk): what `kgroute index check` would say about an edit before it is
 /// written.
 pub fn check_edited(path: &Path, text: &str) -> Vec<Problem> {
-    match load_files_with(&[path.to_path_buf()], Some((path, text))) {
-        Ok(_) => Vec::new(),
-        Err(IndexError::Invalid { problems }) => problems,
-        Err(e) => vec![Problem {
-            file: e.path().to_path_buf(),
-            line: 0,
-            col: 0,
-            message: e.to_string(),
-            fix: "check the path and that the file is readable".into(),
-        }],
-    }
+    problems_of(load_files_with(&[path.to_path_buf()], Some((path, text))))
 }
 
 /// [`load_files`], with the text of one file given instead of read.
