@@ -51,6 +51,14 @@ fn main() -> anyhow::Result<()> {
             eval::median(docs.iter().map(|d| d.new_share()).collect()),
             eval::median(docs.iter().map(|d| d.cut_of_oracle()).collect()),
         );
+        let c = eval::hindsight(&docs);
+        println!(
+            "hindsight ceiling (each matched entry routed as this half's experts mostly rate it): \
+             precision {:.1}%, rel+ {:.1}%, cut/oracle {:.1}%",
+            c.precision(),
+            c.recall(),
+            c.cut_of_oracle()
+        );
         if misses {
             for d in &docs {
                 for (t, g, p, e, rel) in &d.misses {

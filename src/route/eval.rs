@@ -146,6 +146,20 @@ pub struct EvalFigures {
     /// whose route disagrees with the expert, for tuning.
     /// (title, gold tier, predicted tier, matched entry, gold relations).
     pub misses: Vec<(String, Tier, Option<Tier>, String, usize)>,
+    /// Every rated section's outcome, for [`hindsight`].
+    pub outcomes: Vec<SectionOutcome>,
+}
+
+/// How one rated section was routed, against its expert tier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionOutcome {
+    /// The matched index entry; `None` for a new section or one the title
+    /// does not decide (noise, empty lead-in, reserved).
+    pub entry: Option<String>,
+    pub sent: bool,
+    pub gold_sent: bool,
+    pub relations: usize,
+    pub chars: usize,
 }
 
 impl EvalFigures {
@@ -185,6 +199,7 @@ impl EvalFigures {
         self.chars_total += o.chars_total;
         self.chars_cut += o.chars_cut;
         self.chars_oracle += o.chars_oracle;
+        self.outcomes.extend(o.outcomes.iter().cloned());
     }
 
     /// Sum of several documents (shares then are pooled).
@@ -343,7 +358,19 @@ pub fn evaluate_file(path: &Path, index: &GraphabilityIndex) -> anyhow::Result<E
                 f.relations_kept += s.relations_est;
             }
         }
-        if !matches!(r.route, Route::Llm | Route::Skip) {
+        let decided = matches!(r.route, Route::Llm | Route::Skip);
+        f.outcomes.push(SectionOutcome {
+            entry: r
+                .matched
+                .entry
+                .clone()
+                .filter(|_| decided && r.predicted_tier.is_some()),
+            sent,
+            gold_sent: gold.is_sent(),
+            relations: s.relations_est,
+            chars: s.chars,
+        });
+        if !decided {
             continue;
         }
         f.sections += 1;
@@ -373,6 +400,77 @@ pub fn evaluate_file(path: &Path, index: &GraphabilityIndex) -> anyhow::Result<E
     Ok(f)
 }
 
+/// The ceiling of title-only routing on some documents, with hindsight:
+/// every matched entry routed the way the majority of *these* documents'
+/// expert tiers for it says (a tie sends), everything else as routed. An
+/// index fitted to the very files it is judged on can do no better with
+/// the same matches, so a target above this line needs better matching or
+/// evidence beyond the title, not another tier change.
+pub fn hindsight(docs: &[EvalFigures]) -> Ceiling {
+    use std::collections::HashMap;
+    let all: Vec<&SectionOutcome> = docs.iter().flat_map(|d| &d.outcomes).collect();
+    let mut votes: HashMap<&str, (usize, usize)> = HashMap::new();
+    for o in &all {
+        if let Some(e) = &o.entry {
+            let v = votes.entry(e.as_str()).or_default();
+            if o.gold_sent {
+                v.0 += 1;
+            } else {
+                v.1 += 1;
+            }
+        }
+    }
+    let mut c = Ceiling::default();
+    for o in all {
+        let sent = match &o.entry {
+            Some(e) => {
+                let (send, skip) = votes[e.as_str()];
+                send >= skip
+            }
+            None => o.sent,
+        };
+        if !sent {
+            c.chars_cut += o.chars;
+        }
+        if o.gold_sent {
+            c.relations_medium_plus += o.relations;
+            if sent {
+                c.relations_kept += o.relations;
+            }
+        } else {
+            c.chars_oracle += o.chars;
+        }
+        if o.entry.is_some() {
+            c.matched += 1;
+            c.decision_right += usize::from(sent == o.gold_sent);
+        }
+    }
+    c
+}
+
+/// The figures of [`hindsight`] routing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ceiling {
+    pub matched: usize,
+    pub decision_right: usize,
+    pub relations_medium_plus: usize,
+    pub relations_kept: usize,
+    pub chars_cut: usize,
+    pub chars_oracle: usize,
+}
+
+impl Ceiling {
+    pub fn precision(&self) -> f64 {
+        100.0 * self.decision_right as f64 / self.matched.max(1) as f64
+    }
+    pub fn recall(&self) -> f64 {
+        100.0 * self.relations_kept as f64 / self.relations_medium_plus.max(1) as f64
+    }
+    pub fn cut_of_oracle(&self) -> f64 {
+        100.0 * self.chars_cut as f64 / self.chars_oracle.max(1) as f64
+    }
+}
+
 /// The median of some values (0 for none).
 pub fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
@@ -384,5 +482,52 @@ pub fn median(mut v: Vec<f64>) -> f64 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(entry: Option<&str>, sent: bool, gold_sent: bool, rel: usize) -> SectionOutcome {
+        SectionOutcome {
+            entry: entry.map(str::to_string),
+            sent,
+            gold_sent,
+            relations: rel,
+            chars: 100,
+        }
+    }
+
+    #[test]
+    fn hindsight_routes_each_entry_by_the_experts_majority_across_documents() {
+        let a = EvalFigures {
+            outcomes: vec![
+                // `Interest`: sent twice by the experts, skipped once; the
+                // index skipped it everywhere.
+                outcome(Some("Interest"), false, true, 4),
+                outcome(Some("Interest"), false, false, 1),
+                // `Notices`: a tie sends.
+                outcome(Some("Notices"), false, true, 2),
+                // A new section keeps its own route (sent).
+                outcome(None, true, false, 1),
+            ],
+            ..Default::default()
+        };
+        let b = EvalFigures {
+            outcomes: vec![
+                outcome(Some("Interest"), false, true, 6),
+                outcome(Some("Notices"), false, false, 0),
+            ],
+            ..Default::default()
+        };
+        let c = hindsight(&[a, b]);
+        assert_eq!(c.matched, 5);
+        // Interest and Notices both sent: right where the expert sends.
+        assert_eq!(c.decision_right, 3);
+        assert_eq!((c.relations_kept, c.relations_medium_plus), (12, 12));
+        // Nothing skipped: no cut, though the experts would skip 300 chars.
+        assert_eq!((c.chars_cut, c.chars_oracle), (0, 300));
+        assert_eq!(c.recall(), 100.0);
     }
 }
