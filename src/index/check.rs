@@ -558,6 +558,23 @@ fn parse_entry(
     }
 }
 
+/// An entry that opens like `Section 16 Matters` or `Section 338 Election`:
+/// a one-number `Section N` followed by words with no separator. Entries
+/// are read without their numbering (a pasted `Section 1.01 Definitions` or
+/// `SECTION 5. Covenants` becomes `Definitions`, `Covenants`), so such a
+/// statute reference would be dropped and the entry match every heading
+/// named `Matters`. Returns the label and what is left.
+fn statute_like_label(entry: &str) -> Option<(crate::tree::Label, String)> {
+    let (label, rest) = crate::tree::split_heading(entry);
+    let label = label?;
+    let after = entry.trim_start().get(label.text.len()..)?;
+    let bare = label.kind == crate::tree::LabelKind::Section
+        && label.seq.len() == 1
+        && after.starts_with(char::is_whitespace)
+        && !after.trim_start().starts_with(['.', ':', '-', '\u{2014}']);
+    (bare && !rest.is_empty()).then_some((label, rest))
+}
+
 fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[String]) {
     let mut seen: HashMap<String, Seen> = HashMap::new();
     let noise_set: HashMap<String, &String> =
@@ -586,6 +603,22 @@ fn check_tiers(c: &mut Checker<'_>, map: &Mapping, anchors: &[String], noise: &[
                 std::iter::once((&title, false)).chain(aliases.iter().map(|a| (a, true)))
             {
                 let norm = normalize_title(name);
+                if let Some((label, rest)) = statute_like_label(name) {
+                    let what = if is_alias { "alias" } else { "title" };
+                    c.push(
+                        at,
+                        format!(
+                            "{what} `{name}` in `{key}` starts with what reads as numbering \
+                                 (`{}`), so it is matched as `{rest}`",
+                            label.text
+                        ),
+                        format!(
+                            "put the number after the words, e.g. `{rest} under {}`, \
+                                 or drop it",
+                            label.text
+                        ),
+                    );
+                }
                 if let Some(n) = noise_set.get(&norm) {
                     c.push(
                         at,
@@ -673,6 +706,22 @@ mod tests {
             "document_type: x\nversion: \"1\"\nanchors: [Subsidiaries]\nnoise: [Table of Contents]\nvery_high:\n  - title: Definitions\n    aliases: [Defined Terms]\n  - Subsidiaries\nlow:\n  - Governing Law\nmedium: []\n",
         );
         assert!(p.is_empty(), "{p:?}");
+    }
+
+    #[test]
+    fn a_statute_number_at_the_start_of_an_entry_is_flagged_and_pasted_numbering_is_not() {
+        let text = "document_type: x\nmedium:\n  - title: Tax Matters\n    aliases: [Section 338 Election, Election under Section 409A]\n  - Section 1.01 Definitions\n  - SECTION 5. Covenants\nlow:\n  - Section 16 Matters\n";
+        let p = problems(text);
+        let got: Vec<(usize, &str)> = p.iter().map(|p| (p.line, p.message.as_str())).collect();
+        assert_eq!(p.len(), 2, "{got:#?}");
+        assert_eq!(p[0].line, 3);
+        assert!(
+            p[0].message.contains("`Section 338 Election`")
+                && p[0].message.contains("as `Election`")
+        );
+        assert!(p[0].fix.contains("Election under Section 338"));
+        assert_eq!(p[1].line, 8);
+        assert!(p[1].message.contains("`Section 16 Matters`"));
     }
 
     #[test]

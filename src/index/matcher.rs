@@ -47,10 +47,12 @@ struct Key {
     weight: f64,
 }
 
-/// Where a heading sits: the names of its ancestors, outermost first.
+/// Where a heading sits: the names of its ancestors, outermost first, and
+/// the names its document defines in its opening (`("Miltenyi")`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MatchContext<'a> {
     pub parents: &'a [String],
+    pub own_names: &'a [String],
 }
 
 /// A query: content words as (token id or none, weight), and head words.
@@ -333,6 +335,57 @@ impl Matcher {
 
     /// Matches a heading's name (no numbering) in its context.
     pub fn match_heading(&self, name: &str, ctx: &MatchContext, threshold: f64) -> TitleMatch {
+        let read = self.without_own_names(name, ctx.own_names);
+        self.match_name(read.as_deref().unwrap_or(name), ctx, threshold)
+    }
+
+    /// The name without the words of the document's own defined names that
+    /// this index does not know (`Indemnification by Miltenyi` ->
+    /// `Indemnification by`): a party's name says whose clause it is, not
+    /// what it is, and as an unknown word it only dilutes the similarity.
+    /// A defined name the index knows (`Supplier`, `Parties`) stays.
+    /// `None` when nothing was dropped.
+    fn without_own_names(&self, name: &str, own: &[String]) -> Option<String> {
+        if own.is_empty() {
+            return None;
+        }
+        let own_words: HashSet<String> = own
+            .iter()
+            .flat_map(|n| super::tokens::raw_words(n))
+            .filter(|w| w.len() >= 2 && w.chars().all(char::is_alphabetic))
+            .collect();
+        let is_own = |piece: &str| {
+            let raw = super::tokens::raw_words(piece);
+            let [w] = raw.as_slice() else {
+                return false;
+            };
+            // `Zogenix's` reads `zogenixs` once its apostrophe is dropped.
+            let known =
+                own_words.contains(w) || w.strip_suffix('s').is_some_and(|b| own_words.contains(b));
+            known
+                && self
+                    .concepts
+                    .apply(stems(piece))
+                    .iter()
+                    .all(|s| !self.vocab.contains_key(s) && !is_stopword(s))
+        };
+        let mut dropped = false;
+        let kept: Vec<String> = name
+            .split_whitespace()
+            .map(|piece| {
+                if is_own(piece) {
+                    dropped = true;
+                    // Keep the separators a compound title splits on.
+                    piece.chars().filter(|c| !c.is_alphanumeric()).collect()
+                } else {
+                    piece.to_string()
+                }
+            })
+            .collect();
+        dropped.then(|| kept.join(" "))
+    }
+
+    fn match_name(&self, name: &str, ctx: &MatchContext, threshold: f64) -> TitleMatch {
         let mut out = TitleMatch::unmatched();
         let norm = normalize_name(name);
         if is_reserved_normalized(&norm) {

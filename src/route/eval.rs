@@ -320,6 +320,7 @@ fn gold_tree(g: &GoldFile) -> DocTree {
         format: DocFormat::Text,
         structure,
         health: Default::default(),
+        party_names: Vec::new(),
     }
 }
 

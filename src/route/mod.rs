@@ -139,9 +139,10 @@ fn match_node(
     node: &Node,
     parents: &[String],
     in_exhibit: bool,
+    own_names: &[String],
     index: &GraphabilityIndex,
 ) -> TitleMatch {
-    let m = index.match_heading(&heading_name(node), &MatchContext { parents });
+    let m = index.match_heading(&heading_name(node), &MatchContext { parents, own_names });
     if m.method != MatchMethod::None || m.reserved {
         return m;
     }
@@ -233,7 +234,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
         .into_iter()
         .map(|p| {
             let node = p.node;
-            let matched = match_node(node, &p.parents, p.in_exhibit, index);
+            let matched = match_node(node, &p.parents, p.in_exhibit, &tree.party_names, index);
             let heading_only = !node.nodes.is_empty() && node.chars <= LEAD_IN_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),

@@ -53,6 +53,7 @@ fn doc(structure: Vec<Node>) -> DocTree {
         line_count: 10,
         format: DocFormat::Text,
         health: Default::default(),
+        party_names: Vec::new(),
         structure,
     }
 }
@@ -65,6 +66,7 @@ fn tree() -> DocTree {
         line_count: 10,
         format: DocFormat::Text,
         health: Default::default(),
+        party_names: Vec::new(),
         structure: vec![
             node("0000", "Preamble", Preamble, 700, vec![]),
             node("0001", "TABLE OF CONTENTS", Toc, 3000, vec![]),

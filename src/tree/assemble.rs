@@ -190,6 +190,8 @@ pub(crate) fn assemble(
         format,
         structure,
         health: TreeHealth::default(),
+        // Filled in by `build_tree` from the opening's text.
+        party_names: Vec::new(),
     };
     tree.health = health::measure(&tree, toc);
     tree

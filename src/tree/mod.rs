@@ -17,6 +17,7 @@ mod markdown;
 #[cfg(test)]
 mod markdown_tests;
 mod md_signature;
+pub mod party_names;
 mod plaintext;
 pub mod source;
 #[cfg(test)]
@@ -95,6 +96,10 @@ pub struct DocTree {
     /// Whether the tree looks right (preamble share, numbering, contents).
     #[serde(default)]
     pub health: TreeHealth,
+    /// The parties' short names the opening defines (`("Miltenyi")`):
+    /// matching reads headings without them.
+    #[serde(default)]
+    pub party_names: Vec<String>,
 }
 
 impl DocTree {
@@ -163,11 +168,13 @@ pub fn build_tree(source: &SourceText) -> DocTree {
         std::thread::scope(|s| {
             let hash = s.spawn(id);
             let mut t = headings_tree(source);
+            t.party_names = party_names::party_names(source, &t.structure);
             t.doc_id = hash.join().expect("hashing does not panic");
             t
         })
     } else {
         let mut t = headings_tree(source);
+        t.party_names = party_names::party_names(source, &t.structure);
         t.doc_id = id();
         t
     }

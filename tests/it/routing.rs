@@ -40,7 +40,13 @@ fn valuable_text_is_not_matched_to_boilerplate() {
     assert_ne!(r.entry.as_deref(), Some("Interest Rates"));
     assert!(r.tier.is_none_or(Tier::is_sent), "{r:?}");
     let parents = ["Guaranty".to_string()];
-    let w = idx.match_heading("Waivers", &MatchContext { parents: &parents });
+    let w = idx.match_heading(
+        "Waivers",
+        &MatchContext {
+            parents: &parents,
+            ..Default::default()
+        },
+    );
     assert_eq!(w.method, MatchMethod::Context, "{w:?}");
     assert!(w.tier.is_some_and(Tier::is_sent), "{w:?}");
     let plain = idx.match_heading("Waivers", &MatchContext::default());
@@ -95,4 +101,48 @@ fn gold_evaluation_adds_up() {
         // Definitions carry the most relations of every file: never skipped.
         assert!(f.recall() > 90.0, "{name}: {}", f.recall());
     }
+}
+
+/// Headings that name a party by the short name its opening defines
+/// (`Indemnification by Acme`) match like the same heading without it.
+#[test]
+fn a_heading_naming_a_party_matches_as_the_plain_heading() {
+    use kgroute::route::{plan, RouteOptions};
+    use kgroute::tree::{build_tree, SourceText};
+    let idx = GraphabilityIndex::load(&[repo().join("indices/commercial.yaml")]).unwrap();
+    let body = "Each party shall perform its obligations under this Agreement in a timely manner. ";
+    let mut text = String::from(
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made between Acme Widgets, Inc., a \
+         Delaware corporation having its place of business at 1 Main Street, Dover \
+         (\"Acme\"), and Beta Retail LLC (hereinafter \"Beta\").\n\n",
+    );
+    let headings = [
+        "1.1 Definitions",
+        "2.1 Indemnification by Acme",
+        "2.2 Indemnification by Beta",
+        "2.3 Indemnification",
+        "3.1 Acme Trademarks",
+        "3.2 Trademarks",
+    ];
+    for h in headings {
+        text.push_str(&format!("{h}. {}\n\n", body.repeat(4)));
+    }
+    let tree = build_tree(&SourceText::from_text("supply.txt", &text));
+    assert_eq!(tree.party_names, vec!["Acme", "Beta"]);
+    let p = plan(&tree, &idx, &RouteOptions::default());
+    let entry = |name: &str| {
+        p.sections
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} not in {:?}", p.sections))
+            .matched
+            .entry
+            .clone()
+    };
+    let plain = entry("Indemnification");
+    assert!(plain.is_some());
+    assert_eq!(entry("Indemnification by Acme"), plain);
+    assert_eq!(entry("Indemnification by Beta"), plain);
+    assert_eq!(entry("Acme Trademarks"), entry("Trademarks"));
+    assert!(entry("Trademarks").is_some());
 }

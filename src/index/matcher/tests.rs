@@ -119,7 +119,14 @@ fn breadcrumb_settles_ambiguous_titles() {
     let plain = m.match_heading("Waivers", &MatchContext::default(), T);
     assert_eq!(plain.entry.as_deref(), Some("No Waivers"));
     let parents = ["Guaranty".to_string()];
-    let r = m.match_heading("Waivers", &MatchContext { parents: &parents }, T);
+    let r = m.match_heading(
+        "Waivers",
+        &MatchContext {
+            parents: &parents,
+            ..Default::default()
+        },
+        T,
+    );
     assert_eq!(
         (r.entry.as_deref(), r.method, r.tier),
         (
@@ -130,7 +137,14 @@ fn breadcrumb_settles_ambiguous_titles() {
     );
     assert_eq!(r.runner_up.as_deref(), Some("No Waivers"));
     let parents = ["Miscellaneous".to_string()];
-    let r = m.match_heading("Waivers", &MatchContext { parents: &parents }, T);
+    let r = m.match_heading(
+        "Waivers",
+        &MatchContext {
+            parents: &parents,
+            ..Default::default()
+        },
+        T,
+    );
     assert_eq!(r.entry.as_deref(), Some("No Waivers"));
 }
 
@@ -199,4 +213,28 @@ fn compound_parts() {
         vec!["Sharing of Payments".to_string()]
     );
     assert_eq!(split_parts("Mergers and Sales").len(), 2);
+}
+
+#[test]
+fn a_party_name_the_index_does_not_know_is_read_past() {
+    let m = matcher();
+    let own = ["Miltenyi".to_string(), "Notices".to_string()];
+    let ctx = MatchContext {
+        own_names: &own,
+        ..Default::default()
+    };
+    // Without the document's names the company name dilutes the title.
+    let plain = m.match_heading("Setoff by Miltenyi", &MatchContext::default(), T);
+    assert_eq!(plain.entry, None, "{plain:?}");
+    let r = m.match_heading("Setoff by Miltenyi", &ctx, T);
+    assert_eq!(r.entry.as_deref(), Some("Setoff"), "{r:?}");
+    // Possessive and compound forms: the separators stay.
+    let r = m.match_heading("Miltenyi's Liens; Negative Pledge", &ctx, T);
+    assert_eq!(r.entry.as_deref(), Some("Negative Pledge"), "{r:?}");
+    // A defined name the index knows is a word of the title, kept.
+    let r = m.match_heading("Notices", &ctx, T);
+    assert_eq!(r.entry.as_deref(), Some("Notices"));
+    // A title that is only a party name matches nothing.
+    let r = m.match_heading("Miltenyi", &ctx, T);
+    assert_eq!(r.entry, None, "{r:?}");
 }
