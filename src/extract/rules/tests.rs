@@ -688,3 +688,12 @@ fn a_one_number_section_is_no_parent_of_dotted_sections() {
     ));
     assert_eq!(referenced(&o), ["Section 2.6"], "{:#?}", o.relations);
 }
+
+#[test]
+fn a_schedule_is_itself_in_its_own_text() {
+    let o = extract(&input(
+        "SCHEDULE 2.01 Commitments",
+        "The amounts in Schedule 2.01 are reduced by those in Schedule 2.02.",
+    ));
+    assert_eq!(referenced(&o), ["Schedule 2.02"], "{:#?}", o.relations);
+}
