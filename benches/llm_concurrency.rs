@@ -31,18 +31,24 @@ fn ontology() -> Ontology {
 
 fn sections(n: usize) -> Vec<SectionInput> {
     (0..n)
-        .map(|i| SectionInput {
-            doc_id: "bench".into(),
-            doc_type: "credit_agreement".into(),
-            node_id: format!("{i:04}"),
-            title: format!("Section {i}"),
-            breadcrumb: format!("[Article 1 > Section {i}]"),
-            start_line: i * 10 + 1,
-            end_line: i * 10 + 9,
-            text: format!(
-                "Acme Corp (the \"Borrower\") shall repay the Loans under Section {i}.01."
-            ),
-            anchor: false,
+        .map(|i| {
+            let title = format!("Section {i}");
+            let (label, name) = kgroute::tree::split_heading(&title);
+            SectionInput {
+                doc_id: "bench".into(),
+                doc_type: "credit_agreement".into(),
+                node_id: format!("{i:04}"),
+                title,
+                label,
+                name,
+                breadcrumb: format!("[Article 1 > Section {i}]"),
+                start_line: i * 10 + 1,
+                end_line: i * 10 + 9,
+                text: format!(
+                    "Acme Corp (the \"Borrower\") shall repay the Loans under Section {i}.01."
+                ),
+                anchor: false,
+            }
         })
         .collect()
 }

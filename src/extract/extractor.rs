@@ -187,6 +187,8 @@ pub fn section_inputs(
             doc_type: doc_type.to_string(),
             node_id: s.node_id.clone(),
             title: s.title.clone(),
+            label: s.label.clone(),
+            name: s.name.clone(),
             breadcrumb: s.breadcrumb.clone(),
             start_line: s.start_line,
             end_line: s.end_line,
@@ -470,6 +472,9 @@ impl Extractor {
         profile: &ExtractionProfile,
     ) -> PieceResult {
         let prompt_version = self.prompt_version();
+        // The label and name are parsed from the title, which the breadcrumb
+        // carries, so they add nothing to the key: answers cached before
+        // they existed stay valid.
         let key = cache_key(
             &client.config().model,
             prompt_version,

@@ -22,6 +22,7 @@
 //! loopback test server).
 
 use crate::index::Tier;
+use crate::tree::Label;
 use serde::{Deserialize, Serialize};
 
 /// What the extractor is given for one section: the whole section by its
@@ -31,7 +32,16 @@ pub struct SectionInput {
     pub doc_id: String,
     pub doc_type: String,
     pub node_id: String,
+    /// The heading as written.
     pub title: String,
+    /// The heading's numbering as the tree parsed it (`Section 5.06` ->
+    /// [5, 6]); `None` for an unnumbered heading. The rules read the
+    /// section's own number here, never from the title.
+    #[serde(default)]
+    pub label: Option<Label>,
+    /// The title without its label, from the tree.
+    #[serde(default)]
+    pub name: String,
     pub breadcrumb: String,
     pub start_line: usize,
     pub end_line: usize,

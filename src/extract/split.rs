@@ -154,6 +154,8 @@ mod tests {
             doc_type: "credit_agreement".into(),
             node_id: "0002".into(),
             title: "Definitions".into(),
+            label: None,
+            name: "Definitions".into(),
             breadcrumb: "[Article 1 > Definitions]".into(),
             start_line: 100,
             end_line: 100 + text.split('\n').count() - 1,

@@ -85,11 +85,14 @@ fn span(rel: &str, start: usize, end: usize, title: &str) -> SectionInput {
 }
 
 fn input(rel: &str, start: usize, end: usize, title: &str, text: &str) -> SectionInput {
+    let (label, name) = kgroute::tree::split_heading(title);
     SectionInput {
         doc_id: rel.into(),
         doc_type: "credit_agreement".into(),
         node_id: format!("{start:04}"),
         title: title.into(),
+        label,
+        name,
         breadcrumb: format!("[{title}]"),
         start_line: start,
         end_line: end,
@@ -634,6 +637,8 @@ fn tree_sections(rel: &str) -> Vec<SectionInput> {
             doc_type: "credit_agreement".into(),
             node_id: n.node_id.clone(),
             title: n.title.clone(),
+            label: n.label.clone(),
+            name: n.name.clone(),
             breadcrumb: n.breadcrumb.clone(),
             start_line: n.start_line,
             end_line: n.end_line,

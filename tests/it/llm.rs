@@ -39,11 +39,15 @@ fn extractor(cfg: LlmConfig, concurrency: usize, cache: Option<&Path>) -> Extrac
 }
 
 fn section(i: usize, text: &str) -> SectionInput {
+    let title = format!("Section {i}.01 Parties");
+    let (label, name) = kgroute::tree::split_heading(&title);
     SectionInput {
         doc_id: "doc".into(),
         doc_type: "credit_agreement".into(),
         node_id: format!("{i:04}"),
-        title: format!("Section {i}.01 Parties"),
+        title,
+        label,
+        name,
         breadcrumb: format!("[Article {i} > Section {i}.01 Parties]"),
         start_line: i * 10,
         end_line: i * 10 + 2,

@@ -17,18 +17,18 @@
 use super::validate::ontology_name;
 use super::{Entity, Relation, SectionInput};
 use crate::index::Ontology;
-use once_cell::sync::Lazy;
-use regex::Regex;
 use std::collections::HashSet;
 
 mod builder;
 mod obligations;
+mod own;
 mod parties;
 mod terms;
 mod text;
 
 use builder::Builder;
 use obligations::*;
+use own::OwnSection;
 use parties::*;
 use terms::*;
 use text::*;
@@ -45,10 +45,6 @@ pub struct RulesOutput {
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
 }
-
-/// `Section 5.06 ...`, `SECTION 5.06. ...` or a bare `4.8 Assistance` title.
-static OWN_SECTION: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"(?i)(?:\bsection\s+|^\s*)(\d{1,2}(?:\.\d{1,3})+[a-z]?)\b").unwrap());
 
 /// Runs the rules over one section. Deterministic: the same input always
 /// gives the same output, in the same order.
@@ -85,7 +81,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     }
     let term_re = term_regex(&terms);
 
-    let own = own_section(input);
+    let own = OwnSection::of(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut event_list: Option<String> = None;
     // An obligation whose sentence ends in `:` (`... will not create any
@@ -154,42 +150,18 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         // cross-reference.
         let refs: Vec<String> = section_refs(p)
             .into_iter()
-            .filter(|r| *r != own.0 && !r.starts_with(&format!("{}.", own.0)))
+            .filter(|r| !own.is_itself_or_within(r))
             .collect();
         if refs.is_empty() {
             continue;
         }
-        let subject = b.entity(&own.0, "SectionRef", &own.1);
+        let subject = b.entity(&own.name, "SectionRef", &own.title);
         for sref in refs {
             let t = b.entity(&sref, "SectionRef", "");
             b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
         }
     }
     b.finish()
-}
-
-/// The section's own reference entity: `Section 5.06` from its title, or
-/// the title itself.
-fn own_section(input: &SectionInput) -> (String, String) {
-    let name = OWN_SECTION
-        .captures(&input.title)
-        .map(|c| format!("Section {}", &c[1]))
-        .or_else(|| {
-            // `Article 5 Use; Compliance with Laws` is `Article 5`, the name
-            // its cross-references use.
-            section_refs(&input.title)
-                .into_iter()
-                .next()
-                .filter(|r| r.starts_with("Article "))
-                .filter(|_| PART_REF.find(&input.title).is_some_and(|m| m.start() == 0))
-        })
-        .unwrap_or_else(|| normalize_ws(&input.title));
-    let name = if name.is_empty() {
-        format!("Section {}", input.node_id)
-    } else {
-        name
-    };
-    (name, normalize_ws(&input.title))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
 
 use super::builder::Builder;
+use super::own::OwnSection;
 use super::parties::*;
 use super::terms::*;
 use super::text::*;
@@ -78,7 +79,7 @@ pub(super) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
-    own: &(String, String),
+    own: &OwnSection,
 ) -> Option<String> {
     let mut last = None;
     for c in NEITHER.captures_iter(p) {
@@ -263,9 +264,9 @@ pub(super) fn clause_at(p: &str, start: usize) -> &str {
 }
 
 /// Section references, amounts and rates inside an obligation's clause.
-pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &(String, String)) {
+pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &OwnSection) {
     for sref in section_refs(clause) {
-        if sref != own.0 {
+        if !own.is_itself(&sref) {
             let s = b.entity(&sref, "SectionRef", "");
             b.relate(ob, "REFERENCES", &s, &snippet_around(clause, &sref));
         }
