@@ -22,7 +22,7 @@ use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
-    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome, IndexUsed,
 };
 use crate::route::cost::CostModel;
 use crate::route::{Route, RouteOptions, RoutePlan};
@@ -406,6 +406,7 @@ fn batch_report(
     BatchReport {
         batch_id: batch_id.to_string(),
         index_version: index.version.clone(),
+        indices: set.indices.iter().map(IndexUsed::of).collect(),
         documents,
         input_per_million: prices.map_or(0.0, |p| p.input_per_million),
         output_per_million: prices.map_or(0.0, |p| p.output_per_million),
