@@ -23,6 +23,9 @@ Tiers: very_high, high, medium, low, very_low (or `Very High`, ...).
 With a folder (the default `indices/`), each row's decision goes into the
 index of the row's doc_type; rows of documents that fit no index (doc_type
 `unknown`) are listed as not written (exit code 1) and stay in the report.
+With one index file, only the rows of that index's document_type are
+written; the others are listed the same way (a report without a doc_type
+column gives every row to the file).
 
 Examples:
   kgroute review reports/b1/sections.csv                      # indices/, by doc_type
@@ -49,7 +52,8 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     if args.index.is_dir() {
         return run_folder(&args);
     }
-    let result = review::review(&args.sections_csv, &args.index)?;
+    let review = review::review(&args.sections_csv, &args.index)?;
+    let result = &review.result;
     let mut err = std::io::stderr().lock();
     for n in &result.notices {
         writeln!(err, "note: {n}")?;
@@ -57,9 +61,17 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     for c in &result.changes {
         writeln!(err, "{c}")?;
     }
+    for u in &review.unwritable {
+        writeln!(err, "warning: {u}")?;
+    }
+    let outcome = if review.unwritable.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    };
     if !result.changed() {
         writeln!(err, "no change to {}", args.index.display())?;
-        return Ok(Outcome::Success);
+        return Ok(outcome);
     }
     let version = format!(
         "version {} -> {}",
@@ -67,7 +79,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         result.new_version.as_deref().unwrap_or("(none)")
     );
     if args.write {
-        review::write_index(&args.index, &result)?;
+        review::write_index(&args.index, result)?;
         writeln!(
             err,
             "wrote {} ({} change(s), {version}); it validates",
@@ -84,7 +96,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
             "dry run ({version}); the edit validates; add --write to apply"
         )?;
     }
-    Ok(Outcome::Success)
+    Ok(outcome)
 }
 
 /// The folder form: one diff (or write) per touched index file.

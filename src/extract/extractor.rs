@@ -26,8 +26,10 @@ use tokio::sync::Semaphore;
 /// Running totals, readable at any time (e.g. by a progress bar).
 #[derive(Debug, Default)]
 pub struct Counters {
-    /// HTTP requests sent (every attempt counts).
+    /// HTTP requests sent for sections (every attempt counts).
     pub requests: AtomicU64,
+    /// Title-mapping requests sent (apart from the sections' `requests`).
+    pub title_requests: AtomicU64,
     /// Retries after a retryable failure.
     pub retries: AtomicU64,
     /// Section pieces answered from the cache.
@@ -48,6 +50,7 @@ pub struct Counters {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CounterSnapshot {
     pub requests: u64,
+    pub title_requests: u64,
     pub retries: u64,
     pub cache_hits: u64,
     pub tokens_in: u64,
@@ -64,6 +67,7 @@ impl Counters {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
         CounterSnapshot {
             requests: g(&self.requests),
+            title_requests: g(&self.title_requests),
             retries: g(&self.retries),
             cache_hits: g(&self.cache_hits),
             tokens_in: g(&self.tokens_in),
@@ -198,6 +202,16 @@ pub fn section_inputs(
         .collect()
 }
 
+/// Whether a request that is not a section's was sent, and how it ended
+/// (see [`Extractor::side_request`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SideCall {
+    /// Nothing was sent (answered from the cache).
+    NotSent,
+    Answered,
+    Failed(CallError),
+}
+
 /// The answer to one piece of a section.
 struct PieceResult {
     output: Option<ModelOutput>,
@@ -293,7 +307,7 @@ impl Extractor {
     }
 
     /// The LLM client, for the one other kind of request a batch makes (the
-    /// title mapping); take [`Self::side_permit`] around it.
+    /// title mapping); send through [`Self::side_request`].
     pub fn llm_client(&self) -> Option<&LlmClient> {
         self.client.as_ref()
     }
@@ -303,17 +317,70 @@ impl Extractor {
         self.cache.as_ref().map(|c| c.dir())
     }
 
-    /// A permit of the one concurrency bound for a request that is not a
-    /// section (so `--concurrency` holds for every request of the run);
-    /// refused once the circuit breaker is open.
-    pub async fn side_permit(&self) -> Result<tokio::sync::SemaphorePermit<'_>, String> {
+    /// Runs `call`, a request that is not a section's (the title mapping),
+    /// as a section request is run: under a permit of the one concurrency
+    /// bound (so `--concurrency` holds for every request of the run),
+    /// counted in flight and in `title_requests` when it sent one, and its
+    /// failure moves the circuit breaker as a section request's does.
+    /// Refused, with the reason, once the breaker is open.
+    pub async fn side_request<T>(
+        &self,
+        call: impl std::future::Future<Output = (T, SideCall)>,
+    ) -> Result<T, String> {
         if let Some(r) = self.breaker.get() {
             return Err(format!("endpoint unavailable: {r}"));
         }
-        self.semaphore
+        let _permit = self
+            .semaphore
             .acquire()
             .await
-            .map_err(|e| format!("extractor closed: {e}"))
+            .map_err(|e| format!("extractor closed: {e}"))?;
+        self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
+        let (out, sent) = call.await;
+        self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
+        match &sent {
+            SideCall::NotSent => {}
+            SideCall::Answered => self.note_result(Ok(())),
+            SideCall::Failed(e) => self.note_result(Err(e)),
+        }
+        if !matches!(sent, SideCall::NotSent) {
+            self.counters.title_requests.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(out)
+    }
+
+    /// What one request's result does to the circuit breaker, for a
+    /// section's and a title mapping's alike: an answer or any other failure
+    /// ends a run of transport failures; `--breaker-after` transport
+    /// failures in a row open it, and so does a rejected key.
+    fn note_result(&self, res: Result<(), &CallError>) {
+        match res {
+            Err(CallError::FormatUnsupported(_)) => {}
+            Err(CallError::Transport(reason)) => {
+                let n = self.transport_failures.fetch_add(1, Ordering::Relaxed) + 1;
+                let after = self
+                    .client
+                    .as_ref()
+                    .map_or(1, |c| c.config().breaker_after)
+                    .max(1);
+                if n >= after {
+                    let _ = self.breaker.set(format!(
+                        "{n} transport failures in a row, the last: {reason}"
+                    ));
+                }
+            }
+            Err(CallError::Fatal(reason)) => {
+                self.transport_failures.store(0, Ordering::Relaxed);
+                // A rejected key is rejected for every request: stop
+                // sending (a server without `/models` passed preflight).
+                if reason.starts_with("HTTP 401") || reason.starts_with("HTTP 403") {
+                    let _ = self.breaker.set(reason.clone());
+                }
+            }
+            Ok(()) | Err(CallError::Retryable { .. }) => {
+                self.transport_failures.store(0, Ordering::Relaxed);
+            }
+        }
     }
 
     /// Running totals (requests, cache hits, tokens, sections).
@@ -617,43 +684,24 @@ impl Extractor {
                 }
                 (res, until)
             };
+            self.note_result(res.as_ref().map(|_| ()));
             let (reason, retry_after) = match res {
-                Ok(a) => {
-                    self.transport_failures.store(0, Ordering::Relaxed);
-                    return Ok(a);
-                }
+                Ok(a) => return Ok(a),
                 Err(CallError::FormatUnsupported(_)) => {
                     // Only a json_schema request gets this answer and the
                     // client now uses json_object for the rest of the run:
                     // resend at once; this is not a retry.
                     continue;
                 }
-                Err(CallError::Fatal(reason)) => {
-                    self.transport_failures.store(0, Ordering::Relaxed);
-                    // A rejected key is rejected for every section: stop
-                    // sending (a server without `/models` passed preflight).
-                    if reason.starts_with("HTTP 401") || reason.starts_with("HTTP 403") {
-                        let _ = self.breaker.set(reason.clone());
-                    }
-                    return Err(reason);
-                }
-                Err(CallError::Transport(reason)) => {
-                    let n = self.transport_failures.fetch_add(1, Ordering::Relaxed) + 1;
-                    if n >= cfg.breaker_after.max(1) {
-                        let _ = self.breaker.set(format!(
-                            "{n} transport failures in a row, the last: {reason}"
-                        ));
-                        return Err(unavailable(self.breaker.get().expect("just set")));
-                    }
-                    (reason, None)
-                }
+                Err(CallError::Fatal(reason)) => return Err(reason),
+                Err(CallError::Transport(reason)) => match self.breaker.get() {
+                    Some(open) => return Err(unavailable(open)),
+                    None => (reason, None),
+                },
                 Err(CallError::Retryable {
                     reason,
                     retry_after,
-                }) => {
-                    self.transport_failures.store(0, Ordering::Relaxed);
-                    (reason, retry_after)
-                }
+                }) => (reason, retry_after),
             };
             if retry >= policy.max_retries {
                 return Err(format!("{reason} (gave up after {} attempts)", retry + 1));

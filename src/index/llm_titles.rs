@@ -10,7 +10,7 @@
 //! extractions; `--no-llm-match` turns the call off.
 
 use super::GraphabilityIndex;
-use crate::extract::llm::client::LlmClient;
+use crate::extract::llm::client::{CallError, LlmClient};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -62,6 +62,25 @@ pub struct TitleAnswer {
     pub tokens_out: u64,
     pub cached: bool,
 }
+
+/// A title-mapping request that got no answer, with the client's failure
+/// (a batch counts it toward the circuit breaker like a section's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TitleCallFailed(pub CallError);
+
+impl std::fmt::Display for TitleCallFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = match &self.0 {
+            CallError::Retryable { reason, .. }
+            | CallError::Transport(reason)
+            | CallError::FormatUnsupported(reason)
+            | CallError::Fatal(reason) => reason,
+        };
+        write!(f, "LLM title mapping failed: {reason}")
+    }
+}
+
+impl std::error::Error for TitleCallFailed {}
 
 /// The messages of the one call for a document.
 pub fn messages(index: &GraphabilityIndex, titles: &[TitleQuery]) -> Vec<Value> {
@@ -152,8 +171,8 @@ pub fn cached(
 
 /// Maps `titles` with one call (or the cache). A garbage answer maps
 /// nothing (and is cached like any answer, so a resume asks nothing new); a
-/// failed call is returned as the error, for the caller to report, and is
-/// never cached.
+/// failed call is returned as the error ([`TitleCallFailed`], for the
+/// caller to report and count), and is never cached.
 pub async fn map_titles(
     client: &LlmClient,
     cache_dir: Option<&Path>,
@@ -178,16 +197,7 @@ pub async fn map_titles(
             false,
         )
         .await
-        .map_err(|e| {
-            use crate::extract::llm::client::CallError as E;
-            let reason = match e {
-                E::Retryable { reason, .. }
-                | E::Transport(reason)
-                | E::FormatUnsupported(reason)
-                | E::Fatal(reason) => reason,
-            };
-            anyhow::anyhow!("LLM title mapping failed: {reason}")
-        })?;
+        .map_err(TitleCallFailed)?;
     let mapping = parse_answer(index, titles, &answer.content);
     if let Some(dir) = cache_dir {
         let p = cache_path(dir, &key);

@@ -38,6 +38,12 @@ pub struct DocEntry {
     pub doc_id: Option<String>,
     pub state: DocState,
     pub error: Option<String>,
+    /// What the document's LLM title mapping did, recorded as soon as it
+    /// is done, so a resume that redoes the document (its answer now in the
+    /// cache) reports the request this batch made (absent in older
+    /// manifests and before the mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title_mapping: Option<crate::index::llm_titles::TitleMappingUse>,
 }
 
 /// What a batch was built with: a resume must use the same.
@@ -130,6 +136,7 @@ impl Manifest {
                     doc_id: None,
                     state: DocState::Pending,
                     error: None,
+                    title_mapping: None,
                 })
                 .collect(),
         }
@@ -204,6 +211,7 @@ impl Manifest {
                     doc_id: None,
                     state: DocState::Pending,
                     error: None,
+                    title_mapping: None,
                 });
             }
         }

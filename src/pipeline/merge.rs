@@ -11,7 +11,7 @@
 use super::manifest::{DocState, Manifest};
 use super::run::{load_saved_at, outcome_from};
 use crate::report::{
-    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome, IndexUsed,
 };
 use crate::shard::ShardSpec;
 use crate::sink::files::{FileSink, PARTS_DIR};
@@ -26,7 +26,11 @@ pub const REPORT_META_FILE: &str = "report-meta.json";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct ReportMeta {
+    /// The primary index's version (what older batches recorded).
     index_version: String,
+    /// Every index of the batch (absent in older batches' files).
+    #[serde(default)]
+    indices: Vec<IndexUsed>,
     input_per_million: f64,
     output_per_million: f64,
     extractor: String,
@@ -38,6 +42,7 @@ struct ReportMeta {
 pub fn save_report_meta(out_dir: &Path, r: &BatchReport) -> anyhow::Result<()> {
     let meta = ReportMeta {
         index_version: r.index_version.clone(),
+        indices: r.indices.clone(),
         input_per_million: r.input_per_million,
         output_per_million: r.output_per_million,
         extractor: r.extractor.clone(),
@@ -225,6 +230,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     let report = BatchReport {
         batch_id,
         index_version: m.index_version.clone(),
+        indices: indices_of(&shards),
         documents: outcomes,
         input_per_million: m.input_per_million,
         output_per_million: m.output_per_million,
@@ -236,6 +242,19 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     let summary = write_batch_reports(out, &report)?;
     record_history(history, &summary)?;
     Ok(summary)
+}
+
+/// Every index the shards were run with, each once, in the first shard's
+/// order (the identity check makes them one set; a shard of an older
+/// version records none).
+fn indices_of(shards: &[Shard]) -> Vec<IndexUsed> {
+    let mut out: Vec<IndexUsed> = Vec::new();
+    for i in shards.iter().flat_map(|s| &s.meta.indices) {
+        if !out.contains(i) {
+            out.push(i.clone());
+        }
+    }
+    out
 }
 
 fn copy(from: &Path, to: &Path) -> anyhow::Result<()> {

@@ -9,6 +9,9 @@ use std::io::IsTerminal;
 pub struct Totals {
     pub sections_done: u64,
     pub sections_to_send: u64,
+    /// Title-mapping requests of the documents so far (their tokens and
+    /// cost are in the figures below, with the sections').
+    pub title_requests: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost_usd: f64,
@@ -44,29 +47,17 @@ impl Progress {
     /// Updates the running totals (bar only; plain output prints per document).
     pub fn update(&self, t: &Totals) {
         if let Progress::Bar(bar) = self {
-            bar.set_message(format!(
-                "sections {}/{}  tokens {} in / {} out  ~${:.4}",
-                t.sections_done, t.sections_to_send, t.tokens_in, t.tokens_out, t.cost_usd
-            ));
+            bar.set_message(totals_line(t));
         }
     }
 
     /// The periodic heartbeat: totals with requests in flight, retries and
     /// waits (the bar's message, or one plain line), so a stalled run shows.
     pub fn tick(&self, t: &Totals, c: &crate::extract::CounterSnapshot) {
-        let line = format!(
-            "sections {}/{}, requests {} ({} in flight), retries {}, waiting {}, failed {}",
-            t.sections_done,
-            t.sections_to_send,
-            c.requests,
-            c.in_flight,
-            c.retries,
-            c.waiting,
-            c.sections_failed
-        );
+        let line = heartbeat_line(t, c);
         match self {
             Progress::Bar(bar) => bar.set_message(line),
-            Progress::Lines { .. } if c.requests > 0 || c.waiting > 0 => {
+            Progress::Lines { .. } if c.requests + c.title_requests > 0 || c.waiting > 0 => {
                 println!("  ... {line}")
             }
             _ => {}
@@ -101,5 +92,72 @@ impl Progress {
         if let Progress::Bar(bar) = self {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// The bar's running totals; tokens and cost are the whole spend (sections
+/// and title mapping), as in the batch headline.
+fn totals_line(t: &Totals) -> String {
+    let titles = if t.title_requests > 0 {
+        format!(" (+{} title mapping)", t.title_requests)
+    } else {
+        String::new()
+    };
+    format!(
+        "sections {}/{}{titles}  tokens {} in / {} out  ~${:.4}",
+        t.sections_done, t.sections_to_send, t.tokens_in, t.tokens_out, t.cost_usd
+    )
+}
+
+/// The heartbeat: section requests, and the title-mapping requests apart.
+fn heartbeat_line(t: &Totals, c: &crate::extract::CounterSnapshot) -> String {
+    let titles = if c.title_requests > 0 {
+        format!(" + {} title mapping", c.title_requests)
+    } else {
+        String::new()
+    };
+    format!(
+        "sections {}/{}, requests {}{titles} ({} in flight), retries {}, waiting {}, failed {}",
+        t.sections_done,
+        t.sections_to_send,
+        c.requests,
+        c.in_flight,
+        c.retries,
+        c.waiting,
+        c.sections_failed
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::CounterSnapshot;
+
+    #[test]
+    fn title_mapping_requests_show_apart_from_the_sections() {
+        let t = Totals {
+            sections_done: 3,
+            sections_to_send: 9,
+            title_requests: 2,
+            tokens_in: 120,
+            tokens_out: 40,
+            cost_usd: 0.01,
+        };
+        let c = CounterSnapshot {
+            requests: 4,
+            title_requests: 2,
+            in_flight: 1,
+            ..CounterSnapshot::default()
+        };
+        assert_eq!(
+            heartbeat_line(&t, &c),
+            "sections 3/9, requests 4 + 2 title mapping (1 in flight), retries 0, waiting 0, failed 0"
+        );
+        assert!(totals_line(&t).starts_with("sections 3/9 (+2 title mapping)  tokens 120 in"));
+        let none = CounterSnapshot {
+            title_requests: 0,
+            ..c
+        };
+        assert!(heartbeat_line(&t, &none).starts_with("sections 3/9, requests 4 (1 in flight)"));
     }
 }

@@ -22,7 +22,7 @@ use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
 use crate::report::summary::summarize;
 use crate::report::{
-    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome,
+    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome, IndexUsed,
 };
 use crate::route::cost::CostModel;
 use crate::route::{Route, RouteOptions, RoutePlan};
@@ -406,6 +406,7 @@ fn batch_report(
     BatchReport {
         batch_id: batch_id.to_string(),
         index_version: index.version.clone(),
+        indices: set.indices.iter().map(IndexUsed::of).collect(),
         documents,
         input_per_million: prices.map_or(0.0, |p| p.input_per_million),
         output_per_million: prices.map_or(0.0, |p| p.output_per_million),
@@ -603,6 +604,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         }
         _ => TitleMappingUse::default(),
     };
+    let title_mapping = record_title_mapping(batch, key, title_mapping);
     if let Some(e) = &title_mapping.error {
         batch.progress.lock().expect("progress").note(&format!(
             "kgroute: warning: {}: {}; its {} unmatched titles stay new",
@@ -710,6 +712,35 @@ async fn extract_within_budget(
         batch.progress.lock().expect("progress").update(&t);
     }
     result
+}
+
+/// Keeps a document's title mapping in its manifest entry as soon as it is
+/// done, and, when a resume redoes the document, reports it as the run that
+/// sent the request did ([`super::titles::as_first_run`]). Its tokens go
+/// into the running totals beside the sections'.
+fn record_title_mapping(batch: &Batch, key: &Path, now: TitleMappingUse) -> TitleMappingUse {
+    let used = {
+        let mut m = batch.manifest.lock().expect("manifest");
+        let Some(entry) = m.entry_mut(key) else {
+            return now;
+        };
+        let used = super::titles::as_first_run(now, entry.title_mapping.as_ref());
+        entry.title_mapping = Some(used.clone());
+        if let Err(err) = m.save(&batch.cfg.out_dir) {
+            eprintln!("kgroute: warning: {err:#}");
+        }
+        used
+    };
+    if used.calls > 0 {
+        let price = batch.cfg.cost.prices();
+        let mut t = batch.totals.lock().expect("totals");
+        t.title_requests += used.calls;
+        t.tokens_in += used.tokens_in;
+        t.tokens_out += used.tokens_out;
+        t.cost_usd += price.map_or(0.0, |p| p.cost(used.tokens_in, used.tokens_out));
+        batch.progress.lock().expect("progress").update(&t);
+    }
+    used
 }
 
 fn report_line(batch: &Batch, line: &str) {

@@ -5,12 +5,14 @@
 //! Never fails the document: a refused budget, an open circuit breaker or a
 //! failed call leave the titles unmatched (new, so sent) and say why in
 //! [`TitleMappingUse::error`]. The request takes a permit of the
-//! extractor's one concurrency bound and its price counts against
-//! `--max-cost`, like a section's.
+//! extractor's one concurrency bound, is counted in the heartbeat's
+//! requests, moves the circuit breaker like a section's, and its price
+//! counts against `--max-cost`.
 
 use super::budget::Budget;
+use crate::extract::extractor::SideCall;
 use crate::extract::Extractor;
-use crate::index::llm_titles::{self, TitleMappingUse};
+use crate::index::llm_titles::{self, TitleCallFailed, TitleMappingUse};
 use crate::index::GraphabilityIndex;
 use crate::route::cost::CostModel;
 use crate::route::{apply_title_mapping, unmatched_titles, RouteOptions, RoutePlan};
@@ -52,12 +54,23 @@ pub(super) async fn map_plan_titles(
         ));
         return used;
     }
-    let answer = match extractor.side_permit().await {
-        Ok(_permit) => {
+    let sent = extractor
+        .side_request(async {
+            let answer = llm_titles::map_titles(client, cache, index, &asked).await;
+            let call = match &answer {
+                Ok(a) if a.cached => SideCall::NotSent,
+                Ok(_) => SideCall::Answered,
+                Err(e) => e
+                    .downcast_ref::<TitleCallFailed>()
+                    .map_or(SideCall::Answered, |f| SideCall::Failed(f.0.clone())),
+            };
+            (answer.map_err(|e| format!("{e:#}")), call)
+        })
+        .await;
+    let answer = match sent {
+        Ok(answer) => {
             used.calls = 1;
-            llm_titles::map_titles(client, cache, index, &asked)
-                .await
-                .map_err(|e| format!("{e:#}"))
+            answer
         }
         Err(e) => Err(format!("LLM title mapping not sent: {e}")),
     };
@@ -80,4 +93,68 @@ pub(super) async fn map_plan_titles(
         }
     }
     used
+}
+
+/// A document that `--resume` redoes after the interrupted run mapped its
+/// titles finds the answer in the cache. It reports the request and tokens
+/// that run spent (`recorded`, from the manifest) rather than a cache hit
+/// for nothing, so the batch counts the request once, as an uninterrupted
+/// run does.
+pub(super) fn as_first_run(
+    now: TitleMappingUse,
+    recorded: Option<&TitleMappingUse>,
+) -> TitleMappingUse {
+    match recorded {
+        Some(r)
+            if now.calls == 0
+                && now.cache_hits == 1
+                && r.error.is_none()
+                && r.asked == now.asked =>
+        {
+            TitleMappingUse {
+                calls: r.calls,
+                cache_hits: r.cache_hits,
+                tokens_in: r.tokens_in,
+                tokens_out: r.tokens_out,
+                ..now
+            }
+        }
+        _ => now,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cache_hit() -> TitleMappingUse {
+        TitleMappingUse {
+            asked: 2,
+            mapped: 1,
+            cache_hits: 1,
+            ..TitleMappingUse::default()
+        }
+    }
+
+    #[test]
+    fn a_redone_document_reports_the_request_its_first_run_made() {
+        let first = TitleMappingUse {
+            calls: 1,
+            cache_hits: 0,
+            tokens_in: 10,
+            tokens_out: 5,
+            ..cache_hit()
+        };
+        assert_eq!(as_first_run(cache_hit(), Some(&first)), first);
+        // No record (an older manifest, or another batch's cache): the hit.
+        assert_eq!(as_first_run(cache_hit(), None), cache_hit());
+        // A first run whose call failed spent nothing to report.
+        let failed = TitleMappingUse {
+            error: Some("LLM title mapping failed: HTTP 500".into()),
+            ..first.clone()
+        };
+        assert_eq!(as_first_run(cache_hit(), Some(&failed)), cache_hit());
+        // A request sent now is reported as it is.
+        assert_eq!(as_first_run(first.clone(), Some(&cache_hit())), first);
+    }
 }

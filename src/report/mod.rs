@@ -25,8 +25,10 @@ pub use sanitize::sanitize_title;
 pub use summary::{BatchSummary, DocSummary};
 
 use crate::extract::SectionExtraction;
+use crate::index::GraphabilityIndex;
 use crate::route::{RoutePlan, RoutedSection};
 use anyhow::Context;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -48,12 +50,48 @@ pub struct DocumentOutcome {
     pub error: Option<String>,
 }
 
+/// One index a batch was run with: the type it routes, where it was loaded
+/// from, its version and size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexUsed {
+    /// Its `document_type`: the documents of that type were routed with it.
+    pub doc_type: String,
+    /// The file named (`--index FILE`, or the folder's file of the type);
+    /// the last of `files`.
+    pub path: PathBuf,
+    /// Every file it was loaded from, bases first.
+    pub files: Vec<PathBuf>,
+    pub version: String,
+    pub entries: usize,
+}
+
+impl IndexUsed {
+    pub fn of(index: &GraphabilityIndex) -> IndexUsed {
+        IndexUsed {
+            doc_type: index.document_type.clone(),
+            path: index.sources.last().cloned().unwrap_or_default(),
+            files: index.sources.clone(),
+            version: index.version.clone(),
+            entries: index.entries().len(),
+        }
+    }
+}
+
+/// The index a document of `doc_type` was routed with: the first of that
+/// type, as the pipeline picks it (`None` for a document that fits none).
+pub fn index_of<'a>(indices: &'a [IndexUsed], doc_type: &str) -> Option<&'a IndexUsed> {
+    indices.iter().find(|i| i.doc_type == doc_type)
+}
+
 /// Everything the report stage needs about a finished batch.
 #[derive(Debug, Clone)]
 pub struct BatchReport {
     pub batch_id: String,
-    /// The index's `version:` (base and overlays, as the pipeline names it).
+    /// The primary index's `version:` (base and overlays, as the pipeline
+    /// names it); `indices` has every index of the batch.
     pub index_version: String,
+    /// Every index the batch was run with, one per document type.
+    pub indices: Vec<IndexUsed>,
     pub documents: Vec<DocumentOutcome>,
     /// USD per million input tokens (0 for the offline extractor).
     pub input_per_million: f64,

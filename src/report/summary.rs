@@ -15,7 +15,7 @@
 //! more never moves the alignment shares. Payload cut is
 //! `100 * (total - sent) / total` over the characters of all sections.
 
-use super::{BatchReport, MatchQuality, SectionView};
+use super::{index_of, BatchReport, IndexUsed, MatchQuality, SectionView};
 use crate::extract::SectionStatus;
 use crate::index::llm_titles::TitleMappingUse;
 use crate::index::Tier;
@@ -260,7 +260,26 @@ pub struct DocSummary {
     /// The tree's warning line, when its figures look wrong.
     #[serde(default)]
     pub tree_warning: Option<String>,
+    /// The index it was routed with (`None`: it fits no index, or failed
+    /// before routing).
+    #[serde(default)]
+    pub index: Option<RoutedWith>,
     pub stats: Stats,
+}
+
+/// Which index a document was routed with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutedWith {
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// One index of the batch and how many documents it routed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexSummary {
+    #[serde(flatten)]
+    pub index: IndexUsed,
+    pub documents: usize,
 }
 
 /// The batch's summary: what `summary.json` holds and history records.
@@ -269,7 +288,12 @@ pub struct BatchSummary {
     pub batch_id: String,
     /// RFC 3339, UTC.
     pub finished_at: String,
+    /// The primary index's version (kept for older readers; `indices` has
+    /// every index of the batch).
     pub index_version: String,
+    /// Every index the batch was run with, with the documents each routed.
+    #[serde(default)]
+    pub indices: Vec<IndexSummary>,
     pub extractor: String,
     pub sink: String,
     pub documents: usize,
@@ -333,6 +357,12 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
             doc_type_confidence: plan.map_or(0.0, |p| p.doc_type_confidence),
             tree_health: plan.map(|p| p.tree_health.clone()),
             tree_warning: plan.and_then(|p| p.tree_health.warning(&doc.doc_name)),
+            index: plan
+                .and_then(|p| index_of(&batch.indices, &p.doc_type))
+                .map(|i| RoutedWith {
+                    path: i.path.clone(),
+                    version: i.version.clone(),
+                }),
             stats,
         });
     }
@@ -345,6 +375,17 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
         batch_id: batch.batch_id.clone(),
         finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         index_version: batch.index_version.clone(),
+        indices: batch
+            .indices
+            .iter()
+            .map(|i| IndexSummary {
+                index: i.clone(),
+                documents: per_document
+                    .iter()
+                    .filter(|d| d.index.as_ref().is_some_and(|r| r.path == i.path))
+                    .count(),
+            })
+            .collect(),
         extractor: batch.extractor.clone(),
         sink: batch.sink.clone(),
         documents: batch.documents.len(),
@@ -503,6 +544,7 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
         None => out.push_str("Audit: no skipped section was sampled (`--audit-rate 0`).\n\n"),
     }
     render_title_mapping(&mut out, summary);
+    render_indices(&mut out, summary);
     render_doc_types(&mut out, summary);
 
     for doc in &batch.documents {
@@ -599,21 +641,51 @@ fn render_doc_types(out: &mut String, summary: &BatchSummary) {
             counts.join(", ")
         }
     );
-    out.push_str("| document | type | confidence | headings | preamble share | tree warning |\n");
-    out.push_str("|---|---|---:|---:|---:|---|\n");
+    out.push_str(
+        "| document | type | confidence | headings | preamble share | tree warning | index |\n",
+    );
+    out.push_str("|---|---|---:|---:|---:|---|---|\n");
     for d in &summary.per_document {
         let Some(h) = &d.tree_health else {
             continue;
         };
+        let index = d.index.as_ref().map_or("-".to_string(), |i| {
+            format!("{} (version {})", i.path.display(), i.version)
+        });
         let _ = writeln!(
             out,
-            "| {} | {} | {:.2} | {} | {:.1}% | {} |",
+            "| {} | {} | {:.2} | {} | {:.1}% | {} | {} |",
             md(&d.doc_name),
             md(&d.doc_type),
             d.doc_type_confidence,
             h.headings,
             h.preamble_share * 100.0,
-            md(d.tree_warning.as_deref().unwrap_or_default())
+            md(d.tree_warning.as_deref().unwrap_or_default()),
+            md(&index)
+        );
+    }
+    out.push('\n');
+}
+
+/// The indices section of `summary.md`: every index of the batch and how
+/// many documents it routed.
+fn render_indices(out: &mut String, summary: &BatchSummary) {
+    out.push_str("## Indices\n\n");
+    out.push_str(
+        "Each document is routed with the index of its type (below: the index of each \
+         document).\n\n",
+    );
+    out.push_str("| type | index file | version | entries | documents |\n");
+    out.push_str("|---|---|---|---:|---:|\n");
+    for i in &summary.indices {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            md(&i.index.doc_type),
+            md(&i.index.path.display().to_string()),
+            md(&i.index.version),
+            i.index.entries,
+            i.documents
         );
     }
     out.push('\n');

@@ -8,9 +8,9 @@
 //! with no index in the folder cannot be written anywhere: they are listed
 //! with the reason and left in the report for another review.
 
-use super::decision::{self, Decision};
+use super::decision;
+use super::rows::{sort_rows, SortedRows};
 use super::{apply_decisions, load_bases, validate_edit, IndexText, ReviewErrors, ReviewResult};
-use crate::index::doctype::UNKNOWN_TYPE;
 use crate::index::IndexSet;
 use anyhow::{bail, Result};
 use std::collections::BTreeMap;
@@ -72,28 +72,16 @@ pub fn review_folder(csv_path: &Path, dir: &Path) -> Result<FolderReview> {
         );
     }
     let decisions = decision::dedupe(decisions, &mut errors);
-    let mut by_type: BTreeMap<String, Vec<Decision>> = BTreeMap::new();
-    let mut unwritable = Vec::new();
-    for d in decisions {
-        let ty = d.doc_type.clone().unwrap_or_default();
-        if files.contains_key(&ty) {
-            by_type.entry(ty).or_default().push(d);
-        } else if ty == UNKNOWN_TYPE || ty.is_empty() {
-            unwritable.push(format!(
-                "{}: `{}` for `{}` not written: the document fits no index (doc_type `{UNKNOWN_TYPE}`); ingest it again with --doc-type NAME and review that report",
-                d.origin, d.raw, d.title
-            ));
-        } else {
-            unwritable.push(format!(
-                "{}: `{}` for `{}` not written: no index of type `{ty}` in {} (types: {})",
-                d.origin,
-                d.raw,
-                d.title,
-                dir.display(),
-                files.keys().cloned().collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
+    let types = files.keys().cloned().collect::<Vec<_>>().join(", ");
+    let SortedRows {
+        by_type,
+        unwritable,
+    } = sort_rows(decisions, &files, |_, ty| {
+        format!(
+            "no index of type `{ty}` in {} (types: {types})",
+            dir.display()
+        )
+    });
     let mut out = FolderReview {
         files: Vec::new(),
         unwritable,

@@ -11,12 +11,15 @@
 //! `Section 1.03 Types of Advances` -> `Types of Advances`). All problems
 //! are collected and reported together, each naming the CSV line.
 //!
-//! `review` edits one index file with every row; `folder::review_folder`
+//! `review` edits one index file with the rows of its document type (every
+//! row of a report without a `doc_type` column); `folder::review_folder`
 //! takes a folder of indices and sends each row to its `doc_type`'s index.
+//! Rows that no given index takes are listed as not written (`rows`).
 
 pub mod decision;
 pub mod editor;
 pub mod folder;
+pub mod rows;
 pub mod scalar;
 pub mod validate;
 pub mod version;
@@ -65,9 +68,19 @@ impl ReviewResult {
 #[error("{} problem(s) in the review; nothing was changed:\n  {}", .0.len(), .0.join("\n  "))]
 pub struct ReviewErrors(pub Vec<String>);
 
-/// Reads the decisions of `csv_path` and applies them to the text of
-/// `index_path` in memory (nothing is written).
-pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
+/// What a one-file review produced: the edit, and the decisions of rows of
+/// another document type, which that file does not take.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneIndexReview {
+    pub result: ReviewResult,
+    /// One line per decision not written, each naming its row and why.
+    pub unwritable: Vec<String>,
+}
+
+/// Reads the decisions of `csv_path` and applies those of rows of the
+/// index's document type to the text of `index_path` in memory (nothing is
+/// written). A report without a `doc_type` column gives every row.
+pub fn review(csv_path: &Path, index_path: &Path) -> Result<OneIndexReview> {
     let original = crate::index::load::read_index_file(index_path)?;
     let problems = check_index_text(index_path, &original);
     if !problems.is_empty() {
@@ -77,16 +90,26 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
             problems.join("\n  ")
         );
     }
+    // The type an overlay has is its base's.
+    let doc_type =
+        crate::index::GraphabilityIndex::load(&[index_path.to_path_buf()])?.document_type;
     // Every problem is reported at once: bad cells, conflicts, and
     // decisions that cannot be applied.
     let bases = load_bases(index_path, &IndexText::new(&original))?;
     let (mut decisions, mut errors) = read_decisions(csv_path)?;
-    // One file takes every row, whatever its document type.
     for d in &mut decisions {
-        d.doc_type = None;
+        d.doc_type.get_or_insert_with(|| doc_type.clone());
     }
     let decisions = decision::dedupe(decisions, &mut errors);
-    let result = apply_decisions(&original, &bases, &decisions);
+    let files = std::collections::BTreeMap::from([(doc_type.clone(), index_path.to_path_buf())]);
+    let mut sorted = rows::sort_rows(decisions, &files, |_, ty| {
+        format!(
+            "its doc_type `{ty}` is not the type of {} (`{doc_type}`); review it with the index of `{ty}`, or with the folder of indices (--index DIR)",
+            index_path.display()
+        )
+    });
+    let mine = sorted.by_type.remove(&doc_type).unwrap_or_default();
+    let result = apply_decisions(&original, &bases, &mine);
     let result = match result {
         Ok(r) if errors.is_empty() => r,
         Ok(_) => return Err(ReviewErrors(errors).into()),
@@ -96,7 +119,10 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<ReviewResult> {
         }
     };
     validate_edit(index_path, &result)?;
-    Ok(result)
+    Ok(OneIndexReview {
+        result,
+        unwritable: sorted.unwritable,
+    })
 }
 
 /// Everything `kgroute index check` checks (overlays merged with their

@@ -157,7 +157,7 @@ fn sorted_without(path: &Path, drop: &[&str]) -> Vec<Vec<String>> {
 }
 
 /// No node id twice, no relationship row twice, no section row twice.
-fn assert_no_duplicates(out: &Path) {
+pub(super) fn assert_no_duplicates(out: &Path) {
     let nodes = records(&out.join("graph/nodes.csv"));
     let mut ids = HashSet::new();
     for n in &nodes[1..] {
@@ -182,7 +182,7 @@ fn assert_no_duplicates(out: &Path) {
 
 /// What must match between a resumed and an uninterrupted batch: the sorted
 /// graph files and sections.csv (without the columns named in `drop`).
-fn outputs(out: &Path, drop: &[&str]) -> BTreeMap<&'static str, Vec<Vec<String>>> {
+pub(super) fn outputs(out: &Path, drop: &[&str]) -> BTreeMap<&'static str, Vec<Vec<String>>> {
     let mut m = BTreeMap::new();
     m.insert(
         "nodes.csv",

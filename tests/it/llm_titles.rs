@@ -5,7 +5,7 @@
 //! resume check, the summary's counts).
 
 use super::ingest::csv_rows;
-use super::util::{kgroute, read, tempdir};
+use super::util::{read, tempdir};
 use kgroute::extract::llm::client::LlmClient;
 use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::LlmConfig;
@@ -157,9 +157,28 @@ impl Work {
 
     /// `kgroute ingest credit.txt --index index.yaml --out <out>` with the LLM at `url`.
     fn ingest(&self, url: &str, out: &str) -> assert_cmd::Command {
-        let mut c = kgroute();
+        let mut c = assert_cmd::Command::from_std(self.command(
+            url,
+            out,
+            &self.path("credit.txt"),
+            "cache",
+        ));
+        c.timeout(Duration::from_secs(120));
+        c
+    }
+
+    /// The process of `kgroute ingest <input> --index index.yaml --out <out>
+    /// --cache-dir <cache>` with the LLM at `url`.
+    fn command(
+        &self,
+        url: &str,
+        out: &str,
+        input: &std::path::Path,
+        cache: &str,
+    ) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kgroute"));
         c.arg("ingest")
-            .arg(self.path("credit.txt"))
+            .arg(input)
             .arg("--index")
             .arg(self.path("index.yaml"))
             .arg("--out")
@@ -167,11 +186,10 @@ impl Work {
             .arg("--history")
             .arg(self.path("h.csv"))
             .arg("--cache-dir")
-            .arg(self.path("cache"))
+            .arg(self.path(cache))
             .env("KGROUTE_LLM_URL", url)
             .env("KGROUTE_MODEL", "m")
-            .env_remove("NEO4J_URI")
-            .timeout(Duration::from_secs(120));
+            .env_remove("NEO4J_URI");
         c
     }
 
@@ -410,4 +428,200 @@ fn a_resumed_batch_maps_titles_from_the_cached_answer() {
         ("llm", "skip")
     );
     assert_eq!(w.row("r", "Benchmark")["status"], "ok");
+}
+
+#[test]
+fn a_title_request_that_times_out_counts_toward_the_circuit_breaker() {
+    let rt = runtime();
+    // Title requests hang; sections would be answered.
+    let server = server_with(&rt, Reply::Hang);
+    let w = Work::new();
+    w.ingest(&server.base_url(), "t")
+        .args(["--timeout", "1", "--breaker-after", "1"])
+        .assert()
+        .code(1);
+    assert_eq!(server.title_requests(), 1);
+    // One transport failure in a row opens the breaker, as a section's
+    // would: no section is sent after it.
+    assert_eq!(server.requests(), 0, "sections sent past an open breaker");
+    let rows = csv_rows(&w.path("t").join("sections.csv"));
+    let sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(!sent.is_empty());
+    assert!(
+        sent.iter()
+            .all(|r| r["status"].starts_with("failed: endpoint unavailable")),
+        "{sent:?}"
+    );
+    let m = w.title_mapping("t");
+    assert_eq!(
+        (m["calls"].as_u64(), m["failed"].as_u64()),
+        (Some(1), Some(1))
+    );
+}
+
+/// A credit agreement of its own per `tag`: one title the answer maps
+/// (skipped), one the index knows, and four unmatched titles of its own,
+/// so each document asks its own titles and sends five sections.
+fn tagged_doc(tag: &str) -> String {
+    let body = "The Borrower and the Lenders agree to what this section says. This text is long enough to be a section of its own, with more words here.";
+    let mut doc = format!("CREDIT AGREEMENT {tag}\n\nThe parties agree.\n\n");
+    for (i, title) in [
+        "Yield Protection Matters".to_string(),
+        format!("Benchmark Fallback {tag}"),
+        "Events of Default".to_string(),
+        format!("Agency Matters {tag}"),
+        format!("Collateral Release {tag}"),
+        format!("Waiver Mechanics {tag}"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        doc.push_str(&format!(
+            "Section 1.0{} {title}\n\n{body} ({tag} {i})\n\n",
+            i + 1
+        ));
+    }
+    doc
+}
+
+/// The documents of a manifest: (written, title mapping recorded).
+fn manifest_states(out: &std::path::Path) -> Vec<(bool, bool)> {
+    let Some(m) = std::fs::read_to_string(out.join("manifest.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+    else {
+        return Vec::new();
+    };
+    m["documents"]
+        .as_array()
+        .map(|docs| {
+            docs.iter()
+                .map(|d| (d["state"] == "written", !d["title_mapping"].is_null()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Each document's title mapping figures and the batch's, from summary.json.
+fn title_figures(out: &std::path::Path) -> serde_json::Value {
+    let s: serde_json::Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let mut docs: Vec<serde_json::Value> = s["per_document"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            json!([
+                d["doc_name"],
+                d["stats"]["title_mapping"],
+                d["title_mapping_error"]
+            ])
+        })
+        .collect();
+    docs.sort_by_key(|d| d.to_string());
+    json!([docs, s["totals"]["title_mapping"]])
+}
+
+#[test]
+fn a_batch_killed_after_a_title_mapping_resumes_without_asking_again_and_reports_as_one_run() {
+    const LATENCY: Duration = Duration::from_millis(60);
+    let rt = runtime();
+    let server = rt
+        .block_on(FakeServer::start(LATENCY, |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["m"])
+            } else if is_title_request(r) {
+                Reply::json(&json!({"mappings": [
+                    {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+                ]}))
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let w = Work::new();
+    let tags = ["Alpha", "Beta", "Gamma", "Delta"];
+    let docs = w.path("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for t in tags {
+        std::fs::write(docs.join(format!("{t}.txt")), tagged_doc(t)).unwrap();
+    }
+    let run = |out: &str, cache: &str| {
+        let mut c = w.command(&server.base_url(), out, &docs, cache);
+        c.args([
+            "--concurrency",
+            "1",
+            "--documents-in-flight",
+            "1",
+            "--quiet",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+        c
+    };
+    let reference = w.path("reference");
+    assert!(run("reference", "cache-ref").status().unwrap().success());
+    assert_eq!(
+        server.title_requests(),
+        tags.len(),
+        "one request per document"
+    );
+    let titles_ref = server.title_requests();
+
+    // Killed once a document is written and the next one has its titles
+    // mapped (the manifest records the mapping) but is not written yet.
+    let killed = w.path("killed");
+    let mut child = run("killed", "cache-killed").spawn().unwrap();
+    let give_up = std::time::Instant::now() + Duration::from_secs(120);
+    let at_kill = loop {
+        let states = manifest_states(&killed);
+        if states.iter().any(|s| s.0) && states.iter().any(|&(written, mapped)| mapped && !written)
+        {
+            break states;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the batch ended before the kill point"
+        );
+        assert!(std::time::Instant::now() < give_up, "no kill point reached");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mapped_before_kill = at_kill.iter().filter(|s| s.1).count();
+    let titles_run1 = server.title_requests() - titles_ref;
+    assert!(titles_run1 >= mapped_before_kill);
+
+    let mut resume = run("killed", "cache-killed");
+    resume.arg("--resume");
+    assert!(resume.status().unwrap().success());
+    // The titles mapped before the kill are not asked again: the resume
+    // asks only for the documents that had none.
+    let titles_resume = server.title_requests() - titles_ref - titles_run1;
+    assert_eq!(titles_resume, tags.len() - mapped_before_kill);
+    assert_eq!(titles_run1 + titles_resume, tags.len());
+
+    // The reports equal the uninterrupted run's: routing, graph, and the
+    // title mapping's requests and tokens per document (the redone
+    // document reports the request its first run made, not a free cache
+    // hit). Sections answered from the cache say so (status, no tokens).
+    let volatile = ["status", "tokens_in", "tokens_out"];
+    let expected = super::crash::outputs(&reference, &volatile);
+    let got = super::crash::outputs(&killed, &volatile);
+    for (file, rows) in &expected {
+        assert!(
+            &got[file] == rows,
+            "{file} differs from the uninterrupted run"
+        );
+    }
+    super::crash::assert_no_duplicates(&killed);
+    assert_eq!(title_figures(&killed), title_figures(&reference));
+    let y = csv_rows(&killed.join("sections.csv"))
+        .into_iter()
+        .filter(|r| r["heading"].contains("Yield Protection"))
+        .map(|r| r["route"].clone())
+        .collect::<Vec<_>>();
+    assert_eq!(y, vec!["skip"; tags.len()], "every document's title mapped");
 }

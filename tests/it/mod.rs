@@ -16,4 +16,5 @@ mod report;
 mod review;
 mod routing;
 mod shard;
+mod summary_indices;
 mod tree;

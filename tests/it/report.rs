@@ -216,6 +216,7 @@ fn sample_batch() -> BatchReport {
     BatchReport {
         batch_id: "b1".into(),
         index_version: "2".into(),
+        indices: Vec::new(),
         documents: vec![doc, second, broken],
         input_per_million: 3.0,
         output_per_million: 15.0,
@@ -972,6 +973,7 @@ fn batch_of(id: &str, version: &str, index_yaml: &str) -> BatchReport {
     BatchReport {
         batch_id: id.into(),
         index_version: version.into(),
+        indices: Vec::new(),
         documents: vec![emerson_outcome(index_yaml)],
         input_per_million: 3.0,
         output_per_million: 15.0,

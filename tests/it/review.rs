@@ -133,3 +133,80 @@ fn a_folder_review_needs_the_doc_type_column_and_a_known_type() {
     assert_eq!(read(&d.join("indices/credit_agreement.yaml")), CREDIT);
     assert_eq!(read(&d.join("indices/lease.yaml")), LEASE);
 }
+
+#[test]
+fn a_one_file_review_writes_only_the_rows_of_that_files_type() {
+    let dir = tempdir();
+    let d = dir.path();
+    setup(d);
+    let credit = d.join("indices/credit_agreement.yaml");
+    let one_file = |write: bool| {
+        let mut c = kgroute();
+        c.arg("review")
+            .arg(d.join("sections.csv"))
+            .arg("--index")
+            .arg(&credit);
+        if write {
+            c.arg("--write");
+        }
+        c
+    };
+
+    // Dry run: the credit agreement's row is in the diff; the lease rows and
+    // the memo row are listed as not written, as a folder review lists
+    // rows it has no index for (exit 1).
+    let a = one_file(false).assert().code(1);
+    let out = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
+    assert!(out.contains("+  - title: Choice of Law"), "{out}");
+    assert!(
+        !out.contains("Holdover") && !out.contains("very_high") && !out.contains("Action Items"),
+        "{out}"
+    );
+    for line in [4, 5, 6] {
+        let row = format!("sections.csv:{line} (doc lease-1");
+        let warning = err
+            .lines()
+            .find(|l| l.contains(&row))
+            .unwrap_or_else(|| panic!("no warning for line {line}: {err}"));
+        assert!(
+            warning.starts_with("warning: ")
+                && warning.contains("not written")
+                && warning.contains("doc_type `lease`")
+                && warning.contains("(`credit_agreement`)"),
+            "{warning}"
+        );
+    }
+    assert!(
+        err.contains("sections.csv:7 (doc memo-1, node 0002)") && err.contains("fits no index"),
+        "{err}"
+    );
+    assert_eq!(read(&credit), CREDIT);
+
+    // --write: only the credit row lands, in the one file given.
+    one_file(true).assert().code(1);
+    let set = IndexSet::load(&[d.join("indices")]).unwrap();
+    let ci = set.get("credit_agreement").unwrap();
+    assert_eq!(ci.match_title("Choice of Law").tier, Some(Tier::Low));
+    for t in ["Holdover", "Action Items"] {
+        assert_eq!(ci.match_title(t).tier, None, "{t}");
+    }
+    assert_eq!(ci.match_title("Rent").tier, None);
+    assert_eq!(read(&d.join("indices/lease.yaml")), LEASE);
+
+    // A report without the doc_type column still gives every row to the file.
+    std::fs::write(
+        d.join("sections.csv"),
+        "doc_id,node_id,heading,matched_entry,decision\nx-1,0003,Section 4. Holdover,,add:medium\n",
+    )
+    .unwrap();
+    one_file(true).assert().success();
+    let set = IndexSet::load(&[d.join("indices")]).unwrap();
+    assert_eq!(
+        set.get("credit_agreement")
+            .unwrap()
+            .match_title("Holdover")
+            .tier,
+        Some(Tier::Medium)
+    );
+}

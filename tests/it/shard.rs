@@ -61,12 +61,20 @@ fn totals(dir: &Path) -> serde_json::Value {
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| serde_json::json!([d["doc_type"], d["doc_type_confidence"], d["tree_health"]]))
+        .map(|d| {
+            serde_json::json!([
+                d["doc_type"],
+                d["doc_type_confidence"],
+                d["tree_health"],
+                d["index"]
+            ])
+        })
         .collect();
     docs.sort_by_key(|d| d.to_string());
     serde_json::json!([
         docs,
         j["doc_types"],
+        j["indices"],
         t["title_mapping"],
         t["sections"],
         t["sent"],
