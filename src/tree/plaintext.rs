@@ -26,37 +26,44 @@ const TOC_MAX_GAP: usize = 12;
 /// contents' entries with whether each was found as a body heading.
 pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
     let lines: Vec<&str> = source.lines().map(str::trim).collect();
-    let mut regions = toc_regions(&lines);
+    // Each region's entries are parsed once; the regions only get fewer.
+    let mut tocs: Vec<Toc> = toc_regions(&lines)
+        .into_iter()
+        .map(|region| Toc {
+            entries: toc_entries(&lines, &region),
+            region,
+        })
+        .collect();
     // An untitled list whose labels never come back after it is not a
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     // Candidates do not depend on the regions: found once for every line,
     // then the lines of the current regions are left out.
     let all = collect(&lines);
-    let mut cands = outside(&all, &regions);
-    let before = regions.len();
-    regions.retain(|r| {
-        let entries = toc_entries(&lines, r);
+    let mut cands = outside(&all, &tocs);
+    let before = tocs.len();
+    tocs.retain(|toc| {
+        let r = &toc.region;
         let after = cands.partition_point(|c| c.line <= r.last);
         let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
-        let found = entries
+        let found = toc
+            .entries
             .iter()
             .filter(|e| body_keys.contains(&e.key))
             .count();
-        is_toc_title(lines[r.start]) || found * 2 >= entries.len()
+        is_toc_title(lines[r.start]) || found * 2 >= toc.entries.len()
     });
-    if regions.len() != before {
-        cands = outside(&all, &regions);
+    if tocs.len() != before {
+        cands = outside(&all, &tocs);
     }
-    let mut chain = decode_with_toc(&lines, &regions, &mut cands);
+    let mut chain = decode_with_toc(&tocs, &mut cands);
     // A list inside the body (a form's own contents, an exhibit list) is
     // part of the text it sits in, not the contract's contents page.
     let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
-    if regions.iter().any(|r| r.start > first) {
-        regions.retain(|r| r.start < first);
-        cands = outside(&all, &regions);
-        chain = decode_with_toc(&lines, &regions, &mut cands);
+    if tocs.iter().any(|t| t.region.start > first) {
+        tocs.retain(|t| t.region.start < first);
+        cands = outside(&all, &tocs);
+        chain = decode_with_toc(&tocs, &mut cands);
     }
-    let entries_of: Vec<Vec<TocEntry>> = regions.iter().map(|r| toc_entries(&lines, r)).collect();
     let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
     let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
@@ -65,7 +72,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     let mut toc = Vec::new();
     let mut listed = Vec::new();
     let mut body_from = 0;
-    for (r, entries) in regions.iter().zip(&entries_of) {
+    for Toc { region: r, entries } in &tocs {
         if r.start >= first_line {
             continue;
         }
@@ -100,10 +107,10 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         out.extend(front);
     }
     if !chosen.is_empty() {
-        let from = regions
+        let from = tocs
             .iter()
-            .rfind(|r| r.start < first_line)
-            .map_or(0, |r| r.last + 1);
+            .rfind(|t| t.region.start < first_line)
+            .map_or(0, |t| t.region.last + 1);
         out.extend(summary_block(&lines, from, first_line));
     }
     let last_numbered = chosen
@@ -175,8 +182,8 @@ fn collect(lines: &[&str]) -> Vec<Cand> {
 }
 
 /// The candidates outside the contents regions (both sorted by line).
-fn outside(all: &[Cand], regions: &[TocRegion]) -> Vec<Cand> {
-    let mut r = regions.iter().peekable();
+fn outside(all: &[Cand], tocs: &[Toc]) -> Vec<Cand> {
+    let mut r = tocs.iter().map(|t| &t.region).peekable();
     all.iter()
         .filter(|c| {
             while r.next_if(|r| r.last < c.line).is_some() {}
@@ -188,11 +195,11 @@ fn outside(all: &[Cand], regions: &[TocRegion]) -> Vec<Cand> {
 
 /// Decodes with the contents entries as evidence: a candidate whose label
 /// the contents list is more likely a heading.
-fn decode_with_toc(lines: &[&str], regions: &[TocRegion], cands: &mut [Cand]) -> Vec<usize> {
-    let toc_keys: HashSet<EntryKey> = regions
+fn decode_with_toc(tocs: &[Toc], cands: &mut [Cand]) -> Vec<usize> {
+    let toc_keys: HashSet<&EntryKey> = tocs
         .iter()
-        .flat_map(|r| toc_entries(lines, r))
-        .map(|e| e.key)
+        .flat_map(|t| &t.entries)
+        .map(|e| &e.key)
         .collect();
     if !toc_keys.is_empty() {
         for c in cands.iter_mut() {
@@ -296,6 +303,12 @@ fn summary_block(lines: &[&str], from: usize, first_line: usize) -> Option<Headi
         let fields = 1 + below.take(SUMMARY_WINDOW).filter(is_field).count();
         (fields >= SUMMARY_FIELDS).then(|| Heading::new(k + 1, 1, t.to_owned(), NodeKind::Section))
     })
+}
+
+/// A contents region and its entries.
+struct Toc {
+    region: TocRegion,
+    entries: Vec<TocEntry>,
 }
 
 /// One line of a contents region.
