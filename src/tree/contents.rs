@@ -50,23 +50,24 @@ impl EntryText {
     }
 }
 
-/// Looks up each entry that was not chosen as a heading in the body lines
-/// (trimmed), returning its status.
-pub(crate) fn classify(body: &[&str], entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
+/// Looks up each entry that was not chosen as a heading in the body (the
+/// text from the first body line on), returning its status.
+pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
     if entries.iter().all(|(_, found)| *found) {
         return vec![EntryStatus::Found; entries.len()];
     }
-    // One copy of the body and its ASCII lower case (same byte offsets):
-    // each entry is one substring search over it, not a pass per line.
-    let orig = body.join("\n");
-    let lower = orig.to_ascii_lowercase();
+    // The body and its ASCII lower case (same byte offsets): each entry is
+    // one substring search over it, not a pass per line. A label or name
+    // holds no whitespace that a line's own leading or trailing blanks
+    // could change, so the text is searched as it stands.
+    let lower = body.to_ascii_lowercase();
     entries
         .iter()
         .map(|(e, found)| {
             if *found {
                 EntryStatus::Found
             } else {
-                look_up(&orig, &lower, e)
+                look_up(body, &lower, e)
             }
         })
         .collect()
@@ -208,7 +209,7 @@ mod tests {
         ];
         use EntryStatus::*;
         assert_eq!(
-            classify(&body, &entries),
+            classify(&body.join("\n"), &entries),
             vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
         );
     }

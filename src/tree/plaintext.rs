@@ -17,7 +17,7 @@ use super::lines::{
     is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Lines without an entry after which a table of contents is over.
 const TOC_MAX_GAP: usize = 12;
@@ -41,17 +41,23 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     let all = collect(&lines);
     let mut cands = outside(&all, &tocs);
     let before = tocs.len();
-    tocs.retain(|toc| {
-        let r = &toc.region;
-        let after = cands.partition_point(|c| c.line <= r.last);
-        let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
-        let found = toc
-            .entries
-            .iter()
-            .filter(|e| body_keys.contains(&e.key))
-            .count();
-        is_toc_title(lines[r.start]) || found * 2 >= toc.entries.len()
-    });
+    {
+        // The last line of each key among the candidates: an entry comes
+        // back after its region when its key stands on a later line.
+        let mut last_line: HashMap<EntryKey, usize> = HashMap::new();
+        for c in &cands {
+            last_line.insert(entry_key(c), c.line);
+        }
+        tocs.retain(|toc| {
+            let r = &toc.region;
+            let found = toc
+                .entries
+                .iter()
+                .filter(|e| last_line.get(&e.key()).is_some_and(|&l| l > r.last))
+                .count();
+            is_toc_title(lines[r.start]) || found * 2 >= toc.entries.len()
+        });
+    }
     if tocs.len() != before {
         cands = outside(&all, &tocs);
     }
@@ -85,7 +91,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         ));
         for e in entries {
             toc.push(e.text.clone());
-            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key)));
+            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key())));
         }
         // A contents entry without a number (`Definitions`, `Recitals`)
         // found as a line of its own before the first numbered heading is
@@ -168,7 +174,12 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     }
     out.sort_by_key(|h| h.line);
     out.dedup_by_key(|h| h.line);
-    let status = contents::classify(&lines[body_from.min(lines.len())..], &listed);
+    let body = if body_from < lines.len() {
+        source.span_text(body_from + 1, lines.len())
+    } else {
+        ""
+    };
+    let status = contents::classify(body, &listed);
     (out, toc.into_iter().zip(status).collect())
 }
 
@@ -196,10 +207,10 @@ fn outside(all: &[Cand], tocs: &[Toc]) -> Vec<Cand> {
 /// Decodes with the contents entries as evidence: a candidate whose label
 /// the contents list is more likely a heading.
 fn decode_with_toc(tocs: &[Toc], cands: &mut [Cand]) -> Vec<usize> {
-    let toc_keys: HashSet<&EntryKey> = tocs
+    let toc_keys: HashSet<EntryKey> = tocs
         .iter()
         .flat_map(|t| &t.entries)
-        .map(|e| &e.key)
+        .map(TocEntry::key)
         .collect();
     if !toc_keys.is_empty() {
         for c in cands.iter_mut() {
@@ -212,20 +223,16 @@ fn decode_with_toc(tocs: &[Toc], cands: &mut [Cand]) -> Vec<usize> {
 }
 
 /// Contents entries are aligned with body candidates by this key: the
-/// class and number, or an annex's id.
-type EntryKey = (Class, u32, u32, String);
+/// class and number, or an annex's id. (No entry is a `Sub`, so a `Sub`
+/// candidate's key matches none, whatever its third number.)
+type EntryKey<'a> = (Class, u32, u32, &'a str);
 
 /// A contents entry found in the body makes that heading this much more
 /// likely.
 const TOC_BONUS: f32 = 0.5;
 
-fn entry_key(c: &Cand) -> EntryKey {
-    let extra = if c.class == Class::Sub {
-        c.sub.to_string()
-    } else {
-        c.annex_key.clone()
-    };
-    (top_level(c.class), c.major, c.minor, extra)
+fn entry_key(c: &Cand) -> EntryKey<'_> {
+    (top_level(c.class), c.major, c.minor, &c.annex_key)
 }
 
 /// A one-number heading is the top level whichever reading the decoder
@@ -315,9 +322,17 @@ struct Toc {
 struct TocEntry {
     /// The line as written (its first 60 characters).
     text: String,
-    key: EntryKey,
+    /// Class, numbers and annex id: see [`EntryKey`].
+    key: (Class, u32, u32, String),
     /// Label and name, for the body search of an entry not chosen.
     label_name: EntryText,
+}
+
+impl TocEntry {
+    fn key(&self) -> EntryKey<'_> {
+        let (class, major, minor, annex) = &self.key;
+        (*class, *major, *minor, annex)
+    }
 }
 
 /// The entries of a contents region: each line's label, as written, as a
