@@ -42,10 +42,9 @@ impl EntryText {
         let label = normalise_spaces(&label.to_ascii_lowercase())
             .trim_end_matches('.')
             .to_owned();
-        let rest = strip_leaders(rest);
         Self {
             label,
-            name: words(&rest).take(NAME_WORDS).collect(),
+            name: words(strip_leaders(rest)).take(NAME_WORDS).collect(),
         }
     }
 }
@@ -152,17 +151,18 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The text before dotted or underscored leaders and a trailing page
 /// number: `Severability...... 76` -> `Severability`.
-pub(crate) fn strip_leaders(s: &str) -> String {
-    let cut = s
-        .find("..")
-        .into_iter()
-        .chain(s.find(". ."))
-        .chain(s.find("__"))
-        .min()
+pub(crate) fn strip_leaders(s: &str) -> &str {
+    // The first `..`, `. .` or `__`: one scan for the bytes they start with.
+    let b = s.as_bytes();
+    let cut = memchr::memchr2_iter(b'.', b'_', b)
+        .find(|&i| match b[i] {
+            b'.' => b.get(i + 1) == Some(&b'.') || b.get(i + 1..i + 3) == Some(b" ."),
+            _ => b.get(i + 1) == Some(&b'_'),
+        })
         .unwrap_or(s.len());
     let s = s[..cut].trim_end();
     let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
-    s.strip_suffix("Page").unwrap_or(s).to_owned()
+    s.strip_suffix("Page").unwrap_or(s)
 }
 
 fn normalise_spaces(s: &str) -> String {

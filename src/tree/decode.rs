@@ -13,7 +13,7 @@
 //! too early loses every section after it and is not chosen.
 
 use super::label::LabelKind;
-use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
+use super::lines::{inline_title, is_furniture, is_title_line, is_tocish_past_leaders};
 use super::lines::{CandKind, Candidate};
 
 /// How many earlier candidates a candidate may follow. Real headings are
@@ -438,8 +438,9 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
 const ROMAN_STYLE: u16 = 16;
 const LETTERED_STYLE: u16 = 32;
 
+/// `t` has no leaders (`candidates_in` tested), here and in `bare_top`.
 fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
-    if is_tocish(t) && !has_inline_body(c.rest) {
+    if is_tocish_past_leaders(t) && !has_inline_body(c.rest) {
         return;
     }
     match c.kind {
@@ -611,7 +612,7 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         }
     }
     let rest = t[i..].trim();
-    if is_tocish(t) && !has_inline_body(rest) {
+    if is_tocish_past_leaders(t) && !has_inline_body(rest) {
         return;
     }
     if let (Some(m), Some(x)) = (minor, sub) {

@@ -106,13 +106,13 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
         }
         let (seq, ident_len) = ident(s, kind)?;
         let used = word.len() + ws + ident_len;
-        let text = format!(
-            "{}{}{}",
-            head,
-            if ws > 0 { " " } else { "" },
-            &s[..ident_len]
-        );
-        let text = text.trim_end_matches('.').to_owned();
+        let mut text = String::with_capacity(used);
+        text.push_str(head);
+        if ws > 0 {
+            text.push(' ');
+        }
+        text.push_str(&s[..ident_len]);
+        text.truncate(text.trim_end_matches('.').len());
         return Some((Label { kind, text, seq }, used));
     }
     None
@@ -209,9 +209,13 @@ fn ident(s: &str, kind: LabelKind) -> Option<(Vec<u32>, usize)> {
     if word.is_empty() {
         return None;
     }
-    let up = word.to_ascii_uppercase();
-    if let Some(n) = WORDS.iter().position(|w| *w == up) {
-        return Some((vec![n as u32 + 1], word.len()));
+    // A number word (`ONE`) is all letters: only a word that starts
+    // with one is looked up.
+    if word.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        let up = word.to_ascii_uppercase();
+        if let Some(n) = WORDS.iter().position(|w| *w == up) {
+            return Some((vec![n as u32 + 1], word.len()));
+        }
     }
     if word.starts_with(|c: char| c.is_ascii_digit()) {
         let (mut seq, mut used) = dotted(s)?;
@@ -334,7 +338,14 @@ fn clean_name(s: &str) -> String {
         c.is_whitespace() || matches!(c, '.' | ':' | '-' | '–' | '—' | '_' | ')')
     });
     let s = s.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '.' | ':' | ';' | ','));
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -349,9 +349,11 @@ fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
 /// several headings run together, or a page number glued to a title.
 /// Hand-written scans (no regex): this runs on many lines.
 pub(crate) fn is_tocish(t: &str) -> bool {
-    if has_leader(t.as_bytes()) {
-        return true;
-    }
+    has_leader(t.as_bytes()) || is_tocish_past_leaders(t)
+}
+
+/// `is_tocish` for a line already known to have no leaders.
+pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
     // A page number right before the next entry's keyword: `Advances21SECTION`
     // or `Borrowings 24     Section` (spaces may be no-break spaces).
     let bytes = t.as_bytes();

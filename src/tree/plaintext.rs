@@ -265,7 +265,7 @@ fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Headi
                 && is_title_line(t)
                 && lines.iter().filter(|l| l == t).take(2).count() < 2
         })
-        .map(|t| contents::words(&contents::strip_leaders(t)).collect::<Vec<_>>())
+        .map(|t| contents::words(contents::strip_leaders(t)).collect::<Vec<_>>())
         .filter(|w| !w.is_empty() && w.len() <= 8)
         .collect();
     let mut out = Vec::new();
@@ -424,7 +424,7 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         // A run of dotted leaders opens a contents page even when its
         // entries carry no label the line recogniser knows (`1.   TITLE....1`).
         let dotted =
-            t.starts_with(|c: char| c.is_ascii_digit()) && t.contains("....") && tocish.get(i);
+            t.starts_with(|c: char| c.is_ascii_digit()) && has_four_dots(t) && tocish.get(i);
         let trigger =
             titled || dotted || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c));
         if trigger {
@@ -451,6 +451,13 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         i += 1;
     }
     out
+}
+
+/// Whether `t` holds `....` (a byte scan: no substring searcher to set up
+/// on every numbered line).
+fn has_four_dots(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| b.get(i..i + 4) == Some(b"...."))
 }
 
 /// Whether an inline heading carries body text after its title.
