@@ -66,7 +66,8 @@ pub(crate) fn assemble(
         let mut first_start = 1;
         if first > 1 {
             let pre = source.span_text(1, first - 1);
-            if pre.chars().filter(|c| c.is_alphanumeric()).count() >= PREAMBLE_MIN_ALNUM {
+            let alnum = pre.chars().filter(|c| c.is_alphanumeric());
+            if alnum.take(PREAMBLE_MIN_ALNUM).count() >= PREAMBLE_MIN_ALNUM {
                 let h = Heading::new(1, 1, "Preamble".to_owned(), NodeKind::Preamble);
                 flat.push((h, 1, first - 1));
                 first_start = first;
@@ -209,8 +210,22 @@ pub(crate) fn count_chars(s: &str) -> usize {
 }
 
 /// Non-whitespace characters of `s`, counting no further than `limit`.
+/// ASCII bytes are tested as they stand; only other characters are decoded.
 fn count_non_blank(s: &str, limit: usize) -> usize {
-    s.chars().filter(|c| !c.is_whitespace()).take(limit).count()
+    let b = s.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while n < limit && i < b.len() {
+        if b[i].is_ascii() {
+            // `char::is_whitespace` on ASCII: tab to carriage return, space.
+            n += usize::from(!matches!(b[i], b'\t'..=b'\r' | b' '));
+            i += 1;
+        } else {
+            let c = s[i..].chars().next().expect("a char starts here");
+            n += usize::from(!c.is_whitespace());
+            i += c.len_utf8();
+        }
+    }
+    n
 }
 
 /// Collapses whitespace and drops Markdown emphasis markers; plain-text

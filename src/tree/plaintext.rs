@@ -17,7 +17,6 @@ use super::lines::{
     is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
-use std::collections::{HashMap, HashSet};
 
 /// Lines without an entry after which a table of contents is over.
 const TOC_MAX_GAP: usize = 12;
@@ -42,18 +41,25 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     let mut cands = outside(&all, &tocs);
     let before = tocs.len();
     {
-        // The last line of each key among the candidates: an entry comes
-        // back after its region when its key stands on a later line.
-        let mut last_line: HashMap<EntryKey, usize> = HashMap::new();
-        for c in &cands {
-            last_line.insert(entry_key(c), c.line);
-        }
+        // The candidates' keys, sorted (stably: a key's candidates stay in
+        // line order, its last is its last line). An entry comes back
+        // after its region when its key stands on a later line.
+        let mut by_key: Vec<(EntryKey, usize)> =
+            cands.iter().map(|c| (entry_key(c), c.line)).collect();
+        by_key.sort_by(|a, b| a.0.cmp(&b.0));
+        let last_line = |k: &EntryKey| {
+            let end = by_key.partition_point(|(x, _)| x <= k);
+            end.checked_sub(1)
+                .map(|i| by_key[i])
+                .filter(|(x, _)| x == k)
+                .map(|(_, line)| line)
+        };
         tocs.retain(|toc| {
             let r = &toc.region;
             let found = toc
                 .entries
                 .iter()
-                .filter(|e| last_line.get(&e.key()).is_some_and(|&l| l > r.last))
+                .filter(|e| last_line(&e.key()).is_some_and(|l| l > r.last))
                 .count();
             is_toc_title(lines[r.start]) || found * 2 >= toc.entries.len()
         });
@@ -61,17 +67,18 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     if tocs.len() != before {
         cands = outside(&all, &tocs);
     }
-    let mut chain = decode_with_toc(&tocs, &mut cands);
+    let mut chain = decode_with_toc(&tocs, &cands);
     // A list inside the body (a form's own contents, an exhibit list) is
     // part of the text it sits in, not the contract's contents page.
     let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
     if tocs.iter().any(|t| t.region.start > first) {
         tocs.retain(|t| t.region.start < first);
         cands = outside(&all, &tocs);
-        chain = decode_with_toc(&tocs, &mut cands);
+        chain = decode_with_toc(&tocs, &cands);
     }
-    let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
-    let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
+    let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
+    let mut chosen_keys: Vec<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
+    chosen_keys.sort_unstable();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
@@ -91,7 +98,8 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         ));
         for e in entries {
             toc.push(e.text.clone());
-            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key())));
+            let found = chosen_keys.binary_search(&e.key()).is_ok();
+            listed.push((e.label_name.clone(), found));
         }
         // A contents entry without a number (`Definitions`, `Recitals`)
         // found as a line of its own before the first numbered heading is
@@ -193,33 +201,37 @@ fn collect(lines: &[&str]) -> Vec<Cand> {
 }
 
 /// The candidates outside the contents regions (both sorted by line).
-fn outside(all: &[Cand], tocs: &[Toc]) -> Vec<Cand> {
+fn outside<'a>(all: &'a [Cand], tocs: &[Toc]) -> Vec<&'a Cand> {
     let mut r = tocs.iter().map(|t| &t.region).peekable();
     all.iter()
         .filter(|c| {
             while r.next_if(|r| r.last < c.line).is_some() {}
             r.peek().is_none_or(|r| c.line < r.start)
         })
-        .cloned()
         .collect()
 }
 
 /// Decodes with the contents entries as evidence: a candidate whose label
 /// the contents list is more likely a heading.
-fn decode_with_toc(tocs: &[Toc], cands: &mut [Cand]) -> Vec<usize> {
-    let toc_keys: HashSet<EntryKey> = tocs
+fn decode_with_toc(tocs: &[Toc], cands: &[&Cand]) -> Vec<usize> {
+    let mut toc_keys: Vec<EntryKey> = tocs
         .iter()
         .flat_map(|t| &t.entries)
         .map(TocEntry::key)
         .collect();
-    if !toc_keys.is_empty() {
-        for c in cands.iter_mut() {
-            if toc_keys.contains(&entry_key(c)) {
-                c.reward += TOC_BONUS;
+    toc_keys.sort_unstable();
+    let rewards: Vec<f32> = cands
+        .iter()
+        .map(|c| {
+            let listed = toc_keys.binary_search(&entry_key(c)).is_ok();
+            if listed {
+                c.reward + TOC_BONUS
+            } else {
+                c.reward
             }
-        }
-    }
-    decode(cands)
+        })
+        .collect();
+    decode(cands, &rewards)
 }
 
 /// Contents entries are aligned with body candidates by this key: the
