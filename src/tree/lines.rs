@@ -415,9 +415,10 @@ pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
 pub(crate) fn has_leader(b: &[u8]) -> bool {
     // Every leader holds four dots or five underscores; most lines hold
-    // fewer, and counting bytes vectorises where the walk below does not.
-    let count = |x: u8| b.iter().filter(|&&c| c == x).count();
-    if count(b'.') < 4 && count(b'_') < 5 {
+    // fewer. memchr finds them (vectorised) and stops at the fourth or
+    // fifth, where the walk below goes byte by byte.
+    let at_least = |x: u8, n: usize| memchr::memchr_iter(x, b).nth(n - 1).is_some();
+    if !at_least(b'.', 4) && !at_least(b'_', 5) {
         return false;
     }
     let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);

@@ -24,7 +24,7 @@ const TOC_MAX_GAP: usize = 12;
 /// Every heading of a plain-text document, in line order, and the table of
 /// contents' entries with whether each was found as a body heading.
 pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
-    let lines: Vec<&str> = source.lines().map(str::trim).collect();
+    let lines: Vec<&str> = source.lines().map(trim_line).collect();
     // Each region's entries are parsed once; the regions only get fewer.
     let mut tocs: Vec<Toc> = toc_regions(&lines)
         .into_iter()
@@ -189,6 +189,15 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     };
     let status = contents::classify(body, &listed);
     (out, toc.into_iter().zip(status).collect())
+}
+
+/// `str::trim`, without decoding a line that starts and ends with a
+/// printable ASCII character (most do).
+fn trim_line(l: &str) -> &str {
+    match (l.as_bytes().first(), l.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => l,
+        _ => l.trim(),
+    }
 }
 
 /// The candidates of every line.
