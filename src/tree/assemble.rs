@@ -258,20 +258,33 @@ fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
     if kind != NodeKind::Section {
         return kind;
     }
-    let lower = title.to_lowercase();
-    let first = lower.split(' ').next().unwrap_or("");
-    let has_id = lower.split(' ').nth(1).is_some();
-    match first {
-        "schedule" | "annex" | "appendix" if has_id => NodeKind::Schedule,
-        "exhibit" if has_id => NodeKind::Exhibit,
-        _ if matches!(
-            lower.as_str(),
-            "table of contents" | "contents" | "index" | "summary of contents"
-        ) =>
-        {
-            NodeKind::Toc
-        }
-        _ if lower.starts_with("signature page") || lower == "signatures" => NodeKind::Signature,
-        _ => kind,
+    // ASCII case is enough: no letter of these words has a non-ASCII
+    // upper case (the Kelvin sign is the only one that lower-cases to
+    // ASCII, and there is no `k` here), so no lower-cased copy is made.
+    let is = |s: &str, words: &[&str]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
+    let first = title.split(' ').next().unwrap_or("");
+    let has_id = title.contains(' ');
+    let signature_page = title
+        .as_bytes()
+        .get(..14)
+        .is_some_and(|h| h.eq_ignore_ascii_case(b"signature page"));
+    if has_id && is(first, &["schedule", "annex", "appendix"]) {
+        NodeKind::Schedule
+    } else if has_id && is(first, &["exhibit"]) {
+        NodeKind::Exhibit
+    } else if is(
+        title,
+        &[
+            "table of contents",
+            "contents",
+            "index",
+            "summary of contents",
+        ],
+    ) {
+        NodeKind::Toc
+    } else if signature_page || is(title, &["signatures"]) {
+        NodeKind::Signature
+    } else {
+        kind
     }
 }

@@ -286,30 +286,31 @@ fn letter_value(c: char) -> u32 {
 
 /// Value of a canonical roman numeral (`IV`, not `IIII` or `VC`).
 pub(crate) fn roman_value(s: &str) -> Option<u32> {
-    let vals: Vec<i64> = s
-        .bytes()
-        .map(|b| match b {
-            b'I' => Some(1),
-            b'V' => Some(5),
-            b'X' => Some(10),
-            b'L' => Some(50),
-            b'C' => Some(100),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let value = |b: u8| match b {
+        b'I' => Some(1i64),
+        b'V' => Some(5),
+        b'X' => Some(10),
+        b'L' => Some(50),
+        b'C' => Some(100),
+        _ => None,
+    };
+    let b = s.as_bytes();
     let mut total: i64 = 0;
-    for (i, v) in vals.iter().enumerate() {
-        if vals.get(i + 1).is_some_and(|n| n > v) {
+    for (i, &c) in b.iter().enumerate() {
+        let v = value(c)?;
+        if b.get(i + 1).and_then(|&n| value(n)).is_some_and(|n| n > v) {
             total -= v;
         } else {
             total += v;
         }
     }
     let total = u32::try_from(total).ok()?;
-    (total > 0 && total < 400 && to_roman(total) == s).then_some(total)
+    (total > 0 && total < 400 && spells_roman(total, s)).then_some(total)
 }
 
-fn to_roman(mut n: u32) -> String {
+/// Whether `s` is the canonical roman numeral of `n` (compared piece by
+/// piece, without writing the numeral out).
+fn spells_roman(mut n: u32, mut s: &str) -> bool {
     const TABLE: [(u32, &str); 9] = [
         (100, "C"),
         (90, "XC"),
@@ -321,14 +322,16 @@ fn to_roman(mut n: u32) -> String {
         (4, "IV"),
         (1, "I"),
     ];
-    let mut out = String::new();
-    for (v, s) in TABLE {
+    for (v, piece) in TABLE {
         while n >= v {
-            out.push_str(s);
+            match s.strip_prefix(piece) {
+                Some(rest) => s = rest,
+                None => return false,
+            }
             n -= v;
         }
     }
-    out
+    s.is_empty()
 }
 
 /// The title less leading separators after a label and trailing

@@ -462,10 +462,13 @@ pub(crate) fn is_toc_title(t: &str) -> bool {
     {
         return false;
     }
-    // A page number run into the title (`2 TABLE OF CONTENTS`).
-    let t = match t.split_once(' ') {
-        Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
-        _ => t,
+    // A page number run into the title (`2 TABLE OF CONTENTS`): up to
+    // three digits and a space (the line's first space, so no search).
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let t = if digits <= 3 && t.as_bytes().get(digits) == Some(&b' ') {
+        t[digits + 1..].trim_start()
+    } else {
+        t
     };
     let b = t.as_bytes();
     if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
@@ -487,8 +490,14 @@ pub(crate) fn is_furniture(t: &str) -> bool {
     if b.len() > 12 {
         return false;
     }
-    let lower = t.to_ascii_lowercase();
-    let l = lower.trim();
+    // Lower-cased on the stack: this runs on every short line.
+    let mut buf = [0u8; 12];
+    let lower = &mut buf[..b.len()];
+    lower.copy_from_slice(b);
+    lower.make_ascii_lowercase();
+    let l = std::str::from_utf8(lower)
+        .expect("ASCII lower case keeps UTF-8")
+        .trim();
     let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     l == "page"
         || is_extractor_marker(l)

@@ -24,7 +24,8 @@ const TOC_MAX_GAP: usize = 12;
 /// Every heading of a plain-text document, in line order, and the table of
 /// contents' entries with whether each was found as a body heading.
 pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
-    let lines: Vec<&str> = source.lines().map(trim_line).collect();
+    let mut lines: Vec<&str> = Vec::with_capacity(source.line_count());
+    lines.extend(source.lines().map(trim_line));
     // Each region's entries are parsed once; the regions only get fewer.
     let mut tocs: Vec<Toc> = toc_regions(&lines)
         .into_iter()
