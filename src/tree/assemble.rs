@@ -288,3 +288,18 @@ fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
         kind
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanks_are_what_char_is_whitespace_says_and_counting_stops_at_the_limit() {
+        // No-break and em spaces, a vertical tab: blank; `é` is not.
+        let s = "a\u{a0}b\u{2003}c\x0b d\té\r\n";
+        let by_chars = s.chars().filter(|c| !c.is_whitespace()).count();
+        assert_eq!(count_non_blank(s, 100), by_chars);
+        assert_eq!(by_chars, 5);
+        assert_eq!(count_non_blank(s, 3), 3);
+    }
+}

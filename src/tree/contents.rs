@@ -215,6 +215,23 @@ mod tests {
     }
 
     #[test]
+    fn leaders_and_page_numbers_are_cut_single_dots_kept() {
+        assert_eq!(strip_leaders("Severability...... 76"), "Severability");
+        assert_eq!(
+            strip_leaders("Terms Generally . . . . 24"),
+            "Terms Generally"
+        );
+        assert_eq!(strip_leaders("Form of Note ____ 3"), "Form of Note");
+        let name: Vec<String> = words(strip_leaders("Taxes Page 38")).collect();
+        assert_eq!(name, ["taxes"]);
+        assert_eq!(
+            strip_leaders("Sec. 2.01. Commitments"),
+            "Sec. 2.01. Commitments"
+        );
+        assert_eq!(strip_leaders("Fees. _x"), "Fees. _x");
+    }
+
+    #[test]
     fn a_label_ends_where_its_number_ends() {
         assert_eq!(after_label("12.10 integration", "12.1"), None);
         assert_eq!(after_label("section 1.1 defined", "section 1"), None);

@@ -435,5 +435,9 @@ mod tests {
         assert_eq!(roman_value("XIV"), Some(14));
         assert_eq!(roman_value("VC"), None);
         assert_eq!(roman_value("IIII"), None);
+        assert_eq!(roman_value("XC"), Some(90));
+        assert_eq!(roman_value("CCCXCIX"), Some(399));
+        assert_eq!(roman_value("CD"), None);
+        assert_eq!(roman_value(""), None);
     }
 }

@@ -724,5 +724,17 @@ mod tests {
         assert!(
             is_toc_title("TABLE OF CONTENTS*") && is_toc_title("TABLE OF CONTENTSPageARTICLE I")
         );
+        // A page number of up to three digits and a space before the title.
+        assert!(is_toc_title("2 TABLE OF CONTENTS") && is_toc_title("123   Contents"));
+        assert!(!is_toc_title("1234 CONTENTS") && !is_toc_title("12TABLE OF CONTENTS"));
+    }
+
+    #[test]
+    fn leaders_need_a_run_not_just_enough_dots() {
+        assert!(has_leader(b"Definitions.....1") && has_leader(b"Taxes . . . . 38"));
+        assert!(has_leader(b"Notices_____12"));
+        assert!(!has_leader(b"1.2.3.4 Title") && !has_leader(b"a_b_c_d_e_f"));
+        assert!(is_furniture("PAGE 12") && is_furniture("- 7 -") && is_furniture("xii"));
+        assert!(!is_furniture("Page 1234") && !is_furniture("Definitions"));
     }
 }

@@ -572,3 +572,25 @@ fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
         .take(6)
         .any(|k| tocish.get(k))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::trim_line;
+
+    #[test]
+    fn trim_line_is_str_trim() {
+        for l in [
+            "abc",
+            " abc",
+            "abc\u{a0}",
+            "\u{a0}x y",
+            "",
+            "\t",
+            "a b",
+            "é",
+            "x\u{2003}",
+        ] {
+            assert_eq!(trim_line(l), l.trim(), "{l:?}");
+        }
+    }
+}
