@@ -697,3 +697,18 @@ fn a_schedule_is_itself_in_its_own_text() {
     ));
     assert_eq!(referenced(&o), ["Schedule 2.02"], "{:#?}", o.relations);
 }
+
+#[test]
+fn a_lettered_schedule_is_referenced_whole() {
+    let o = extract(&input(
+        "Section 2.01 Commitments",
+        "Each Lender's Commitment is set forth on Schedule 2.01A; the Letter of Credit \
+         Commitments on Schedule 2.01B and the Existing Letters of Credit on Schedule 2.",
+    ));
+    assert_eq!(
+        referenced(&o),
+        ["Schedule 2.01A", "Schedule 2.01B", "Schedule 2"],
+        "{:#?}",
+        o.relations
+    );
+}

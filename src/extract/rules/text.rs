@@ -99,9 +99,10 @@ pub(super) fn normalize_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`.
+/// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`,
+/// `Schedule 2.01A` (a lettered schedule is its own part, not `Schedule 2`).
 pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\b(Article|ARTICLE|Exhibit|EXHIBIT|Schedule|SCHEDULE)\s+((?:\d{1,2}(?:\.\d{1,3})*|[IVX]{1,5})\b|[A-Z](?:-\d{1,2})?\b)")
+    Regex::new(r"\b(Article|ARTICLE|Exhibit|EXHIBIT|Schedule|SCHEDULE)\s+((?:\d{1,2}(?:\.\d{1,3})*[A-Z]?|[IVX]{1,5})\b|[A-Z](?:-\d{1,2})?\b)")
         .unwrap()
 });
 
