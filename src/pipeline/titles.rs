@@ -4,13 +4,16 @@
 //!
 //! Never fails the document: a refused budget, an open circuit breaker or a
 //! failed call leave the titles unmatched (new, so sent) and say why in
-//! [`TitleMappingUse::error`]. The request takes a permit of the
-//! extractor's one concurrency bound, is counted in the heartbeat's
-//! requests, moves the circuit breaker like a section's, and its price
-//! counts against `--max-cost`.
+//! [`TitleMappingUse::error`]. The request is retried by the section
+//! requests' policy (408/429/5xx, timeouts, dropped connections), each
+//! attempt takes a permit of the extractor's one concurrency bound, is
+//! counted in the heartbeat's requests and moves the circuit breaker like a
+//! section's, and its price counts against `--max-cost`.
 
 use super::budget::Budget;
 use crate::extract::extractor::SideCall;
+use crate::extract::llm::client::CallError;
+use crate::extract::llm::retry::RetryPolicy;
 use crate::extract::Extractor;
 use crate::index::llm_titles::{self, TitleCallFailed, TitleMappingUse};
 use crate::index::GraphabilityIndex;
@@ -54,26 +57,58 @@ pub(super) async fn map_plan_titles(
         ));
         return used;
     }
-    let sent = extractor
-        .side_request(async {
-            let answer = llm_titles::map_titles(client, cache, index, &asked).await;
-            let call = match &answer {
-                Ok(a) if a.cached => SideCall::NotSent,
-                Ok(_) => SideCall::Answered,
-                Err(e) => e
-                    .downcast_ref::<TitleCallFailed>()
-                    .map_or(SideCall::Answered, |f| SideCall::Failed(f.0.clone())),
-            };
-            (answer.map_err(|e| format!("{e:#}")), call)
-        })
-        .await;
-    let answer = match sent {
-        Ok(answer) => {
-            used.calls = 1;
-            answer
-        }
-        Err(e) => Err(format!("LLM title mapping not sent: {e}")),
+    let cfg = client.config();
+    let policy = RetryPolicy {
+        max_retries: cfg.max_retries,
+        base: cfg.backoff_base,
+        max: cfg.backoff_max,
     };
+    // Retried like a section request (408/429/5xx, timeouts, dropped
+    // connections; `Retry-After` honoured), each attempt a side request so
+    // the breaker and the concurrency bound see every one.
+    let mut sent_requests = 0u64;
+    let answer = loop {
+        let attempt = extractor
+            .side_request(async {
+                let answer = llm_titles::map_titles(client, cache, index, &asked).await;
+                let failure = answer
+                    .as_ref()
+                    .err()
+                    .and_then(|e| e.downcast_ref::<TitleCallFailed>())
+                    .map(|f| f.0.clone());
+                let call = match (&answer, &failure) {
+                    (Ok(a), _) if a.cached => SideCall::NotSent,
+                    (_, Some(f)) => SideCall::Failed(f.clone()),
+                    _ => SideCall::Answered,
+                };
+                ((answer.map_err(|e| format!("{e:#}")), failure), call)
+            })
+            .await;
+        match attempt {
+            Ok((Err(e), Some(failure))) => {
+                sent_requests += 1;
+                let Some(retry_after) = worth_retrying(&failure) else {
+                    break Err(e);
+                };
+                let retry = sent_requests as u32 - 1;
+                if retry >= policy.max_retries {
+                    break Err(format!("{e} (gave up after {sent_requests} attempts)"));
+                }
+                tokio::time::sleep(policy.backoff(retry, retry_after)).await;
+            }
+            Ok((answer, _)) => {
+                sent_requests += u64::from(!answer.as_ref().is_ok_and(|a| a.cached));
+                break answer;
+            }
+            Err(e) if sent_requests == 0 => break Err(format!("LLM title mapping not sent: {e}")),
+            Err(e) => {
+                break Err(format!(
+                    "LLM title mapping stopped after {sent_requests} attempts: {e}"
+                ))
+            }
+        }
+    };
+    used.calls = sent_requests;
     match answer {
         Ok(a) => {
             let actual = cost
@@ -81,7 +116,6 @@ pub(super) async fn map_plan_titles(
                 .map_or(0.0, |p| p.cost(a.tokens_in, a.tokens_out));
             budget.settle(estimate, actual);
             // Another document may have cached the same titles meanwhile.
-            used.calls = u64::from(!a.cached);
             used.cache_hits = u64::from(a.cached);
             used.tokens_in = a.tokens_in;
             used.tokens_out = a.tokens_out;
@@ -93,6 +127,16 @@ pub(super) async fn map_plan_titles(
         }
     }
     used
+}
+
+/// Whether a failed title request is worth another attempt, and the wait
+/// the server asked for: the retry policy of section requests.
+fn worth_retrying(failure: &CallError) -> Option<Option<std::time::Duration>> {
+    match failure {
+        CallError::Retryable { retry_after, .. } => Some(*retry_after),
+        CallError::Transport(_) => Some(None),
+        CallError::Fatal(_) | CallError::FormatUnsupported(_) => None,
+    }
 }
 
 /// A document that `--resume` redoes after the interrupted run mapped its

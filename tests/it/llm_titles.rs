@@ -430,6 +430,50 @@ fn a_resumed_batch_maps_titles_from_the_cached_answer() {
     assert_eq!(w.row("r", "Benchmark")["status"], "ok");
 }
 
+/// A title request the server is too busy for (503 with `Retry-After`) is
+/// retried like a section request, and the retry's answer maps the titles.
+#[test]
+fn a_busy_server_s_title_request_is_retried() {
+    let rt = runtime();
+    let title_calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = title_calls.clone();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, move |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["m"])
+            } else if is_title_request(r) {
+                if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    Reply::Status {
+                        status: 503,
+                        retry_after: Some("0".into()),
+                        body: "{\"error\": \"busy\"}".into(),
+                    }
+                } else {
+                    Reply::json(&json!({"mappings": [
+                        {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+                    ]}))
+                }
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let w = Work::new();
+    w.ingest(&server.base_url(), "r").assert().success();
+    assert_eq!(server.title_requests(), 2, "the 503 and its retry");
+    assert_eq!(w.row("r", "Yield Protection")["match_method"], "llm");
+    let m = w.title_mapping("r");
+    assert_eq!(
+        (
+            m["calls"].as_u64(),
+            m["failed"].as_u64(),
+            m["sections_mapped"].as_u64()
+        ),
+        (Some(2), Some(0), Some(1)),
+        "{m}"
+    );
+}
+
 #[test]
 fn a_title_request_that_times_out_counts_toward_the_circuit_breaker() {
     let rt = runtime();
