@@ -66,7 +66,8 @@ pub(crate) fn assemble(
         let mut first_start = 1;
         if first > 1 {
             let pre = source.span_text(1, first - 1);
-            if pre.chars().filter(|c| c.is_alphanumeric()).count() >= PREAMBLE_MIN_ALNUM {
+            let alnum = pre.chars().filter(|c| c.is_alphanumeric());
+            if alnum.take(PREAMBLE_MIN_ALNUM).count() >= PREAMBLE_MIN_ALNUM {
                 let h = Heading::new(1, 1, "Preamble".to_owned(), NodeKind::Preamble);
                 flat.push((h, 1, first - 1));
                 first_start = first;
@@ -211,8 +212,22 @@ pub(crate) fn count_chars(s: &str) -> usize {
 }
 
 /// Non-whitespace characters of `s`, counting no further than `limit`.
+/// ASCII bytes are tested as they stand; only other characters are decoded.
 fn count_non_blank(s: &str, limit: usize) -> usize {
-    s.chars().filter(|c| !c.is_whitespace()).take(limit).count()
+    let b = s.as_bytes();
+    let (mut n, mut i) = (0, 0);
+    while n < limit && i < b.len() {
+        if b[i].is_ascii() {
+            // `char::is_whitespace` on ASCII: tab to carriage return, space.
+            n += usize::from(!matches!(b[i], b'\t'..=b'\r' | b' '));
+            i += 1;
+        } else {
+            let c = s[i..].chars().next().expect("a char starts here");
+            n += usize::from(!c.is_whitespace());
+            i += c.len_utf8();
+        }
+    }
+    n
 }
 
 /// Collapses whitespace and drops Markdown emphasis markers; plain-text
@@ -245,20 +260,48 @@ fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
     if kind != NodeKind::Section {
         return kind;
     }
-    let lower = title.to_lowercase();
-    let first = lower.split(' ').next().unwrap_or("");
-    let has_id = lower.split(' ').nth(1).is_some();
-    match first {
-        "schedule" | "annex" | "appendix" if has_id => NodeKind::Schedule,
-        "exhibit" if has_id => NodeKind::Exhibit,
-        _ if matches!(
-            lower.as_str(),
-            "table of contents" | "contents" | "index" | "summary of contents"
-        ) =>
-        {
-            NodeKind::Toc
-        }
-        _ if lower.starts_with("signature page") || lower == "signatures" => NodeKind::Signature,
-        _ => kind,
+    // ASCII case is enough: no letter of these words has a non-ASCII
+    // upper case (the Kelvin sign is the only one that lower-cases to
+    // ASCII, and there is no `k` here), so no lower-cased copy is made.
+    let is = |s: &str, words: &[&str]| words.iter().any(|w| s.eq_ignore_ascii_case(w));
+    let first = title.split(' ').next().unwrap_or("");
+    let has_id = title.contains(' ');
+    let signature_page = title
+        .as_bytes()
+        .get(..14)
+        .is_some_and(|h| h.eq_ignore_ascii_case(b"signature page"));
+    if has_id && is(first, &["schedule", "annex", "appendix"]) {
+        NodeKind::Schedule
+    } else if has_id && is(first, &["exhibit"]) {
+        NodeKind::Exhibit
+    } else if is(
+        title,
+        &[
+            "table of contents",
+            "contents",
+            "index",
+            "summary of contents",
+        ],
+    ) {
+        NodeKind::Toc
+    } else if signature_page || is(title, &["signatures"]) {
+        NodeKind::Signature
+    } else {
+        kind
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blanks_are_what_char_is_whitespace_says_and_counting_stops_at_the_limit() {
+        // No-break and em spaces, a vertical tab: blank; `é` is not.
+        let s = "a\u{a0}b\u{2003}c\x0b d\té\r\n";
+        let by_chars = s.chars().filter(|c| !c.is_whitespace()).count();
+        assert_eq!(count_non_blank(s, 100), by_chars);
+        assert_eq!(by_chars, 5);
+        assert_eq!(count_non_blank(s, 3), 3);
     }
 }

@@ -42,31 +42,31 @@ impl EntryText {
         let label = normalise_spaces(&label.to_ascii_lowercase())
             .trim_end_matches('.')
             .to_owned();
-        let rest = strip_leaders(rest);
         Self {
             label,
-            name: words(&rest).take(NAME_WORDS).collect(),
+            name: words(strip_leaders(rest)).take(NAME_WORDS).collect(),
         }
     }
 }
 
-/// Looks up each entry that was not chosen as a heading in the body lines
-/// (trimmed), returning its status.
-pub(crate) fn classify(body: &[&str], entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
+/// Looks up each entry that was not chosen as a heading in the body (the
+/// text from the first body line on), returning its status.
+pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
     if entries.iter().all(|(_, found)| *found) {
         return vec![EntryStatus::Found; entries.len()];
     }
-    // One copy of the body and its ASCII lower case (same byte offsets):
-    // each entry is one substring search over it, not a pass per line.
-    let orig = body.join("\n");
-    let lower = orig.to_ascii_lowercase();
+    // The body and its ASCII lower case (same byte offsets): each entry is
+    // one substring search over it, not a pass per line. A label or name
+    // holds no whitespace that a line's own leading or trailing blanks
+    // could change, so the text is searched as it stands.
+    let lower = body.to_ascii_lowercase();
     entries
         .iter()
         .map(|(e, found)| {
             if *found {
                 EntryStatus::Found
             } else {
-                look_up(&orig, &lower, e)
+                look_up(body, &lower, e)
             }
         })
         .collect()
@@ -151,17 +151,18 @@ pub(crate) fn words(s: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The text before dotted or underscored leaders and a trailing page
 /// number: `Severability...... 76` -> `Severability`.
-pub(crate) fn strip_leaders(s: &str) -> String {
-    let cut = s
-        .find("..")
-        .into_iter()
-        .chain(s.find(". ."))
-        .chain(s.find("__"))
-        .min()
+pub(crate) fn strip_leaders(s: &str) -> &str {
+    // The first `..`, `. .` or `__`: one scan for the bytes they start with.
+    let b = s.as_bytes();
+    let cut = memchr::memchr2_iter(b'.', b'_', b)
+        .find(|&i| match b[i] {
+            b'.' => b.get(i + 1) == Some(&b'.') || b.get(i + 1..i + 3) == Some(b" ."),
+            _ => b.get(i + 1) == Some(&b'_'),
+        })
         .unwrap_or(s.len());
     let s = s[..cut].trim_end();
     let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
-    s.strip_suffix("Page").unwrap_or(s).to_owned()
+    s.strip_suffix("Page").unwrap_or(s)
 }
 
 fn normalise_spaces(s: &str) -> String {
@@ -208,9 +209,26 @@ mod tests {
         ];
         use EntryStatus::*;
         assert_eq!(
-            classify(&body, &entries),
+            classify(&body.join("\n"), &entries),
             vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
         );
+    }
+
+    #[test]
+    fn leaders_and_page_numbers_are_cut_single_dots_kept() {
+        assert_eq!(strip_leaders("Severability...... 76"), "Severability");
+        assert_eq!(
+            strip_leaders("Terms Generally . . . . 24"),
+            "Terms Generally"
+        );
+        assert_eq!(strip_leaders("Form of Note ____ 3"), "Form of Note");
+        let name: Vec<String> = words(strip_leaders("Taxes Page 38")).collect();
+        assert_eq!(name, ["taxes"]);
+        assert_eq!(
+            strip_leaders("Sec. 2.01. Commitments"),
+            "Sec. 2.01. Commitments"
+        );
+        assert_eq!(strip_leaders("Fees. _x"), "Fees. _x");
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! too early loses every section after it and is not chosen.
 
 use super::label::LabelKind;
-use super::lines::{inline_title, is_furniture, is_title_line, is_tocish};
+use super::lines::{inline_title, is_furniture, is_title_line, is_tocish_past_leaders};
 use super::lines::{CandKind, Candidate};
 
 /// How many earlier candidates a candidate may follow. Real headings are
@@ -28,7 +28,7 @@ const RESTART_COST: f32 = 3.0;
 const WRAPPED_LINE_MIN: usize = 40;
 
 /// Where a candidate sits in the numbering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Class {
     /// `ARTICLE VII`, `1. DEFINITIONS`, `SECTION 5.0 TERMINATION`.
     Article,
@@ -234,17 +234,19 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
     Some((-cost, n))
 }
 
-/// Chooses the heading chain: indices into `cands` (sorted by line).
-pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
+/// Chooses the heading chain: indices into `cands` (sorted by line);
+/// `rewards[i]` is the worth of taking `cands[i]` (its own reward plus
+/// any evidence from the contents).
+pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
     let n = cands.len();
     let mut best = vec![f32::NEG_INFINITY; n];
     let mut prev = vec![usize::MAX; n];
     let mut state = vec![State::default(); n];
     for i in 0..n {
-        let c = &cands[i];
+        let c = cands[i];
         // Start a chain here.
         if let Some((cost, st)) = step(&State::default(), c) {
-            best[i] = c.reward + cost;
+            best[i] = rewards[i] + cost;
             state[i] = st;
         }
         let lo = i.saturating_sub(WINDOW);
@@ -253,7 +255,7 @@ pub(crate) fn decode(cands: &[Cand]) -> Vec<usize> {
                 continue;
             }
             if let Some((cost, st)) = step(&state[j], c) {
-                let v = best[j] + c.reward + cost;
+                let v = best[j] + rewards[i] + cost;
                 if v > best[i] {
                     best[i] = v;
                     prev[i] = j;
@@ -438,8 +440,9 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
 const ROMAN_STYLE: u16 = 16;
 const LETTERED_STYLE: u16 = 32;
 
+/// `t` has no leaders (`candidates_in` tested), here and in `bare_top`.
 fn from_candidate(lines: &[&str], j: usize, t: &str, c: &Candidate<'_>, out: &mut Vec<Cand>) {
-    if is_tocish(t) && !has_inline_body(c.rest) {
+    if is_tocish_past_leaders(t) && !has_inline_body(c.rest) {
         return;
     }
     match c.kind {
@@ -611,7 +614,7 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         }
     }
     let rest = t[i..].trim();
-    if is_tocish(t) && !has_inline_body(rest) {
+    if is_tocish_past_leaders(t) && !has_inline_body(rest) {
         return;
     }
     if let (Some(m), Some(x)) = (minor, sub) {

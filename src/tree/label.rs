@@ -106,13 +106,13 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
         }
         let (seq, ident_len) = ident(s, kind)?;
         let used = word.len() + ws + ident_len;
-        let text = format!(
-            "{}{}{}",
-            head,
-            if ws > 0 { " " } else { "" },
-            &s[..ident_len]
-        );
-        let text = text.trim_end_matches('.').to_owned();
+        let mut text = String::with_capacity(used);
+        text.push_str(head);
+        if ws > 0 {
+            text.push(' ');
+        }
+        text.push_str(&s[..ident_len]);
+        text.truncate(text.trim_end_matches('.').len());
         return Some((Label { kind, text, seq }, used));
     }
     None
@@ -209,9 +209,13 @@ fn ident(s: &str, kind: LabelKind) -> Option<(Vec<u32>, usize)> {
     if word.is_empty() {
         return None;
     }
-    let up = word.to_ascii_uppercase();
-    if let Some(n) = WORDS.iter().position(|w| *w == up) {
-        return Some((vec![n as u32 + 1], word.len()));
+    // A number word (`ONE`) is all letters: only a word that starts
+    // with one is looked up.
+    if word.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        let up = word.to_ascii_uppercase();
+        if let Some(n) = WORDS.iter().position(|w| *w == up) {
+            return Some((vec![n as u32 + 1], word.len()));
+        }
     }
     if word.starts_with(|c: char| c.is_ascii_digit()) {
         let (mut seq, mut used) = dotted(s)?;
@@ -282,30 +286,31 @@ fn letter_value(c: char) -> u32 {
 
 /// Value of a canonical roman numeral (`IV`, not `IIII` or `VC`).
 pub(crate) fn roman_value(s: &str) -> Option<u32> {
-    let vals: Vec<i64> = s
-        .bytes()
-        .map(|b| match b {
-            b'I' => Some(1),
-            b'V' => Some(5),
-            b'X' => Some(10),
-            b'L' => Some(50),
-            b'C' => Some(100),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let value = |b: u8| match b {
+        b'I' => Some(1i64),
+        b'V' => Some(5),
+        b'X' => Some(10),
+        b'L' => Some(50),
+        b'C' => Some(100),
+        _ => None,
+    };
+    let b = s.as_bytes();
     let mut total: i64 = 0;
-    for (i, v) in vals.iter().enumerate() {
-        if vals.get(i + 1).is_some_and(|n| n > v) {
+    for (i, &c) in b.iter().enumerate() {
+        let v = value(c)?;
+        if b.get(i + 1).and_then(|&n| value(n)).is_some_and(|n| n > v) {
             total -= v;
         } else {
             total += v;
         }
     }
     let total = u32::try_from(total).ok()?;
-    (total > 0 && total < 400 && to_roman(total) == s).then_some(total)
+    (total > 0 && total < 400 && spells_roman(total, s)).then_some(total)
 }
 
-fn to_roman(mut n: u32) -> String {
+/// Whether `s` is the canonical roman numeral of `n` (compared piece by
+/// piece, without writing the numeral out).
+fn spells_roman(mut n: u32, mut s: &str) -> bool {
     const TABLE: [(u32, &str); 9] = [
         (100, "C"),
         (90, "XC"),
@@ -317,14 +322,16 @@ fn to_roman(mut n: u32) -> String {
         (4, "IV"),
         (1, "I"),
     ];
-    let mut out = String::new();
-    for (v, s) in TABLE {
+    for (v, piece) in TABLE {
         while n >= v {
-            out.push_str(s);
+            match s.strip_prefix(piece) {
+                Some(rest) => s = rest,
+                None => return false,
+            }
             n -= v;
         }
     }
-    out
+    s.is_empty()
 }
 
 /// The title less leading separators after a label and trailing
@@ -334,7 +341,14 @@ fn clean_name(s: &str) -> String {
         c.is_whitespace() || matches!(c, '.' | ':' | '-' | '–' | '—' | '_' | ')')
     });
     let s = s.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '.' | ':' | ';' | ','));
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -421,5 +435,9 @@ mod tests {
         assert_eq!(roman_value("XIV"), Some(14));
         assert_eq!(roman_value("VC"), None);
         assert_eq!(roman_value("IIII"), None);
+        assert_eq!(roman_value("XC"), Some(90));
+        assert_eq!(roman_value("CCCXCIX"), Some(399));
+        assert_eq!(roman_value("CD"), None);
+        assert_eq!(roman_value(""), None);
     }
 }

@@ -349,9 +349,11 @@ fn annex_ident_ok(ident: &str, kind: CandKind) -> bool {
 /// several headings run together, or a page number glued to a title.
 /// Hand-written scans (no regex): this runs on many lines.
 pub(crate) fn is_tocish(t: &str) -> bool {
-    if has_leader(t.as_bytes()) {
-        return true;
-    }
+    has_leader(t.as_bytes()) || is_tocish_past_leaders(t)
+}
+
+/// `is_tocish` for a line already known to have no leaders.
+pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
     // A page number right before the next entry's keyword: `Advances21SECTION`
     // or `Borrowings 24     Section` (spaces may be no-break spaces).
     let bytes = t.as_bytes();
@@ -413,9 +415,10 @@ pub(crate) fn is_tocish(t: &str) -> bool {
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
 pub(crate) fn has_leader(b: &[u8]) -> bool {
     // Every leader holds four dots or five underscores; most lines hold
-    // fewer, and counting bytes vectorises where the walk below does not.
-    let count = |x: u8| b.iter().filter(|&&c| c == x).count();
-    if count(b'.') < 4 && count(b'_') < 5 {
+    // fewer. memchr finds them (vectorised) and stops at the fourth or
+    // fifth, where the walk below goes byte by byte.
+    let at_least = |x: u8, n: usize| memchr::memchr_iter(x, b).nth(n - 1).is_some();
+    if !at_least(b'.', 4) && !at_least(b'_', 5) {
         return false;
     }
     let (mut dots, mut spaced, mut unders) = (0u32, 0u32, 0u32);
@@ -459,10 +462,13 @@ pub(crate) fn is_toc_title(t: &str) -> bool {
     {
         return false;
     }
-    // A page number run into the title (`2 TABLE OF CONTENTS`).
-    let t = match t.split_once(' ') {
-        Some((n, r)) if n.len() <= 3 && n.bytes().all(|c| c.is_ascii_digit()) => r.trim_start(),
-        _ => t,
+    // A page number run into the title (`2 TABLE OF CONTENTS`): up to
+    // three digits and a space (the line's first space, so no search).
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let t = if digits <= 3 && t.as_bytes().get(digits) == Some(&b' ') {
+        t[digits + 1..].trim_start()
+    } else {
+        t
     };
     let b = t.as_bytes();
     if b.len() >= 17 && b[..17].eq_ignore_ascii_case(b"TABLE OF CONTENTS") {
@@ -484,8 +490,14 @@ pub(crate) fn is_furniture(t: &str) -> bool {
     if b.len() > 12 {
         return false;
     }
-    let lower = t.to_ascii_lowercase();
-    let l = lower.trim();
+    // Lower-cased on the stack: this runs on every short line.
+    let mut buf = [0u8; 12];
+    let lower = &mut buf[..b.len()];
+    lower.copy_from_slice(b);
+    lower.make_ascii_lowercase();
+    let l = std::str::from_utf8(lower)
+        .expect("ASCII lower case keeps UTF-8")
+        .trim();
     let page_num = |s: &str| (1..=3).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_digit());
     l == "page"
         || is_extractor_marker(l)
@@ -712,5 +724,17 @@ mod tests {
         assert!(
             is_toc_title("TABLE OF CONTENTS*") && is_toc_title("TABLE OF CONTENTSPageARTICLE I")
         );
+        // A page number of up to three digits and a space before the title.
+        assert!(is_toc_title("2 TABLE OF CONTENTS") && is_toc_title("123   Contents"));
+        assert!(!is_toc_title("1234 CONTENTS") && !is_toc_title("12TABLE OF CONTENTS"));
+    }
+
+    #[test]
+    fn leaders_need_a_run_not_just_enough_dots() {
+        assert!(has_leader(b"Definitions.....1") && has_leader(b"Taxes . . . . 38"));
+        assert!(has_leader(b"Notices_____12"));
+        assert!(!has_leader(b"1.2.3.4 Title") && !has_leader(b"a_b_c_d_e_f"));
+        assert!(is_furniture("PAGE 12") && is_furniture("- 7 -") && is_furniture("xii"));
+        assert!(!is_furniture("Page 1234") && !is_furniture("Definitions"));
     }
 }

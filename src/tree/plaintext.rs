@@ -17,7 +17,6 @@ use super::lines::{
     is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
 };
 use super::{NodeKind, SourceText};
-use std::collections::HashSet;
 
 /// Lines without an entry after which a table of contents is over.
 const TOC_MAX_GAP: usize = 12;
@@ -25,47 +24,69 @@ const TOC_MAX_GAP: usize = 12;
 /// Every heading of a plain-text document, in line order, and the table of
 /// contents' entries with whether each was found as a body heading.
 pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, EntryStatus)>) {
-    let lines: Vec<&str> = source.lines().map(str::trim).collect();
-    let mut regions = toc_regions(&lines);
+    let mut lines: Vec<&str> = Vec::with_capacity(source.line_count());
+    lines.extend(source.lines().map(trim_line));
+    // Each region's entries are parsed once; the regions only get fewer.
+    let mut tocs: Vec<Toc> = toc_regions(&lines)
+        .into_iter()
+        .map(|region| Toc {
+            entries: toc_entries(&lines, &region),
+            region,
+        })
+        .collect();
     // An untitled list whose labels never come back after it is not a
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     // Candidates do not depend on the regions: found once for every line,
     // then the lines of the current regions are left out.
     let all = collect(&lines);
-    let mut cands = outside(&all, &regions);
-    let before = regions.len();
-    regions.retain(|r| {
-        let entries = toc_entries(&lines, r);
-        let after = cands.partition_point(|c| c.line <= r.last);
-        let body_keys: HashSet<EntryKey> = cands[after..].iter().map(entry_key).collect();
-        let found = entries
-            .iter()
-            .filter(|e| body_keys.contains(&e.key))
-            .count();
-        is_toc_title(lines[r.start]) || found * 2 >= entries.len()
-    });
-    if regions.len() != before {
-        cands = outside(&all, &regions);
+    let mut cands = outside(&all, &tocs);
+    let before = tocs.len();
+    {
+        // The candidates' keys, sorted (stably: a key's candidates stay in
+        // line order, its last is its last line). An entry comes back
+        // after its region when its key stands on a later line.
+        let mut by_key: Vec<(EntryKey, usize)> =
+            cands.iter().map(|c| (entry_key(c), c.line)).collect();
+        by_key.sort_by(|a, b| a.0.cmp(&b.0));
+        let last_line = |k: &EntryKey| {
+            let end = by_key.partition_point(|(x, _)| x <= k);
+            end.checked_sub(1)
+                .map(|i| by_key[i])
+                .filter(|(x, _)| x == k)
+                .map(|(_, line)| line)
+        };
+        tocs.retain(|toc| {
+            let r = &toc.region;
+            let found = toc
+                .entries
+                .iter()
+                .filter(|e| last_line(&e.key()).is_some_and(|l| l > r.last))
+                .count();
+            is_toc_title(lines[r.start]) || found * 2 >= toc.entries.len()
+        });
     }
-    let mut chain = decode_with_toc(&lines, &regions, &mut cands);
+    if tocs.len() != before {
+        cands = outside(&all, &tocs);
+    }
+    let mut chain = decode_with_toc(&tocs, &cands);
     // A list inside the body (a form's own contents, an exhibit list) is
     // part of the text it sits in, not the contract's contents page.
     let first = chain.first().map_or(lines.len(), |&i| cands[i].line);
-    if regions.iter().any(|r| r.start > first) {
-        regions.retain(|r| r.start < first);
-        cands = outside(&all, &regions);
-        chain = decode_with_toc(&lines, &regions, &mut cands);
+    if tocs.iter().any(|t| t.region.start > first) {
+        tocs.retain(|t| t.region.start < first);
+        cands = outside(&all, &tocs);
+        chain = decode_with_toc(&tocs, &cands);
     }
-    let entries_of: Vec<Vec<TocEntry>> = regions.iter().map(|r| toc_entries(&lines, r)).collect();
-    let chosen: Vec<&Cand> = chain.iter().map(|&i| &cands[i]).collect();
-    let chosen_keys: HashSet<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
+    let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
+    let mut chosen_keys: Vec<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
+    chosen_keys.sort_unstable();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
     let mut toc = Vec::new();
     let mut listed = Vec::new();
     let mut body_from = 0;
-    for (r, entries) in regions.iter().zip(&entries_of) {
+    for Toc { region: r, entries } in &tocs {
         if r.start >= first_line {
             continue;
         }
@@ -78,7 +99,8 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         ));
         for e in entries {
             toc.push(e.text.clone());
-            listed.push((e.label_name.clone(), chosen_keys.contains(&e.key)));
+            let found = chosen_keys.binary_search(&e.key()).is_ok();
+            listed.push((e.label_name.clone(), found));
         }
         // A contents entry without a number (`Definitions`, `Recitals`)
         // found as a line of its own before the first numbered heading is
@@ -100,10 +122,10 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         out.extend(front);
     }
     if !chosen.is_empty() {
-        let from = regions
+        let from = tocs
             .iter()
-            .rfind(|r| r.start < first_line)
-            .map_or(0, |r| r.last + 1);
+            .rfind(|t| t.region.start < first_line)
+            .map_or(0, |t| t.region.last + 1);
         out.extend(summary_block(&lines, from, first_line));
     }
     let last_numbered = chosen
@@ -161,8 +183,22 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     }
     out.sort_by_key(|h| h.line);
     out.dedup_by_key(|h| h.line);
-    let status = contents::classify(&lines[body_from.min(lines.len())..], &listed);
+    let body = if body_from < lines.len() {
+        source.span_text(body_from + 1, lines.len())
+    } else {
+        ""
+    };
+    let status = contents::classify(body, &listed);
     (out, toc.into_iter().zip(status).collect())
+}
+
+/// `str::trim`, without decoding a line that starts and ends with a
+/// printable ASCII character (most do).
+fn trim_line(l: &str) -> &str {
+    match (l.as_bytes().first(), l.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => l,
+        _ => l.trim(),
+    }
 }
 
 /// The candidates of every line.
@@ -175,50 +211,50 @@ fn collect(lines: &[&str]) -> Vec<Cand> {
 }
 
 /// The candidates outside the contents regions (both sorted by line).
-fn outside(all: &[Cand], regions: &[TocRegion]) -> Vec<Cand> {
-    let mut r = regions.iter().peekable();
+fn outside<'a>(all: &'a [Cand], tocs: &[Toc]) -> Vec<&'a Cand> {
+    let mut r = tocs.iter().map(|t| &t.region).peekable();
     all.iter()
         .filter(|c| {
             while r.next_if(|r| r.last < c.line).is_some() {}
             r.peek().is_none_or(|r| c.line < r.start)
         })
-        .cloned()
         .collect()
 }
 
 /// Decodes with the contents entries as evidence: a candidate whose label
 /// the contents list is more likely a heading.
-fn decode_with_toc(lines: &[&str], regions: &[TocRegion], cands: &mut [Cand]) -> Vec<usize> {
-    let toc_keys: HashSet<EntryKey> = regions
+fn decode_with_toc(tocs: &[Toc], cands: &[&Cand]) -> Vec<usize> {
+    let mut toc_keys: Vec<EntryKey> = tocs
         .iter()
-        .flat_map(|r| toc_entries(lines, r))
-        .map(|e| e.key)
+        .flat_map(|t| &t.entries)
+        .map(TocEntry::key)
         .collect();
-    if !toc_keys.is_empty() {
-        for c in cands.iter_mut() {
-            if toc_keys.contains(&entry_key(c)) {
-                c.reward += TOC_BONUS;
+    toc_keys.sort_unstable();
+    let rewards: Vec<f32> = cands
+        .iter()
+        .map(|c| {
+            let listed = toc_keys.binary_search(&entry_key(c)).is_ok();
+            if listed {
+                c.reward + TOC_BONUS
+            } else {
+                c.reward
             }
-        }
-    }
-    decode(cands)
+        })
+        .collect();
+    decode(cands, &rewards)
 }
 
 /// Contents entries are aligned with body candidates by this key: the
-/// class and number, or an annex's id.
-type EntryKey = (Class, u32, u32, String);
+/// class and number, or an annex's id. (No entry is a `Sub`, so a `Sub`
+/// candidate's key matches none, whatever its third number.)
+type EntryKey<'a> = (Class, u32, u32, &'a str);
 
 /// A contents entry found in the body makes that heading this much more
 /// likely.
 const TOC_BONUS: f32 = 0.5;
 
-fn entry_key(c: &Cand) -> EntryKey {
-    let extra = if c.class == Class::Sub {
-        c.sub.to_string()
-    } else {
-        c.annex_key.clone()
-    };
-    (top_level(c.class), c.major, c.minor, extra)
+fn entry_key(c: &Cand) -> EntryKey<'_> {
+    (top_level(c.class), c.major, c.minor, &c.annex_key)
 }
 
 /// A one-number heading is the top level whichever reading the decoder
@@ -251,7 +287,7 @@ fn front_headings(lines: &[&str], r: &TocRegion, first_line: usize) -> Vec<Headi
                 && is_title_line(t)
                 && lines.iter().filter(|l| l == t).take(2).count() < 2
         })
-        .map(|t| contents::words(&contents::strip_leaders(t)).collect::<Vec<_>>())
+        .map(|t| contents::words(contents::strip_leaders(t)).collect::<Vec<_>>())
         .filter(|w| !w.is_empty() && w.len() <= 8)
         .collect();
     let mut out = Vec::new();
@@ -298,13 +334,27 @@ fn summary_block(lines: &[&str], from: usize, first_line: usize) -> Option<Headi
     })
 }
 
+/// A contents region and its entries.
+struct Toc {
+    region: TocRegion,
+    entries: Vec<TocEntry>,
+}
+
 /// One line of a contents region.
 struct TocEntry {
     /// The line as written (its first 60 characters).
     text: String,
-    key: EntryKey,
+    /// Class, numbers and annex id: see [`EntryKey`].
+    key: (Class, u32, u32, String),
     /// Label and name, for the body search of an entry not chosen.
     label_name: EntryText,
+}
+
+impl TocEntry {
+    fn key(&self) -> EntryKey<'_> {
+        let (class, major, minor, annex) = &self.key;
+        (*class, *major, *minor, annex)
+    }
 }
 
 /// The entries of a contents region: each line's label, as written, as a
@@ -396,7 +446,7 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         // A run of dotted leaders opens a contents page even when its
         // entries carry no label the line recogniser knows (`1.   TITLE....1`).
         let dotted =
-            t.starts_with(|c: char| c.is_ascii_digit()) && t.contains("....") && tocish.get(i);
+            t.starts_with(|c: char| c.is_ascii_digit()) && has_four_dots(t) && tocish.get(i);
         let trigger =
             titled || dotted || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c));
         if trigger {
@@ -423,6 +473,13 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         i += 1;
     }
     out
+}
+
+/// Whether `t` holds `....` (a byte scan: no substring searcher to set up
+/// on every numbered line).
+fn has_four_dots(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| b.get(i..i + 4) == Some(b"...."))
 }
 
 /// Whether an inline heading carries body text after its title.
@@ -514,4 +571,26 @@ fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
         .filter(|&k| !is_furniture(lines[k]))
         .take(6)
         .any(|k| tocish.get(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::trim_line;
+
+    #[test]
+    fn trim_line_is_str_trim() {
+        for l in [
+            "abc",
+            " abc",
+            "abc\u{a0}",
+            "\u{a0}x y",
+            "",
+            "\t",
+            "a b",
+            "é",
+            "x\u{2003}",
+        ] {
+            assert_eq!(trim_line(l), l.trim(), "{l:?}");
+        }
+    }
 }
