@@ -115,8 +115,9 @@ fn compare(
 /// chain of the body is gone, and a run-together line holding two headings
 /// may give either. Those cases are a few excerpts in the corpus; 0.90
 /// leaves them room and fails when a whole class of excerpt breaks (a
-/// late-starting article chain rejected, as before: recall 0.92 and
-/// precision 0.90 with every excerpt starting past article 20 lost).
+/// late-starting article chain rejected: before excerpts could start
+/// late, precision was just under 0.90, every excerpt starting past
+/// article 20 being lost).
 #[test]
 fn excerpt_headings_agree_with_the_whole_document() {
     let mut files = Vec::new();
