@@ -117,11 +117,9 @@ fn is_acronym_of(name: &str, capitalised: &[&str]) -> bool {
     if !(2..=6).contains(&letters.len()) || !letters.iter().all(char::is_ascii_uppercase) {
         return false;
     }
-    capitalised.windows(letters.len()).any(|run| {
-        run.iter()
-            .zip(&letters)
-            .all(|(w, l)| w.starts_with(*l))
-    })
+    capitalised
+        .windows(letters.len())
+        .any(|run| run.iter().zip(&letters).all(|(w, l)| w.starts_with(*l)))
 }
 
 /// The strings in straight or curly double quotes of an aside that start
