@@ -78,12 +78,42 @@ struct State {
     rel: Option<bool>,
     /// Some section has been taken (a numbering restart needs a first run).
     had_sections: bool,
+    /// Some candidate has been taken: the default state is a chain's start.
+    begun: bool,
+    /// The chain opened with this article: its first section may resume
+    /// anywhere (an excerpt or an amendment restating `6.4` and `6.5`).
+    opening: bool,
+}
+
+/// What starting a chain late costs at most. An excerpt may start
+/// anywhere, so the price of a late start stops growing: it is more than
+/// any one candidate earns (1.0, or 1.5 with contents evidence), so a lone
+/// stray `6.4` in prose stays prose, and less than two consistent
+/// candidates earn (`ARTICLE VI` with `6.4` below it).
+const LATE_START_MAX: f32 = 1.5;
+
+/// What the first section below a chain's opening article costs at most
+/// for the sections before it that are not there (0.15 each, as a gap
+/// within an article): less than the article itself earns, so the
+/// article is taken with its sections.
+const RESUME_MAX: f32 = 0.9;
+
+/// How much later than `1` / `1.1` a chain that starts at article `a`,
+/// section `b` (`b` = 1 for an article alone) starts, capped.
+fn lateness(a: u32, b: u32) -> f32 {
+    let late = 0.2 * (a.min(3) as f32 - 1.0)
+        + 0.3 * a.saturating_sub(3) as f32
+        + 0.2 * b.saturating_sub(1) as f32;
+    late.min(LATE_START_MAX)
 }
 
 /// The numbering cost of taking `c` after `s` (<= 0), or `None` when `c`
 /// cannot follow, and the state after it.
 fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
     let mut n = *s;
+    n.begun = true;
+    n.opening = false;
+    let fresh = !s.begun;
     let mut cost = 0.0f32;
     if s.in_annex && c.class != Class::Annex {
         // After the schedules and exhibits, numbering that starts again
@@ -109,8 +139,15 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         Class::Article => {
             let a = c.major;
             match s.art {
-                None => {
+                None if fresh => {
                     // Numbering starts low; an excerpt may start later.
+                    // Only a late article opens an excerpt: below
+                    // `ARTICLE 1` sections start at the start.
+                    n.opening = a > 1;
+                    cost += lateness(a, 1);
+                }
+                None => {
+                    // Articles after one-number sections or annexes.
                     if a > 20 {
                         return None;
                     }
@@ -139,6 +176,12 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                         return None;
                     }
                     cost += 0.15 * (b - sb - 1) as f32;
+                }
+                (Some(x), _) if a == x && s.opening => {
+                    if x > 1 {
+                        n.rel = Some(false);
+                    }
+                    cost += (0.15 * b.saturating_sub(1) as f32).min(RESUME_MAX);
                 }
                 (Some(x), _) if a == x => {
                     if b > 3 {
@@ -179,6 +222,15 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     n.art = Some(a);
                 }
                 (Some(_), _) => return None,
+                (None, _) if fresh => {
+                    cost += lateness(a, b);
+                    n.art = Some(a);
+                    // `7.2` first: sections carry their article's number,
+                    // so a later `1.1` does not restart them.
+                    if a > 1 {
+                        n.rel = Some(false);
+                    }
+                }
                 (None, _) => {
                     if a > 3 || b > 3 {
                         return None;
@@ -211,6 +263,9 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         Class::Flat => {
             let v = c.major;
             match s.flat {
+                None if fresh => {
+                    cost += lateness(v, 1);
+                }
                 None => {
                     // A document numbered `1.01` has no `Section 7` level
                     // as well: those are the sections of a later form.

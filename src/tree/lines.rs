@@ -164,6 +164,17 @@ fn article<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
         if glued && !tail.chars().take(2).all(char::is_uppercase) {
             continue;
         }
+        // `VI` is not `V` and a title `I`: a glued word made only of
+        // numeral letters is the rest of the numeral, not a title word.
+        if glued
+            && is_roman_letters(
+                tail.split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or(""),
+            )
+        {
+            continue;
+        }
         let rest = skip_separators(tail).trim_end();
         if title_start_ok(rest) {
             readings.push((v, ident, rest));
@@ -179,6 +190,12 @@ fn article<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
         alternatives: readings,
         rest,
     })
+}
+
+/// A word of roman numeral letters only (`I`, `II`, `VII`; `CIVIL` too,
+/// which no article title starts with glued to its number).
+fn is_roman_letters(word: &str) -> bool {
+    !word.is_empty() && word.bytes().all(|b| b"IVXLC".contains(&b))
 }
 
 /// Parses `1`, `1.01`, returning (major, minor, bytes used).

@@ -272,6 +272,91 @@ SECTION 1.04. Fourth. Text.
     assert_eq!((seqs[0].clone(), seqs[2].clone()), (vec![1, 1], vec![1, 4]));
 }
 
+/// (title, label, name) of every node, in document order.
+fn headings_of(t: &DocTree) -> Vec<(String, String, String)> {
+    t.iter()
+        .filter(|n| n.kind != NodeKind::Preamble)
+        .map(|n| {
+            let label = n.label.as_ref().map_or("", |l| l.text.as_str()).to_owned();
+            (n.title.clone(), label, n.name.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn roman_article_number_is_not_split_into_a_title() {
+    for (roman, value) in [("II", 2), ("IV", 4), ("VI", 6), ("VII", 7)] {
+        let text = format!(
+            "PURCHASE AGREEMENT\n\nARTICLE {roman}\nCOVENANTS\n\n\
+             Section {value}.4 Tax Returns. The Seller shall file.\n\n\
+             Section {value}.5 Section 338 Election. The Buyer may make an election.\n"
+        );
+        let t = tree_of(&text);
+        assert_tiles(&t);
+        let h = headings_of(&t);
+        assert_eq!(
+            h[0],
+            (
+                format!("ARTICLE {roman} COVENANTS"),
+                format!("ARTICLE {roman}"),
+                "COVENANTS".to_owned()
+            ),
+            "{h:?}"
+        );
+        let article = t
+            .iter()
+            .find(|n| n.name == "COVENANTS")
+            .expect("the article node");
+        assert_eq!(
+            article.label.as_ref().map(|l| l.seq.clone()),
+            Some(vec![value])
+        );
+        assert_eq!(article.nodes.len(), 2, "{h:?}");
+    }
+}
+
+#[test]
+fn excerpt_may_start_at_a_late_article() {
+    let text = "PURCHASE AGREEMENT\n\nARTICLE VI COVENANTS\n\n\
+                Section 6.4 Tax Returns. The Seller shall file.\n\n\
+                Section 6.5 Other Matters. The Buyer may.\n";
+    let t = tree_of(text);
+    assert_tiles(&t);
+    let titles: Vec<String> = headings_of(&t).into_iter().map(|h| h.0).collect();
+    assert_eq!(
+        titles,
+        [
+            "ARTICLE VI COVENANTS",
+            "Section 6.4 Tax Returns",
+            "Section 6.5 Other Matters"
+        ]
+    );
+    // Sections alone (an amendment restating two sections) are headings too.
+    let t = tree_of(
+        "AMENDMENT NO. 2\n\nSection 6.4 Tax Returns. The Seller shall file.\n\n\
+         Section 6.5 Other Matters. The Buyer may.\n",
+    );
+    assert_eq!(headings_of(&t).len(), 2, "{:?}", headings_of(&t));
+}
+
+#[test]
+fn lone_late_number_in_prose_stays_prose() {
+    for stray in [
+        "6.4 The Seller shall file all returns when due and pay the taxes shown on them.",
+        "Section 6.4 Tax Returns. The Seller shall file all returns when due.",
+        "ARTICLE VI",
+    ] {
+        let text = format!(
+            "PURCHASE AGREEMENT\n\nThe parties agree to the following terms and \
+             conditions of the sale.\n{stray}\nThe Buyer shall pay the price in cash.\n"
+        );
+        let t = tree_of(&text);
+        assert_tiles(&t);
+        assert_eq!(t.structure.len(), 1, "{stray}: {:?}", headings_of(&t));
+        assert_eq!(t.structure[0].kind, NodeKind::Fallback, "{stray}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 

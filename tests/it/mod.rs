@@ -3,6 +3,7 @@ pub mod util;
 mod crash;
 mod deploy;
 mod doctype;
+mod excerpts;
 mod extract;
 mod graph_neo4j;
 mod index;
