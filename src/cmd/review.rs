@@ -61,14 +61,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     for c in &result.changes {
         writeln!(err, "{c}")?;
     }
-    for u in &review.unwritable {
-        writeln!(err, "warning: {u}")?;
-    }
-    let outcome = if review.unwritable.is_empty() {
-        Outcome::Success
-    } else {
-        Outcome::PartialFailure
-    };
+    let outcome = warn_unwritable(&mut err, &review.unwritable)?;
     if !result.changed() {
         writeln!(err, "no change to {}", args.index.display())?;
         return Ok(outcome);
@@ -111,14 +104,7 @@ fn run_folder(args: &ReviewArgs) -> anyhow::Result<Outcome> {
             writeln!(err, "{}: {c}", f.path.display())?;
         }
     }
-    for u in &review.unwritable {
-        writeln!(err, "warning: {u}")?;
-    }
-    let outcome = if review.unwritable.is_empty() {
-        Outcome::Success
-    } else {
-        Outcome::PartialFailure
-    };
+    let outcome = warn_unwritable(&mut err, &review.unwritable)?;
     if !review.changed() {
         writeln!(err, "no change to the indices in {}", args.index.display())?;
         return Ok(outcome);
@@ -163,4 +149,16 @@ fn run_folder(args: &ReviewArgs) -> anyhow::Result<Outcome> {
         writeln!(err, "add --write to apply")?;
     }
     Ok(outcome)
+}
+
+/// Prints the rows no index could take; partial failure when there are any.
+fn warn_unwritable(err: &mut impl Write, unwritable: &[String]) -> anyhow::Result<Outcome> {
+    for u in unwritable {
+        writeln!(err, "warning: {u}")?;
+    }
+    Ok(if unwritable.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    })
 }

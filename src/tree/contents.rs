@@ -39,7 +39,7 @@ impl EntryText {
     /// From a contents line's label (as the line recogniser wrote it) and
     /// the text after it (leaders and page number included).
     pub fn new(label: &str, rest: &str) -> Self {
-        let label = normalise_spaces(&label.to_ascii_lowercase())
+        let label = super::label::collapse_spaces(&label.to_ascii_lowercase())
             .trim_end_matches('.')
             .to_owned();
         Self {
@@ -163,17 +163,6 @@ pub(crate) fn strip_leaders(s: &str) -> &str {
     let s = s[..cut].trim_end();
     let s = s.trim_end_matches(|c: char| c.is_ascii_digit()).trim_end();
     s.strip_suffix("Page").unwrap_or(s)
-}
-
-fn normalise_spaces(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -341,6 +341,12 @@ fn clean_name(s: &str) -> String {
         c.is_whitespace() || matches!(c, '.' | ':' | '-' | '–' | '—' | '_' | ')')
     });
     let s = s.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '.' | ':' | ';' | ','));
+    collapse_spaces(s)
+}
+
+/// Words joined by one space: runs of whitespace (line breaks, tabs,
+/// no-break spaces) become one ` `.
+pub(crate) fn collapse_spaces(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
         if !out.is_empty() {

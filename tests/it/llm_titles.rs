@@ -217,16 +217,33 @@ fn is_title_request(r: &kgroute::extract::llm::fake_server::FakeRequest) -> bool
 /// A server answering title requests with `titles` and sections with a
 /// valid extraction.
 fn server_with(rt: &tokio::runtime::Runtime, titles: Reply) -> FakeServer {
-    rt.block_on(FakeServer::start(Duration::ZERO, move |r| {
+    server_answering(rt, Duration::ZERO, move || titles.clone())
+}
+
+/// [`server_with`], each title request answered by calling `titles`, after
+/// `latency`.
+fn server_answering(
+    rt: &tokio::runtime::Runtime,
+    latency: Duration,
+    titles: impl Fn() -> Reply + Send + Sync + 'static,
+) -> FakeServer {
+    rt.block_on(FakeServer::start(latency, move |r| {
         if r.path.ends_with("/models") {
             Reply::models(&["m"])
         } else if is_title_request(r) {
-            titles.clone()
+            titles()
         } else {
             Reply::json(&good_extraction())
         }
     }))
     .unwrap()
+}
+
+/// The answer mapping `Yield Protection Matters` to `Increased Costs`.
+fn yield_protection_mapped() -> Reply {
+    Reply::json(&json!({"mappings": [
+        {"title": "Yield Protection Matters", "entry": "Increased Costs"}
+    ]}))
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -363,12 +380,7 @@ fn a_garbage_or_failed_title_answer_leaves_titles_new_and_the_document_written()
 #[test]
 fn no_llm_match_sends_no_title_request() {
     let rt = runtime();
-    let server = server_with(
-        &rt,
-        Reply::json(&json!({"mappings": [
-            {"title": "Yield Protection Matters", "entry": "Increased Costs"}
-        ]})),
-    );
+    let server = server_with(&rt, yield_protection_mapped());
     let w = Work::new();
     w.ingest(&server.base_url(), "n")
         .arg("--no-llm-match")
@@ -396,9 +408,7 @@ fn a_resumed_batch_maps_titles_from_the_cached_answer() {
             if r.path.ends_with("/models") {
                 Reply::models(&["m"])
             } else if is_title_request(r) {
-                Reply::json(&json!({"mappings": [
-                    {"title": "Yield Protection Matters", "entry": "Increased Costs"}
-                ]}))
+                yield_protection_mapped()
             } else if d.load(Ordering::SeqCst) {
                 Reply::status(400, "{\"error\": \"not now\"}")
             } else {
@@ -435,29 +445,18 @@ fn a_resumed_batch_maps_titles_from_the_cached_answer() {
 #[test]
 fn a_busy_server_s_title_request_is_retried() {
     let rt = runtime();
-    let title_calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = title_calls.clone();
-    let server = rt
-        .block_on(FakeServer::start(Duration::ZERO, move |r| {
-            if r.path.ends_with("/models") {
-                Reply::models(&["m"])
-            } else if is_title_request(r) {
-                if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
-                    Reply::Status {
-                        status: 503,
-                        retry_after: Some("0".into()),
-                        body: "{\"error\": \"busy\"}".into(),
-                    }
-                } else {
-                    Reply::json(&json!({"mappings": [
-                        {"title": "Yield Protection Matters", "entry": "Increased Costs"}
-                    ]}))
-                }
-            } else {
-                Reply::json(&good_extraction())
+    let title_calls = std::sync::atomic::AtomicUsize::new(0);
+    let server = server_answering(&rt, Duration::ZERO, move || {
+        if title_calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            Reply::Status {
+                status: 503,
+                retry_after: Some("0".into()),
+                body: "{\"error\": \"busy\"}".into(),
             }
-        }))
-        .unwrap();
+        } else {
+            yield_protection_mapped()
+        }
+    });
     let w = Work::new();
     w.ingest(&server.base_url(), "r").assert().success();
     assert_eq!(server.title_requests(), 2, "the 503 and its retry");
@@ -572,19 +571,7 @@ fn title_figures(out: &std::path::Path) -> serde_json::Value {
 fn a_batch_killed_after_a_title_mapping_resumes_without_asking_again_and_reports_as_one_run() {
     const LATENCY: Duration = Duration::from_millis(60);
     let rt = runtime();
-    let server = rt
-        .block_on(FakeServer::start(LATENCY, |r| {
-            if r.path.ends_with("/models") {
-                Reply::models(&["m"])
-            } else if is_title_request(r) {
-                Reply::json(&json!({"mappings": [
-                    {"title": "Yield Protection Matters", "entry": "Increased Costs"}
-                ]}))
-            } else {
-                Reply::json(&good_extraction())
-            }
-        }))
-        .unwrap();
+    let server = server_answering(&rt, LATENCY, yield_protection_mapped);
     let w = Work::new();
     let tags = ["Alpha", "Beta", "Gamma", "Delta"];
     let docs = w.path("docs");
