@@ -19,13 +19,15 @@ fn main() -> anyhow::Result<()> {
         .find(|p| p.join("corpora").is_dir())
         .unwrap_or_else(|| repo.join("../shared"));
     let mut misses = false;
+    let mut entries = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--index" => index = args.next().map(PathBuf::from).unwrap_or(index),
             "--shared" => shared = args.next().map(PathBuf::from).unwrap_or(shared),
             "--misses" => misses = true,
-            other => anyhow::bail!("unknown argument {other}; usage: routing-eval [--index YAML] [--shared DIR] [--misses]"),
+            "--entries" => entries = true,
+            other => anyhow::bail!("unknown argument {other}; usage: routing-eval [--index YAML] [--shared DIR] [--misses] [--entries]"),
         }
     }
     let idx = GraphabilityIndex::load(&[index.clone()])?;
@@ -34,6 +36,7 @@ fn main() -> anyhow::Result<()> {
         index.display(),
         idx.entries().len()
     );
+    let mut halves: Vec<Vec<EvalFigures>> = Vec::new();
     for (half, names) in [("tuning", eval::TUNING), ("checking", eval::CHECKING)] {
         println!("\n== {half} half");
         println!("{}", EvalFigures::HEADER);
@@ -75,6 +78,18 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         }
+        halves.push(docs);
+    }
+    let t = eval::routed_by_votes(&halves[0], &halves[1]);
+    println!(
+        "\nchecking half routed by the tuning experts' majority per entry (the best a \
+         tuning-grounded index can do with these matches): precision {:.1}%, rel+ {:.1}%, cut/oracle {:.1}%",
+        t.precision(),
+        t.recall(),
+        t.cut_of_oracle()
+    );
+    if entries {
+        print_entry_votes(&idx, &halves);
     }
     // Wide credit agreements without gold, parsed by the real tree builder:
     // the new-section share a user would see (tree quality included).
@@ -122,4 +137,37 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Per matched entry: its tier, and how each half's experts rated the
+/// sections it matched (sent = Medium or above), with their relations.
+fn print_entry_votes(idx: &GraphabilityIndex, halves: &[Vec<EvalFigures>]) {
+    use std::collections::BTreeMap;
+    // entry -> per half (sent, skipped, relations in sent sections)
+    let mut votes: BTreeMap<String, [(usize, usize, usize); 2]> = BTreeMap::new();
+    for (h, docs) in halves.iter().enumerate() {
+        for o in docs.iter().flat_map(|d| &d.outcomes) {
+            let Some(e) = &o.entry else { continue };
+            let v = &mut votes.entry(e.clone()).or_default()[h];
+            if o.gold_sent {
+                v.0 += 1;
+                v.2 += o.relations;
+            } else {
+                v.1 += 1;
+            }
+        }
+    }
+    println!("\n== experts' votes per matched entry (sent/skipped, relations in sent sections)");
+    println!(
+        "{:<48} {:<9} {:>16} {:>16}",
+        "entry", "tier", "tuning", "checking"
+    );
+    for (e, [t, c]) in &votes {
+        let tier = idx
+            .match_title(e)
+            .tier
+            .map_or("-".to_string(), |t| t.key().to_string());
+        let cell = |v: &(usize, usize, usize)| format!("{}/{} ({} rel)", v.0, v.1, v.2);
+        println!("{:<48} {:<9} {:>16} {:>16}", e, tier, cell(t), cell(c));
+    }
 }

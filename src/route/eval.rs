@@ -408,10 +408,17 @@ pub fn evaluate_file(path: &Path, index: &GraphabilityIndex) -> anyhow::Result<E
 /// the same matches, so a target above this line needs better matching or
 /// evidence beyond the title, not another tier change.
 pub fn hindsight(docs: &[EvalFigures]) -> Ceiling {
+    routed_by_votes(docs, docs)
+}
+
+/// The documents `judged` routed the way the experts of `voters` mostly
+/// rate each matched entry (a tie sends); an entry `voters` never rated
+/// keeps its route. With the tuning half voting and the checking half
+/// judged, this is the best a tuning-grounded index could do per entry.
+pub fn routed_by_votes(voters: &[EvalFigures], judged: &[EvalFigures]) -> Ceiling {
     use std::collections::HashMap;
-    let all: Vec<&SectionOutcome> = docs.iter().flat_map(|d| &d.outcomes).collect();
     let mut votes: HashMap<&str, (usize, usize)> = HashMap::new();
-    for o in &all {
+    for o in voters.iter().flat_map(|d| &d.outcomes) {
         if let Some(e) = &o.entry {
             let v = votes.entry(e.as_str()).or_default();
             if o.gold_sent {
@@ -421,13 +428,11 @@ pub fn hindsight(docs: &[EvalFigures]) -> Ceiling {
             }
         }
     }
+    let all: Vec<&SectionOutcome> = judged.iter().flat_map(|d| &d.outcomes).collect();
     let mut c = Ceiling::default();
     for o in all {
-        let sent = match &o.entry {
-            Some(e) => {
-                let (send, skip) = votes[e.as_str()];
-                send >= skip
-            }
+        let sent = match o.entry.as_deref().and_then(|e| votes.get(e)) {
+            Some((send, skip)) => send >= skip,
             None => o.sent,
         };
         if !sent {
@@ -530,5 +535,32 @@ mod tests {
         // Nothing skipped: no cut, though the experts would skip 300 chars.
         assert_eq!((c.chars_cut, c.chars_oracle), (0, 300));
         assert_eq!(c.recall(), 100.0);
+    }
+
+    #[test]
+    fn votes_of_one_half_route_the_other_and_unrated_entries_keep_their_route() {
+        let voters = EvalFigures {
+            outcomes: vec![
+                outcome(Some("Interest"), false, true, 4),
+                outcome(Some("Taxes"), true, false, 0),
+            ],
+            ..Default::default()
+        };
+        let judged = EvalFigures {
+            outcomes: vec![
+                // Skipped by the index, sent by the voters: now sent, wrong here.
+                outcome(Some("Interest"), false, false, 0),
+                // Sent by the index, skipped by the voters: now skipped, and
+                // its 5 relations are lost.
+                outcome(Some("Taxes"), true, true, 5),
+                // Never rated by the voters: keeps the index's skip.
+                outcome(Some("Notices"), false, false, 0),
+            ],
+            ..Default::default()
+        };
+        let c = routed_by_votes(&[voters], &[judged]);
+        assert_eq!((c.matched, c.decision_right), (3, 1));
+        assert_eq!((c.relations_kept, c.relations_medium_plus), (0, 5));
+        assert_eq!((c.chars_cut, c.chars_oracle), (200, 200));
     }
 }
