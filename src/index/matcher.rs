@@ -411,8 +411,14 @@ impl Matcher {
             .filter(|c| c.score >= 1.0 - 1e-9)
             .map(|c| (c.target, MatchMethod::Concept, 1.0));
         let whole = exact.or(concept);
-        if let Some(hit) = self.context_hit(&q, ctx, threshold) {
-            if whole.is_none_or(|w| w.0 != hit.0) {
+        if let Some((hit, parent_entry)) = self.context_hit(&q, ctx, threshold) {
+            // The parent's words settle an ambiguous name (`Waivers` under
+            // a guaranty); they do not turn a name that has its own entry
+            // into its parent's entry (`Remedies` under `Events of Default`
+            // stays `Remedies`, `Financial Covenants` under `Negative
+            // Covenants` stays `Financial Covenants`).
+            let into_parent = whole.is_some() && parent_entry == Some(hit.0);
+            if whole.is_none_or(|w| w.0 != hit.0) && !into_parent {
                 return self.hit(
                     hit,
                     runner(hit.0).or(whole.map(|w| Cand {
@@ -470,13 +476,14 @@ impl Matcher {
     }
 
     /// The name read with its nearest parent that adds words: a key must
-    /// hold the name's head and one of the parent's own words.
+    /// hold the name's head and one of the parent's own words. Returns the
+    /// hit and the entry the parent's name matches on its own, if any.
     fn context_hit(
         &self,
         q: &Query,
         ctx: &MatchContext,
         threshold: f64,
-    ) -> Option<(usize, MatchMethod, f64)> {
+    ) -> Option<((usize, MatchMethod, f64), Option<usize>)> {
         let head = q.heads.first().copied().flatten()?;
         for parent in ctx.parents.iter().rev().take(2) {
             let pq = self.query(parent);
@@ -501,7 +508,16 @@ impl Matcher {
             // words it shares with the name plus the parent.
             if let Some(c) = self.rank(&joined, &[head], &extra).first() {
                 if c.score >= threshold {
-                    return Some((c.target, MatchMethod::Context, c.score));
+                    let parent_entry =
+                        self.exact(&normalize_name(parent))
+                            .map(|(i, _)| i)
+                            .or_else(|| {
+                                self.rank(&pq, &[], &[])
+                                    .first()
+                                    .filter(|p| p.score >= threshold)
+                                    .map(|p| p.target)
+                            });
+                    return Some(((c.target, MatchMethod::Context, c.score), parent_entry));
                 }
             }
         }

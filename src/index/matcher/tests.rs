@@ -34,6 +34,12 @@ fn matcher() -> Matcher {
             entry("Severability", &[], Tier::VeryLow),
             entry("Entire Agreement", &["Integration"], Tier::VeryLow),
             entry("Payment of Taxes", &[], Tier::Low),
+            entry(
+                "Events of Default",
+                &["Events of Default; Remedies"],
+                Tier::VeryHigh,
+            ),
+            entry("Remedies", &[], Tier::High),
         ],
         &["Subsidiaries".to_string(), "Guarantors".to_string()],
         &["Table of Contents".to_string()],
@@ -146,6 +152,26 @@ fn breadcrumb_settles_ambiguous_titles() {
         T,
     );
     assert_eq!(r.entry.as_deref(), Some("No Waivers"));
+}
+
+#[test]
+fn a_name_with_its_own_entry_is_not_read_as_its_parents_entry() {
+    let m = matcher();
+    let parents = ["Events of Default".to_string()];
+    let ctx = MatchContext {
+        parents: &parents,
+        ..Default::default()
+    };
+    // `Remedies` has an entry of its own: the article it sits in does not
+    // turn it into `Events of Default`, though a key holds both words.
+    let r = m.match_heading("Remedies", &ctx, T);
+    assert_eq!(
+        (r.entry.as_deref(), r.method),
+        (Some("Remedies"), MatchMethod::Exact)
+    );
+    // A name without an entry of its own still reads its parent's.
+    let r = m.match_heading("Remedies upon an Event", &ctx, T);
+    assert_eq!(r.entry.as_deref(), Some("Events of Default"), "{r:?}");
 }
 
 #[test]
