@@ -23,7 +23,7 @@
 
 use super::concepts::Concepts;
 use super::normalize::{is_reserved_normalized, normalize_name, normalize_title};
-use super::tokens::{heads, is_light, is_stopword, stems, LIGHT_WEIGHT};
+use super::tokens::{heads, is_light, is_stopword, lemma, raw_words, stems, LIGHT_WEIGHT};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
 use std::collections::{HashMap, HashSet};
 
@@ -45,6 +45,9 @@ struct Key {
     tokens: Vec<u32>,
     heads: Vec<u32>,
     weight: f64,
+    /// The key's content words as written (lower-cased): context matching
+    /// asks for literal agreement ([`Matcher::same_word`]).
+    words: Vec<String>,
 }
 
 /// Where a heading sits: the names of its ancestors, outermost first, and
@@ -193,12 +196,16 @@ impl Matcher {
             }
             self.postings[t as usize].push(key);
         }
+        let mut words = content_words(text);
+        words.sort_unstable();
+        words.dedup();
         self.keys.push(Key {
             target,
             alias,
             tokens,
             heads,
             weight: 0.0,
+            words,
         });
     }
 
@@ -411,7 +418,7 @@ impl Matcher {
             .filter(|c| c.score >= 1.0 - 1e-9)
             .map(|c| (c.target, MatchMethod::Concept, 1.0));
         let whole = exact.or(concept);
-        if let Some((hit, parent_entry)) = self.context_hit(&q, ctx, threshold) {
+        if let Some((hit, parent_entry)) = self.context_hit(name, &q, ctx, threshold) {
             // The parent's words settle an ambiguous name (`Waivers` under
             // a guaranty); they do not turn a name that has its own entry
             // into its parent's entry (`Remedies` under `Events of Default`
@@ -480,12 +487,27 @@ impl Matcher {
     /// hit and the entry the parent's name matches on its own, if any.
     fn context_hit(
         &self,
+        name: &str,
         q: &Query,
         ctx: &MatchContext,
         threshold: f64,
     ) -> Option<((usize, MatchMethod, f64), Option<usize>)> {
         let head = q.heads.first().copied().flatten()?;
+        let name_words = content_words(name);
         for parent in ctx.parents.iter().rev().take(2) {
+            let parent_words: Vec<String> = content_words(parent)
+                .into_iter()
+                .filter(|p| !name_words.iter().any(|n| self.same_word(n, p)))
+                .collect();
+            // Stems equate `Borrower` with `Borrowing`: the reading holds
+            // only if some key of the entry uses the name's own word and
+            // the parent's own word as written.
+            let literal = |target: usize| {
+                self.keys.iter().filter(|k| k.target == target).any(|k| {
+                    let has = |w: &String| k.words.iter().any(|kw| self.same_word(w, kw));
+                    name_words.iter().any(has) && parent_words.iter().any(has)
+                })
+            };
             let pq = self.query(parent);
             let own: HashSet<Option<u32>> = q.words.iter().map(|w| w.0).collect();
             let extra: Vec<u32> = pq
@@ -507,7 +529,7 @@ impl Matcher {
             // The parent's words widen the query; judge the key on the
             // words it shares with the name plus the parent.
             if let Some(c) = self.rank(&joined, &[head], &extra).first() {
-                if c.score >= threshold {
+                if c.score >= threshold && literal(c.target) {
                     let parent_entry =
                         self.exact(&normalize_name(parent))
                             .map(|(i, _)| i)
@@ -522,6 +544,17 @@ impl Matcher {
             }
         }
         None
+    }
+
+    /// Two words as written name the same thing: equal, or made equal by
+    /// the index's concept table (`Guarantee` ~ `Guaranty`), but not only
+    /// by the stemmer (`Borrower` / `Borrowing`).
+    fn same_word(&self, a: &str, b: &str) -> bool {
+        if a == b || lemma(a) == lemma(b) {
+            return true;
+        }
+        let (sa, sb) = (stems(a), stems(b));
+        sa != sb && self.concepts.apply(sa) == self.concepts.apply(sb)
     }
 
     fn hit(
@@ -542,6 +575,14 @@ impl Matcher {
             runner_up_score: runner.map_or(0.0, |c| c.score),
         }
     }
+}
+
+/// A name's content words as written, lower-cased (stop words dropped).
+fn content_words(name: &str) -> Vec<String> {
+    raw_words(name)
+        .into_iter()
+        .filter(|w| !is_stopword(w))
+        .collect()
 }
 
 /// The parts of a compound title: split on `;` `,` `/` and the word `and`.

@@ -149,6 +149,49 @@ pub fn stems(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// A name's words as written, lower-cased and in the singular, stop words
+/// dropped: agreement at this level says two phrases use the same word,
+/// where stems also equate derivations (`Borrower` and `Borrowing`,
+/// `Documents` and `Documentation`).
+pub fn lemmas(name: &str) -> Vec<String> {
+    raw_words(name)
+        .into_iter()
+        .filter(|w| !is_stopword(w))
+        .map(|w| lemma(&w))
+        .collect()
+}
+
+/// One lower-case word without its inflection (see [`lemmas`]).
+pub fn lemma(w: &str) -> String {
+    singular(w)
+}
+
+/// Inflection only: plural `-s` / `-ies`, the verb's `-ing`, a final `e`
+/// (`Pricing` = `Price`, `Testing` = `Test`), never a derivation
+/// (`Borrower` stays apart from `Borrowing`).
+fn singular(w: &str) -> String {
+    let mut w = w.to_string();
+    if let Some(b) = w.strip_suffix("ies").filter(|b| b.len() >= 2) {
+        w = format!("{b}y");
+    } else if w.ends_with("sses") {
+        w.truncate(w.len() - 2);
+    } else if w.len() > 3
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && !w.ends_with("is")
+    {
+        w.truncate(w.len() - 1);
+    }
+    if w.len() >= 6 && w.ends_with("ing") {
+        w.truncate(w.len() - 3);
+    }
+    if w.len() > 3 && w.ends_with('e') {
+        w.truncate(w.len() - 1);
+    }
+    w
+}
+
 /// Stems a phrase of the concept table or an index key the same way.
 pub fn is_stopword(w: &str) -> bool {
     STOPWORDS.contains(&w)
@@ -250,6 +293,22 @@ mod tests {
 
     fn st(s: &str) -> Vec<String> {
         stems(s).into_iter().filter(|w| !is_stopword(w)).collect()
+    }
+
+    #[test]
+    fn lemmas_undo_inflection_not_derivation() {
+        assert_eq!(
+            lemmas("Notices of Borrowings"),
+            lemmas("Notice of Borrowing")
+        );
+        assert_eq!(lemmas("Pricing"), lemmas("Price"));
+        assert_eq!(lemmas("Acceptance Testing"), lemmas("Acceptance Tests"));
+        assert_eq!(lemmas("Properties"), lemmas("Property"));
+        assert_ne!(lemmas("Borrower"), lemmas("Borrowing"));
+        assert_ne!(lemmas("Documents"), lemmas("Documentation"));
+        assert_ne!(lemmas("Lender"), lemmas("Lending"));
+        // Stems do merge them: that is why context reads lemmas.
+        assert_eq!(st("Borrower"), st("Borrowing"));
     }
 
     #[test]

@@ -40,6 +40,7 @@ fn matcher() -> Matcher {
                 Tier::VeryHigh,
             ),
             entry("Remedies", &[], Tier::High),
+            entry("Notice of Borrowing", &[], Tier::Low),
         ],
         &["Subsidiaries".to_string(), "Guarantors".to_string()],
         &["Table of Contents".to_string()],
@@ -169,6 +170,19 @@ fn a_name_with_its_own_entry_is_not_read_as_its_parents_entry() {
         (r.entry.as_deref(), r.method),
         (Some("Remedies"), MatchMethod::Exact)
     );
+    // The stemmer reads `Borrower` as `Borrowing`; the parent's word must
+    // be the key's word as written (or its concept), so `Notices` under
+    // the borrower's covenants stays the notices clause.
+    let parents = ["Covenants of Borrower".to_string()];
+    let r = m.match_heading(
+        "Notices",
+        &MatchContext {
+            parents: &parents,
+            ..Default::default()
+        },
+        T,
+    );
+    assert_eq!(r.entry.as_deref(), Some("Notices"), "{r:?}");
     // A name without an entry of its own still reads its parent's.
     let r = m.match_heading("Remedies upon an Event", &ctx, T);
     assert_eq!(r.entry.as_deref(), Some("Events of Default"), "{r:?}");
