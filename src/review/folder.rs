@@ -44,7 +44,9 @@ fn files_by_type(dir: &Path) -> Result<BTreeMap<String, PathBuf>> {
     let set = IndexSet::load(&[dir.to_path_buf()])?;
     let mut out = BTreeMap::new();
     for idx in set.indices {
-        let Some(file) = idx.sources.first().cloned() else {
+        // The folder's own file comes last, after the bases it extends: a
+        // decision goes into it, never into a shared base.
+        let Some(file) = idx.sources.last().cloned() else {
             continue;
         };
         if let Some(prev) = out.insert(idx.document_type.clone(), file.clone()) {

@@ -103,6 +103,32 @@ fn a_folder_review_writes_each_row_into_its_doc_types_index() {
 }
 
 #[test]
+fn a_folder_review_writes_into_the_folders_file_not_the_base_it_extends() {
+    let dir = tempdir();
+    let d = dir.path();
+    setup(d);
+    // The lease index of the folder is an overlay of a shared base kept in
+    // a subfolder (subfolders are not types of their own).
+    std::fs::create_dir_all(d.join("indices/base")).unwrap();
+    let base = d.join("indices/base/lease_base.yaml");
+    std::fs::write(&base, LEASE).unwrap();
+    let overlay = "# this team's leases\nextends: base/lease_base.yaml\ndocument_type: lease\nversion: \"1\"\nlow:\n  - Brokers\n";
+    let lease = d.join("indices/lease.yaml");
+    std::fs::write(&lease, overlay).unwrap();
+    review(d).arg("--write").assert().code(1);
+    assert_eq!(read(&base), LEASE, "the shared base must stay as it was");
+    let l = read(&lease);
+    assert!(
+        l.starts_with("# this team's leases") && l.contains("Holdover") && l.contains("Brokers"),
+        "{l}"
+    );
+    let set = IndexSet::load(&[d.join("indices")]).unwrap();
+    let li = set.get("lease").unwrap();
+    assert_eq!(li.match_title("Holdover").tier, Some(Tier::Medium));
+    assert_eq!(li.match_title("Use of Premises").tier, Some(Tier::Medium));
+}
+
+#[test]
 fn a_folder_review_needs_the_doc_type_column_and_a_known_type() {
     let dir = tempdir();
     let d = dir.path();
