@@ -160,8 +160,21 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
         "document", "heads", "preamb%", "biggest%", "gaps", "order", "toc found"
     )?;
     let mut bad = 0;
-    for file in files_under(path, None)? {
-        let source = SourceText::read(&file, lossy)?;
+    // The documents `ingest` would read from this path, no other files.
+    let found = crate::pipeline::discover(&[path.to_owned()])?;
+    if let Some(line) = found.skipped.line() {
+        eprintln!("kgroute tree --check: {line}");
+    }
+    for file in found.documents {
+        // One unreadable file is reported and the rest still checked.
+        let source = match SourceText::read(&file, lossy) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("kgroute tree --check: {e:#}");
+                bad += 1;
+                continue;
+            }
+        };
         let tree = build_tree(&source);
         let h = &tree.health;
         let name = file

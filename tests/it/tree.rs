@@ -843,3 +843,24 @@ fn cli_input_errors_are_clear() {
         .code(2)
         .stderr(predicate::str::contains("missing.txt: cannot read"));
 }
+
+#[test]
+fn check_over_a_folder_reads_the_documents_ingest_reads_and_survives_a_bad_one() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::fs::copy(fixture("supply_agreement.txt"), d.join("supply.txt")).unwrap();
+    std::fs::write(d.join("notes.json"), "{\"not\": \"a contract\"}").unwrap();
+    std::fs::write(d.join("broken.txt"), b"\x00\x01\xffbinary").unwrap();
+    let out = kgroute().args(["tree", "--check"]).arg(d).assert().code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    // The contract after the broken file is still checked; the JSON file is
+    // no document and is said to be skipped, not reported as headless.
+    assert!(stdout.contains("supply.txt"), "{stdout}");
+    assert!(!stdout.contains("notes.json"), "{stdout}");
+    assert!(stderr.contains("skipped 1 file: .json x1"), "{stderr}");
+    assert!(
+        stderr.contains("broken.txt") && stderr.contains("binary"),
+        "{stderr}"
+    );
+}
