@@ -151,7 +151,12 @@ fn bare(t: &str) -> Option<(Label, usize)> {
         used += 2;
     }
     let rest = &t[used..];
-    if !(rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '.')) {
+    // `11.1Letter of Credit`: a title run into the number, read the way
+    // a keyword label's glued title is (`SECTION 5.01Affirmative`).
+    if !(rest.is_empty()
+        || rest.starts_with(|c: char| c.is_whitespace() || c == '.' || c == '[')
+        || glued_title(rest))
+    {
         return None;
     }
     let kind = if seq.len() == 1 {
@@ -167,6 +172,19 @@ fn bare(t: &str) -> Option<(Label, usize)> {
         },
         used,
     ))
+}
+
+/// A capitalised word run into the number before it: `Affirmative` in
+/// `5.01Affirmative`, `ROFO` in `2.4ROFO Right` (an id suffix such as
+/// `2.01A` or `2.01AA` is one or two capitals alone).
+pub(crate) fn glued_title(tail: &str) -> bool {
+    let mut c = tail.chars();
+    if !c.next().is_some_and(char::is_uppercase) {
+        return false;
+    }
+    let second = c.next();
+    second.is_some_and(char::is_lowercase)
+        || second.is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_uppercase)
 }
 
 /// `2`, `2.12`, `2.1.3` (a trailing period is not part of it).

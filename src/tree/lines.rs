@@ -4,7 +4,7 @@
 //! and knows nothing of the document; the stateful decisions live in
 //! `plaintext.rs`.
 
-use super::label::roman_value;
+use super::label::{glued_title, roman_value};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -258,11 +258,23 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
     })
 }
 
-/// A capitalised word run into the number before it: `Affirmative` in
-/// `5.01Affirmative` (an id suffix such as `2.01A` is one capital alone).
-fn glued_title(tail: &str) -> bool {
-    let mut c = tail.chars();
-    c.next().is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_lowercase)
+/// Words a title run into a bare number may have: a heading's title, not
+/// the first words of a sentence.
+const GLUED_TITLE_WORDS: usize = 12;
+
+/// A title run into a bare number (`11.1Letter of Credit.`, `4.01.Taxes`)
+/// reads as a heading only when it is closed: by its own period before the
+/// body, or by the end of a short line. A numbered paragraph glued to its
+/// first sentence (`1.2Landlord hereby grants to the District and its`)
+/// runs on to the next line instead.
+fn glued_bare_title(rest: &str) -> bool {
+    if !(glued_title(rest) || rest.starts_with('[')) {
+        return false;
+    }
+    let title = inline_title(rest);
+    let closed = title.len() < rest.len()
+        || !rest.ends_with(|c: char| c.is_lowercase() || matches!(c, ',' | ';'));
+    closed && title.split_whitespace().count() <= GLUED_TITLE_WORDS
 }
 
 fn bare(t: &str) -> Option<Candidate<'_>> {
@@ -276,13 +288,15 @@ fn bare(t: &str) -> Option<Candidate<'_>> {
     if dotted {
         tail = &tail[1..];
     }
-    if !tail.starts_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
     let rest = tail.trim();
-    // A bare number needs a real title: a capitalised word or `[Reserved]`.
-    let c = rest.chars().next()?;
-    if !(c.is_uppercase() || c == '[') {
+    if rest.is_empty() {
+        // A label alone on its line (`1.02`), its title on the next line.
+    } else if !tail.starts_with(char::is_whitespace) {
+        if !glued_bare_title(rest) {
+            return None;
+        }
+    } else if !rest.starts_with(|c: char| c.is_uppercase() || c == '[') {
+        // A bare number needs a real title: a capitalised word or `[Reserved]`.
         return None;
     }
     Some(Candidate {
@@ -371,6 +385,9 @@ pub(crate) fn is_tocish(t: &str) -> bool {
 
 /// `is_tocish` for a line already known to have no leaders.
 pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
+    if is_deep_number_alone(t) {
+        return true;
+    }
     // A page number right before the next entry's keyword: `Advances21SECTION`
     // or `Borrowings 24     Section` (spaces may be no-break spaces).
     let bytes = t.as_bytes();
@@ -427,6 +444,22 @@ pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
     };
     let before = body.trim_end_matches(char::is_whitespace);
     !before.is_empty() && body[before.len()..].chars().count() >= 2
+}
+
+/// `5.1.1` alone on its line: a contents entry whose title is on the next
+/// line (a contents page of one cell per line). In the body a third-level
+/// number is a section's own outline, never a heading without its title,
+/// so a line of nothing else belongs to a listing.
+fn is_deep_number_alone(t: &str) -> bool {
+    let t = t.strip_suffix('.').unwrap_or(t);
+    let mut parts = 0;
+    for p in t.split('.') {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 3
 }
 
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
