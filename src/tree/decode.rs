@@ -184,7 +184,9 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     cost += (0.15 * b.saturating_sub(1) as f32).min(RESUME_MAX);
                 }
                 (Some(x), _) if a == x => {
-                    if b > 3 {
+                    // Untitled paragraphs (`7.1The District shall`) may
+                    // come before an article's first titled section.
+                    if b > MAX_SECTION_GAP {
                         return None;
                     }
                     if x > 1 {
