@@ -214,6 +214,29 @@ mod tests {
     }
 
     #[test]
+    fn a_name_run_into_its_label_is_read_as_label_and_name() {
+        let body = [
+            "11.1Letter of Credit.  Concurrent with Tenant’s execution",
+            "ARTICLE IVCOVENANTS",
+            "Schedule 2A attached hereto",
+            "1.2Landlord hereby grants to the District",
+            "12.10Integration. This Lease",
+        ];
+        let entries = [
+            entry("11.1", "Letter of Credit ..... 40"),
+            entry("ARTICLE IV", "Covenants"),
+            entry("Schedule 2", ""),
+            entry("1.2", "Exhibits"),
+            entry("12.1", "Integration"),
+        ];
+        use EntryStatus::*;
+        assert_eq!(
+            classify(&body.join("\n"), &entries),
+            vec![Missing, Missing, Absent, Absent, Absent]
+        );
+    }
+
+    #[test]
     fn leaders_and_page_numbers_are_cut_single_dots_kept() {
         assert_eq!(strip_leaders("Severability...... 76"), "Severability");
         assert_eq!(

@@ -426,6 +426,18 @@ mod tests {
         );
         assert_eq!(split("1. DEFINITIONS").0, LabelKind::Article);
         assert_eq!(split("2.1.3 Notices").2, vec![2, 1, 3]);
+        // A title run into the number, as after a keyword.
+        assert_eq!(
+            split("11.1Letter of Credit."),
+            (
+                LabelKind::Section,
+                "11.1".into(),
+                vec![11, 1],
+                "Letter of Credit".into()
+            )
+        );
+        assert_eq!(split("2.4ROFO Right").3, "ROFO Right");
+        assert_eq!(split("2.07[Reserved]").3, "[Reserved]");
         let s = split("Schedule 2.01A Commitments");
         assert_eq!(
             (s.0, s.1.as_str(), s.2, s.3.as_str()),
@@ -452,6 +464,8 @@ mod tests {
         assert_eq!(split_heading("Sections 2.14 and 2.15").0, None);
         assert_eq!(split_heading("Preamble").1, "Preamble");
         assert_eq!(split_heading("2019 Results").0, None);
+        assert_eq!(split_heading("3D Printing").0, None);
+        assert_eq!(split_heading("1.5x Leverage").0, None);
     }
 
     #[test]
