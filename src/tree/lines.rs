@@ -468,6 +468,9 @@ pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
 /// number is a section's own outline, never a heading without its title,
 /// so a line of nothing else belongs to a listing.
 fn is_deep_number_alone(t: &str) -> bool {
+    if !t.starts_with(|c: char| c.is_ascii_digit()) || t.len() > 12 {
+        return false;
+    }
     let t = t.strip_suffix('.').unwrap_or(t);
     let mut parts = 0;
     for p in t.split('.') {
