@@ -4,6 +4,7 @@
 //! filing simply leaves out ("Schedules omitted") or a heading the text
 //! extraction ran into the middle of a line.
 
+use super::label::glued_title;
 use serde::{Deserialize, Serialize};
 
 /// What became of one contents entry.
@@ -88,6 +89,13 @@ fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
         let Some(after) = after_label(&lower[pos..], &e.label) else {
             continue;
         };
+        // A name run into the label is read as the line recogniser reads
+        // it (a capitalised word: `11.1Letter of Credit`, not the id
+        // suffix of `Schedule 2A`), then compared like any other.
+        let after_at = lower.len() - after.len();
+        if after.starts_with(char::is_alphanumeric) && !glued_title(&orig[after_at..]) {
+            continue;
+        }
         if !name_follows(after, &e.name) {
             continue;
         }
@@ -113,7 +121,9 @@ fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
 
 /// What follows `label` at the start of `l` (runs of spaces in `l` match
 /// one space of the label), if the label ends there: `12.1` is not the
-/// start of `12.10`, `section 1` not of `section 1.1`.
+/// start of `12.10`, `section 1` not of `section 1.1`. A letter right
+/// after the label may start the name run into it (`11.1letter of
+/// credit`, `article ivcovenants`): the caller compares the name.
 fn after_label<'a>(l: &'a str, label: &str) -> Option<&'a str> {
     let mut rest = l;
     for (k, part) in label.split(' ').enumerate() {
@@ -130,7 +140,7 @@ fn after_label<'a>(l: &'a str, label: &str) -> Option<&'a str> {
     let mut chars = after.chars();
     match chars.next() {
         None => Some(after),
-        Some(c) if c.is_alphanumeric() => None,
+        Some(c) if c.is_ascii_digit() => None,
         Some('.') if chars.next().is_some_and(|c| c.is_ascii_digit()) => None,
         Some(_) => Some(after),
     }
@@ -200,6 +210,29 @@ mod tests {
         assert_eq!(
             classify(&body.join("\n"), &entries),
             vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
+        );
+    }
+
+    #[test]
+    fn a_name_run_into_its_label_is_read_as_label_and_name() {
+        let body = [
+            "11.1Letter of Credit.  Concurrent with Tenant’s execution",
+            "ARTICLE IVCOVENANTS",
+            "Schedule 2A attached hereto",
+            "1.2Landlord hereby grants to the District",
+            "12.10Integration. This Lease",
+        ];
+        let entries = [
+            entry("11.1", "Letter of Credit ..... 40"),
+            entry("ARTICLE IV", "Covenants"),
+            entry("Schedule 2", ""),
+            entry("1.2", "Exhibits"),
+            entry("12.1", "Integration"),
+        ];
+        use EntryStatus::*;
+        assert_eq!(
+            classify(&body.join("\n"), &entries),
+            vec![Missing, Missing, Absent, Absent, Absent]
         );
     }
 

@@ -184,7 +184,9 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
                     cost += (0.15 * b.saturating_sub(1) as f32).min(RESUME_MAX);
                 }
                 (Some(x), _) if a == x => {
-                    if b > 3 {
+                    // Untitled paragraphs (`7.1The District shall`) may
+                    // come before an article's first titled section.
+                    if b > MAX_SECTION_GAP {
                         return None;
                     }
                     if x > 1 {
@@ -297,6 +299,8 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
     let mut best = vec![f32::NEG_INFINITY; n];
     let mut prev = vec![usize::MAX; n];
     let mut state = vec![State::default(); n];
+    // The best chain among the candidates that have left the window.
+    let mut far: Option<usize> = None;
     for i in 0..n {
         let c = cands[i];
         // Start a chain here.
@@ -305,7 +309,17 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
             state[i] = st;
         }
         let lo = i.saturating_sub(WINDOW);
-        for j in (lo..i).rev() {
+        if let Some(k) = lo.checked_sub(1) {
+            if far.is_none_or(|f| best[k] > best[f]) {
+                far = Some(k);
+            }
+        }
+        // An annex follows any chain at no cost, and what may follow it
+        // does not depend on that chain: it may follow the best one
+        // however far back (an exhibit after another exhibit's form with
+        // more numbered paragraphs than the window holds).
+        let far_annex = far.filter(|&f| c.class == Class::Annex && cands[f].title_end < c.line);
+        for j in far_annex.into_iter().chain((lo..i).rev()) {
             if cands[j].title_end >= c.line || best[j] == f32::NEG_INFINITY {
                 continue;
             }

@@ -151,7 +151,12 @@ fn bare(t: &str) -> Option<(Label, usize)> {
         used += 2;
     }
     let rest = &t[used..];
-    if !(rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '.')) {
+    // `11.1Letter of Credit`: a title run into the number, read the way
+    // a keyword label's glued title is (`SECTION 5.01Affirmative`).
+    if !(rest.is_empty()
+        || rest.starts_with(|c: char| c.is_whitespace() || c == '.' || c == '[')
+        || glued_title(rest))
+    {
         return None;
     }
     let kind = if seq.len() == 1 {
@@ -167,6 +172,19 @@ fn bare(t: &str) -> Option<(Label, usize)> {
         },
         used,
     ))
+}
+
+/// A capitalised word run into the number before it: `Affirmative` in
+/// `5.01Affirmative`, `ROFO` in `2.4ROFO Right` (an id suffix such as
+/// `2.01A` or `2.01AA` is one or two capitals alone).
+pub(crate) fn glued_title(tail: &str) -> bool {
+    let mut c = tail.chars();
+    if !c.next().is_some_and(char::is_uppercase) {
+        return false;
+    }
+    let second = c.next();
+    second.is_some_and(char::is_lowercase)
+        || second.is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_uppercase)
 }
 
 /// `2`, `2.12`, `2.1.3` (a trailing period is not part of it).
@@ -408,6 +426,18 @@ mod tests {
         );
         assert_eq!(split("1. DEFINITIONS").0, LabelKind::Article);
         assert_eq!(split("2.1.3 Notices").2, vec![2, 1, 3]);
+        // A title run into the number, as after a keyword.
+        assert_eq!(
+            split("11.1Letter of Credit."),
+            (
+                LabelKind::Section,
+                "11.1".into(),
+                vec![11, 1],
+                "Letter of Credit".into()
+            )
+        );
+        assert_eq!(split("2.4ROFO Right").3, "ROFO Right");
+        assert_eq!(split("2.07[Reserved]").3, "[Reserved]");
         let s = split("Schedule 2.01A Commitments");
         assert_eq!(
             (s.0, s.1.as_str(), s.2, s.3.as_str()),
@@ -434,6 +464,8 @@ mod tests {
         assert_eq!(split_heading("Sections 2.14 and 2.15").0, None);
         assert_eq!(split_heading("Preamble").1, "Preamble");
         assert_eq!(split_heading("2019 Results").0, None);
+        assert_eq!(split_heading("3D Printing").0, None);
+        assert_eq!(split_heading("1.5x Leverage").0, None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! and knows nothing of the document; the stateful decisions live in
 //! `plaintext.rs`.
 
-use super::label::roman_value;
+use super::label::{glued_title, roman_value};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -258,11 +258,40 @@ fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
     })
 }
 
-/// A capitalised word run into the number before it: `Affirmative` in
-/// `5.01Affirmative` (an id suffix such as `2.01A` is one capital alone).
-fn glued_title(tail: &str) -> bool {
-    let mut c = tail.chars();
-    c.next().is_some_and(char::is_uppercase) && c.next().is_some_and(char::is_lowercase)
+/// Words a title run into a bare number may have: a heading's title, not
+/// the first words of a sentence.
+const GLUED_TITLE_WORDS: usize = 12;
+/// Characters of a whole line that is a glued title without its period.
+const GLUED_TITLE_LINE: usize = 60;
+
+/// A title run into a bare number (`11.1Letter of Credit.`, `4.01.Taxes`,
+/// `7.6Operating Costs`) reads as a heading when it is closed: cut by its
+/// own period before the body (`24.10Time is of the Essence.  Time`), or
+/// a short line of its own with at least half its words capitalised. A
+/// numbered paragraph run into its first sentence (`1.2Landlord hereby
+/// grants to the District and its`) runs to the wrapping width instead.
+/// With a space after the number such a paragraph is still a candidate,
+/// which the decoder marks down for its title.
+fn glued_bare_title(rest: &str) -> bool {
+    if rest.starts_with('[') {
+        return true;
+    }
+    if !glued_title(rest) {
+        return false;
+    }
+    let title = inline_title(rest);
+    let words = title.split_whitespace().count();
+    if words > GLUED_TITLE_WORDS {
+        return false;
+    }
+    if title.len() < rest.len() {
+        return true;
+    }
+    let caps = title
+        .split_whitespace()
+        .filter(|w| w.starts_with(char::is_uppercase))
+        .count();
+    rest.chars().count() <= GLUED_TITLE_LINE && !rest.ends_with([',', ';']) && caps * 2 >= words
 }
 
 fn bare(t: &str) -> Option<Candidate<'_>> {
@@ -276,13 +305,15 @@ fn bare(t: &str) -> Option<Candidate<'_>> {
     if dotted {
         tail = &tail[1..];
     }
-    if !tail.starts_with(|c: char| c.is_whitespace()) {
-        return None;
-    }
     let rest = tail.trim();
-    // A bare number needs a real title: a capitalised word or `[Reserved]`.
-    let c = rest.chars().next()?;
-    if !(c.is_uppercase() || c == '[') {
+    if rest.is_empty() {
+        // A label alone on its line (`1.02`), its title on the next line.
+    } else if !tail.starts_with(char::is_whitespace) {
+        if !glued_bare_title(rest) {
+            return None;
+        }
+    } else if !rest.starts_with(|c: char| c.is_uppercase() || c == '[') {
+        // A bare number needs a real title: a capitalised word or `[Reserved]`.
         return None;
     }
     Some(Candidate {
@@ -371,6 +402,9 @@ pub(crate) fn is_tocish(t: &str) -> bool {
 
 /// `is_tocish` for a line already known to have no leaders.
 pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
+    if is_deep_number_alone(t) {
+        return true;
+    }
     // A page number right before the next entry's keyword: `Advances21SECTION`
     // or `Borrowings 24     Section` (spaces may be no-break spaces).
     let bytes = t.as_bytes();
@@ -427,6 +461,25 @@ pub(crate) fn is_tocish_past_leaders(t: &str) -> bool {
     };
     let before = body.trim_end_matches(char::is_whitespace);
     !before.is_empty() && body[before.len()..].chars().count() >= 2
+}
+
+/// `5.1.1` alone on its line: a contents entry whose title is on the next
+/// line (a contents page of one cell per line). In the body a third-level
+/// number is a section's own outline, never a heading without its title,
+/// so a line of nothing else belongs to a listing.
+fn is_deep_number_alone(t: &str) -> bool {
+    if !t.starts_with(|c: char| c.is_ascii_digit()) || t.len() > 12 {
+        return false;
+    }
+    let t = t.strip_suffix('.').unwrap_or(t);
+    let mut parts = 0;
+    for p in t.split('.') {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        parts += 1;
+    }
+    parts >= 3
 }
 
 /// Dotted or underscored leaders: `.....`, `. . . .`, `_____`.
@@ -699,6 +752,52 @@ mod tests {
         assert!(candidate("Exhibit 10(r) Form 10-K for 1995").is_none());
         assert_eq!(cand("EXHIBIT 1.A").kind, CandKind::Exhibit);
         assert!(candidate("EXHIBITS").is_none());
+    }
+
+    #[test]
+    fn bare_numbers_glued_to_a_closed_title() {
+        let c = cand("11.1Letter of Credit.  Concurrent with Tenant’s execution");
+        assert_eq!(
+            (c.num, c.ident, inline_title(c.rest)),
+            ((11, Some(1)), "11.1", "Letter of Credit")
+        );
+        assert_eq!(
+            inline_title(cand("1.1Subject Referred To.").rest),
+            "Subject Referred To"
+        );
+        assert_eq!(cand("2.4ROFO Right.").rest, "ROFO Right.");
+        let c = cand("4.01.Taxes. The Borrower shall pay");
+        assert_eq!((c.dotted, inline_title(c.rest)), (true, "Taxes"));
+        assert_eq!(cand("2.07[Reserved]").rest, "[Reserved]");
+        assert_eq!(cand("7.6Operating Costs").rest, "Operating Costs");
+        // A numbered paragraph run into its first sentence goes on below.
+        assert!(
+            candidate("1.2Landlord hereby grants to the District and its Agents, employees")
+                .is_none()
+        );
+        assert!(candidate("1.1The Borrower shall repay the Advances on the").is_none());
+        // Amounts, ids and lower-case words are not titles.
+        assert!(candidate("2.5million of the Commitments").is_none());
+        assert!(candidate("2.5Million Dollars ($2,500,000) of the Commitments shall be").is_none());
+        assert!(candidate("1.2B, in the manner and for the purposes").is_none());
+        assert!(candidate("2.01A").is_none());
+        assert!(candidate("2.1.3Notices.").is_none());
+        // The same gluing after a keyword.
+        assert_eq!(
+            cand("SECTION 5.01AFFIRMATIVE COVENANTS").rest,
+            "AFFIRMATIVE COVENANTS"
+        );
+        assert!(candidate("Section 2.01A Commitments").is_none());
+    }
+
+    #[test]
+    fn a_bare_label_alone_is_a_candidate_a_deeper_one_a_contents_line() {
+        let c = cand("4.1");
+        assert_eq!((c.num, c.rest, c.label()), ((4, Some(1)), "", "4.1".into()));
+        assert_eq!(cand("1.02.").label(), "1.02.");
+        assert!(candidate("1.").is_none() && candidate("2019").is_none());
+        assert!(is_tocish("5.1.1") && is_tocish("4.2.1."));
+        assert!(!is_tocish("4.1") && !is_tocish("5.1.1 Condenser Water"));
     }
 
     #[test]
