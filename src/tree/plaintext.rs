@@ -706,7 +706,22 @@ fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::trim_line;
+    use super::{keyword_start, trim_line};
+
+    #[test]
+    fn an_inline_heading_starts_at_the_keyword_before_its_number() {
+        let line = "to such Bank. SECTION 8.05. Base Rate Loans. If the Bank";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), line.find("SECTION").unwrap());
+        // Another number before it, or a word that is no keyword: the
+        // heading starts at its own number.
+        let line = "under Section 7.1. 8.05 Base Rate Loans. If";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), at);
+        let line = "the Bank. Notes 8.05 Base Rate Loans. If";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), at);
+    }
 
     #[test]
     fn trim_line_is_str_trim() {
