@@ -594,3 +594,27 @@ fn without_contents_evidence_a_line_is_never_split() {
         assert_eq!(n.start_byte, src.line_start(n.start_line), "{:?}", n.title);
     }
 }
+
+#[test]
+fn a_tree_saved_before_byte_spans_still_loads() {
+    let t = tree_of(SMALL);
+    let mut json = serde_json::to_value(&t).unwrap();
+    fn strip(v: &mut serde_json::Value) {
+        if let Some(o) = v.as_object_mut() {
+            assert!(o.remove("start_byte").is_some() && o.remove("end_byte").is_some());
+            o.get_mut("nodes")
+                .and_then(|n| n.as_array_mut())
+                .into_iter()
+                .flatten()
+                .for_each(strip);
+        }
+    }
+    json["structure"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .for_each(strip);
+    let old: DocTree = serde_json::from_value(json).unwrap();
+    assert!(old.iter().all(|n| (n.start_byte, n.end_byte) == (0, 0)));
+    assert_eq!(old.iter().count(), t.iter().count());
+}
