@@ -100,13 +100,10 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         chain = decode_with_toc(&tocs, &cands);
     }
     let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
-    let mut chosen_keys: Vec<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
-    chosen_keys.sort_unstable();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
-    let mut toc = Vec::new();
-    for Toc { region: r, entries } in &tocs {
+    for Toc { region: r, .. } in &tocs {
         if r.start >= first_line {
             continue;
         }
@@ -116,7 +113,6 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
             "Table of Contents".to_owned(),
             NodeKind::Toc,
         ));
-        toc.extend(entries.iter().map(|e| e.text.clone()));
         // A contents entry without a number (`Definitions`, `Recitals`)
         // found as a line of its own before the first numbered heading is
         // a heading of the front matter.
@@ -199,10 +195,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     }
     out.sort_by_key(|h| (h.line, h.offset));
     out.dedup_by_key(|h| (h.line, h.offset));
-    let found: Vec<bool> = entries
-        .iter()
-        .map(|e| chosen_keys.binary_search(&e.key()).is_ok())
-        .collect();
+    let found = placed(&entries, &cands, &chain, |_| true);
     let status: Vec<EntryStatus> = if inline.is_empty() {
         // The chain is the first one: an entry not chosen was looked up.
         found
@@ -214,7 +207,8 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         let looked = contents::classify(body, &with_flags(&entries, &found));
         looked.into_iter().map(|l| l.0).collect()
     };
-    (out, toc.into_iter().zip(status).collect())
+    let toc = entries.iter().map(|e| e.text.clone());
+    (out, toc.zip(status).collect())
 }
 
 /// Whether each entry's key is that of a chosen candidate passing `keep`.
