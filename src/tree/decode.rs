@@ -456,8 +456,8 @@ fn without_run_in_body(t: &str) -> &str {
     let Some(c) = super::lines::candidate(t) else {
         return t;
     };
-    // `rest` is the end of `t`, trimmed.
-    let rest_at = t.len() - c.rest.len();
+    // `rest` is a slice of `t`: where it starts in `t`.
+    let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
     let mut end = 0;
     for w in c.rest.split(' ') {
         if w.chars().any(char::is_lowercase) {

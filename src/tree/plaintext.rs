@@ -291,7 +291,10 @@ fn keyword_start(line: &str, at: usize) -> usize {
     if before.len() == at {
         return at;
     }
-    let word = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+    let word = before
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let (Some(with), Some(bare)) = (candidate(&line[word..]), candidate(&line[at..])) else {
         return at;
     };
@@ -715,6 +718,10 @@ mod tests {
         let line = "the Bank. Notes 8.05 Base Rate Loans. If";
         let at = line.find("8.05").unwrap();
         assert_eq!(keyword_start(line, at), at);
+        // Blanks of more than one byte before the keyword.
+        let line = "to such Bank.\u{a0}SECTION\u{2003}8.05. Base Rate Loans.";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), line.find("SECTION").unwrap());
     }
 
     #[test]

@@ -402,6 +402,10 @@ proptest! {
                 Just("Schedule 2.01".to_owned()),
                 Just("TABLE OF CONTENTS".to_owned()),
                 Just("SECTION 1.01 Definitions ......... 1".to_owned()),
+                Just("1.03 Bare Title ......... 2".to_owned()),
+                // Headings run into a line, as the contents may place them.
+                Just("Text ends.\u{a0}SECTION 1.01 Definitions. Body. 1.03 Bare Title. é".to_owned()),
+                Just("PART ONE 1.03 Bare Title more text".to_owned()),
                 Just("IN WITNESS WHEREOF".to_owned()),
                 Just("# Heading".to_owned()),
                 Just("## Sub heading".to_owned()),
