@@ -60,6 +60,8 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             level: 1,
             start_line: s * 100 + 1,
             end_line: s * 100 + 100,
+            start_byte: 0,
+            end_byte: 0,
             chars: 7_000,
             matched: TitleMatch::unmatched(),
             predicted_tier: None,

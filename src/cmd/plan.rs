@@ -278,7 +278,7 @@ fn estimate_plan(
 ) -> (u64, u64, Option<f64>) {
     let mut total = (0, 0, cost.prices().map(|_| 0.0));
     for s in plan.sections.iter().filter(|s| s.route == Route::Llm) {
-        let e = cost.estimate(source.span_text(s.start_line, s.end_line));
+        let e = cost.estimate(source.byte_span_text(s.start_byte, s.end_byte));
         total.0 += e.tokens_in;
         total.1 += e.tokens_out;
         total.2 = total.2.zip(e.usd).map(|(a, b)| a + b);

@@ -194,13 +194,16 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
             h.numbering_gaps,
             h.out_of_order,
             h.toc_found(),
-            h.toc_found() + h.toc_missing.len()
+            h.toc_in_body()
         )?;
         for m in &h.toc_missing {
             writeln!(out, "    contents entry not found: {m}")?;
         }
         for m in &h.toc_inline {
-            writeln!(out, "    contents entry inside a run-together line: {m}")?;
+            writeln!(
+                out,
+                "    contents entry inside a run-together line, not placed: {m}"
+            )?;
         }
         for m in &h.toc_not_in_filing {
             writeln!(out, "    listed in contents, not in the filing: {m}")?;

@@ -176,7 +176,7 @@ impl<'a> Gate<'a> {
 }
 
 /// The inputs of the extraction stage for a planned document: one per
-/// section routed to the LLM, with its whole text by its line pointers.
+/// section routed to the LLM, with its whole text by its byte span.
 pub fn section_inputs(
     plan: &RoutePlan,
     doc_id: &str,
@@ -196,7 +196,7 @@ pub fn section_inputs(
             breadcrumb: s.breadcrumb.clone(),
             start_line: s.start_line,
             end_line: s.end_line,
-            text: source.span_text(s.start_line, s.end_line).to_string(),
+            text: source.byte_span_text(s.start_byte, s.end_byte).to_string(),
             anchor: s.matched.anchor,
         })
         .collect()

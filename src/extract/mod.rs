@@ -45,7 +45,8 @@ pub struct SectionInput {
     pub breadcrumb: String,
     pub start_line: usize,
     pub end_line: usize,
-    /// The section's own text (`start_line..=end_line` of the source).
+    /// The section's own text (its byte span of the source; it starts on
+    /// `start_line` and ends on `end_line`).
     pub text: String,
     /// The matched index entry is an ontological anchor (pinned Very High).
     pub anchor: bool,

@@ -474,6 +474,8 @@ mod tests {
                     level: 1,
                     start_line: 1,
                     end_line: 2,
+                    start_byte: 0,
+                    end_byte: 0,
                     chars: 100,
                     matched: TitleMatch::unmatched(),
                     predicted_tier: None,

@@ -24,6 +24,8 @@ pub fn section(
         level: 2,
         start_line: 10,
         end_line: 20,
+        start_byte: 0,
+        end_byte: 0,
         chars,
         matched: TitleMatch {
             entry: predicted.map(|_| crate::report::display_title(title)),

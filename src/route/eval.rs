@@ -258,6 +258,9 @@ fn gold_tree(g: &GoldFile) -> DocTree {
             line_num: line,
             start_line: line,
             end_line: line,
+            // A gold heading list has no text to point into.
+            start_byte: 0,
+            end_byte: 0,
             level,
             chars,
             breadcrumb: title.to_string(),

@@ -61,6 +61,12 @@ pub struct RoutedSection {
     pub level: u8,
     pub start_line: usize,
     pub end_line: usize,
+    /// The section's byte span in the source, from the tree: what its text
+    /// is read by ([`crate::tree::SourceText::byte_span_text`]).
+    #[serde(default)]
+    pub start_byte: usize,
+    #[serde(default)]
+    pub end_byte: usize,
     pub chars: usize,
     pub matched: TitleMatch,
     /// Tier from the index; `None` for a new (unknown) section.
@@ -269,6 +275,8 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
                 level: node.level,
                 start_line: node.start_line,
                 end_line: node.end_line,
+                start_byte: node.start_byte,
+                end_byte: node.end_byte,
                 chars: node.chars,
                 matched,
                 predicted_tier,

@@ -37,6 +37,8 @@ fn node(id: &str, title: &str, kind: NodeKind, chars: usize, nodes: Vec<Node>) -
         line_num: 1,
         start_line: 1,
         end_line: 1,
+        start_byte: 0,
+        end_byte: 0,
         level: 1,
         chars,
         breadcrumb: title.into(),

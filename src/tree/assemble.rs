@@ -1,6 +1,7 @@
 //! Turns a flat, ordered list of detected headings into the nested
-//! [`DocTree`]: stack nesting by level, pre-order ids, spans that tile the
-//! document, breadcrumbs, sizes and node kinds.
+//! [`DocTree`]: stack nesting by level, pre-order ids, byte spans that tile
+//! the document (and the lines they touch), breadcrumbs, sizes and node
+//! kinds.
 
 use super::contents::EntryStatus;
 use super::health::{self, TreeHealth};
@@ -12,6 +13,10 @@ use super::{DocFormat, DocTree, Node, NodeKind, SourceText};
 pub(crate) struct Heading {
     /// 1-based line of the heading.
     pub line: usize,
+    /// Byte offset of the heading inside its line: 0 at the line start;
+    /// more for a heading the extraction ran into the middle of a line
+    /// (its node starts there).
+    pub offset: usize,
     pub level: u8,
     pub title: String,
     /// `Section` unless the detector knows better; structural and signature
@@ -29,6 +34,7 @@ impl Heading {
     pub fn new(line: usize, level: u8, title: String, kind: NodeKind) -> Self {
         Self {
             line,
+            offset: 0,
             level,
             title,
             kind,
@@ -45,7 +51,8 @@ const STRUCTURAL_MAX_CHARS: usize = 100;
 /// this many letters and digits.
 const PREAMBLE_MIN_ALNUM: usize = 20;
 
-/// Builds the tree. `headings` must be sorted by line with distinct lines;
+/// Builds the tree. `headings` must be sorted by position (line, then
+/// offset) with distinct positions;
 /// `toc` is the table of contents' entries and what became of each (for
 /// the health figures).
 pub(crate) fn assemble(
@@ -55,38 +62,38 @@ pub(crate) fn assemble(
     toc: &[(String, EntryStatus)],
 ) -> DocTree {
     let line_count = source.line_count();
-    let mut flat: Vec<(Heading, usize, usize)> = Vec::with_capacity(headings.len() + 1);
+    // Each heading with the byte its node starts at.
+    let mut flat: Vec<(Heading, usize)> = Vec::with_capacity(headings.len() + 1);
     if line_count == 0 {
         // Only reachable through `from_text("")`: nothing to tile.
     } else if headings.is_empty() {
         let h = Heading::new(1, 1, "Document".to_owned(), NodeKind::Fallback);
-        flat.push((h, 1, line_count.max(1)));
+        flat.push((h, 0));
     } else {
-        let first = headings[0].line;
-        let mut first_start = 1;
-        if first > 1 {
-            let pre = source.span_text(1, first - 1);
-            let alnum = pre.chars().filter(|c| c.is_alphanumeric());
-            if alnum.take(PREAMBLE_MIN_ALNUM).count() >= PREAMBLE_MIN_ALNUM {
-                let h = Heading::new(1, 1, "Preamble".to_owned(), NodeKind::Preamble);
-                flat.push((h, 1, first - 1));
-                first_start = first;
-            }
+        let at = |h: &Heading| source.line_start(h.line) + h.offset;
+        let first = at(&headings[0]);
+        let pre = &source.text[..first];
+        let alnum = pre.chars().filter(|c| c.is_alphanumeric());
+        if alnum.take(PREAMBLE_MIN_ALNUM).count() >= PREAMBLE_MIN_ALNUM {
+            let h = Heading::new(1, 1, "Preamble".to_owned(), NodeKind::Preamble);
+            flat.push((h, 0));
         }
-        let n = headings.len();
-        let lines: Vec<usize> = headings.iter().map(|h| h.line).collect();
+        // Without a preamble the first node starts at the first byte.
+        let from_start = flat.is_empty();
         for (i, h) in headings.into_iter().enumerate() {
-            let start = if i == 0 { first_start } else { h.line };
-            let end = if i + 1 < n {
-                lines[i + 1] - 1
-            } else {
-                line_count
-            };
-            flat.push((h, start, end));
+            let start = if i == 0 && from_start { 0 } else { at(&h) };
+            flat.push((h, start));
         }
     }
+    // Each node ends where the next starts; the last at the end.
+    let ends: Vec<usize> = flat
+        .iter()
+        .skip(1)
+        .map(|f| f.1)
+        .chain([source.text.len()])
+        .collect();
+    debug_assert!(flat.iter().zip(&ends).all(|(f, &e)| f.1 < e));
 
-    let ends_with_newline = source.text.ends_with('\n');
     let has_preamble = flat.first().is_some_and(|f| f.0.kind == NodeKind::Preamble);
     let first_id = usize::from(!has_preamble);
     let mut next_id = first_id;
@@ -96,7 +103,7 @@ pub(crate) fn assemble(
     let mut bodiless: Vec<bool> = Vec::with_capacity(flat.len());
     let mut roots: Vec<usize> = Vec::new();
     let mut stack: Vec<(u8, usize)> = Vec::new();
-    for (i, (h, start, end)) in flat.into_iter().enumerate() {
+    for ((h, start_byte), end_byte) in flat.into_iter().zip(ends) {
         let level = h.level.max(1);
         while stack.last().is_some_and(|&(l, _)| l >= level) {
             stack.pop();
@@ -107,14 +114,26 @@ pub(crate) fn assemble(
             Some(p) => format!("{} > {}", nodes[p].breadcrumb, title),
             None => title.clone(),
         };
-        let text = source.span_text(start, end);
-        // Characters of the span including the newline that ends its last line.
-        let chars = count_chars(text) + usize::from(end < line_count || ends_with_newline);
-        let body_from = h.title_end.max(h.line) + 1;
-        let own_body = if body_from <= end && h.kind == NodeKind::Section {
-            count_non_blank(source.span_text(body_from, end), STRUCTURAL_MAX_CHARS + 1)
-        } else {
+        // The span's text, including the newline that ends its last line.
+        let text = &source.text[start_byte..end_byte];
+        let chars = count_chars(text);
+        let start = source.line_of_offset(start_byte);
+        let end = source.line_of_offset(end_byte - 1);
+        let own_body = if h.kind != NodeKind::Section {
             0
+        } else if h.offset > 0 {
+            // A heading inside a line: its title is followed by its body
+            // on the same line, so the body is the span less the title.
+            let in_title = count_non_blank(&h.title, usize::MAX);
+            count_non_blank(text, in_title + STRUCTURAL_MAX_CHARS + 1).saturating_sub(in_title)
+        } else {
+            let body_from = h.title_end.max(h.line) + 1;
+            if body_from <= end {
+                let body = &source.text[source.line_start(body_from)..end_byte];
+                count_non_blank(body, STRUCTURAL_MAX_CHARS + 1)
+            } else {
+                0
+            }
         };
         let kind = refine_kind(h.kind, &title);
         let (label, name) = match kind {
@@ -134,7 +153,6 @@ pub(crate) fn assemble(
             next_id += 1;
             format!("{:04}", next_id - 1)
         };
-        let _ = i;
         nodes.push(Node {
             title,
             label,
@@ -143,6 +161,8 @@ pub(crate) fn assemble(
             line_num: h.line,
             start_line: start,
             end_line: end,
+            start_byte,
+            end_byte,
             level,
             chars,
             breadcrumb,

@@ -17,7 +17,7 @@ pub enum EntryStatus {
     /// take it as a heading: a miss of the tree.
     Missing,
     /// Its label and name stand only inside a longer line (the extraction
-    /// ran a page together): no node can start there.
+    /// ran a page together) and no heading could be placed there.
     Inline,
     /// Nowhere in the body: listed in the contents, not in the filing.
     Absent,
@@ -50,11 +50,15 @@ impl EntryText {
     }
 }
 
+/// An entry's status and, when it is `Inline`, the byte offsets in the
+/// body where its label stands inside a line (where a node may start).
+pub(crate) type Lookup = (EntryStatus, Vec<usize>);
+
 /// Looks up each entry that was not chosen as a heading in the body (the
 /// text from the first body line on), returning its status.
-pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<EntryStatus> {
+pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<Lookup> {
     if entries.iter().all(|(_, found)| *found) {
-        return vec![EntryStatus::Found; entries.len()];
+        return vec![(EntryStatus::Found, Vec::new()); entries.len()];
     }
     // The body and its ASCII lower case (same byte offsets): each entry is
     // one substring search over it, not a pass per line. A label or name
@@ -65,7 +69,7 @@ pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<EntrySt
         .iter()
         .map(|(e, found)| {
             if *found {
-                EntryStatus::Found
+                (EntryStatus::Found, Vec::new())
             } else {
                 look_up(body, &lower, e)
             }
@@ -77,13 +81,14 @@ pub(crate) fn classify(body: &str, entries: &[(EntryText, bool)]) -> Vec<EntrySt
 /// line (after a page number run into it) the tree missed a heading;
 /// inside a line after a sentence end, a page number or a capitals title
 /// (`DEFINITIONS 1.1 Defined Terms`), not after a lower-case word (a
-/// reference such as `in Section 12.9`), it is run together; else absent.
-fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
+/// reference such as `in Section 12.9`), it is run together (with every
+/// such offset); else absent.
+fn look_up(orig: &str, lower: &str, e: &EntryText) -> Lookup {
     let first = e.label.split(' ').next().unwrap_or("");
     if first.is_empty() {
-        return EntryStatus::Absent;
+        return (EntryStatus::Absent, Vec::new());
     }
-    let mut inline = false;
+    let mut inline = Vec::new();
     // memmem: a vectorised search; this runs once per entry over the body.
     for pos in memchr::memmem::find_iter(lower.as_bytes(), first.as_bytes()) {
         let Some(after) = after_label(&lower[pos..], &e.label) else {
@@ -103,19 +108,21 @@ fn look_up(orig: &str, lower: &str, e: &EntryText) -> EntryStatus {
         let before = orig[line_start..pos].trim();
         let page = (1..=3).contains(&before.len()) && before.bytes().all(|b| b.is_ascii_digit());
         if before.is_empty() || page {
-            return EntryStatus::Missing;
+            return (EntryStatus::Missing, Vec::new());
         }
         let boundary = orig[..pos]
             .trim_end()
             .chars()
             .next_back()
             .is_none_or(|c| !c.is_lowercase());
-        inline |= boundary && !e.name.is_empty();
+        if boundary && !e.name.is_empty() {
+            inline.push(pos);
+        }
     }
-    if inline {
-        EntryStatus::Inline
+    if inline.is_empty() {
+        (EntryStatus::Absent, inline)
     } else {
-        EntryStatus::Absent
+        (EntryStatus::Inline, inline)
     }
 }
 
@@ -207,10 +214,17 @@ mod tests {
             entry("1.1", "Defined Terms ........ 1"),
         ];
         use EntryStatus::*;
+        let body = body.join("\n");
+        let got = classify(&body, &entries);
+        let status: Vec<EntryStatus> = got.iter().map(|g| g.0).collect();
         assert_eq!(
-            classify(&body.join("\n"), &entries),
+            status,
             vec![Missing, Missing, Missing, Inline, Absent, Absent, Absent, Inline]
         );
+        // A run-together entry carries where its label stands.
+        assert_eq!(got[3].1, vec![body.find("10.4 Reliance").unwrap()]);
+        assert_eq!(got[7].1, vec![body.find("1.1 Defined").unwrap()]);
+        assert!(got.iter().filter(|g| g.0 != Inline).all(|g| g.1.is_empty()));
     }
 
     #[test]
@@ -230,10 +244,11 @@ mod tests {
             entry("12.1", "Integration"),
         ];
         use EntryStatus::*;
-        assert_eq!(
-            classify(&body.join("\n"), &entries),
-            vec![Missing, Missing, Absent, Absent, Absent]
-        );
+        let status: Vec<EntryStatus> = classify(&body.join("\n"), &entries)
+            .iter()
+            .map(|g| g.0)
+            .collect();
+        assert_eq!(status, vec![Missing, Missing, Absent, Absent, Absent]);
     }
 
     #[test]

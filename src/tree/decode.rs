@@ -47,6 +47,13 @@ pub(crate) enum Class {
 pub(crate) struct Cand {
     /// 0-based line index.
     pub line: usize,
+    /// Byte offset of the heading inside its line: 0 for a heading at the
+    /// line start, more for one placed inside a run-together line by the
+    /// contents (see [`inline_candidates`]).
+    pub offset: usize,
+    /// Found inside a run-together line without contents evidence: the
+    /// node starts at the line start.
+    pub run_together: bool,
     /// Last line the heading takes (title below), 0-based.
     pub title_end: usize,
     pub class: Class,
@@ -318,9 +325,9 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
         // does not depend on that chain: it may follow the best one
         // however far back (an exhibit after another exhibit's form with
         // more numbered paragraphs than the window holds).
-        let far_annex = far.filter(|&f| c.class == Class::Annex && cands[f].title_end < c.line);
+        let far_annex = far.filter(|&f| c.class == Class::Annex && follows(cands[f], c));
         for j in far_annex.into_iter().chain((lo..i).rev()) {
-            if cands[j].title_end >= c.line || best[j] == f32::NEG_INFINITY {
+            if !follows(cands[j], c) || best[j] == f32::NEG_INFINITY {
                 continue;
             }
             if let Some((cost, st)) = step(&state[j], c) {
@@ -353,6 +360,12 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
     }
     out.reverse();
     out
+}
+
+/// Whether `c` can come after `p` in a chain: below `p`'s heading, or
+/// further inside the same line when both stand in one line.
+fn follows(p: &Cand, c: &Cand) -> bool {
+    p.title_end < c.line || (p.line == c.line && p.title_end == c.line && p.offset < c.offset)
 }
 
 /// Small id for the way a label is written: depth (bits 0-1), dotted
@@ -445,7 +458,55 @@ fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     for c in &mut out[before..] {
         // The title on the next line is not this heading's: it is inline.
         c.title_end = j;
-        c.reward -= 0.3;
+        c.reward -= INSIDE_A_LINE;
+        c.run_together = true;
+    }
+}
+
+/// A heading whose capitals title runs straight into its body (`SECTION 5.
+/// REPRESENTATIONS AND WARRANTIES To induce the Lenders`), cut before the
+/// body's first word; any other heading as it is.
+fn without_run_in_body(t: &str) -> &str {
+    let Some(c) = super::lines::candidate(t) else {
+        return t;
+    };
+    // `rest` is a slice of `t`: where it starts in `t`.
+    let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
+    let mut end = 0;
+    for w in c.rest.split(' ') {
+        if w.chars().any(char::is_lowercase) {
+            break;
+        }
+        end += w.len() + 1;
+    }
+    let title = c.rest[..end.min(c.rest.len())].trim_end();
+    if end < c.rest.len() && is_capitals_title(title) {
+        &t[..rest_at + title.len()]
+    } else {
+        t
+    }
+}
+
+/// What a heading inside a line costs against one on a line of its own.
+const INSIDE_A_LINE: f32 = 0.3;
+
+/// The candidates of a heading that a contents entry places inside line
+/// `j` at byte `offset` of it: `t` is the line's text from there to the
+/// next such heading (or the line end), so a title stops where the next
+/// heading starts (`SECTION 12. MISCELLANEOUS` / `12.1 Amendments`).
+pub(crate) fn inline_candidates(
+    lines: &[&str],
+    j: usize,
+    offset: usize,
+    t: &str,
+    out: &mut Vec<Cand>,
+) {
+    let before = out.len();
+    candidates_in(lines, j, without_run_in_body(t), out);
+    for c in &mut out[before..] {
+        c.offset = offset;
+        c.title_end = j;
+        c.reward -= INSIDE_A_LINE;
     }
 }
 
@@ -841,6 +902,8 @@ fn push_titled(
     };
     out.push(Cand {
         line: j,
+        offset: 0,
+        run_together: false,
         title_end,
         class,
         major,

@@ -34,8 +34,8 @@ pub struct TreeHealth {
     #[serde(default)]
     pub toc_not_in_filing: Vec<String>,
     /// Contents entries whose label and name stand only inside a longer
-    /// line (the extraction ran a page into one line): in the filing, but
-    /// no node can start there.
+    /// line (the extraction ran a page into one line) where no heading
+    /// could be placed; those placed there are found.
     #[serde(default)]
     pub toc_inline: Vec<String>,
 }
@@ -52,16 +52,21 @@ impl TreeHealth {
             - self.toc_inline.len()
     }
 
-    /// Share of the contents entries that have a body line of their own
-    /// found as headings (1 without such entries). Entries not in the
-    /// filing or inside a run-together line are reported apart.
+    /// Contents entries that are in the body: found, missing, or inside
+    /// a line where no heading could be placed.
+    pub fn toc_in_body(&self) -> usize {
+        self.toc_found() + self.toc_missing.len() + self.toc_inline.len()
+    }
+
+    /// Share of the contents entries in the body that were found as
+    /// headings, at the start of a line or inside one (1 without such
+    /// entries). Entries not in the filing are reported apart.
     pub fn toc_found_share(&self) -> f64 {
-        let found = self.toc_found();
-        let own_line = found + self.toc_missing.len();
-        if own_line == 0 {
+        let in_body = self.toc_in_body();
+        if in_body == 0 {
             1.0
         } else {
-            found as f64 / own_line as f64
+            self.toc_found() as f64 / in_body as f64
         }
     }
 
@@ -82,8 +87,8 @@ impl TreeHealth {
         if self.toc_entries >= 5 && self.toc_found_share() < 0.9 {
             return Some(format!(
                 "{doc_name}: {} of {} contents entries in the body not found as headings",
-                self.toc_missing.len(),
-                self.toc_found() + self.toc_missing.len()
+                self.toc_missing.len() + self.toc_inline.len(),
+                self.toc_in_body()
             ));
         }
         None

@@ -9,14 +9,13 @@ fn tree_of(text: &str) -> (SourceText, DocTree) {
     (src, tree)
 }
 
-/// Spans tile the document in pre-order.
-fn assert_tiles(tree: &DocTree) {
-    let mut next = 1;
+/// Spans tile the document in pre-order, every node starting at a line
+/// start (Markdown headings are lines).
+fn assert_tiles(src: &SourceText, tree: &DocTree) {
+    super::tests::assert_tiles(&src.text, tree);
     for n in tree.iter() {
-        assert_eq!(n.start_line, next, "{} {:?}", n.node_id, n.title);
-        next = n.end_line + 1;
+        assert_eq!(n.start_byte, src.line_start(n.start_line), "{}", n.node_id);
     }
-    assert_eq!(next, tree.line_count + 1);
 }
 
 /// ATX headings outside code, in order: what the reference numbers
@@ -116,7 +115,7 @@ Title:
 fn signature_lines_in_the_last_article_become_a_signature_node() {
     let (src, t) = tree_of(AGREEMENT);
     assert_eq!(t.format, DocFormat::Markdown);
-    assert_tiles(&t);
+    assert_tiles(&src, &t);
     // The real headings keep the reference ids, in order.
     let real: Vec<(&str, usize)> = t
         .iter()
@@ -206,8 +205,8 @@ fn a_signature_heading_of_its_own_adds_nothing() {
         "IN WITNESS WHEREOF",
         "# Signature Pages\n\nIN WITNESS WHEREOF",
     );
-    let (_, t) = tree_of(&text);
-    assert_tiles(&t);
+    let (src, t) = tree_of(&text);
+    assert_tiles(&src, &t);
     let sig: Vec<&str> = t
         .iter()
         .filter(|n| n.kind == NodeKind::Signature)
@@ -261,7 +260,7 @@ fn a_form_quoted_earlier_in_the_article_is_not_the_signature_pages() {
         form,
     );
     let (src, t) = tree_of(&text);
-    assert_tiles(&t);
+    assert_tiles(&src, &t);
     let sig: Vec<&Node> = t.iter().filter(|n| n.kind == NodeKind::Signature).collect();
     assert_eq!(sig.len(), 1);
     assert_eq!(sig[0].start_line, line_of(&src, "IN WITNESS WHEREOF"));

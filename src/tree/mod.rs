@@ -2,8 +2,9 @@
 //! sections with exact line pointers, without any LLM.
 //!
 //! Hands a [`DocTree`] to the routing stage. The text of a section is never
-//! copied into the tree: consumers follow `start_line..=end_line` back into the
-//! [`SourceText`].
+//! copied into the tree: consumers follow its byte span `start_byte..end_byte`
+//! back into the [`SourceText`] ([`SourceText::byte_span_text`]); the line
+//! numbers are for provenance and reports.
 
 mod assemble;
 pub mod contents;
@@ -72,9 +73,21 @@ pub struct Node {
     /// 1-based line of the heading (PageIndex/Proxy-Pointer field).
     pub line_num: usize,
     /// 1-based, inclusive: from the heading line to the line before the next
-    /// heading of any level. Children are not part of this span.
+    /// heading of any level, or to the line the next heading stands inside.
+    /// Children are not part of this span.
     pub start_line: usize,
     pub end_line: usize,
+    /// The node's own text as a half-open byte span of the source: the
+    /// nodes tile the text exactly. A line-start node starts at its line's
+    /// first byte; a heading the extraction ran into the middle of a line
+    /// starts its node there, so that line is both the previous node's
+    /// `end_line` and this node's `start_line`. Read it with
+    /// [`SourceText::byte_span_text`]; a tree saved before byte spans
+    /// loads with `0..0`.
+    #[serde(default)]
+    pub start_byte: usize,
+    #[serde(default)]
+    pub end_byte: usize,
     pub level: u8,
     /// Size of the node's own span in characters (not bytes).
     pub chars: usize,

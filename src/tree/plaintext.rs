@@ -7,11 +7,14 @@
 //! the body, is text, not contents. Every other line is offered to the
 //! decoder (`decode.rs`) as candidates, with contents entries as evidence;
 //! the chosen chain becomes the headings, with the contents, the recitals
-//! after them and the signature page as nodes of their own.
+//! after them and the signature page as nodes of their own. A contents
+//! entry that the body has only inside a line (the extraction ran a page
+//! together) is offered as a heading at that byte offset, and the decoder
+//! runs again with those candidates.
 
 use super::assemble::Heading;
 use super::contents::{self, EntryStatus, EntryText};
-use super::decode::{candidates_at, decode, Cand, Class};
+use super::decode::{candidates_at, decode, inline_candidates, Cand, Class};
 use super::lines::{
     candidate, inline_title, is_filing_exhibit_number, is_furniture, is_prose, is_prose_shape,
     is_title_line, is_toc_title, is_tocish, CandKind, Candidate,
@@ -77,31 +80,39 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         cands = outside(&all, &tocs);
         chain = decode_with_toc(&tocs, &cands);
     }
+    // Every region now starts before the first heading: the body starts
+    // after the last one, and its entries are looked up there.
+    let body_from = tocs.last().map_or(0, |t| t.region.last + 1);
+    let (body, body_at) = if body_from < lines.len() {
+        let text = source.span_text(body_from + 1, lines.len());
+        (text, source.line_start(body_from + 1))
+    } else {
+        ("", source.text.len())
+    };
+    let entries: Vec<&TocEntry> = tocs.iter().flat_map(|t| &t.entries).collect();
+    // An entry whose heading was chosen only inside a run-together line
+    // (its node starting at the line start) is looked up too.
+    let at_line_start = placed(&entries, &cands, &chain, |c| !c.run_together);
+    let looked = contents::classify(body, &with_flags(&entries, &at_line_start));
+    let inline = inline_cands(source, &lines, body_at, &looked);
+    if !inline.is_empty() {
+        cands = with_inline(&cands, &inline);
+        chain = decode_with_toc(&tocs, &cands);
+    }
     let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
-    let mut chosen_keys: Vec<EntryKey> = chosen.iter().map(|c| entry_key(c)).collect();
-    chosen_keys.sort_unstable();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
 
     let mut out: Vec<Heading> = Vec::new();
-    let mut toc = Vec::new();
-    let mut listed = Vec::new();
-    let mut body_from = 0;
-    for Toc { region: r, entries } in &tocs {
+    for Toc { region: r, .. } in &tocs {
         if r.start >= first_line {
             continue;
         }
-        body_from = r.last + 1;
         out.push(Heading::new(
             r.start + 1,
             1,
             "Table of Contents".to_owned(),
             NodeKind::Toc,
         ));
-        for e in entries {
-            toc.push(e.text.clone());
-            let found = chosen_keys.binary_search(&e.key()).is_ok();
-            listed.push((e.label_name.clone(), found));
-        }
         // A contents entry without a number (`Definitions`, `Recitals`)
         // found as a line of its own before the first numbered heading is
         // a heading of the front matter.
@@ -169,6 +180,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         };
         let mut h = Heading::new(c.line + 1, level, c.title.clone(), kind);
         h.title_end = c.title_end + 1;
+        h.offset = c.offset;
         out.push(h);
     }
     if let Some(sig) = signature {
@@ -181,15 +193,131 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
             ));
         }
     }
-    out.sort_by_key(|h| h.line);
-    out.dedup_by_key(|h| h.line);
-    let body = if body_from < lines.len() {
-        source.span_text(body_from + 1, lines.len())
+    out.sort_by_key(|h| (h.line, h.offset));
+    out.dedup_by_key(|h| (h.line, h.offset));
+    let found = placed(&entries, &cands, &chain, |_| true);
+    let status: Vec<EntryStatus> = if inline.is_empty() {
+        // The chain is the first one: an entry not chosen was looked up.
+        found
+            .iter()
+            .zip(&looked)
+            .map(|(&f, l)| if f { EntryStatus::Found } else { l.0 })
+            .collect()
     } else {
-        ""
+        let looked = contents::classify(body, &with_flags(&entries, &found));
+        looked.into_iter().map(|l| l.0).collect()
     };
-    let status = contents::classify(body, &listed);
-    (out, toc.into_iter().zip(status).collect())
+    let toc = entries.iter().map(|e| e.text.clone());
+    (out, toc.zip(status).collect())
+}
+
+/// Whether each entry's key is that of a chosen candidate passing `keep`.
+fn placed(
+    entries: &[&TocEntry],
+    cands: &[&Cand],
+    chain: &[usize],
+    keep: impl Fn(&Cand) -> bool,
+) -> Vec<bool> {
+    let mut keys: Vec<EntryKey> = chain
+        .iter()
+        .map(|&i| cands[i])
+        .filter(|c| keep(c))
+        .map(entry_key)
+        .collect();
+    keys.sort_unstable();
+    entries
+        .iter()
+        .map(|e| keys.binary_search(&e.key()).is_ok())
+        .collect()
+}
+
+/// The entries' label and name with whether each was placed.
+fn with_flags(entries: &[&TocEntry], flags: &[bool]) -> Vec<(EntryText, bool)> {
+    entries
+        .iter()
+        .zip(flags)
+        .map(|(e, &f)| (e.label_name.clone(), f))
+        .collect()
+}
+
+/// Candidates for the entries the body has only inside a line, at each
+/// byte where the label stands (`body_at` is where the body starts in the
+/// text): from the keyword before a bare number (`SECTION 8.05.` for a
+/// listed `8.05`) to the next such heading on the line, or the line end.
+fn inline_cands(
+    source: &SourceText,
+    lines: &[&str],
+    body_at: usize,
+    looked: &[contents::Lookup],
+) -> Vec<Cand> {
+    let mut hits: Vec<usize> = looked
+        .iter()
+        .filter(|l| l.0 == EntryStatus::Inline)
+        .flat_map(|l| l.1.iter().map(|&p| body_at + p))
+        .map(|at| {
+            let line_at = source.line_start(source.line_of_offset(at));
+            line_at + keyword_start(&source.text[line_at..], at - line_at)
+        })
+        .collect();
+    hits.sort_unstable();
+    hits.dedup();
+    let mut out = Vec::new();
+    for (k, &at) in hits.iter().enumerate() {
+        let line = source.line_of_offset(at);
+        let line_at = source.line_start(line);
+        let line_end = line_at + source.line(line).len();
+        let end = hits
+            .get(k + 1)
+            .copied()
+            .filter(|&n| n < line_end)
+            .unwrap_or(line_end);
+        let t = source.text[at..end].trim_end();
+        // Only blanks before it: the heading starts its line after all.
+        let offset = if source.text[line_at..at].trim().is_empty() {
+            0
+        } else {
+            at - line_at
+        };
+        inline_candidates(lines, line - 1, offset, t, &mut out);
+    }
+    out
+}
+
+/// Where the heading whose number starts at byte `at` of `line` starts:
+/// at the keyword right before it when there is one (`SECTION 8.05.`),
+/// else at the number.
+fn keyword_start(line: &str, at: usize) -> usize {
+    let before = line[..at].trim_end();
+    if before.len() == at {
+        return at;
+    }
+    let word = before
+        .char_indices()
+        .rfind(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let (Some(with), Some(bare)) = (candidate(&line[word..]), candidate(&line[at..])) else {
+        return at;
+    };
+    if !with.keyword.is_empty() && with.num == bare.num {
+        word
+    } else {
+        at
+    }
+}
+
+/// The candidates with the inline ones merged in by position; a line's
+/// run-together candidates give way to the ones the contents placed in it.
+fn with_inline<'a>(cands: &[&'a Cand], inline: &'a [Cand]) -> Vec<&'a Cand> {
+    let placed_lines: Vec<usize> = inline.iter().map(|c| c.line).collect();
+    let mut out: Vec<&Cand> = cands
+        .iter()
+        .copied()
+        .filter(|c| !(c.run_together && placed_lines.binary_search(&c.line).is_ok()))
+        .chain(inline)
+        .collect();
+    // Stable: the readings of one heading stay in their order.
+    out.sort_by_key(|c| (c.line, c.offset));
+    out
 }
 
 /// `str::trim`, without decoding a line that starts and ends with a
@@ -575,7 +703,26 @@ fn toc_follows(lines: &[&str], j: usize, tocish: &mut Tocish<'_>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::trim_line;
+    use super::{keyword_start, trim_line};
+
+    #[test]
+    fn an_inline_heading_starts_at_the_keyword_before_its_number() {
+        let line = "to such Bank. SECTION 8.05. Base Rate Loans. If the Bank";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), line.find("SECTION").unwrap());
+        // Another number before it, or a word that is no keyword: the
+        // heading starts at its own number.
+        let line = "under Section 7.1. 8.05 Base Rate Loans. If";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), at);
+        let line = "the Bank. Notes 8.05 Base Rate Loans. If";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), at);
+        // Blanks of more than one byte before the keyword.
+        let line = "to such Bank.\u{a0}SECTION\u{2003}8.05. Base Rate Loans.";
+        let at = line.find("8.05").unwrap();
+        assert_eq!(keyword_start(line, at), line.find("SECTION").unwrap());
+    }
 
     #[test]
     fn trim_line_is_str_trim() {

@@ -259,6 +259,27 @@ impl SourceText {
         }
     }
 
+    /// Byte offset in [`Self::text`] where line `n` (1-based) starts.
+    /// Panics when out of range.
+    pub fn line_start(&self, n: usize) -> usize {
+        self.line_starts[n - 1]
+    }
+
+    /// The text of the byte span `start..end` of [`Self::text`] without
+    /// the newline that ends it: a node's text, for every consumer (a node
+    /// may start inside a line). Panics, naming the file, when the span is
+    /// outside the text or not on character boundaries.
+    pub fn byte_span_text(&self, start: usize, end: usize) -> &str {
+        let text = self.text.get(start..end).unwrap_or_else(|| {
+            panic!(
+                "byte span {start}..{end} outside 0..{} (or not on a character boundary) of {}",
+                self.text.len(),
+                self.path.display()
+            )
+        });
+        text.strip_suffix('\n').unwrap_or(text)
+    }
+
     /// Lines `start..=end` (1-based, inclusive), joined by `\n`.
     /// Panics when the range is empty or outside the document.
     pub fn span_text(&self, start: usize, end: usize) -> &str {
@@ -357,6 +378,33 @@ mod tests {
         assert_eq!(s.line_count(), 3);
         assert_eq!(s.line(2), "b");
         assert_eq!(s.span_text(1, 3), "a\nb\nc");
+    }
+
+    #[test]
+    fn byte_spans_read_like_line_spans_and_may_start_inside_a_line() {
+        let s = src("ARTICLE I\nterms. 1.1 Loans. The Banks\nlend.\n");
+        // A span of whole lines reads as the line span does.
+        assert_eq!(s.byte_span_text(0, s.line_start(2)), s.span_text(1, 1));
+        assert_eq!(
+            s.byte_span_text(s.line_start(2), s.text.len()),
+            s.span_text(2, 3)
+        );
+        // A span that starts inside line 2 and one that ends there.
+        let at = s.text.find("1.1").unwrap();
+        assert_eq!(
+            s.byte_span_text(at, s.text.len()),
+            "1.1 Loans. The Banks\nlend."
+        );
+        assert_eq!(s.byte_span_text(s.line_start(2), at), "terms. ");
+        assert_eq!(s.line_of_offset(at), 2);
+        let t = src("no final newline");
+        assert_eq!(t.byte_span_text(3, t.text.len()), "final newline");
+    }
+
+    #[test]
+    #[should_panic(expected = "t.txt")]
+    fn a_byte_span_outside_the_text_names_the_file() {
+        src("abc\n").byte_span_text(2, 9);
     }
 
     #[test]

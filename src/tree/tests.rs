@@ -8,28 +8,43 @@ fn tree_of(text: &str) -> DocTree {
     build_tree(&SourceText::from_text("doc.txt", text))
 }
 
-/// Every line belongs to exactly one node, in document order, from line 1.
-fn assert_tiles(tree: &DocTree) {
-    let mut next = 1;
+/// The nodes' byte spans tile the text (`text` as given to the tree:
+/// it is normalised here the same way), and their lines are the lines
+/// those bytes are on: a node that starts inside a line shares it with
+/// the node before. Sizes are the spans' characters.
+pub(super) fn assert_tiles(text: &str, tree: &DocTree) {
+    let src = SourceText::from_text("t.txt", text);
+    let mut next = 0;
+    let mut prev_end_line = 0;
     for n in tree.iter() {
         assert_eq!(
-            n.start_line, next,
-            "node {} {:?} starts out of order",
+            n.start_byte, next,
+            "node {} {:?} does not start where the previous ended",
             n.node_id, n.title
         );
-        assert!(
-            n.end_line >= n.start_line,
-            "node {} has an empty span",
+        assert!(n.end_byte > n.start_byte, "node {} is empty", n.node_id);
+        assert_eq!(
+            n.start_line,
+            src.line_of_offset(n.start_byte),
+            "{}",
             n.node_id
         );
+        assert_eq!(
+            n.end_line,
+            src.line_of_offset(n.end_byte - 1),
+            "{}",
+            n.node_id
+        );
+        let inside_a_line = n.start_byte != src.line_start(n.start_line);
+        let expected_start = prev_end_line + usize::from(!inside_a_line);
+        assert_eq!(n.start_line, expected_start, "{} {:?}", n.node_id, n.title);
         assert!(n.line_num >= n.start_line && n.line_num <= n.end_line);
-        next = n.end_line + 1;
+        assert_eq!(n.chars, src.text[n.start_byte..n.end_byte].chars().count());
+        next = n.end_byte;
+        prev_end_line = n.end_line;
     }
-    assert_eq!(
-        next,
-        tree.line_count + 1,
-        "spans do not reach the last line"
-    );
+    assert_eq!(next, src.text.len(), "spans do not reach the end");
+    assert_eq!(prev_end_line, tree.line_count, "lines do not reach the end");
 }
 
 fn ids_are_preorder(tree: &DocTree) {
@@ -78,7 +93,7 @@ The Borrower promises to pay.
 fn plain_text_structure() {
     let t = tree_of(SMALL);
     assert_eq!(t.format, DocFormat::Text);
-    assert_tiles(&t);
+    assert_tiles(SMALL, &t);
     ids_are_preorder(&t);
     let got: Vec<(&str, &str, u8, NodeKind)> = t
         .iter()
@@ -139,7 +154,7 @@ fn markdown_follows_the_reference_stack() {
     let md = "Cover text of the agreement with parties.\n\n# Article 1\n\n## Section 1.01 Definitions\n\nText.\n\n```\n# not a heading\n```\n\nSetext Title\n------------\n\n### Deep\n\n# Article 2\nMore.\n";
     let t = build_tree(&SourceText::from_text("a.md", md));
     assert_eq!(t.format, DocFormat::Markdown);
-    assert_tiles(&t);
+    assert_tiles(md, &t);
     let got: Vec<(&str, usize, u8, &str)> = t
         .iter()
         .map(|n| (n.node_id.as_str(), n.line_num, n.level, n.title.as_str()))
@@ -186,7 +201,7 @@ THE CREDITS
 SECTION 2.01. Commitments. Each Lender severally agrees to make loans.
 ";
     let t = tree_of(text);
-    assert_tiles(&t);
+    assert_tiles(text, &t);
     let kinds: Vec<(NodeKind, usize)> = t.iter().map(|n| (n.kind, n.line_num)).collect();
     assert_eq!(
         kinds,
@@ -224,7 +239,7 @@ SECTION 4.02.Authority—The Borrower has full power to enter into this Agreemen
 fn crlf_cr_bom_tabs_and_unicode() {
     let text = "\u{feff}Preamble text naming ACME Société Générale, as Agent.\r\nARTICLE 1\r\n\tDéfinitions\rSection 1.01.\tDefined Terms. “Agent” means the agent.\r\n";
     let t = tree_of(text);
-    assert_tiles(&t);
+    assert_tiles(text, &t);
     assert_eq!(t.line_count, 4);
     let titles: Vec<&str> = t.iter().map(|n| n.title.as_str()).collect();
     assert_eq!(
@@ -243,7 +258,7 @@ fn very_long_lines_are_fine() {
     let text =
         format!("ARTICLE I\nGENERAL\nSECTION 1.01. Scope. {long}.\nSECTION 1.02. Other. x\n");
     let t = tree_of(&text);
-    assert_tiles(&t);
+    assert_tiles(&text, &t);
     assert_eq!(t.iter().count(), 3);
 }
 
@@ -292,7 +307,7 @@ fn roman_article_number_is_not_split_into_a_title() {
              Section {value}.5 Section 338 Election. The Buyer may make an election.\n"
         );
         let t = tree_of(&text);
-        assert_tiles(&t);
+        assert_tiles(&text, &t);
         let h = headings_of(&t);
         assert_eq!(
             h[0],
@@ -321,7 +336,7 @@ fn excerpt_may_start_at_a_late_article() {
                 Section 6.4 Tax Returns. The Seller shall file.\n\n\
                 Section 6.5 Other Matters. The Buyer may.\n";
     let t = tree_of(text);
-    assert_tiles(&t);
+    assert_tiles(text, &t);
     let titles: Vec<String> = headings_of(&t).into_iter().map(|h| h.0).collect();
     assert_eq!(
         titles,
@@ -351,7 +366,7 @@ fn lone_late_number_in_prose_stays_prose() {
              conditions of the sale.\n{stray}\nThe Buyer shall pay the price in cash.\n"
         );
         let t = tree_of(&text);
-        assert_tiles(&t);
+        assert_tiles(&text, &t);
         assert_eq!(t.structure.len(), 1, "{stray}: {:?}", headings_of(&t));
         assert_eq!(t.structure[0].kind, NodeKind::Fallback, "{stray}");
     }
@@ -367,7 +382,7 @@ proptest! {
         let src = SourceText::from_text("any.txt", &text);
         let tree = build_tree(&src);
         if src.line_count() > 0 {
-            assert_tiles(&tree);
+            assert_tiles(&text, &tree);
             ids_are_preorder(&tree);
         }
     }
@@ -387,6 +402,10 @@ proptest! {
                 Just("Schedule 2.01".to_owned()),
                 Just("TABLE OF CONTENTS".to_owned()),
                 Just("SECTION 1.01 Definitions ......... 1".to_owned()),
+                Just("1.03 Bare Title ......... 2".to_owned()),
+                // Headings run into a line, as the contents may place them.
+                Just("Text ends.\u{a0}SECTION 1.01 Definitions. Body. 1.03 Bare Title. é".to_owned()),
+                Just("PART ONE 1.03 Bare Title more text".to_owned()),
                 Just("IN WITNESS WHEREOF".to_owned()),
                 Just("# Heading".to_owned()),
                 Just("## Sub heading".to_owned()),
@@ -405,7 +424,7 @@ proptest! {
         if src.line_count() == 0 {
             prop_assert!(tree.structure.is_empty());
         } else {
-            assert_tiles(&tree);
+            assert_tiles(&text, &tree);
             ids_are_preorder(&tree);
             let total: usize = tree.iter().map(|n| n.chars).sum();
             prop_assert_eq!(total, src.text.chars().count());
@@ -471,10 +490,135 @@ fn blank_line_inside_a_span_keeps_its_characters() {
     let text = "ARTICLE I\n\n1.03 Bare Title";
     let src = SourceText::from_text("r.txt", text);
     let t = build_tree(&src);
-    assert_tiles(&t);
+    assert_tiles(text, &t);
     assert_eq!(
         t.iter().map(|n| n.chars).sum::<usize>(),
         text.chars().count()
     );
     assert_eq!(src.span_text(1, 2), "ARTICLE I\n");
+}
+
+/// A contents page and a body whose extraction ran several headings into
+/// one line; `{contents}` is replaced by the contents page or nothing.
+const RUN_TOGETHER: &str = "\
+CREDIT AGREEMENT
+{contents}
+THIS AGREEMENT is made among the parties named below, who agree as follows.
+
+SECTION 1. DEFINITIONS
+1.1 Defined Terms. As used herein the terms below have the meanings given. 1.2 Other Provisions. The words hereof refer to this Agreement. SECTION 2. THE LOANS To induce the Lenders to lend, the Borrower agrees as follows. 2.1 Commitments. Each Lender agrees to lend. 2.2 Notes. The Loans are evidenced by notes made under 2.3 Interest and not otherwise.
+2.4 Fees. The Borrower pays fees.
+";
+
+const RUN_TOGETHER_CONTENTS: &str = "
+TABLE OF CONTENTS
+
+SECTION 1. DEFINITIONS ........................ 1
+1.1 Defined Terms ............................. 1
+1.2 Other Provisions .......................... 2
+SECTION 2. THE LOANS .......................... 2
+2.1 Commitments ............................... 2
+2.2 Notes ..................................... 3
+2.3 Interest .................................. 3
+2.4 Fees ...................................... 3
+";
+
+#[test]
+fn contents_entries_run_into_a_line_start_nodes_at_their_offset() {
+    let text = RUN_TOGETHER.replace("{contents}", RUN_TOGETHER_CONTENTS);
+    let src = SourceText::from_text("r.txt", &text);
+    let t = build_tree(&src);
+    assert_tiles(&text, &t);
+    let line = src
+        .text
+        .rfind("1.1 Defined")
+        .map(|at| src.line_of_offset(at));
+    let in_line: Vec<(&str, &str)> = t
+        .iter()
+        .filter(|n| Some(n.start_line) == line)
+        .map(|n| {
+            (
+                n.title.as_str(),
+                src.byte_span_text(n.start_byte, n.end_byte),
+            )
+        })
+        .collect();
+    let titles: Vec<&str> = in_line.iter().map(|x| x.0).collect();
+    assert_eq!(
+        titles,
+        [
+            "1.1 Defined Terms",
+            "1.2 Other Provisions",
+            // The capitals title ends where its body starts.
+            "SECTION 2. THE LOANS",
+            "2.1 Commitments",
+            "2.2 Notes",
+        ]
+    );
+    // Each node's text starts with its heading and holds no other: the
+    // one before ends at the sentence end.
+    for (title, text) in &in_line {
+        let label = title.split(' ').next().unwrap();
+        assert!(text.starts_with(label), "{title}: {text:?}");
+    }
+    assert!(
+        in_line[0].1.ends_with("meanings given. "),
+        "{:?}",
+        in_line[0].1
+    );
+    // `2.3` after a lower-case word is a reference, not a heading.
+    assert!(in_line[4]
+        .1
+        .contains("under 2.3 Interest and not otherwise."));
+    let loans = t
+        .iter()
+        .find(|n| n.title == "SECTION 2. THE LOANS")
+        .unwrap();
+    assert_eq!(loans.kind, NodeKind::Structural);
+    let kids: Vec<&str> = loans.nodes.iter().map(|n| n.title.as_str()).collect();
+    assert_eq!(kids, ["2.1 Commitments", "2.2 Notes", "2.4 Fees"]);
+    let h = &t.health;
+    // Only mentioned after a lower-case word: not a heading of the filing.
+    assert_eq!(
+        h.toc_not_in_filing,
+        ["2.3 Interest .................................. 3"]
+    );
+    assert_eq!(h.toc_found(), 7);
+    assert!(h.toc_missing.is_empty() && h.toc_inline.is_empty());
+    assert_eq!(h.toc_found_share(), 1.0);
+}
+
+#[test]
+fn without_contents_evidence_a_line_is_never_split() {
+    let text = RUN_TOGETHER.replace("{contents}", "");
+    let src = SourceText::from_text("r.txt", &text);
+    let t = build_tree(&src);
+    assert_tiles(&text, &t);
+    for n in t.iter() {
+        assert_eq!(n.start_byte, src.line_start(n.start_line), "{:?}", n.title);
+    }
+}
+
+#[test]
+fn a_tree_saved_before_byte_spans_still_loads() {
+    let t = tree_of(SMALL);
+    let mut json = serde_json::to_value(&t).unwrap();
+    fn strip(v: &mut serde_json::Value) {
+        if let Some(o) = v.as_object_mut() {
+            assert!(o.remove("start_byte").is_some() && o.remove("end_byte").is_some());
+            o.get_mut("nodes")
+                .and_then(|n| n.as_array_mut())
+                .into_iter()
+                .flatten()
+                .for_each(strip);
+        }
+    }
+    json["structure"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .for_each(strip);
+    let old: DocTree = serde_json::from_value(json).unwrap();
+    assert!(old.iter().all(|n| (n.start_byte, n.end_byte) == (0, 0)));
+    assert_eq!(old.iter().count(), t.iter().count());
 }

@@ -833,3 +833,49 @@ fn no_credit_agreement_section_names_an_organisation_after_a_currency() {
         }
     }
 }
+
+/// A section whose heading the filing's extraction ran into the middle of
+/// a line is sent as its own text: from its heading to the next heading,
+/// nothing of the section before it, on the lines it says it spans.
+#[test]
+fn sections_inside_a_line_are_sent_from_their_heading_on() {
+    use kgroute::route::{plan, RouteOptions};
+    use kgroute::tree::{build_tree, SourceText};
+    let src = SourceText::read(
+        &corpus_path("wide/credit_agreements/jones_cable_1995.txt"),
+        false,
+    )
+    .unwrap();
+    let tree = build_tree(&src);
+    let index = kgroute::index::GraphabilityIndex::default();
+    let p = plan(&tree, &index, &RouteOptions::default());
+    let inputs = kgroute::extract::extractor::section_inputs(&p, &tree.doc_id, "credit", &src);
+    let mut inside = 0;
+    for (i, s) in inputs.iter().zip(
+        p.sections
+            .iter()
+            .filter(|s| s.route == kgroute::route::Route::Llm),
+    ) {
+        assert_eq!(i.node_id, s.node_id);
+        assert_eq!(
+            i.text.split('\n').count(),
+            i.end_line - i.start_line + 1,
+            "{}",
+            i.title
+        );
+        // The whole span, less the newline that ends its last line.
+        let n = i.text.chars().count();
+        assert!(
+            s.chars == n || s.chars == n + 1,
+            "{}: {n} of {}",
+            i.title,
+            s.chars
+        );
+        if s.start_byte > src.line_start(s.start_line) {
+            inside += 1;
+            let label = i.title.split(' ').next().unwrap();
+            assert!(i.text.starts_with(label), "{}: {:.60?}", i.title, i.text);
+        }
+    }
+    assert!(inside > 0, "no section of the run-together lines was sent");
+}

@@ -84,6 +84,8 @@ fn section(
         level: if node_id == "0001" { 1 } else { 2 },
         start_line: lines.0,
         end_line: lines.1,
+        start_byte: 0,
+        end_byte: 0,
         chars: (lines.1 - lines.0 + 1) * 70,
         matched: TitleMatch {
             entry: tier.map(|_| title.to_string()),

@@ -36,6 +36,8 @@ fn section(
         level: 2,
         start_line: 10,
         end_line: 12,
+        start_byte: 0,
+        end_byte: 0,
         chars,
         matched: TitleMatch {
             entry: entry.map(|(e, _)| e.to_string()),
