@@ -13,7 +13,9 @@
 //! too early loses every section after it and is not chosen.
 
 use super::label::LabelKind;
-use super::lines::{inline_title, is_furniture, is_title_line, is_tocish_past_leaders};
+use super::lines::{
+    glued_bare_title, inline_title, is_furniture, is_title_line, is_tocish_past_leaders,
+};
 use super::lines::{CandKind, Candidate};
 
 /// How many earlier candidates a candidate may follow. Real headings are
@@ -116,7 +118,7 @@ fn lateness(a: u32, b: u32) -> f32 {
 
 /// The numbering cost of taking `c` after `s` (<= 0), or `None` when `c`
 /// cannot follow, and the state after it.
-fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
+fn step(s: &State, c: &Cand, sub_listed: bool) -> Option<(f32, State)> {
     let mut n = *s;
     n.begun = true;
     n.opening = false;
@@ -132,7 +134,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
         if !first {
             return None;
         }
-        let (cost, st) = step(&State::default(), c)?;
+        let (cost, st) = step(&State::default(), c, sub_listed)?;
         return Some((cost - RESTART_COST, st));
     }
     let style_cost = |have: Option<u16>| match have {
@@ -255,15 +257,17 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
             n.sec_style = Some(c.style);
         }
         Class::Sub => {
-            // A third number is a heading level of its own only below a
-            // keyword section (`Section 2.1` / `2.1.1 Title`); below a
-            // bare `2.1` it is the section's own clause outline.
+            // A third number is a heading level of its own below a keyword
+            // section (`Section 2.1` / `2.1.1 Title`), or where the contents
+            // list it (`2.1.4 Loan Principal Payment ..... 4`, however many
+            // clauses come before it); otherwise, below a bare `2.1`, it is
+            // the section's own clause outline.
             let keyword_sections = s.sec_style.is_some_and(|st| st & KEYWORD_STYLE != 0);
-            if s.sec != Some((c.major, c.minor)) || !keyword_sections {
+            if s.sec != Some((c.major, c.minor)) || !(keyword_sections || sub_listed) {
                 return None;
             }
             let last = s.sub.unwrap_or(0);
-            if c.sub <= last || c.sub > last + 3 {
+            if c.sub <= last || (c.sub > last + 3 && !sub_listed) {
                 return None;
             }
             cost += 0.2 * (c.sub - last - 1) as f32;
@@ -301,7 +305,7 @@ fn step(s: &State, c: &Cand) -> Option<(f32, State)> {
 /// Chooses the heading chain: indices into `cands` (sorted by line);
 /// `rewards[i]` is the worth of taking `cands[i]` (its own reward plus
 /// any evidence from the contents).
-pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
+pub(crate) fn decode(cands: &[&Cand], rewards: &[f32], sub_listed: &[bool]) -> Vec<usize> {
     let n = cands.len();
     let mut best = vec![f32::NEG_INFINITY; n];
     let mut prev = vec![usize::MAX; n];
@@ -311,7 +315,7 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
     for i in 0..n {
         let c = cands[i];
         // Start a chain here.
-        if let Some((cost, st)) = step(&State::default(), c) {
+        if let Some((cost, st)) = step(&State::default(), c, sub_listed[i]) {
             best[i] = rewards[i] + cost;
             state[i] = st;
         }
@@ -330,7 +334,7 @@ pub(crate) fn decode(cands: &[&Cand], rewards: &[f32]) -> Vec<usize> {
             if !follows(cands[j], c) || best[j] == f32::NEG_INFINITY {
                 continue;
             }
-            if let Some((cost, st)) = step(&state[j], c) {
+            if let Some((cost, st)) = step(&state[j], c, sub_listed[i]) {
                 let v = best[j] + rewards[i] + cost;
                 if v > best[i] {
                     best[i] = v;
@@ -738,7 +742,13 @@ fn bare_top(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         if fourth {
             return;
         }
-        if (1..=2).contains(&d3) && b.get(i + d3).is_some_and(|c| *c == b' ' || *c == b'.') {
+        // `4.2.1Real Estate Taxes.`: a title run into the third number
+        // reads as one when it is closed, as with two numbers.
+        let glued = b.get(i + d3).is_some_and(u8::is_ascii_uppercase)
+            && glued_bare_title(t[i + d3..].trim_end());
+        if (1..=2).contains(&d3)
+            && (glued || b.get(i + d3).is_some_and(|c| *c == b' ' || *c == b'.'))
+        {
             sub = t[i..i + d3].parse::<u32>().ok();
             i += d3 + usize::from(b.get(i + d3) == Some(&b'.'));
         }

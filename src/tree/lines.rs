@@ -272,7 +272,7 @@ const GLUED_TITLE_LINE: usize = 60;
 /// grants to the District and its`) runs to the wrapping width instead.
 /// With a space after the number such a paragraph is still a candidate,
 /// which the decoder marks down for its title.
-fn glued_bare_title(rest: &str) -> bool {
+pub(crate) fn glued_bare_title(rest: &str) -> bool {
     if rest.starts_with('[') {
         return true;
     }

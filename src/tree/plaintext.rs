@@ -358,31 +358,36 @@ fn decode_with_toc(tocs: &[Toc], cands: &[&Cand]) -> Vec<usize> {
         .map(TocEntry::key)
         .collect();
     toc_keys.sort_unstable();
+    // A third-level candidate the contents list (`2.1.4 Loan Principal
+    // Payment ..... 4`) is a heading even below a bare `2.1`.
+    let sub_listed: Vec<bool> = cands
+        .iter()
+        .map(|c| c.class == Class::Sub && toc_keys.binary_search(&entry_key(c)).is_ok())
+        .collect();
     let rewards: Vec<f32> = cands
         .iter()
         .map(|c| {
-            let listed = toc_keys.binary_search(&entry_key(c)).is_ok();
-            if listed {
+            if toc_keys.binary_search(&entry_key(c)).is_ok() {
                 c.reward + TOC_BONUS
             } else {
                 c.reward
             }
         })
         .collect();
-    decode(cands, &rewards)
+    decode(cands, &rewards, &sub_listed)
 }
 
 /// Contents entries are aligned with body candidates by this key: the
-/// class and number, or an annex's id. (No entry is a `Sub`, so a `Sub`
-/// candidate's key matches none, whatever its third number.)
-type EntryKey<'a> = (Class, u32, u32, &'a str);
+/// class and numbers (a `Sub`'s third one included), or an annex's id.
+type EntryKey<'a> = (Class, u32, u32, u32, &'a str);
 
 /// A contents entry found in the body makes that heading this much more
 /// likely.
 const TOC_BONUS: f32 = 0.5;
 
 fn entry_key(c: &Cand) -> EntryKey<'_> {
-    (top_level(c.class), c.major, c.minor, &c.annex_key)
+    let sub = if c.class == Class::Sub { c.sub } else { 0 };
+    (top_level(c.class), c.major, c.minor, sub, &c.annex_key)
 }
 
 /// A one-number heading is the top level whichever reading the decoder
@@ -473,15 +478,15 @@ struct TocEntry {
     /// The line as written (its first 60 characters).
     text: String,
     /// Class, numbers and annex id: see [`EntryKey`].
-    key: (Class, u32, u32, String),
+    key: (Class, u32, u32, u32, String),
     /// Label and name, for the body search of an entry not chosen.
     label_name: EntryText,
 }
 
 impl TocEntry {
     fn key(&self) -> EntryKey<'_> {
-        let (class, major, minor, annex) = &self.key;
-        (*class, *major, *minor, annex)
+        let (class, major, minor, sub, annex) = &self.key;
+        (*class, *major, *minor, *sub, annex)
     }
 }
 
@@ -495,25 +500,37 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
         if cand.as_ref().is_some_and(is_filing_exhibit_number) {
             continue;
         }
-        let label_name = match &cand {
-            Some(c) => EntryText::new(&c.label(), c.rest),
-            None => {
+        // `2.1.4 Loan Principal Payment`: a third level, keyed as one (not
+        // as its article `2`).
+        let third = if cand.is_none() {
+            three_numbers(t)
+        } else {
+            None
+        };
+        let label_name = match (&cand, third) {
+            (Some(c), _) => EntryText::new(&c.label(), c.rest),
+            (None, Some((_, used))) => EntryText::new(&t[..used], t.get(used..).unwrap_or("")),
+            (None, None) => {
                 let d = t.bytes().take_while(u8::is_ascii_digit).count();
                 EntryText::new(&t[..d], t.get(d + 1..).unwrap_or(""))
             }
         };
         let key = match cand {
             Some(c) => match c.kind {
-                CandKind::Article => (Class::Article, c.num.0, 0, String::new()),
+                CandKind::Article => (Class::Article, c.num.0, 0, 0, String::new()),
                 CandKind::Section | CandKind::Bare => match c.num.1 {
-                    Some(0) => (Class::Article, c.num.0, 0, String::new()),
-                    Some(m) => (Class::Section, c.num.0, m, String::new()),
-                    None => (top_level(Class::Flat), c.num.0, 0, String::new()),
+                    Some(0) => (Class::Article, c.num.0, 0, 0, String::new()),
+                    Some(m) => (Class::Section, c.num.0, m, 0, String::new()),
+                    None => (top_level(Class::Flat), c.num.0, 0, 0, String::new()),
                 },
                 CandKind::Schedule | CandKind::Exhibit => {
-                    (Class::Annex, 0, 0, c.label().to_uppercase())
+                    (Class::Annex, 0, 0, 0, c.label().to_uppercase())
                 }
             },
+            None if third.is_some() => {
+                let ((a, b, c), _) = third.expect("checked");
+                (Class::Sub, a, b, c, String::new())
+            }
             None => {
                 // `1. DEFINITIONS ..... 5`
                 let d = t.bytes().take_while(u8::is_ascii_digit).count();
@@ -523,7 +540,7 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
                 let Ok(n) = t[..d].parse::<u32>() else {
                     continue;
                 };
-                (Class::Article, n, 0, String::new())
+                (Class::Article, n, 0, 0, String::new())
             }
         };
         let text: String = t.chars().take(60).collect();
@@ -534,6 +551,35 @@ fn toc_entries(lines: &[&str], r: &TocRegion) -> Vec<TocEntry> {
         });
     }
     out
+}
+
+/// `2.1.4` (up to three digits each) at the start of a contents line, then
+/// a space, a period, a capital or the line's end: the numbers and the
+/// label's length.
+fn three_numbers(t: &str) -> Option<((u32, u32, u32), usize)> {
+    let b = t.as_bytes();
+    let mut nums = [0u32; 3];
+    let mut i = 0;
+    for (k, n) in nums.iter_mut().enumerate() {
+        let d = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if d == 0 || d > 3 {
+            return None;
+        }
+        *n = t[i..i + d].parse().ok()?;
+        i += d;
+        if k < 2 {
+            if b.get(i) != Some(&b'.') {
+                return None;
+            }
+            i += 1;
+        }
+    }
+    let used = i;
+    match b.get(i) {
+        None | Some(b' ' | b'\t' | b'.') => Some(((nums[0], nums[1], nums[2]), used)),
+        Some(c) if c.is_ascii_uppercase() => Some(((nums[0], nums[1], nums[2]), used)),
+        _ => None,
+    }
 }
 
 /// A table of contents: first line (its title or first entry) and last entry.

@@ -622,3 +622,52 @@ fn a_tree_saved_before_byte_spans_still_loads() {
     assert!(old.iter().all(|n| (n.start_byte, n.end_byte) == (0, 0)));
     assert_eq!(old.iter().count(), t.iter().count());
 }
+
+/// A contract whose contents page lists some third-level clauses.
+fn listed_third_level(contents_sub: &str, body_sub: &str) -> String {
+    let mut t = String::from("LOAN AGREEMENT\n\nTABLE OF CONTENTS\n\n");
+    t.push_str("ARTICLE I DEFINITIONS ........ 1\n1.1 Definitions ........ 1\n");
+    t.push_str("ARTICLE II THE FACILITY ........ 2\n2.1 The Facility ........ 2\n");
+    t.push_str(contents_sub);
+    t.push_str("2.2 Fees ........ 5\n\n");
+    t.push_str(
+        "ARTICLE I\nDEFINITIONS\n\n1.1 Definitions. Terms used here have these meanings.\n\n",
+    );
+    t.push_str("ARTICLE II\nTHE FACILITY\n\n2.1 The Facility. The Lenders agree to lend.\n\n");
+    t.push_str("2.1.1 Loans. Each Lender shall make loans to the Borrower.\n\n");
+    t.push_str("2.1.2 Borrowing. The Borrower may borrow on any business day.\n\n");
+    t.push_str(body_sub);
+    t.push_str("2.2 Fees. The Borrower shall pay the fees set out below.\n");
+    t
+}
+
+#[test]
+fn a_third_level_the_contents_list_is_a_heading_below_a_bare_section() {
+    let titles = |t: &DocTree| t.iter().map(|n| n.title.clone()).collect::<Vec<_>>();
+    let body = "2.1.3 Loan Principal Payment. The Borrower shall repay the loans.\n\n";
+    // Listed: a heading of its own, though 2.1.1 and 2.1.2 before it are
+    // not listed and stay the section's clause outline.
+    let text = listed_third_level("2.1.3 Loan Principal Payment ........ 4\n", body);
+    let tree = tree_of(&text);
+    assert_tiles(&text, &tree);
+    let got = titles(&tree);
+    assert!(
+        got.iter().any(|t| t == "2.1.3 Loan Principal Payment"),
+        "{got:?}"
+    );
+    assert!(!got.iter().any(|t| t.starts_with("2.1.1")), "{got:?}");
+    assert_eq!(tree.health.toc_missing, Vec::<String>::new());
+    // Not listed: no third level below a bare section.
+    let text = listed_third_level("", body);
+    let got = titles(&tree_of(&text));
+    assert!(!got.iter().any(|t| t.starts_with("2.1.3")), "{got:?}");
+    // Run into its number (`2.1.3Loan Principal Payment.`) it reads the same.
+    let glued = "2.1.3Loan Principal Payment.  The Borrower shall repay the loans.\n\n";
+    let text = listed_third_level("2.1.3 Loan Principal Payment ........ 4\n", glued);
+    let got = titles(&tree_of(&text));
+    assert!(
+        got.iter()
+            .any(|t| t.starts_with("2.1.3") && t.ends_with("Loan Principal Payment")),
+        "{got:?}"
+    );
+}
