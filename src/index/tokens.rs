@@ -149,27 +149,12 @@ pub fn stems(name: &str) -> Vec<String> {
         .collect()
 }
 
-/// A name's words as written, lower-cased and in the singular, stop words
-/// dropped: agreement at this level says two phrases use the same word,
-/// where stems also equate derivations (`Borrower` and `Borrowing`,
-/// `Documents` and `Documentation`).
-pub fn lemmas(name: &str) -> Vec<String> {
-    raw_words(name)
-        .into_iter()
-        .filter(|w| !is_stopword(w))
-        .map(|w| lemma(&w))
-        .collect()
-}
-
-/// One lower-case word without its inflection (see [`lemmas`]).
+/// One lower-case word without its inflection: plural `-s` / `-ies`, the
+/// verb's `-ing`, a final `e` (`Pricing` = `Price`, `Testing` = `Test`),
+/// never a derivation. Agreement at this level says two phrases use the
+/// same word, where stems also equate derivations (`Borrower` and
+/// `Borrowing`, `Documents` and `Documentation`).
 pub fn lemma(w: &str) -> String {
-    singular(w)
-}
-
-/// Inflection only: plural `-s` / `-ies`, the verb's `-ing`, a final `e`
-/// (`Pricing` = `Price`, `Testing` = `Test`), never a derivation
-/// (`Borrower` stays apart from `Borrowing`).
-fn singular(w: &str) -> String {
     let mut w = w.to_string();
     if let Some(b) = w.strip_suffix("ies").filter(|b| b.len() >= 2) {
         w = format!("{b}y");
@@ -297,6 +282,13 @@ mod tests {
 
     #[test]
     fn lemmas_undo_inflection_not_derivation() {
+        let lemmas = |name: &str| -> Vec<String> {
+            raw_words(name)
+                .iter()
+                .filter(|w| !is_stopword(w))
+                .map(|w| lemma(w))
+                .collect()
+        };
         assert_eq!(
             lemmas("Notices of Borrowings"),
             lemmas("Notice of Borrowing")

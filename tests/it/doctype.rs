@@ -94,24 +94,24 @@ fn each_document_is_extracted_with_its_types_ontology() {
         .unwrap();
     let dir = super::util::tempdir();
     let out = dir.path().join("b");
-    super::util::kgroute()
-        .arg("ingest")
-        .arg(fixture("credit_agreement.md"))
-        .arg(fixture("supply_agreement.txt"))
-        .arg("--index")
-        .arg(repo().join("indices"))
-        .arg("--out")
-        .arg(&out)
-        .arg("--history")
-        .arg(dir.path().join("h.csv"))
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .arg("--no-llm-match")
-        .env("KGROUTE_LLM_URL", server.base_url())
-        .env("KGROUTE_MODEL", "m")
-        .env_remove("NEO4J_URI")
-        .assert()
-        .success();
+    let docs = [
+        fixture("credit_agreement.md"),
+        fixture("supply_agreement.txt"),
+    ];
+    super::util::ingest_offline_cmd(
+        &docs,
+        &repo().join("indices"),
+        &out,
+        &dir.path().join("h.csv"),
+    )
+    .arg("--cache-dir")
+    .arg(dir.path().join("cache"))
+    .arg("--no-llm-match")
+    .env("KGROUTE_LLM_URL", server.base_url())
+    .env("KGROUTE_MODEL", "m")
+    .env_remove("NEO4J_URI")
+    .assert()
+    .success();
 
     let mut seen = std::collections::BTreeMap::new();
     for r in server.received() {

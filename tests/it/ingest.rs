@@ -1,7 +1,7 @@
 //! Integration tests: `kgroute ingest`, the whole pipeline through the real
 //! binary, offline (rules extractor, file sink) and against the real Neo4j.
 
-use super::util::{corpus, fixture, kgroute, read, repo, tempdir};
+use super::util::{corpus, fixture, ingest_offline_cmd, kgroute, read, repo, tempdir};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -31,18 +31,7 @@ fn summary_json(dir: &Path) -> serde_json::Value {
 
 /// Runs `kgroute ingest` offline into `out`; returns stdout.
 fn ingest_offline(inputs: &[PathBuf], index: &Path, out: &Path, history: &Path) -> String {
-    let assert = kgroute()
-        .arg("ingest")
-        .args(inputs)
-        .arg("--index")
-        .arg(index)
-        .arg("--out")
-        .arg(out)
-        .arg("--history")
-        .arg(history)
-        .env_remove("KGROUTE_LLM_URL")
-        .env_remove("NEO4J_URI")
-        .assert();
+    let assert = ingest_offline_cmd(inputs, index, out, history).assert();
     let output = assert.get_output().clone();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
@@ -167,19 +156,14 @@ fn a_bad_document_is_reported_and_the_batch_goes_on() {
     std::fs::copy(fixture("supply_agreement.txt"), docs.join("a_supply.txt")).unwrap();
     std::fs::write(docs.join("b_broken.txt"), b"ARTICLE I\n\xff\xfe not text\n").unwrap();
     let out = dir.path().join("batch");
-    let assert = kgroute()
-        .arg("ingest")
-        .arg(&docs)
-        .arg("--index")
-        .arg(index_file())
-        .arg("--out")
-        .arg(&out)
-        .arg("--history")
-        .arg(dir.path().join("h.csv"))
-        .env_remove("KGROUTE_LLM_URL")
-        .env_remove("NEO4J_URI")
-        .assert()
-        .code(1);
+    let assert = ingest_offline_cmd(
+        std::slice::from_ref(&docs),
+        &index_file(),
+        &out,
+        &dir.path().join("h.csv"),
+    )
+    .assert()
+    .code(1);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(
         stderr.contains("b_broken.txt") && stderr.contains("byte offset"),
@@ -545,19 +529,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// `kgroute ingest` offline with the given extra arguments.
 fn ingest_cmd(inputs: &[PathBuf], out: &Path, dir: &Path) -> assert_cmd::Command {
-    let mut c = kgroute();
-    c.arg("ingest")
-        .args(inputs)
-        .arg("--index")
-        .arg(index_file())
-        .arg("--out")
-        .arg(out)
-        .arg("--history")
-        .arg(dir.join("h.csv"))
-        .env_remove("KGROUTE_LLM_URL")
-        .env_remove("KGROUTE_MODEL")
-        .env_remove("NEO4J_URI");
-    c
+    ingest_offline_cmd(inputs, &index_file(), out, &dir.join("h.csv"))
 }
 
 /// Issue 11: a resume keeps every finished document's graph rows, whatever
@@ -638,21 +610,16 @@ fn a_non_empty_out_without_resume_and_a_resume_with_another_index_are_refused() 
         read(&index_file()).replace("version:", "# edited\nversion:"),
     )
     .unwrap();
-    let mut c = kgroute();
-    c.arg("ingest")
-        .arg(&doc)
-        .arg("--index")
-        .arg(&other)
-        .arg("--out")
-        .arg(&out)
-        .arg("--history")
-        .arg(dir.path().join("h.csv"))
-        .arg("--resume")
-        .env_remove("KGROUTE_LLM_URL")
-        .env_remove("NEO4J_URI")
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("index differs"));
+    ingest_offline_cmd(
+        std::slice::from_ref(&doc),
+        &other,
+        &out,
+        &dir.path().join("h.csv"),
+    )
+    .arg("--resume")
+    .assert()
+    .code(2)
+    .stderr(predicates::str::contains("index differs"));
     assert!(snapshot(&out) == before, "a refused run changed the batch");
 }
 

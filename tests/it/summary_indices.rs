@@ -4,7 +4,7 @@
 //! list for `kgroute merge`. The primary index's `index_version` stays for
 //! older readers.
 
-use super::util::{corpus, fixture, kgroute, read, repo, tempdir};
+use super::util::{corpus, fixture, ingest_offline_cmd, read, repo, tempdir};
 use kgroute::index::IndexSet;
 use serde_json::Value;
 
@@ -12,21 +12,19 @@ use serde_json::Value;
 fn summaries_list_every_index_of_a_folder_and_each_documents_index() {
     let dir = tempdir();
     let out = dir.path().join("b");
-    kgroute()
-        .arg("ingest")
-        .arg(fixture("credit_agreement.md"))
-        .arg(fixture("memo.txt"))
-        .arg(corpus("wide/leases/pnk_2020_lease.txt"))
-        .arg("--index")
-        .arg(repo().join("indices"))
-        .arg("--out")
-        .arg(&out)
-        .arg("--history")
-        .arg(dir.path().join("h.csv"))
-        .env_remove("KGROUTE_LLM_URL")
-        .env_remove("NEO4J_URI")
-        .assert()
-        .success();
+    let inputs = [
+        fixture("credit_agreement.md"),
+        fixture("memo.txt"),
+        corpus("wide/leases/pnk_2020_lease.txt"),
+    ];
+    ingest_offline_cmd(
+        &inputs,
+        &repo().join("indices"),
+        &out,
+        &dir.path().join("h.csv"),
+    )
+    .assert()
+    .success();
     let set = IndexSet::load(&[repo().join("indices")]).unwrap();
     let j: Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
     let docs = j["per_document"].as_array().unwrap();

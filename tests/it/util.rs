@@ -59,6 +59,30 @@ pub fn kgroute() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("kgroute").expect("kgroute binary")
 }
 
+/// `kgroute ingest INPUTS --index INDEX --out OUT --history HISTORY` with
+/// no LLM and no Neo4j from the environment (offline default); a test adds
+/// its own flags or sets an endpoint on top.
+pub fn ingest_offline_cmd(
+    inputs: &[PathBuf],
+    index: &Path,
+    out: &Path,
+    history: &Path,
+) -> assert_cmd::Command {
+    let mut c = kgroute();
+    c.arg("ingest")
+        .args(inputs)
+        .arg("--index")
+        .arg(index)
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(history)
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env_remove("NEO4J_URI");
+    c
+}
+
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
