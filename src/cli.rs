@@ -9,6 +9,7 @@ Examples:
   kgroute tree fixtures/supply_agreement.txt --format text
   kgroute plan fixtures/ --index indices/credit_agreement.yaml
   kgroute ingest fixtures/ --index indices/credit_agreement.yaml
+  kgroute ask \"which law governs the agreement?\" --batch reports/<batch-id>
 
 With no LLM configured (KGROUTE_LLM_URL / --llm-url) the offline rules
 extractor runs; with no Neo4j configured (--neo4j / NEO4J_URI) the graph is
@@ -33,6 +34,10 @@ pub enum Command {
     Ingest(cmd::ingest::IngestArgs),
     /// Join the batch folders of `ingest --shard K/N` runs into one batch.
     Merge(cmd::merge::MergeArgs),
+    /// Ask the ingested batch a question: the whole sections that answer it.
+    Ask(cmd::ask::AskArgs),
+    /// Build (or rebuild) the search index of an existing batch folder.
+    IndexSearch(cmd::index_search::IndexSearchArgs),
     /// Apply a reviewer's decisions from sections.csv to an index YAML.
     Review(cmd::review::ReviewArgs),
     /// Show how the index stabilised across batches (reports/history.csv).

@@ -6,6 +6,7 @@
 //! extract ([`extract::SectionExtraction`]) -> graph -> sink -> report.
 //! See ARCHITECTURE.md.
 
+pub mod ask;
 pub mod atomic_file;
 pub mod cli;
 pub mod cmd;
@@ -16,6 +17,7 @@ pub mod pipeline;
 pub mod report;
 pub mod review;
 pub mod route;
+pub mod search;
 pub mod secret;
 pub mod shard;
 pub mod sink;

@@ -33,6 +33,9 @@ pub struct MergeArgs {
 pub fn run(args: MergeArgs) -> anyhow::Result<Outcome> {
     let summary = crate::pipeline::merge::merge_shards(&args.dirs, &args.out, &args.history)?;
     println!("{}", summary.headline());
+    if let Some(chunks) = crate::search::merge::merge_indexes(&args.dirs, &args.out)? {
+        println!("search index: {chunks} chunks merged");
+    }
     println!("reports: {}", args.out.display());
     Ok(if summary.has_failures() {
         Outcome::PartialFailure

@@ -1,7 +1,9 @@
 //! One file per subcommand: its arguments, its help, and its `run`.
 
+pub mod ask;
 pub mod history;
 pub mod index_check;
+pub mod index_search;
 pub mod ingest;
 pub mod merge;
 pub mod plan;
@@ -28,6 +30,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Plan(a) => plan::run(a),
         Command::Ingest(a) => ingest::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Ask(a) => ask::run(a),
+        Command::IndexSearch(a) => index_search::run(a),
         Command::Review(a) => review::run(a),
         Command::History(a) => history::run(a),
         Command::Index(IndexCommand::Check(a)) => index_check::run(a),

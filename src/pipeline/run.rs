@@ -122,6 +122,8 @@ struct Batch {
     /// Organisation spellings met by the documents written in this run.
     merges: Mutex<OrgMerges>,
     progress: Mutex<Progress>,
+    /// The batch's search index, fed each document as it is routed.
+    search: Mutex<Option<crate::search::SearchIndexWriter>>,
 }
 
 /// The index the extractor is built with: the forced type's, else the
@@ -294,6 +296,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         totals: Mutex::new(Totals::default()),
         merges: Mutex::new(OrgMerges::default()),
         progress: Mutex::new(progress),
+        search: Mutex::new(Some(crate::search::SearchIndexWriter::open(&cfg.out_dir)?)),
         cfg,
     });
 
@@ -311,6 +314,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     ticker.abort();
 
     batch.sink.lock().await.finish().await?;
+    if let Some(search) = batch.search.lock().expect("search").take() {
+        search.finish()?;
+    }
     batch.progress.lock().expect("progress").finish();
     {
         let merges = batch.merges.lock().expect("merges");
@@ -618,6 +624,9 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
+    if let Some(search) = batch.search.lock().expect("search").as_ref() {
+        search.add(&plan, &source, key)?;
+    }
     drop(source);
 
     let extractions: Vec<SectionExtraction> = futures::future::join_all(

@@ -1,5 +1,6 @@
 pub mod util;
 
+mod ask;
 mod crash;
 mod deploy;
 mod doctype;

@@ -1,0 +1,343 @@
+//! Retrieval evaluation of `kgroute ask` on CUAD (run by `scripts/ask-eval`).
+//!
+//! For each contract and each labelled category, asks the category's
+//! question within that contract; a hit is a returned unit (a section for
+//! kgroute, a 512-token window for the flat baseline) overlapping a span the
+//! lawyers labelled. Prints hit@1, hit@3 and MRR overall and per category for
+//! the tuning half (even positions of each type folder sorted by name) and
+//! the checking half (odd positions), then a corpus-wide check: which
+//! contracts have a clause of a category, from the index alone, as
+//! precision/recall against the labels.
+//!
+//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category]
+
+use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
+use kgroute::ask::{rank_sections, retrieve};
+use kgroute::index::GraphabilityIndex;
+use kgroute::route::RouteOptions;
+use kgroute::search::{Chunk, SearchIndex, SearchIndexWriter, SectionPointer};
+use kgroute::tree::source::ReadOptions;
+use kgroute::tree::{build_tree, SourceText};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Tokens per flat baseline chunk (the seed articles' baseline).
+const FLAT_TOKENS: usize = 512;
+/// Ranks looked at for MRR.
+const DEPTH: usize = 10;
+
+struct Contract {
+    key: String,
+    doc_id: String,
+    dev: bool,
+    /// Category -> labelled byte spans found in the text.
+    spans: BTreeMap<String, Vec<(usize, usize)>>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = PathBuf::from(
+        args.iter()
+            .find(|a| !a.starts_with("--"))
+            .map(String::as_str)
+            .unwrap_or("../shared/corpora/cuad"),
+    );
+    let per_category = args.iter().any(|a| a == "--per-category");
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("labels.json"))?)?;
+    let cats: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("categories.json"))?)?;
+    let questions: HashMap<String, String> = cats
+        .iter()
+        .map(|c| {
+            let name = c["category"].as_str().unwrap_or_default().to_string();
+            let desc = c["description"].as_str().unwrap_or_default();
+            (name.clone(), format!("{name}: {desc}"))
+        })
+        .collect();
+
+    // The split: within each type folder, files sorted by name, even = dev.
+    let mut files: Vec<(String, bool)> = Vec::new();
+    let mut types: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    types.sort();
+    for t in types {
+        let mut names: Vec<String> = std::fs::read_dir(&t)?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.ends_with(".txt"))
+            .collect();
+        names.sort();
+        let tname = t.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, n) in names.into_iter().enumerate() {
+            files.push((format!("{tname}/{n}"), i % 2 == 0));
+        }
+    }
+
+    let sections = SearchIndexWriter::in_ram()?;
+    let flat = SearchIndexWriter::in_ram()?;
+    let (mut t_tree, mut t_sections, mut t_flat) = (0.0, 0.0, 0.0);
+    let mut contracts = Vec::new();
+    let (mut labelled, mut located) = (0usize, 0usize);
+    for (key, dev) in &files {
+        let Some(entry) = labels.get(key) else {
+            continue;
+        };
+        let path = dir.join(key);
+        let source = SourceText::read_with(&path, &ReadOptions::default())?;
+        let t = Instant::now();
+        let tree = build_tree(&source);
+        let plan = kgroute::route::plan(
+            &tree,
+            &GraphabilityIndex::default(),
+            &RouteOptions::default(),
+        );
+        t_tree += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        sections.add(&plan, &source, &path)?;
+        t_sections += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        add_flat(&flat, &tree.doc_id, &path, &source.text)?;
+        t_flat += t.elapsed().as_secs_f64();
+
+        let mut spans = BTreeMap::new();
+        if let Some(clauses) = entry["clauses"].as_object() {
+            for (cat, list) in clauses {
+                let found: Vec<(usize, usize)> = list
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.as_str())
+                    .inspect(|_| labelled += 1)
+                    .filter_map(|s| find_collapsed(&source.text, s))
+                    .collect();
+                located += found.len();
+                if !found.is_empty() && questions.contains_key(cat) {
+                    spans.insert(cat.clone(), found);
+                }
+            }
+        }
+        contracts.push(Contract {
+            key: key.clone(),
+            doc_id: tree.doc_id.clone(),
+            dev: *dev,
+            spans,
+        });
+    }
+    let t = Instant::now();
+    let sections = sections.into_index()?;
+    let flat = flat.into_index()?;
+    let t_commit = t.elapsed().as_secs_f64();
+    println!(
+        "CUAD {}: {} contracts ({} tuning, {} checking); {located} of {labelled} labelled spans found in the text",
+        dir.display(),
+        contracts.len(),
+        contracts.iter().filter(|c| c.dev).count(),
+        contracts.iter().filter(|c| !c.dev).count(),
+    );
+    println!(
+        "index: {} section chunks, {} flat chunks; tree+route {:.2}s, section index {:.2}s, flat index {:.2}s, commit {:.2}s",
+        sections.chunk_count(),
+        flat.chunk_count(),
+        t_tree,
+        t_sections,
+        t_flat,
+        t_commit
+    );
+    println!("hit: a returned unit overlaps a labelled span; MRR over the first {DEPTH}\n");
+
+    let mut ask_time = 0.0;
+    let mut asked = 0usize;
+    for (label, dev) in [("tuning half", true), ("checking half", false)] {
+        let mut ours: BTreeMap<String, RankScores> = BTreeMap::new();
+        let mut base: BTreeMap<String, RankScores> = BTreeMap::new();
+        let (mut all_ours, mut all_base) = (RankScores::default(), RankScores::default());
+        for c in contracts.iter().filter(|c| c.dev == dev) {
+            for (cat, spans) in &c.spans {
+                let q = &questions[cat];
+                let t = Instant::now();
+                let hits = retrieve(&sections, q, Some(&c.doc_id), DEPTH)?;
+                ask_time += t.elapsed().as_secs_f64();
+                asked += 1;
+                let r = first_hit(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                    spans,
+                );
+                ours.entry(cat.clone()).or_default().add(r);
+                all_ours.add(r);
+                let hits = retrieve(&flat, q, Some(&c.doc_id), DEPTH)?;
+                let r = first_hit(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                    spans,
+                );
+                base.entry(cat.clone()).or_default().add(r);
+                all_base.add(r);
+            }
+        }
+        println!("== {label}: {} questions", all_ours.questions);
+        println!(
+            "{:<34} {:>5} | {:>6} {:>6} {:>5} | {:>6} {:>6} {:>5}",
+            "category", "n", "hit@1", "hit@3", "MRR", "flat@1", "flat@3", "fMRR"
+        );
+        row("ALL", &all_ours, &all_base);
+        if per_category {
+            for (cat, s) in &ours {
+                row(cat, s, &base[cat]);
+            }
+        }
+        println!(
+            "section hit@3 {:.1}% vs flat {:.1}%: {:+.1} points\n",
+            all_ours.hit3(),
+            all_base.hit3(),
+            all_ours.hit3() - all_base.hit3()
+        );
+    }
+    println!(
+        "ask: {asked} questions, {:.2} ms each (retrieve and rank, in memory)\n",
+        1000.0 * ask_time / asked.max(1) as f64
+    );
+    corpus_wide(&sections, &contracts, &questions)?;
+    Ok(())
+}
+
+/// 1-based rank of the first unit overlapping a span.
+fn first_hit(
+    units: impl Iterator<Item = (usize, usize)>,
+    spans: &[(usize, usize)],
+) -> Option<usize> {
+    units
+        .enumerate()
+        .find(|(_, (a, b))| spans.iter().any(|(s, e)| a < e && s < b))
+        .map(|(i, _)| i + 1)
+}
+
+fn row(name: &str, o: &RankScores, b: &RankScores) {
+    println!(
+        "{:<34} {:>5} | {:>5.1}% {:>5.1}% {:>5.2} | {:>5.1}% {:>5.1}% {:>5.2}",
+        name,
+        o.questions,
+        o.hit1(),
+        o.hit3(),
+        o.mrr(),
+        b.hit1(),
+        b.hit3(),
+        b.mrr()
+    );
+}
+
+/// One pointer per 512-token window, each its own unit.
+fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> anyhow::Result<()> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut pointers = Vec::new();
+    let mut chunks = Vec::new();
+    for (i, (a, b)) in token_windows(text, FLAT_TOKENS).into_iter().enumerate() {
+        pointers.push(SectionPointer {
+            doc_id: doc_id.to_string(),
+            doc_name: name.clone(),
+            path: path.display().to_string(),
+            node_id: format!("w{i}"),
+            title: String::new(),
+            breadcrumb: String::new(),
+            start_byte: a,
+            end_byte: b,
+            start_line: 0,
+            end_line: 0,
+        });
+        chunks.push(Chunk {
+            section: i,
+            start_byte: a,
+            end_byte: b,
+            text: text[a..b].to_string(),
+        });
+    }
+    w.add_chunks(&pointers, &chunks)
+}
+
+/// "Which contracts have a <category>?" over the whole index: a contract
+/// answers when one of its sections scores at least `share` of the best
+/// section's score. The share is chosen on the tuning half.
+fn corpus_wide(
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+) -> anyhow::Result<()> {
+    const CATEGORIES: [&str; 4] = [
+        "Non-Compete",
+        "Exclusivity",
+        "Change Of Control",
+        "Most Favored Nation",
+    ];
+    const SHARES: [f32; 7] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+    let by_id: HashMap<&str, &Contract> =
+        contracts.iter().map(|c| (c.doc_id.as_str(), c)).collect();
+    println!("== corpus-wide: which contracts have a clause (index only)");
+    let score = |cat: &str, dev: bool, share: f32| -> anyhow::Result<(f64, f64, usize)> {
+        let hits = index.search(&questions[cat], None, 20_000)?;
+        let ranked = rank_sections(hits);
+        let best = ranked
+            .iter()
+            .filter(|h| {
+                by_id
+                    .get(h.pointer.doc_id.as_str())
+                    .is_some_and(|c| c.dev == dev)
+            })
+            .map(|h| h.score)
+            .fold(0.0f32, f32::max);
+        let said: HashSet<&str> = ranked
+            .iter()
+            .filter(|h| h.score >= share * best)
+            .filter_map(|h| by_id.get(h.pointer.doc_id.as_str()))
+            .filter(|c| c.dev == dev)
+            .map(|c| c.key.as_str())
+            .collect();
+        let truth: HashSet<&str> = contracts
+            .iter()
+            .filter(|c| c.dev == dev && c.spans.contains_key(cat))
+            .map(|c| c.key.as_str())
+            .collect();
+        let tp = said.intersection(&truth).count() as f64;
+        let p = if said.is_empty() {
+            0.0
+        } else {
+            tp / said.len() as f64
+        };
+        let r = if truth.is_empty() {
+            0.0
+        } else {
+            tp / truth.len() as f64
+        };
+        Ok((p, r, truth.len()))
+    };
+    for cat in CATEGORIES {
+        if !questions.contains_key(cat) {
+            continue;
+        }
+        let mut best = (0.0, SHARES[0]);
+        for s in SHARES {
+            let (p, r, _) = score(cat, true, s)?;
+            let f = if p + r > 0.0 {
+                2.0 * p * r / (p + r)
+            } else {
+                0.0
+            };
+            if f > best.0 {
+                best = (f, s);
+            }
+        }
+        let (dp, dr, dn) = score(cat, true, best.1)?;
+        let (cp, cr, cn) = score(cat, false, best.1)?;
+        println!(
+            "{cat:<22} share {:.1}: tuning P {:.0}% R {:.0}% (of {dn}), checking P {:.0}% R {:.0}% (of {cn})",
+            best.1,
+            100.0 * dp,
+            100.0 * dr,
+            100.0 * cp,
+            100.0 * cr
+        );
+    }
+    Ok(())
+}

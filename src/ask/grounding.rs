@@ -1,0 +1,206 @@
+//! Grounding a question in the graph: the names in the question that the
+//! graph knows (organisations, defined terms, roles, people) are looked up,
+//! their relations listed with provenance, and the sections that mention
+//! them favoured in the ranking. With the files sink this reads the batch's
+//! `graph/graph.jsonl` (streamed: only the lines that can match are parsed).
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, HashSet};
+use std::io::BufRead;
+use std::path::Path;
+
+/// Entity types that are names a question can use (not section references
+/// or amounts).
+const NAMED_TYPES: [&str; 5] = ["organization", "definedterm", "role", "person", "party"];
+/// Shortest name matched in a question.
+const MIN_NAME_CHARS: usize = 3;
+/// Relations listed per answer.
+pub const MAX_RELATIONS: usize = 20;
+
+/// A graph entity named in the question.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedEntity {
+    pub name: String,
+    pub entity_type: String,
+    pub key: String,
+    /// `(doc_id, node_id)` of the sections that mention it.
+    pub sections: Vec<(String, String)>,
+}
+
+/// Where a relation was found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Provenance {
+    pub doc_id: String,
+    pub node_id: String,
+    pub evidence: String,
+}
+
+/// A relation about a named entity.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroundRelation {
+    pub source: String,
+    pub rel_type: String,
+    pub target: String,
+    pub provenance: Vec<Provenance>,
+}
+
+/// What the graph says about the names in a question.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Grounding {
+    pub entities: Vec<NamedEntity>,
+    pub relations: Vec<GroundRelation>,
+}
+
+impl Grounding {
+    /// True when `(doc_id, node_id)` mentions a named entity.
+    pub fn mentions(&self, doc_id: &str, node_id: &str) -> bool {
+        self.entities
+            .iter()
+            .any(|e| e.sections.iter().any(|(d, n)| d == doc_id && n == node_id))
+    }
+}
+
+#[derive(Deserialize)]
+struct Line {
+    doc_id: String,
+    #[serde(default)]
+    entity: Option<Entity>,
+    #[serde(default)]
+    source: String,
+    #[serde(default, rename = "type")]
+    rel_type: String,
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    provenance: Vec<Provenance>,
+}
+
+#[derive(Deserialize)]
+struct Entity {
+    key: String,
+    name: String,
+    entity_type: String,
+    #[serde(default)]
+    aliases: BTreeSet<String>,
+    #[serde(default)]
+    mentions: BTreeSet<String>,
+}
+
+/// Lower-cased words of `s` joined by single spaces, padded with spaces so
+/// a whole-word test is a substring test.
+fn words(s: &str) -> String {
+    let w: Vec<String> = s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    format!(" {} ", w.join(" "))
+}
+
+/// Grounds `question` in the batch's graph files (`None` when the batch has
+/// none, e.g. it was written to Neo4j). `doc` limits it to one document id.
+pub fn from_files(
+    batch: &Path,
+    question: &str,
+    doc: Option<&str>,
+) -> anyhow::Result<Option<Grounding>> {
+    let path = batch.join("graph").join("graph.jsonl");
+    let Ok(file) = std::fs::File::open(&path) else {
+        return Ok(None);
+    };
+    let q = words(question);
+    let mut g = Grounding::default();
+    let mut keys: HashSet<String> = HashSet::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+        if !line.contains("\"kind\":\"entity\"") {
+            continue;
+        }
+        let rec: Line = serde_json::from_str(&line)
+            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+        if doc.is_some_and(|d| d != rec.doc_id) {
+            continue;
+        }
+        let Some(e) = rec.entity else { continue };
+        let t = e.entity_type.to_lowercase().replace(['_', ' '], "");
+        if !NAMED_TYPES.contains(&t.as_str()) {
+            continue;
+        }
+        let named = std::iter::once(&e.name).chain(e.aliases.iter()).any(|n| {
+            n.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
+                && q.contains(&words(n))
+        });
+        if !named {
+            continue;
+        }
+        keys.insert(e.key.clone());
+        let sections: Vec<(String, String)> = e
+            .mentions
+            .iter()
+            .map(|n| (rec.doc_id.clone(), n.clone()))
+            .collect();
+        match g.entities.iter_mut().find(|x| x.key == e.key) {
+            Some(x) => x.sections.extend(sections.into_iter()),
+            None => g.entities.push(NamedEntity {
+                name: e.name,
+                entity_type: e.entity_type,
+                key: e.key,
+                sections,
+            }),
+        }
+    }
+    if keys.is_empty() {
+        return Ok(Some(g));
+    }
+    let name_of = |k: &str| {
+        g.entities
+            .iter()
+            .find(|e| e.key == k)
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| k.rsplit(':').next().unwrap_or(k).to_string())
+    };
+    // Second pass: only relation lines naming a matched key are parsed.
+    let file = std::fs::File::open(&path)?;
+    let mut relations = Vec::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line?;
+        if !line.contains("\"kind\":\"relation\"") {
+            continue;
+        }
+        if !keys.iter().any(|k| line.contains(k.as_str())) {
+            continue;
+        }
+        let rec: Line = serde_json::from_str(&line)?;
+        if doc.is_some_and(|d| d != rec.doc_id) {
+            continue;
+        }
+        if !(keys.contains(&rec.source) || keys.contains(&rec.target)) {
+            continue;
+        }
+        relations.push(GroundRelation {
+            source: name_of(&rec.source),
+            rel_type: rec.rel_type,
+            target: name_of(&rec.target),
+            provenance: rec.provenance,
+        });
+        if relations.len() >= MAX_RELATIONS {
+            break;
+        }
+    }
+    g.relations = relations;
+    Ok(Some(g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_whole_words_only() {
+        let q = words("Does Acme Corp owe the Borrower anything?");
+        assert!(q.contains(&words("ACME corp")));
+        assert!(q.contains(&words("Borrower")));
+        assert!(!q.contains(&words("Acme Corporation")));
+        assert!(!q.contains(&words("Borrow")));
+    }
+}

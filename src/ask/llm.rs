@@ -1,0 +1,138 @@
+//! The optional LLM steps of `ask`: re-ranking the candidate sections by
+//! their breadcrumbs and titles (the method's step: the model sees where a
+//! section is, not its text), and an answer written from the whole sections
+//! only, citing `[doc §node lines a-b]` for every claim. Citations that do
+//! not name a given section are reported, never trusted.
+
+use super::{FoundSection, SectionHit};
+use crate::extract::llm::client::{CallError, LlmClient};
+use serde_json::{json, Value};
+
+/// The citation label of a section: `[doc §node lines a-b]`.
+pub fn citation(s: &FoundSection) -> String {
+    let p = &s.pointer;
+    format!(
+        "[{} §{} lines {}-{}]",
+        p.doc_name, p.node_id, p.start_line, p.end_line
+    )
+}
+
+/// The candidates in the order the model puts them (indices it does not
+/// give keep their retrieval order after the ones it gives).
+pub async fn rerank(
+    client: &LlmClient,
+    question: &str,
+    candidates: Vec<SectionHit>,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let list: Vec<String> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, h)| format!("{i}. {} | {}", h.pointer.doc_name, h.pointer.breadcrumb))
+        .collect();
+    let messages = [
+        json!({"role": "system", "content": "You rank contract sections for a question by their location (document and breadcrumb of headings). Reply with JSON {\"order\": [candidate numbers, most useful first]}."}),
+        json!({"role": "user", "content": format!("Question: {question}\n\nCandidates:\n{}", list.join("\n"))}),
+    ];
+    let v = call_json(client, &messages).await?;
+    let mut order: Vec<usize> = v["order"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_u64())
+                .map(|x| x as usize)
+                .collect()
+        })
+        .unwrap_or_default();
+    order.retain(|&i| i < candidates.len());
+    let mut seen = vec![false; candidates.len()];
+    order.retain(|&i| !std::mem::replace(&mut seen[i], true));
+    order.extend((0..candidates.len()).filter(|&i| !seen[i]));
+    let mut slots: Vec<Option<SectionHit>> = candidates.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|i| slots[i].take()).collect())
+}
+
+/// An answer from the whole sections, and the citations in it that name
+/// no given section.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LlmAnswer {
+    pub text: String,
+    pub unknown_citations: Vec<String>,
+}
+
+/// Asks the model to answer from `sections` only, citing each claim.
+pub async fn answer(
+    client: &LlmClient,
+    question: &str,
+    sections: &[FoundSection],
+) -> anyhow::Result<LlmAnswer> {
+    let mut context = String::new();
+    for s in sections {
+        context.push_str(&format!(
+            "{} {}\n{}\n\n",
+            citation(s),
+            s.pointer.breadcrumb,
+            s.text.trim()
+        ));
+    }
+    let messages = [
+        json!({"role": "system", "content": "Answer the question from the given contract sections only. Cite the section label, exactly as given in square brackets (e.g. [doc §0003 lines 10-20]), after every claim. If the sections do not answer it, say so. Reply with JSON {\"answer\": \"...\"}."}),
+        json!({"role": "user", "content": format!("Question: {question}\n\nSections:\n\n{context}")}),
+    ];
+    let v = call_json(client, &messages).await?;
+    let text = v["answer"].as_str().unwrap_or_default().trim().to_string();
+    if text.is_empty() {
+        anyhow::bail!("the LLM's reply has no `answer`");
+    }
+    let known: Vec<String> = sections.iter().map(citation).collect();
+    let unknown_citations = cited(&text)
+        .into_iter()
+        .filter(|c| !known.contains(c))
+        .collect();
+    Ok(LlmAnswer {
+        text,
+        unknown_citations,
+    })
+}
+
+/// The `[... §...]` citations in a text.
+pub fn cited(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(a) = rest.find('[') {
+        let Some(b) = rest[a..].find(']') else { break };
+        let c = &rest[a..a + b + 1];
+        if c.contains('§') {
+            out.push(c.to_string());
+        }
+        rest = &rest[a + b + 1..];
+    }
+    out
+}
+
+async fn call_json(client: &LlmClient, messages: &[Value]) -> anyhow::Result<Value> {
+    let reply = client
+        .chat_with_format(messages, json!({"type": "json_object"}), false)
+        .await
+        .map_err(|e| match e {
+            CallError::Retryable { reason, .. } => anyhow::anyhow!("LLM: {reason}"),
+            CallError::Transport(r) | CallError::FormatUnsupported(r) | CallError::Fatal(r) => {
+                anyhow::anyhow!("LLM: {r}")
+            }
+        })?;
+    serde_json::from_str(reply.content.trim())
+        .map_err(|e| anyhow::anyhow!("LLM reply is not JSON ({e})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn citations_are_found_and_other_brackets_ignored() {
+        let t = "Delaware law governs [a.txt §0012 lines 3-5]; see also [note] and [b.txt §0001 lines 1-2].";
+        assert_eq!(
+            cited(t),
+            vec!["[a.txt §0012 lines 3-5]", "[b.txt §0001 lines 1-2]"]
+        );
+    }
+}

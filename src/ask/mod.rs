@@ -1,0 +1,174 @@
+//! Query stage (`kgroute ask`): retrieve chunks from the search index,
+//! dedupe them by section, rank the sections, and hand back each section
+//! whole, read by its pointer from the source file (Proxy-Pointer: the
+//! consumer never gets the chunk, it gets the contiguous section).
+
+pub mod eval;
+pub mod grounding;
+pub mod llm;
+pub mod render;
+
+use crate::search::{ChunkHit, SearchIndex, SectionPointer};
+use crate::tree::source::ReadOptions;
+use crate::tree::SourceText;
+use anyhow::Context;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Chunks retrieved per section asked for, before dedupe.
+pub const CHUNKS_PER_SECTION: usize = 10;
+/// Fewest chunks retrieved, however few sections are asked for.
+pub const MIN_CHUNKS: usize = 50;
+/// Weight of a section's further matching chunks against its best one.
+pub const EXTRA_CHUNK_WEIGHT: f32 = 0.1;
+
+/// A section found for a question, ranked.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionHit {
+    pub score: f32,
+    pub pointer: SectionPointer,
+    /// Byte spans of the section's chunks that matched, best first.
+    pub chunks: Vec<(usize, usize)>,
+}
+
+/// A ranked section with its whole text, as printed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FoundSection {
+    pub rank: usize,
+    pub score: f32,
+    #[serde(flatten)]
+    pub pointer: SectionPointer,
+    /// The whole section, read by its byte span from the source file.
+    pub text: String,
+}
+
+/// The answer to one question.
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    pub question: String,
+    pub sections: Vec<FoundSection>,
+    /// What the graph knows about the names in the question (absent when
+    /// the batch has no graph to read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<grounding::Grounding>,
+    /// The LLM's answer from the sections, when one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<llm::LlmAnswer>,
+}
+
+/// How much a section that mentions a name of the question gains.
+pub const GROUNDED_BOOST: f32 = 0.5;
+
+/// Groups chunk hits by section (a section scores its best chunk plus a
+/// little for each further one), best section first.
+pub fn rank_sections(hits: Vec<ChunkHit>) -> Vec<SectionHit> {
+    let mut order: Vec<SectionHit> = Vec::new();
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    for h in hits {
+        let key = (h.pointer.doc_id.clone(), h.pointer.node_id.clone());
+        match at.get(&key) {
+            Some(&i) => {
+                order[i].score += EXTRA_CHUNK_WEIGHT * h.score;
+                order[i].chunks.push((h.chunk_start, h.chunk_end));
+            }
+            None => {
+                at.insert(key, order.len());
+                order.push(SectionHit {
+                    score: h.score,
+                    chunks: vec![(h.chunk_start, h.chunk_end)],
+                    pointer: h.pointer,
+                });
+            }
+        }
+    }
+    order.sort_by(|a, b| b.score.total_cmp(&a.score));
+    order
+}
+
+/// The `top` best sections for `question` (within `doc` when given).
+pub fn retrieve(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    top: usize,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let hits = index.search(question, doc, (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS))?;
+    let mut ranked = rank_sections(hits);
+    ranked.truncate(top);
+    Ok(ranked)
+}
+
+/// Reads each section whole from its source file (each file read once).
+pub fn read_sections(hits: &[SectionHit]) -> anyhow::Result<Vec<FoundSection>> {
+    let mut sources: HashMap<&str, SourceText> = HashMap::new();
+    let mut out = Vec::with_capacity(hits.len());
+    for (i, h) in hits.iter().enumerate() {
+        let p = &h.pointer;
+        if !sources.contains_key(p.path.as_str()) {
+            let s = SourceText::read_with(std::path::Path::new(&p.path), &ReadOptions::default())
+                .with_context(|| format!("{}: cannot read the section's source", p.path))?;
+            sources.insert(p.path.as_str(), s);
+        }
+        let s = &sources[p.path.as_str()];
+        if p.end_byte > s.text.len()
+            || !s.text.is_char_boundary(p.start_byte)
+            || !s.text.is_char_boundary(p.end_byte)
+        {
+            anyhow::bail!(
+                "{}: the file changed since it was indexed (section {} at bytes {}..{}); run `kgroute index-search` on the batch again",
+                p.path,
+                p.node_id,
+                p.start_byte,
+                p.end_byte
+            );
+        }
+        out.push(FoundSection {
+            rank: i + 1,
+            score: h.score,
+            pointer: p.clone(),
+            text: s.byte_span_text(p.start_byte, p.end_byte).to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The `pool` best sections for `question`, sections that mention a name
+/// the graph knows from the question raised.
+pub fn candidates(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    pool: usize,
+    grounding: Option<&grounding::Grounding>,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let grounded = grounding.filter(|g| !g.entities.is_empty());
+    let want = if grounded.is_some() { pool * 3 } else { pool };
+    let mut hits = retrieve(index, question, doc, want)?;
+    if let Some(g) = grounded {
+        for h in &mut hits {
+            if g.mentions(&h.pointer.doc_id, &h.pointer.node_id) {
+                h.score *= 1.0 + GROUNDED_BOOST;
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    hits.truncate(pool);
+    Ok(hits)
+}
+
+/// Retrieves, ranks and reads: the whole offline `ask` without printing.
+pub fn ask(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    top: usize,
+    grounding: Option<grounding::Grounding>,
+) -> anyhow::Result<Answer> {
+    let hits = candidates(index, question, doc, top, grounding.as_ref())?;
+    Ok(Answer {
+        question: question.to_string(),
+        sections: read_sections(&hits)?,
+        grounding,
+        answer: None,
+    })
+}

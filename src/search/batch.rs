@@ -1,0 +1,72 @@
+//! Builds the search index of a batch that exists (`kgroute index-search`):
+//! each saved document (`docs/<doc_id>.json`: its file and routing plan) is
+//! read again from its source file and added, one at a time.
+
+use super::SearchIndexWriter;
+use crate::route::RoutePlan;
+use crate::tree::source::ReadOptions;
+use crate::tree::SourceText;
+use anyhow::Context;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The part of a saved document the index needs.
+#[derive(Deserialize)]
+struct Saved {
+    meta: SavedMeta,
+    plan: RoutePlan,
+}
+
+#[derive(Deserialize)]
+struct SavedMeta {
+    path: PathBuf,
+}
+
+/// What rebuilding a batch's index did.
+#[derive(Debug, Default)]
+pub struct IndexedBatch {
+    pub documents: usize,
+    pub chunks: u64,
+    /// Documents whose source could not be read: `path: error`.
+    pub failed: Vec<String>,
+}
+
+/// Rebuilds `batch_dir/search` from the batch's saved documents.
+pub fn index_batch(batch_dir: &Path) -> anyhow::Result<IndexedBatch> {
+    let docs = batch_dir.join("docs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&docs)
+        .with_context(|| {
+            format!(
+                "{}: no saved documents; is this a batch folder made by `kgroute ingest`?",
+                docs.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let dir = batch_dir.join(super::INDEX_DIR);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .with_context(|| format!("{}: cannot replace the search index", dir.display()))?;
+    }
+    let writer = SearchIndexWriter::open(batch_dir)?;
+    let mut out = IndexedBatch::default();
+    for f in files {
+        let text =
+            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
+        let saved: Saved = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a saved kgroute document", f.display()))?;
+        let source = match SourceText::read_with(&saved.meta.path, &ReadOptions::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                out.failed.push(format!("{e}"));
+                continue;
+            }
+        };
+        writer.add(&saved.plan, &source, &saved.meta.path)?;
+        out.documents += 1;
+    }
+    out.chunks = writer.finish()?;
+    Ok(out)
+}

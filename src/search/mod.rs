@@ -1,0 +1,45 @@
+//! Search index of section chunks (Proxy-Pointer retrieval, METHOD.md part
+//! 1): every section that is not noise becomes structure-guided chunks, each
+//! prefixed with its breadcrumb and carrying a pointer back to its section
+//! (doc id, node id, byte span, lines). `kgroute ask` searches the chunks
+//! with BM25 (tantivy) and follows the pointers to the whole sections.
+//!
+//! The index lives in the batch folder under [`INDEX_DIR`]; `ingest` writes
+//! it one document at a time ([`SearchIndexWriter`]), `kgroute index-search`
+//! rebuilds it for an existing batch, `kgroute merge` joins the shards'.
+
+pub mod batch;
+pub mod chunk;
+pub mod merge;
+pub mod reader;
+pub mod schema;
+pub mod writer;
+
+pub use chunk::{section_chunks, Chunk};
+pub use reader::{ChunkHit, SearchIndex};
+pub use writer::SearchIndexWriter;
+
+use serde::{Deserialize, Serialize};
+
+/// Folder of the search index inside a batch folder.
+pub const INDEX_DIR: &str = "search";
+
+/// Where a chunk's section is: what `ask` follows to read the whole section
+/// from its source file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionPointer {
+    pub doc_id: String,
+    /// The source file's name (what `--doc` also accepts).
+    pub doc_name: String,
+    /// The source file as ingested.
+    pub path: String,
+    pub node_id: String,
+    pub title: String,
+    pub breadcrumb: String,
+    /// Half-open byte span of the section's own text in the source.
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// 1-based inclusive lines.
+    pub start_line: usize,
+    pub end_line: usize,
+}

@@ -1,0 +1,184 @@
+//! Reads the search index: a question becomes a BM25 query over the chunks'
+//! text and breadcrumbs (optionally within one document), and each hit
+//! comes back with its section pointer.
+
+use super::schema::{self, Fields};
+use super::SectionPointer;
+use anyhow::Context;
+use std::path::Path;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::tokenizer::TokenStream;
+use tantivy::{Index, IndexReader, TantivyDocument, Term};
+
+/// How much a breadcrumb word counts against a body word.
+pub const CRUMB_BOOST: f32 = 0.5;
+
+/// An opened search index.
+pub struct SearchIndex {
+    reader: IndexReader,
+    fields: Fields,
+}
+
+/// One chunk found, with its section.
+#[derive(Debug, Clone)]
+pub struct ChunkHit {
+    pub score: f32,
+    pub pointer: SectionPointer,
+    pub chunk_start: usize,
+    pub chunk_end: usize,
+}
+
+impl SearchIndex {
+    /// Opens the index of a batch folder.
+    pub fn open(batch_dir: &Path) -> anyhow::Result<Self> {
+        let dir = batch_dir.join(super::INDEX_DIR);
+        if !dir.join("meta.json").exists() {
+            anyhow::bail!(
+                "{}: no search index; build it with `kgroute index-search {}`",
+                dir.display(),
+                batch_dir.display()
+            );
+        }
+        let index = Index::open_in_dir(&dir)
+            .with_context(|| format!("{}: cannot open the search index", dir.display()))?;
+        Self::from_index(index).with_context(|| dir.display().to_string())
+    }
+
+    pub(crate) fn from_index(index: Index) -> anyhow::Result<Self> {
+        schema::register(&index);
+        let fields = schema::fields_of(&index)?;
+        let reader = index.reader()?;
+        Ok(Self { reader, fields })
+    }
+
+    /// Number of chunks in the index.
+    pub fn chunk_count(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// The distinct analysed terms of `text` (stemmed, stop words out).
+    pub fn terms(&self, text: &str) -> Vec<String> {
+        let mut a = schema::analyzer();
+        let mut stream = a.token_stream(text);
+        let mut out: Vec<String> = Vec::new();
+        while stream.advance() {
+            let t = stream.token().text.clone();
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    /// The best `limit` chunks for `question`, optionally only of the
+    /// document whose id or file name is `doc`.
+    pub fn search(
+        &self,
+        question: &str,
+        doc: Option<&str>,
+        limit: usize,
+    ) -> anyhow::Result<Vec<ChunkHit>> {
+        let f = self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in self.terms(question) {
+            should.push((
+                Occur::Should,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.text, &t),
+                    IndexRecordOption::WithFreqs,
+                )),
+            ));
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(TermQuery::new(
+                        Term::from_field_text(f.crumb, &t),
+                        IndexRecordOption::WithFreqs,
+                    )),
+                    CRUMB_BOOST,
+                )),
+            ));
+        }
+        if should.is_empty() {
+            return Ok(Vec::new());
+        }
+        let words: Box<dyn Query> = Box::new(BooleanQuery::new(should));
+        let query: Box<dyn Query> = match doc {
+            None => words,
+            Some(d) => {
+                let name = Path::new(d)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| d.to_string());
+                let filter = BooleanQuery::new(vec![
+                    (Occur::Should, term_query(f.doc_id, d)),
+                    (Occur::Should, term_query(f.doc_name, d)),
+                    (Occur::Should, term_query(f.doc_name, &name)),
+                ]);
+                Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, words),
+                    (
+                        Occur::Must,
+                        Box::new(BoostQuery::new(Box::new(filter), 0.0)),
+                    ),
+                ]))
+            }
+        };
+        let searcher = self.reader.searcher();
+        let top = searcher.search(&*query, &TopDocs::with_limit(limit.max(1)))?;
+        let mut out = Vec::with_capacity(top.len());
+        for (score, addr) in top {
+            let d: TantivyDocument = searcher.doc(addr)?;
+            let json = d
+                .get_first(f.pointer)
+                .and_then(|v| v.as_str())
+                .context("search index chunk without a pointer")?;
+            let pointer: SectionPointer =
+                serde_json::from_str(json).context("search index pointer")?;
+            let num = |field| {
+                d.get_first(field)
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or_default() as usize
+            };
+            out.push(ChunkHit {
+                score,
+                pointer,
+                chunk_start: num(f.chunk_start),
+                chunk_end: num(f.chunk_end),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The doc id of the document with this id, file name or path (as
+    /// `--doc` takes it); `None` when the index has no such document.
+    pub fn resolve_doc(&self, doc: &str) -> anyhow::Result<Option<String>> {
+        let f = self.fields;
+        let name = Path::new(doc)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| doc.to_string());
+        let q = BooleanQuery::new(vec![
+            (Occur::Should, term_query(f.doc_id, doc)),
+            (Occur::Should, term_query(f.doc_name, doc)),
+            (Occur::Should, term_query(f.doc_name, &name)),
+        ]);
+        let searcher = self.reader.searcher();
+        let Some((_, addr)) = searcher.search(&q, &TopDocs::with_limit(1))?.pop() else {
+            return Ok(None);
+        };
+        let d: TantivyDocument = searcher.doc(addr)?;
+        Ok(d.get_first(f.doc_id)
+            .and_then(|v| v.as_str())
+            .map(str::to_string))
+    }
+}
+
+fn term_query(field: tantivy::schema::Field, value: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(
+        Term::from_field_text(field, value),
+        IndexRecordOption::Basic,
+    ))
+}

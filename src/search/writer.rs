@@ -1,0 +1,113 @@
+//! Writes the search index one document at a time, as `ingest` finishes
+//! each: the chunks of a document go to tantivy's writer (which flushes
+//! segments to disk by its memory budget), nothing is kept per document,
+//! and [`SearchIndexWriter::finish`] commits once at the end.
+
+use super::chunk::{section_chunks, Chunk};
+use super::schema::{self, Fields};
+use super::SectionPointer;
+use crate::route::RoutePlan;
+use crate::tree::SourceText;
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use tantivy::{doc, Index, IndexWriter, TantivyDocument, Term};
+
+/// Memory tantivy may buffer before it writes a segment.
+const WRITER_BYTES: usize = 50_000_000;
+
+/// Adds documents' chunks to the index in a batch folder.
+pub struct SearchIndexWriter {
+    dir: PathBuf,
+    fields: Fields,
+    writer: IndexWriter<TantivyDocument>,
+    chunks: std::sync::atomic::AtomicU64,
+}
+
+impl SearchIndexWriter {
+    /// Opens the index under `batch_dir` (created when absent; a resumed
+    /// batch keeps what it has and replaces the documents it re-adds).
+    pub fn open(batch_dir: &Path) -> anyhow::Result<Self> {
+        let dir = batch_dir.join(super::INDEX_DIR);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("{}: cannot create the search index folder", dir.display()))?;
+        let index = if dir.join("meta.json").exists() {
+            Index::open_in_dir(&dir)
+                .with_context(|| format!("{}: cannot open the search index", dir.display()))?
+        } else {
+            Index::create_in_dir(&dir, schema::schema().0)
+                .with_context(|| format!("{}: cannot create the search index", dir.display()))?
+        };
+        Self::with_index(index, dir)
+    }
+
+    /// A writer over an index in memory (evaluations, benches).
+    pub fn in_ram() -> anyhow::Result<Self> {
+        Self::with_index(Index::create_in_ram(schema::schema().0), PathBuf::new())
+    }
+
+    fn with_index(index: Index, dir: PathBuf) -> anyhow::Result<Self> {
+        schema::register(&index);
+        let fields = schema::fields_of(&index)?;
+        let writer = index
+            .writer_with_num_threads(1, WRITER_BYTES)
+            .with_context(|| format!("{}: cannot write the search index", dir.display()))?;
+        Ok(Self {
+            dir,
+            fields,
+            writer,
+            chunks: Default::default(),
+        })
+    }
+
+    /// Adds one document's sections (replacing any earlier version of the
+    /// same doc id). `path` is the source file as ingested.
+    pub fn add(&self, plan: &RoutePlan, source: &SourceText, path: &Path) -> anyhow::Result<()> {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.doc_id, &plan.doc_id));
+        let (pointers, chunks) = section_chunks(plan, source, &path.display().to_string());
+        self.add_chunks(&pointers, &chunks)
+    }
+
+    /// Adds chunks as they are (the flat baseline of the evaluation makes
+    /// its own); `chunks[i].section` indexes `pointers`.
+    pub fn add_chunks(&self, pointers: &[SectionPointer], chunks: &[Chunk]) -> anyhow::Result<()> {
+        let f = self.fields;
+        let json: Vec<String> = pointers
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<_, _>>()?;
+        for c in chunks {
+            let p = &pointers[c.section];
+            self.writer.add_document(doc!(
+                f.text => c.text.as_str(),
+                f.crumb => p.breadcrumb.as_str(),
+                f.doc_id => p.doc_id.as_str(),
+                f.doc_name => p.doc_name.as_str(),
+                f.pointer => json[c.section].as_str(),
+                f.chunk_start => c.start_byte as u64,
+                f.chunk_end => c.end_byte as u64,
+            ))?;
+        }
+        self.chunks
+            .fetch_add(chunks.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Commits everything added and returns how many chunks that was.
+    pub fn finish(mut self) -> anyhow::Result<u64> {
+        self.writer
+            .commit()
+            .with_context(|| format!("{}: cannot commit the search index", self.dir.display()))?;
+        let n = self.chunks.load(std::sync::atomic::Ordering::Relaxed);
+        self.writer.wait_merging_threads()?;
+        Ok(n)
+    }
+
+    /// Commits and hands back the index to search (in-memory use).
+    pub fn into_index(mut self) -> anyhow::Result<super::SearchIndex> {
+        self.writer.commit()?;
+        let index = self.writer.index().clone();
+        self.writer.wait_merging_threads()?;
+        super::SearchIndex::from_index(index)
+    }
+}

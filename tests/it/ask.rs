@@ -1,0 +1,165 @@
+//! `kgroute ask`: the fixtures batch answers offline with whole sections
+//! read by their pointers, deduped by section, as text and JSON;
+//! `index-search` rebuilds an index; `merge` joins shards' indexes.
+
+use super::util::{fixture, kgroute, repo, tempdir};
+use std::path::Path;
+
+fn ingest_fixtures(out: &Path, history: &Path, shard: Option<&str>) {
+    let mut c =
+        super::util::ingest_offline_cmd(&[fixture("")], &repo().join("indices"), out, history);
+    c.current_dir(repo()).arg("--quiet");
+    if let Some(s) = shard {
+        c.arg("--shard").arg(s).env_remove("KGROUTE_SHARD");
+    }
+    c.assert().success();
+}
+
+fn ask_json(batch: &Path, question: &str, extra: &[&str]) -> serde_json::Value {
+    let out = kgroute()
+        .arg("ask")
+        .arg(question)
+        .arg("--batch")
+        .arg(batch)
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every returned section's text is exactly its byte span of the source.
+fn assert_whole_sections(answer: &serde_json::Value) {
+    for s in answer["sections"].as_array().unwrap() {
+        let path = s["path"].as_str().unwrap();
+        let src = std::fs::read_to_string(path).unwrap();
+        let (a, b) = (
+            s["start_byte"].as_u64().unwrap() as usize,
+            s["end_byte"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(s["text"].as_str().unwrap(), &src[a..b], "{path} {a}..{b}");
+    }
+}
+
+#[test]
+fn ask_the_fixtures_batch_offline_for_whole_sections() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    assert!(batch.join("search").join("meta.json").exists());
+
+    let a = ask_json(&batch, "Which law governs the agreement?", &["--top", "5"]);
+    let secs = a["sections"].as_array().unwrap();
+    assert!(!secs.is_empty());
+    assert!(
+        secs[0]["title"].as_str().unwrap().contains("Governing Law"),
+        "{}",
+        secs[0]["title"]
+    );
+    assert_whole_sections(&a);
+    // Deduped: each section at most once, however many chunks matched.
+    let mut keys: Vec<(String, String)> = secs
+        .iter()
+        .map(|s| {
+            (
+                s["doc_id"].as_str().unwrap().to_string(),
+                s["node_id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let n = keys.len();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), n);
+
+    // Within one document (by file name), only its sections.
+    let a = ask_json(
+        &batch,
+        "governing law",
+        &["--doc", "supply_agreement.txt", "--top", "3"],
+    );
+    let secs = a["sections"].as_array().unwrap();
+    assert!(!secs.is_empty());
+    assert!(secs.iter().all(|s| s["doc_name"] == "supply_agreement.txt"));
+    assert!(secs[0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("governed by the laws of"));
+    assert_whole_sections(&a);
+
+    // The text format names document, node and lines, then the section.
+    let out = kgroute()
+        .args(["ask", "governing law", "--top", "1", "--batch"])
+        .arg(&batch)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("#1 "), "{text}");
+    assert!(text.contains(" lines "), "{text}");
+    assert!(text.contains("Governing Law"), "{text}");
+}
+
+#[test]
+fn index_search_rebuilds_a_batch_index_and_an_unknown_doc_is_refused() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let before = ask_json(&batch, "interest rate margin", &["--top", "3"]);
+    std::fs::remove_dir_all(batch.join("search")).unwrap();
+    kgroute()
+        .args(["ask", "interest", "--batch"])
+        .arg(&batch)
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("kgroute index-search"));
+    kgroute().arg("index-search").arg(&batch).assert().success();
+    let after = ask_json(&batch, "interest rate margin", &["--top", "3"]);
+    assert_eq!(before["sections"], after["sections"]);
+    kgroute()
+        .args(["ask", "interest", "--doc", "nope.txt", "--batch"])
+        .arg(&batch)
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("nope.txt: no such document"));
+}
+
+#[test]
+fn merge_joins_the_shards_search_indexes() {
+    let tmp = tempdir();
+    let history = tmp.path().join("history.csv");
+    let whole = tmp.path().join("whole");
+    ingest_fixtures(&whole, &history, None);
+    let shards: Vec<_> = (0..2).map(|k| tmp.path().join(format!("s{k}"))).collect();
+    for (k, s) in shards.iter().enumerate() {
+        ingest_fixtures(s, &history, Some(&format!("{k}/2")));
+    }
+    let merged = tmp.path().join("merged");
+    kgroute()
+        .arg("merge")
+        .args(&shards)
+        .arg("--out")
+        .arg(&merged)
+        .arg("--history")
+        .arg(&history)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("search index:"));
+    for q in ["governing law", "events of default", "delivery of products"] {
+        let a = ask_json(&whole, q, &["--top", "3"]);
+        let b = ask_json(&merged, q, &["--top", "3"]);
+        let ids = |v: &serde_json::Value| -> Vec<(String, String)> {
+            v["sections"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| (s["doc_id"].to_string(), s["node_id"].to_string()))
+                .collect()
+        };
+        assert_eq!(ids(&a), ids(&b), "{q}");
+    }
+}
