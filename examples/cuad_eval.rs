@@ -200,7 +200,9 @@ fn evaluate(
             } else if let Some(i) = sec {
                 let s = &plan.sections[i];
                 let route = format!("{:?}", s.route).to_lowercase();
-                let tier = s.predicted_tier.map_or("new".into(), |t| t.key().to_string());
+                let tier = s
+                    .predicted_tier
+                    .map_or("new".into(), |t| t.key().to_string());
                 *d.lost
                     .entry((format!("{} [{:?}]", s.title, s.kind), route, tier))
                     .or_default() += 1;
@@ -270,10 +272,7 @@ fn sent_fraction(plan: &RoutePlan, b0: usize, b1: usize) -> (f64, Option<usize>)
             worst = Some((i, hi - lo));
         }
     }
-    (
-        sent as f64 / (b1 - b0).max(1) as f64,
-        worst.map(|(i, _)| i),
-    )
+    (sent as f64 / (b1 - b0).max(1) as f64, worst.map(|(i, _)| i))
 }
 
 /// Characters not sent for no reason a user could accept: any unsent
