@@ -164,10 +164,18 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }) => {
                 if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
                     eprintln!(
-                        "kgroute: {}: fits no index (best: {} at {:.2}); routed as all-new",
+                        "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
                         sanitize_title(&path.display().to_string()),
                         doc_type.runner_up.as_deref().unwrap_or("none"),
                         doc_type.runner_up_confidence
+                    );
+                }
+                if let Some(d) = &doc_type.detected {
+                    eprintln!(
+                        "kgroute: warning: {}: routed with the index you named ({}), but detected as {d} (confidence {:.2})",
+                        sanitize_title(&path.display().to_string()),
+                        doc_type.name,
+                        doc_type.confidence
                     );
                 }
                 if let Some(w) = plan.tree_health.warning(&plan.doc_name) {

@@ -441,14 +441,16 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
     );
     out.push_str("## Batch\n\n");
     out.push_str(
-        "Each row adds up: sections = sent + skipped + noise + empty; \
-         failed counts the sent sections whose extraction failed.\n\n",
+        "Each row adds up: sections = sent + skipped + noise + empty, chars total = chars sent + \
+         skipped + noise + empty (every character not sent has its reason); failed counts the sent sections whose extraction failed.\n\n",
     );
-    out.push_str("| document | sections | sent | skipped | noise | empty | failed (of sent) | chars total | chars sent | chars skipped | LLM payload cut | tokens in/out | cost | failures |\n");
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str("| document | sections | sent | skipped | noise | empty | failed (of sent) | chars total | chars sent | chars skipped | chars noise | chars empty | LLM payload cut | tokens in/out | cost | failures |\n");
+    out.push_str(
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
     let line = |name: &str, s: &Stats, failure: &str| {
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% of {} chars | {}/{} | ${:.4} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% of {} chars | {}/{} | ${:.4} | {} |\n",
             md(name),
             s.sections,
             s.sent,
@@ -459,6 +461,8 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
             s.chars_total,
             s.chars_sent,
             s.chars_skipped,
+            s.chars_noise,
+            s.chars_empty,
             s.payload_cut_pct,
             s.chars_total,
             s.tokens_in,
