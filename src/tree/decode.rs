@@ -386,7 +386,14 @@ const KEYWORD_STYLE: u16 = 8;
 /// roman numeral), pushed to `out`.
 pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let before = out.len();
-    candidates_in(lines, j, lines[j], out);
+    // A page run into one line: a heading at its start ends where its
+    // capitals title does (`4. COMPENSATION In consideration of`).
+    let head = if lines[j].len() >= RUN_TOGETHER_MIN {
+        without_run_in_body(lines[j])
+    } else {
+        lines[j]
+    };
+    candidates_in(lines, j, head, out);
     // A page number run into the next page's first line (`11 1.4. Interest
     // on Revolving Credit Advances.`): the heading is what follows it.
     if out.len() == before && lines[j].starts_with(|c: char| c.is_ascii_digit()) {
@@ -405,66 +412,102 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             }
         }
     }
-    if out.len() == before && lines[j].len() >= RUN_TOGETHER_MIN {
-        inside_run_together(lines, j, out);
-    }
     if out.len() > before && continues_sentence(lines, j) {
         for c in &mut out[before..] {
             c.reward -= 2.0;
         }
     }
+    if lines[j].len() >= RUN_TOGETHER_MIN {
+        inside_run_together(lines, j, out);
+    }
 }
 
 /// A line this long holds a page the extraction ran together: its
-/// headings stand inside it, after a sentence end.
+/// headings stand inside it, after a sentence end or a capitals title.
 const RUN_TOGETHER_MIN: usize = 1200;
-/// Headings looked at inside one run-together line; the decoder takes at
-/// most one of them (a node starts at a line).
-const RUN_TOGETHER_CANDS: usize = 3;
+/// Heading starts looked at inside one run-together line.
+const RUN_TOGETHER_CANDS: usize = 40;
 
 /// Candidates inside a run-together line: a section or article label right
-/// after a sentence end (`... as follows: SECTION 1. DEFINITIONS`), with
-/// its title cut where its body starts. Less likely than a heading on a
-/// line of its own; the numbering decides whether the chain takes one.
+/// after a sentence end or a capitals title (`... as follows: SECTION 1.
+/// DEFINITIONS`, `1. TERMS OF AGREEMENT 1.1 Commencement`), each at its
+/// byte offset, its title cut where its body starts (a capitals title
+/// before its body, or a short title closed by its period) and where the
+/// next such heading starts. Less likely than a heading on a line of its
+/// own; the numbering decides which the chain takes, and each one taken
+/// starts its node there, mid-line.
 fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let t = lines[j];
-    let before = out.len();
-    for (i, _) in t.match_indices(['.', ':']) {
-        let Some(rest) = t[i + 1..].strip_prefix(' ') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let starts = rest.starts_with(|c: char| c.is_ascii_digit())
-            || rest.starts_with("SECTION ")
-            || rest.starts_with("Section ")
-            || rest.starts_with("ARTICLE ");
-        if !starts || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == ')') {
-            continue;
-        }
-        // A heading, not a numbered paragraph: a short title that ends
-        // before the body starts (`12.9 Severability. Any provision`).
-        let title = super::lines::candidate(rest).map(|c| inline_title(c.rest));
-        if !title.is_some_and(|it| it.len() <= 80 && title_like(it) && has_inline_body(rest)) {
-            continue;
-        }
-        let n = out.len();
-        candidates_in(lines, j, rest, out);
+    let starts = run_together_starts(t);
+    for (k, &p) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(t.len());
+        let seg = t[p..end].trim_end();
+        let before = out.len();
+        candidates_in(lines, j, without_run_in_body(seg), out);
         out.truncate(
-            n + out[n..]
-                .iter()
-                .take_while(|c| c.class != Class::Annex)
-                .count(),
+            before
+                + out[before..]
+                    .iter()
+                    .take_while(|c| c.class != Class::Annex)
+                    .count(),
         );
-        if out.len() - before >= RUN_TOGETHER_CANDS {
+        for c in &mut out[before..] {
+            // The title on the next line is not this heading's: it is
+            // inline.
+            c.offset = p;
+            c.title_end = j;
+            c.reward -= INSIDE_A_LINE;
+            c.run_together = true;
+        }
+    }
+}
+
+/// Byte offsets inside `t` (never 0) where a heading may start: a label
+/// (`12.9`, `SECTION 4`, `ARTICLE VII`) after a sentence end (`.`, `:`
+/// after a word) or after a capitals word (the end of the previous
+/// heading's capitals title), followed by a title that ends before its
+/// body: short and closed by its period, or in capitals.
+fn run_together_starts(t: &str) -> Vec<usize> {
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    for p in 1..b.len() {
+        if out.len() >= RUN_TOGETHER_CANDS {
             break;
         }
+        if b[p - 1] != b' ' {
+            continue;
+        }
+        let rest = &t[p..];
+        let starts = b[p].is_ascii_digit()
+            || rest.starts_with("SECTION ")
+            || rest.starts_with("Section ")
+            || rest.starts_with("ARTICLE ")
+            || rest.starts_with("Article ");
+        if !starts {
+            continue;
+        }
+        let before = t[..p].trim_end();
+        let after_sentence = before.ends_with(['.', ':'])
+            && before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric() || c == ')');
+        let last_word = before.rsplit(' ').next().unwrap_or("");
+        let after_capitals = last_word.len() >= 2
+            && last_word
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c == b',');
+        if !(after_sentence || after_capitals) {
+            continue;
+        }
+        let Some(c) = super::lines::candidate(rest) else {
+            continue;
+        };
+        let it = inline_title(c.rest);
+        let closed = it.len() <= 80 && title_like(it) && has_inline_body(rest);
+        let capitals = without_run_in_body(rest).len() < rest.len();
+        if closed || capitals {
+            out.push(p);
+        }
     }
-    for c in &mut out[before..] {
-        // The title on the next line is not this heading's: it is inline.
-        c.title_end = j;
-        c.reward -= INSIDE_A_LINE;
-        c.run_together = true;
-    }
+    out
 }
 
 /// A heading whose capitals title runs straight into its body (`SECTION 5.

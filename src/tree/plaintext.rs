@@ -41,7 +41,13 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     // Candidates do not depend on the regions: found once for every line,
     // then the lines of the current regions are left out.
-    let all = collect(&lines);
+    let mut all = collect(&lines);
+    // Offsets of headings inside a run-together line are into the trimmed
+    // line: make them offsets into the source's line.
+    for c in all.iter_mut().filter(|c| c.offset > 0) {
+        let raw = source.line(c.line + 1);
+        c.offset += lines[c.line].as_ptr() as usize - raw.as_ptr() as usize;
+    }
     let mut cands = outside(&all, &tocs);
     let before = tocs.len();
     {
