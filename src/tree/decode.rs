@@ -388,7 +388,7 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let before = out.len();
     // A page run into one line: a heading at its start ends where its
     // capitals title does (`4. COMPENSATION In consideration of`).
-    let head = if lines[j].len() >= RUN_TOGETHER_MIN {
+    let head = if lines[j].len() >= RUN_IN_CLAUSE_MIN {
         without_run_in_body(lines[j])
     } else {
         lines[j]
@@ -417,7 +417,11 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             c.reward -= 2.0;
         }
     }
-    if lines[j].len() >= RUN_TOGETHER_MIN {
+    // A page run into one line, or a heading that runs its first clause
+    // into its line (`6. Intellectual Property 6.1 OWNERSHIP. All work`).
+    if lines[j].len() >= RUN_TOGETHER_MIN
+        || (out.len() > before && lines[j].len() >= RUN_IN_CLAUSE_MIN)
+    {
         inside_run_together(lines, j, out);
     }
 }
@@ -425,6 +429,8 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
 /// A line this long holds a page the extraction ran together: its
 /// headings stand inside it, after a sentence end or a capitals title.
 const RUN_TOGETHER_MIN: usize = 1200;
+/// A heading line this long may carry its first clauses run into it.
+const RUN_IN_CLAUSE_MIN: usize = 200;
 /// Heading starts looked at inside one run-together line.
 const RUN_TOGETHER_CANDS: usize = 40;
 
@@ -494,7 +500,13 @@ fn run_together_starts(t: &str) -> Vec<usize> {
             && last_word
                 .bytes()
                 .all(|c| c.is_ascii_uppercase() || c == b',');
-        if !(after_sentence || after_capitals) {
+        // Right after the title of the heading the line starts with (`6.
+        // Intellectual Property 6.1 OWNERSHIP.`): no sentence end between.
+        let after_title = p <= 100
+            && last_word.starts_with(|c: char| c.is_uppercase())
+            && !before.contains(". ")
+            && super::lines::candidate(t).is_some();
+        if !(after_sentence || after_capitals || after_title) {
             continue;
         }
         let Some(c) = super::lines::candidate(rest) else {
@@ -503,7 +515,11 @@ fn run_together_starts(t: &str) -> Vec<usize> {
         let it = inline_title(c.rest);
         let closed = it.len() <= 80 && title_like(it) && has_inline_body(rest);
         let capitals = without_run_in_body(rest).len() < rest.len();
-        if closed || capitals {
+        // A numbered clause (`1.2 Term This agreement is for`) after a
+        // sentence end or right after its heading's title: a node of its
+        // own when the numbering runs on.
+        let clause = c.num.1.is_some() && (after_title || after_capitals) && has_inline_body(rest);
+        if closed || capitals || clause {
             out.push(p);
         }
     }
@@ -521,7 +537,11 @@ fn without_run_in_body(t: &str) -> &str {
     let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
     let mut end = 0;
     for w in c.rest.split(' ') {
-        if w.chars().any(char::is_lowercase) {
+        // The body starts at its first lower-case word, or at the first
+        // clause's label (`1. TERMS OF AGREEMENT 1.1 Commencement`).
+        if w.chars().any(char::is_lowercase)
+            || (end > 0 && w.starts_with(|c: char| c.is_ascii_digit()))
+        {
             break;
         }
         end += w.len() + 1;
