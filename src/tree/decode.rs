@@ -422,13 +422,19 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     if lines[j].len() >= RUN_TOGETHER_MIN
         || (out.len() > before && lines[j].len() >= RUN_IN_CLAUSE_MIN)
     {
-        inside_run_together(lines, j, out);
+        inside_run_together(lines, j, out, false);
+    } else if lines[j].len() >= TAIL_HEADING_MIN {
+        // A heading run onto the end of the paragraph before it (`... as
+        // follows: 1. DEFINITIONS`, `... (Working Groups). 2. DEVELOPMENT`).
+        inside_run_together(lines, j, out, true);
     }
 }
 
 /// A line this long holds a page the extraction ran together: its
 /// headings stand inside it, after a sentence end or a capitals title.
 const RUN_TOGETHER_MIN: usize = 1200;
+/// A line this long may end with a heading run onto it.
+const TAIL_HEADING_MIN: usize = 40;
 /// A heading line this long may carry its first clauses run into it.
 const RUN_IN_CLAUSE_MIN: usize = 200;
 /// Heading starts looked at inside one run-together line.
@@ -442,9 +448,9 @@ const RUN_TOGETHER_CANDS: usize = 40;
 /// next such heading starts. Less likely than a heading on a line of its
 /// own; the numbering decides which the chain takes, and each one taken
 /// starts its node there, mid-line.
-fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>, tail_only: bool) {
     let t = lines[j];
-    let starts = run_together_starts(t);
+    let starts = run_together_starts(t, tail_only);
     for (k, &p) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(t.len());
         let seg = t[p..end].trim_end();
@@ -473,7 +479,7 @@ fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
 /// after a word) or after a capitals word (the end of the previous
 /// heading's capitals title), followed by a title that ends before its
 /// body: short and closed by its period, or in capitals.
-fn run_together_starts(t: &str) -> Vec<usize> {
+fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
     let b = t.as_bytes();
     let mut out = Vec::new();
     for p in 1..b.len() {
@@ -509,34 +515,58 @@ fn run_together_starts(t: &str) -> Vec<usize> {
         if !(after_sentence || after_capitals || after_title) {
             continue;
         }
-        let Some(c) = super::lines::candidate(rest) else {
-            continue;
+        // `1. DEFINITIONS`, `4. COMPENSATION In consideration`: a bare
+        // one-number label, which the line recogniser leaves to the
+        // decoder's own reading.
+        let (c_rest, two_numbers) = match super::lines::candidate(rest) {
+            Some(c) => (c.rest, c.num.1.is_some()),
+            None => match bare_one_number(rest) {
+                Some(r) => (r, false),
+                None => continue,
+            },
         };
-        let it = inline_title(c.rest);
+        let it = inline_title(c_rest);
         let closed = it.len() <= 80 && title_like(it) && has_inline_body(rest);
         let capitals = without_run_in_body(rest).len() < rest.len();
         // A numbered clause (`1.2 Term This agreement is for`) after a
         // sentence end or right after its heading's title: a node of its
         // own when the numbering runs on.
-        let clause = c.num.1.is_some() && (after_title || after_capitals) && has_inline_body(rest);
-        if closed || capitals || clause {
+        let clause = two_numbers && (after_title || after_capitals) && has_inline_body(rest);
+        // A capitals title that ends the line: the heading of the text
+        // below, run onto the end of the paragraph above.
+        let title = c_rest.trim_end_matches('.');
+        let tail =
+            after_sentence && !title.is_empty() && title.len() <= 100 && is_capitals_title(title);
+        if tail || (!tail_only && (closed || capitals || clause)) {
             out.push(p);
         }
     }
     out
 }
 
+/// The title part after a bare one-number label (`12. ` of `12. NOTICES`).
+fn bare_one_number(t: &str) -> Option<&str> {
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&d) {
+        return None;
+    }
+    t[d..].strip_prefix(". ").map(str::trim_start)
+}
+
 /// A heading whose capitals title runs straight into its body (`SECTION 5.
 /// REPRESENTATIONS AND WARRANTIES To induce the Lenders`), cut before the
 /// body's first word; any other heading as it is.
 fn without_run_in_body(t: &str) -> &str {
-    let Some(c) = super::lines::candidate(t) else {
+    let Some(rest) = super::lines::candidate(t)
+        .map(|c| c.rest)
+        .or_else(|| bare_one_number(t))
+    else {
         return t;
     };
     // `rest` is a slice of `t`: where it starts in `t`.
-    let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
+    let rest_at = rest.as_ptr() as usize - t.as_ptr() as usize;
     let mut end = 0;
-    for w in c.rest.split(' ') {
+    for w in rest.split(' ') {
         // The body starts at its first lower-case word, or at the first
         // clause's label (`1. TERMS OF AGREEMENT 1.1 Commencement`).
         if w.chars().any(char::is_lowercase)
@@ -546,8 +576,8 @@ fn without_run_in_body(t: &str) -> &str {
         }
         end += w.len() + 1;
     }
-    let title = c.rest[..end.min(c.rest.len())].trim_end();
-    if end < c.rest.len() && is_capitals_title(title) {
+    let title = rest[..end.min(rest.len())].trim_end();
+    if end < rest.len() && is_capitals_title(title) {
         &t[..rest_at + title.len()]
     } else {
         t
