@@ -565,6 +565,15 @@ fn without_run_in_body(t: &str) -> &str {
     };
     // `rest` is a slice of `t`: where it starts in `t`.
     let rest_at = rest.as_ptr() as usize - t.as_ptr() as usize;
+    // PDF text keeps the gap between a heading and its body: a short
+    // title before a run of three spaces (`3. Obligations Of The Parties
+    // 3.1. HPIL ET's obligations`) ends there.
+    if let Some(gap) = rest.get(..rest.len().min(100)).and_then(|h| h.find("   ")) {
+        let title = rest[..gap].trim_end_matches('.');
+        if gap > 0 && title_like(title) && !title.contains(". ") {
+            return &t[..rest_at + title.len()];
+        }
+    }
     let mut end = 0;
     for w in rest.split(' ') {
         // The body starts at its first lower-case word, or at the first
