@@ -86,3 +86,27 @@ pub fn ingest_offline_cmd(
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
+
+/// The CUAD contracts of the shared corpus (`cuad/<type>/<name>.txt`),
+/// each with whether it is in the checking half: within each type folder,
+/// files sorted by name, odd positions check and even ones tune.
+pub fn cuad_documents() -> Vec<(PathBuf, bool)> {
+    let root = shared().join("corpora").join("cuad");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut out = Vec::new();
+    for d in dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .collect();
+        files.sort();
+        out.extend(files.into_iter().enumerate().map(|(i, p)| (p, i % 2 == 1)));
+    }
+    out
+}
