@@ -136,6 +136,9 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
     }
+    for e in &found.unlistable {
+        eprintln!("kgroute: error: {e}; its documents are not in this plan");
+    }
     if let Some(s) = &shard {
         found.documents = crate::shard::documents_of(s, found.documents);
         eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
@@ -270,11 +273,13 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         }
     }
     out.flush()?;
-    Ok(if batch.failures.is_empty() {
-        Outcome::Success
-    } else {
-        Outcome::PartialFailure
-    })
+    Ok(
+        if batch.failures.is_empty() && found.unlistable.is_empty() {
+            Outcome::Success
+        } else {
+            Outcome::PartialFailure
+        },
+    )
 }
 
 /// Tokens in, tokens out and cost of a plan's sent sections, section by

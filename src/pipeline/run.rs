@@ -42,6 +42,8 @@ pub struct IngestConfig {
     pub documents: Vec<PathBuf>,
     /// Files the folder walk passed over (`.pdf x2`), for the summary line.
     pub skipped: super::discover::Skipped,
+    /// Subfolders the walk could not list (each an error; exit code 1).
+    pub unlistable: Vec<String>,
     pub index_files: Vec<PathBuf>,
     /// `--doc-type`: route every document as this type instead of detecting it.
     pub doc_type: Option<String>,
@@ -187,6 +189,16 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     let mut identity = BatchIdentity::of(&cfg.index_files, &extractor.identity())?;
     identity.llm_match = cfg.llm_match && extractor.uses_llm();
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
+
+    // One run per batch folder, held until this function returns: a second
+    // run (two `--resume`, or two new batches given one --out) is refused
+    // here, naming the holder.
+    let _batch_lock = crate::lock::Lock::for_batch(&cfg.out_dir)?;
+    // Temp files of a run killed mid-write (no one else writes here now).
+    crate::atomic_file::clean_stale(&cfg.out_dir);
+    // Every output path before the first document (the history was found
+    // unwritable only after the whole batch had run).
+    crate::atomic_file::check_writable(&cfg.history_file).context("--history")?;
 
     // Read-only checks of --out first.
     // `--resume` on a missing or empty --out starts the batch there, so a
@@ -483,6 +495,9 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
         }
     }
 
+    if let Some(line) = super::progress::large_document_line(&name, key) {
+        batch.progress.lock().expect("progress").note(&line);
+    }
     match run_stages(batch, key).await {
         Ok(Some(saved)) => {
             let sent = saved

@@ -221,6 +221,9 @@ fn credit_agreements() -> Vec<PathBuf> {
 
 #[test]
 fn offline_batch_killed_at_random_points_resumes_to_the_uninterrupted_result() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let work = tempdir();
     let docs = credit_agreements();
     let reference = work.path().join("reference");
@@ -431,6 +434,9 @@ pub(super) fn manifest_doc_ids(out: &Path) -> Vec<String> {
 
 #[test]
 fn neo4j_batch_killed_at_random_points_resumes_to_the_uninterrupted_graph() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (uri, user, _) = neo4j_env();
     let work = tempdir();

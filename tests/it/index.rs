@@ -427,6 +427,9 @@ const REAL_TITLES: &[Expected] = &[
 
 #[test]
 fn real_corpus_titles_match_the_shipped_index() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let idx = credit_index();
     for (file, title, method, entry, tier) in REAL_TITLES {
         let text = read(&corpus(file));
@@ -451,6 +454,9 @@ fn real_corpus_titles_match_the_shipped_index() {
 
 #[test]
 fn issue_title_forms_match() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let idx = credit_index();
     let cases = [
         ("SECTION 2.12. Payments and Computations", Some(Tier::Low)),

@@ -310,6 +310,9 @@ fn write_article_baseline(path: &Path) {
 /// and the history shows both batches.
 #[test]
 fn review_between_batches_reduces_new_sections() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let index = dir.path().join("credit_agreement.yaml");
     write_article_baseline(&index);

@@ -120,6 +120,9 @@ fn saved_graph_counts(out: &Path, doc_id: &str, path: &Path) -> GraphCounts {
 /// second ingest changes nothing.
 #[test]
 fn emerson_with_rules_extractor_matches_in_memory_graph_and_is_idempotent() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let doc = unique_copy(
         &corpus("credit_agreements/emerson_2018.md"),
@@ -185,6 +188,9 @@ fn requested_section(msg: &str) -> String {
 /// and no section answered before the kill is requested again.
 #[test]
 fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     const LATENCY: Duration = Duration::from_millis(150);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -13,6 +13,9 @@ fn index_arg() -> String {
 
 #[test]
 fn rejects_bad_audit_rate_with_a_hint() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     kgroute()
         .args(["plan", "--audit-rate", "1.5", "--index", &index_arg()])
         .arg(corpus("credit_agreements/emerson_2018.md"))
@@ -25,6 +28,9 @@ fn rejects_bad_audit_rate_with_a_hint() {
 
 #[test]
 fn missing_index_and_input_are_named() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let missing = dir.path().join("nope.yaml");
     kgroute()
@@ -46,6 +52,9 @@ fn missing_index_and_input_are_named() {
 
 #[test]
 fn broken_index_stops_the_plan_with_its_problems() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "document_type: x\nhigh: [Notices]\nlow: [Notices]\n").unwrap();
@@ -60,6 +69,9 @@ fn broken_index_stops_the_plan_with_its_problems() {
 
 #[test]
 fn prices_flags_and_table_are_exclusive() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     kgroute()
         .args([
             "plan",
@@ -83,7 +95,7 @@ fn run_plan(out: &std::path::Path, extra: &[&str]) -> serde_json::Value {
         .args(["plan", "--index", &index_arg(), "--format", "json", "--out"])
         .arg(out)
         .args(extra)
-        .arg(super::util::shared().join("corpora/credit_agreements"))
+        .arg(super::util::corpora().join("credit_agreements"))
         .assert()
         .success();
     serde_json::from_str(&super::util::read(&out.join("plan.json"))).expect("plan.json")
@@ -96,6 +108,9 @@ fn num(v: &serde_json::Value, k: &str) -> u64 {
 
 #[test]
 fn corpus_plan_totals_add_up_and_files_are_written() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let plan = run_plan(dir.path(), &["--price-in", "1.0", "--price-out", "4.0"]);
     let docs = plan["documents"].as_array().unwrap();
@@ -150,6 +165,9 @@ fn corpus_plan_totals_add_up_and_files_are_written() {
 
 #[test]
 fn calibrate_and_audit_are_recorded_and_deterministic() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let cal = run_plan(&dir.path().join("cal"), &["--calibrate"]);
     assert_eq!(num(&cal["totals"], "chars_skipped"), 0);
@@ -182,6 +200,9 @@ fn calibrate_and_audit_are_recorded_and_deterministic() {
 
 #[test]
 fn table_output_shows_sections_and_batch_totals() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     kgroute()
         .args(["plan", "--index", &index_arg(), "--out"])
@@ -199,6 +220,9 @@ fn table_output_shows_sections_and_batch_totals() {
 
 #[test]
 fn prices_table_gives_the_cost() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let prices = repo().join("config/prices.yaml");
     let run = |model: &str| {
@@ -231,6 +255,9 @@ fn prices_table_gives_the_cost() {
 
 #[test]
 fn a_bad_document_is_reported_and_the_batch_goes_on() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
@@ -252,6 +279,9 @@ fn a_bad_document_is_reported_and_the_batch_goes_on() {
 
 #[test]
 fn index_folder_types_each_document_and_a_memo_is_all_new() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     kgroute()
         .current_dir(repo())

@@ -1028,6 +1028,9 @@ fn decide_suggestions(report_dir: &Path) -> usize {
 
 #[test]
 fn review_loop_on_emerson_brings_new_sections_down() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let index = dir.path().join("credit_agreement.yaml");
     std::fs::write(&index, BASELINE).unwrap();
@@ -1257,6 +1260,9 @@ fn assert_summary_reconciles(md: &str) {
 
 #[test]
 fn summary_md_reconciles_from_its_own_numbers() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     write_batch_reports(dir.path(), &sample_batch()).unwrap();
     assert_summary_reconciles(&read(&dir.path().join("summary.md")));
@@ -1268,6 +1274,9 @@ fn summary_md_reconciles_from_its_own_numbers() {
 
 #[test]
 fn audit_sampling_never_moves_the_alignment_shares() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let plain = batch_of("plain", "1", BASELINE);
     let base = kgroute::report::summary::summarize(&plain);
     // Sample every skipped section, as `--audit-rate 1` would, and give each
@@ -1342,6 +1351,9 @@ fn column_letter(mut c: usize) -> String {
 
 #[test]
 fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     use calamine::{Data, Reader, SheetVisible};
     let dir = tempdir();
     let index = dir.path().join("credit_agreement.yaml");

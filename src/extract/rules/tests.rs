@@ -775,9 +775,8 @@ fn dot_com_and_foreign_forms_are_organisations() {
 #[test]
 fn governing_law_names_the_place_whose_law_governs_the_agreement() {
     let mut onto = Ontology::default();
-    for t in ["GOVERNED_BY"] {
-        onto.relation_types.insert(t.into(), String::new());
-    }
+    onto.relation_types
+        .insert("GOVERNED_BY".into(), String::new());
     let o = extract_for(
         &input(
             "Section 12.3 Governing Law",
