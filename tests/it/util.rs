@@ -86,3 +86,23 @@ pub fn ingest_offline_cmd(
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
+
+/// A batch's manifest as JSON, as `--resume` reads it: `manifest.json`
+/// with the changes of `manifest.journal` (one document entry a line, the
+/// last of a path winning) applied; `None` before the manifest exists.
+pub fn manifest_json(out: &Path) -> Option<serde_json::Value> {
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).ok()?).ok()?;
+    let journal = std::fs::read_to_string(out.join("manifest.journal")).unwrap_or_default();
+    let docs = m["documents"].as_array_mut()?;
+    // A last line without its newline may be cut mid-write: skipped.
+    let whole = journal.rfind('\n').map_or("", |end| &journal[..end]);
+    for line in whole.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value = serde_json::from_str(line).ok()?;
+        match docs.iter_mut().find(|d| d["path"] == entry["path"]) {
+            Some(d) => *d = entry,
+            None => docs.push(entry),
+        }
+    }
+    Some(m)
+}
