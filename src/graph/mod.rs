@@ -35,6 +35,30 @@ pub struct DocumentMeta {
 }
 
 impl DocumentMeta {
+    /// Metadata of a document read into `source`: the file's SHA-256 as
+    /// the source hashed it on reading (the file is not read again), or
+    /// from the file when the source does not know it.
+    pub fn from_source(
+        path: &Path,
+        doc_id: &str,
+        doc_type: &str,
+        source: &crate::tree::source::SourceText,
+    ) -> anyhow::Result<Self> {
+        match source.file_sha256_hex() {
+            Some(sha256) => Ok(Self {
+                doc_id: doc_id.to_string(),
+                name: path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| path.display().to_string()),
+                doc_type: doc_type.to_string(),
+                sha256,
+                path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
+            }),
+            None => Self::from_file(path, doc_id, doc_type),
+        }
+    }
+
     /// Metadata of the file at `path`: its name and the SHA-256 of its bytes.
     pub fn from_file(path: &Path, doc_id: &str, doc_type: &str) -> anyhow::Result<Self> {
         use sha2::{Digest, Sha256};

@@ -207,13 +207,15 @@ fn cell_text(d: &calamine::Data) -> String {
     }
 }
 
-/// Reads the sections sheet of a `sections.xlsx`: the first sheet whose
-/// header has the columns review needs.
+/// Reads the sections sheets of a `sections.xlsx`: every sheet whose header
+/// has the columns review needs (a large batch's rows go on over several
+/// sheets of one header), rows in sheet order.
 fn read_xlsx(path: &Path) -> Result<Table> {
     use calamine::Reader;
     let file = path.display().to_string();
     let mut wb =
         calamine::open_workbook_auto(path).with_context(|| format!("cannot read {file}"))?;
+    let mut table: Option<Table> = None;
     for name in wb.sheet_names() {
         let range = wb
             .worksheet_range(&name)
@@ -225,16 +227,24 @@ fn read_xlsx(path: &Path) -> Result<Table> {
         if !NEEDED.iter().all(|n| headers.iter().any(|h| h == n)) {
             continue;
         }
-        let rows = rows
-            .enumerate()
-            .map(|(i, r)| (top as usize + i + 2, r.iter().map(cell_text).collect()))
-            .collect();
-        return Ok(Table { headers, rows });
+        let t = table.get_or_insert_with(|| Table {
+            headers: headers.clone(),
+            rows: Vec::new(),
+        });
+        if t.headers != headers {
+            continue;
+        }
+        t.rows.extend(
+            rows.enumerate()
+                .map(|(i, r)| (top as usize + i + 2, r.iter().map(cell_text).collect())),
+        );
     }
-    anyhow::bail!(
-        "{file}: no sheet with the columns {}; expected the sections.xlsx written by `kgroute ingest`",
-        NEEDED.join(", ")
-    )
+    table.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{file}: no sheet with the columns {}; expected the sections.xlsx written by `kgroute ingest`",
+            NEEDED.join(", ")
+        )
+    })
 }
 
 /// Whether a path names a workbook rather than a CSV.

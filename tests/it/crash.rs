@@ -63,10 +63,7 @@ pub(super) fn run_ok(mut c: Command) -> Duration {
 /// How far a batch has come, from its manifest: per document 1 once it is
 /// pending, 2 once extracted, 3 once written (0 before the manifest).
 fn progress(out: &Path) -> usize {
-    let Some(m) = std::fs::read_to_string(out.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
+    let Some(m) = super::util::manifest_json(out) else {
         return 0;
     };
     m["documents"]

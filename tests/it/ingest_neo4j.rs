@@ -71,7 +71,7 @@ fn run_ok(mut c: Command) -> String {
 }
 
 fn manifest(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&read(&out.join("manifest.json"))).unwrap()
+    super::util::manifest_json(out).expect("manifest.json")
 }
 
 fn doc_ids(out: &Path) -> Vec<String> {
@@ -252,9 +252,7 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
             child.try_wait().unwrap().is_none(),
             "run 1 ended before it could be killed"
         );
-        let written = std::fs::read_to_string(out.join("manifest.json"))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        let written = super::util::manifest_json(&out)
             .map(|m| {
                 m["documents"]
                     .as_array()

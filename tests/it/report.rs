@@ -1572,3 +1572,48 @@ fn summaries_carry_each_documents_type_confidence_and_tree_health() {
     }
     assert_summary_reconciles(&md);
 }
+
+/// Past a sheet's row limit the sections go on in more sheets of the same
+/// form, every row once, in CSV order; the limit is a parameter so this
+/// needs no million rows (a batch uses Excel's 1,048,576).
+#[test]
+fn sections_xlsx_splits_across_sheets_at_the_row_limit() {
+    use calamine::Reader;
+    use kgroute::report::stream::ReportStream;
+    let dir = tempdir();
+    let batch = sample_batch();
+    // A header and 3 rows a sheet: 9 sections take 3 sheets.
+    let mut stream = ReportStream::create(dir.path(), &batch, 4).unwrap();
+    for doc in &batch.documents {
+        stream.add(&batch, doc).unwrap();
+    }
+    stream.finish(&batch).unwrap();
+
+    let (_, csv) = csv_rows(&dir.path().join("sections.csv"));
+    let mut wb: calamine::Xlsx<_> =
+        calamine::open_workbook(dir.path().join("sections.xlsx")).unwrap();
+    let names = wb.sheet_names();
+    assert_eq!(names, ["b1", "b1 2", "b1 3", "summary", "choices"]);
+    let mut node_ids = Vec::new();
+    for name in &names[..3] {
+        let range = wb.worksheet_range(name).unwrap();
+        let rows: Vec<_> = range.rows().collect();
+        assert!(rows.len() <= 4, "{name}: {} rows", rows.len());
+        assert_eq!(rows[0][0].to_string(), "doc_id", "{name}: header repeats");
+        node_ids.extend(rows[1..].iter().map(|r| r[3].to_string()));
+    }
+    let csv_ids: Vec<String> = csv.iter().map(|r| r["node_id"].clone()).collect();
+    assert_eq!(node_ids, csv_ids, "every row once, in CSV order");
+    let md = read(&dir.path().join("summary.md"));
+    assert!(
+        md.contains("splits them across 3 sheets (at most 3 rows each"),
+        "{md}"
+    );
+
+    // The same batch within the limit: one sheet, said so.
+    let one = tempdir();
+    write_batch_reports(one.path(), &batch).unwrap();
+    let wb: calamine::Xlsx<_> = calamine::open_workbook(one.path().join("sections.xlsx")).unwrap();
+    assert_eq!(wb.sheet_names(), ["b1", "summary", "choices"]);
+    assert!(read(&one.path().join("summary.md")).contains("on one sheet of sections.xlsx"));
+}

@@ -153,3 +153,23 @@ pub fn cuad_documents() -> Vec<(PathBuf, bool)> {
     }
     out
 }
+
+/// A batch's manifest as JSON, as `--resume` reads it: `manifest.json`
+/// with the changes of `manifest.journal` (one document entry a line, the
+/// last of a path winning) applied; `None` before the manifest exists.
+pub fn manifest_json(out: &Path) -> Option<serde_json::Value> {
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).ok()?).ok()?;
+    let journal = std::fs::read_to_string(out.join("manifest.journal")).unwrap_or_default();
+    let docs = m["documents"].as_array_mut()?;
+    // A last line without its newline may be cut mid-write: skipped.
+    let whole = journal.rfind('\n').map_or("", |end| &journal[..end]);
+    for line in whole.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value = serde_json::from_str(line).ok()?;
+        match docs.iter_mut().find(|d| d["path"] == entry["path"]) {
+            Some(d) => *d = entry,
+            None => docs.push(entry),
+        }
+    }
+    Some(m)
+}
