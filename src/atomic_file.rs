@@ -81,31 +81,6 @@ fn process_alive(_pid: u32) -> bool {
     true
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn temp_files_of_dead_processes_go_and_others_stay() {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        std::fs::create_dir(d.join("docs")).unwrap();
-        // A pid above the kernel's maximum cannot be running.
-        let dead = d.join("docs/.a.json.tmp4194304999");
-        let mine = d.join(format!(".b.json.tmp{}", std::process::id()));
-        let live = d.join(".c.json.tmp1");
-        let plain = d.join("report.tmp123");
-        for f in [&dead, &mine, &live, &plain] {
-            std::fs::write(f, "x").unwrap();
-        }
-        write_atomic(&d.join("docs/a.json"), b"{}").unwrap();
-        assert_eq!(clean_stale(d), 1);
-        assert!(!dead.exists());
-        assert!(mine.exists() && live.exists() && plain.exists());
-        assert_eq!(std::fs::read(d.join("docs/a.json")).unwrap(), b"{}");
-    }
-}
-
 /// Checks, before a run starts, that [`write_atomic`] will be able to
 /// write `path` at its end: the path is a regular file or absent, and its
 /// folder (or the nearest existing ancestor, for folders still to be made)
@@ -166,4 +141,29 @@ pub fn written_since(dir: &Path, since: std::time::SystemTime) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_files_of_dead_processes_go_and_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("docs")).unwrap();
+        // A pid above the kernel's maximum cannot be running.
+        let dead = d.join("docs/.a.json.tmp4194304999");
+        let mine = d.join(format!(".b.json.tmp{}", std::process::id()));
+        let live = d.join(".c.json.tmp1");
+        let plain = d.join("report.tmp123");
+        for f in [&dead, &mine, &live, &plain] {
+            std::fs::write(f, "x").unwrap();
+        }
+        write_atomic(&d.join("docs/a.json"), b"{}").unwrap();
+        assert_eq!(clean_stale(d), 1);
+        assert!(!dead.exists());
+        assert!(mine.exists() && live.exists() && plain.exists());
+        assert_eq!(std::fs::read(d.join("docs/a.json")).unwrap(), b"{}");
+    }
 }

@@ -188,7 +188,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut printer = match args.format {
         PlanFormat::Json => Printer::Json(export::JsonPlanWriter::begin(&mut out, &header)?),
-        PlanFormat::Csv => Printer::Csv(export::CsvPlanWriter::new(&mut out)),
+        PlanFormat::Csv => Printer::Csv(Box::new(export::CsvPlanWriter::new(&mut out))),
         PlanFormat::Table => Printer::Table(&mut out),
     };
 
@@ -310,7 +310,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
 enum Printer<'a, W: Write> {
     Table(&'a mut W),
     Json(export::JsonPlanWriter<&'a mut W>),
-    Csv(export::CsvPlanWriter<&'a mut W>),
+    Csv(Box<export::CsvPlanWriter<&'a mut W>>),
 }
 
 impl<W: Write> Printer<'_, W> {

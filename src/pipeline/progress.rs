@@ -128,6 +128,22 @@ fn heartbeat_line(t: &Totals, c: &crate::extract::CounterSnapshot) -> String {
     )
 }
 
+/// Documents from this size on get a line when they start: one of 200 MB
+/// took 99 s with nothing shown.
+pub const LARGE_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
+
+/// `big.txt: 200.0 MB, reading and routing (large document)` for a
+/// document of at least [`LARGE_DOCUMENT_BYTES`]; `None` for the others.
+pub fn large_document_line(name: &str, path: &std::path::Path) -> Option<String> {
+    let bytes = std::fs::metadata(path).ok()?.len();
+    (bytes >= LARGE_DOCUMENT_BYTES).then(|| {
+        format!(
+            "{name}: {:.1} MB, reading and routing (large document)",
+            bytes as f64 / 1e6
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,20 +176,4 @@ mod tests {
         };
         assert!(heartbeat_line(&t, &none).starts_with("sections 3/9, requests 4 (1 in flight)"));
     }
-}
-
-/// Documents from this size on get a line when they start: one of 200 MB
-/// took 99 s with nothing shown.
-pub const LARGE_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
-
-/// `big.txt: 200.0 MB, reading and routing (large document)` for a
-/// document of at least [`LARGE_DOCUMENT_BYTES`]; `None` for the others.
-pub fn large_document_line(name: &str, path: &std::path::Path) -> Option<String> {
-    let bytes = std::fs::metadata(path).ok()?.len();
-    (bytes >= LARGE_DOCUMENT_BYTES).then(|| {
-        format!(
-            "{name}: {:.1} MB, reading and routing (large document)",
-            bytes as f64 / 1e6
-        )
-    })
 }
