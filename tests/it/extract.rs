@@ -306,7 +306,7 @@ fn emerson_covenant_sections_yield_restrictions_and_obligations() {
     let cov = x
         .entities
         .iter()
-        .find(|e| e.entity_type == "Covenant" && e.name.starts_with("Company will not consolidate"))
+        .find(|e| e.entity_type == "Covenant" && e.name.contains("Company will not consolidate"))
         .unwrap_or_else(|| panic!("{:#?}", x.entities));
     assert!(has(&x, &cov.name, "RESTRICTS", "Company"));
     let y = run(

@@ -51,6 +51,12 @@ fn index_check_on_a_folder_checks_every_index() {
     }
     let dir = tempdir();
     std::fs::copy(shipped("lease.yaml"), dir.path().join("lease.yaml")).unwrap();
+    std::fs::create_dir(dir.path().join("base")).unwrap();
+    std::fs::copy(
+        shipped("base/common.yaml"),
+        dir.path().join("base/common.yaml"),
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("bad.yaml"),
         "document_type: x\nhigh:\n  - Liens\nlow:\n  - Liens\n",

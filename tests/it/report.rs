@@ -1231,15 +1231,21 @@ fn assert_summary_reconciles(md: &str) {
         }
         assert_eq!(classes, aligned, "alignment classes add up: {a:?}");
         let (chars_total, chars_sent) = (num(&b[7]), num(&b[8]));
-        let cut: f64 = b[10].split('%').next().unwrap().parse().unwrap();
+        // Every character is sent or reported with its reason.
+        assert_eq!(
+            chars_total,
+            chars_sent + num(&b[9]) + num(&b[10]) + num(&b[11]),
+            "chars sent + skipped + noise + empty: {b:?}"
+        );
+        let cut: f64 = b[12].split('%').next().unwrap().parse().unwrap();
         assert!(
-            b[10].ends_with(&format!("of {chars_total} chars")),
+            b[12].ends_with(&format!("of {chars_total} chars")),
             "{}",
-            b[10]
+            b[12]
         );
         if chars_total > 0 {
             let want = 100.0 * (chars_total - chars_sent) as f64 / chars_total as f64;
-            assert!((cut - want).abs() < 0.0051, "{}", b[10]);
+            assert!((cut - want).abs() < 0.0051, "{}", b[12]);
         }
         if b[0] != "**batch**" {
             for (s, v) in sums

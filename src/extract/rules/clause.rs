@@ -33,6 +33,11 @@ static CLAUSE_END: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"(?i)\b(?:whereas|recitals|background|witnesseth|w\s?i\s?t\s?n\s?e\s?s\s?s\s?e\s?t\s?h|now,?\s+therefore|in\s+consideration\s+of)\b").unwrap()
 });
 
+/// A sentence end inside a party's segment: its defining parenthetical is
+/// in its own sentence (`... and JPMorgan Chase Bank, as Agent. Capitalized
+/// terms ... (the "Borrowers")` defines nothing for JPMorgan).
+static SENTENCE_END: Lazy<Regex> = Lazy::new(|| Regex::new(r"[a-z0-9)\]]\.\s+[A-Z][a-z]").unwrap());
+
 /// Defined names that stand for all parties, not one.
 const COLLECTIVE: &[&str] = &["party", "parties", "agreement", "effective date"];
 
@@ -97,6 +102,9 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
     for (i, org) in parties.iter().enumerate() {
         let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
         let seg = &p[org.end..seg_end];
+        let seg = SENTENCE_END
+            .find(seg)
+            .map_or(seg, |m| &seg[..m.start() + 2]);
         // The first defining parenthetical of the segment is the party's.
         let Some(paren) = DEFINING_PAREN.find(seg) else {
             continue;

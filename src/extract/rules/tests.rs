@@ -748,6 +748,31 @@ fn parties_clause_gives_each_party_its_defined_name_and_role() {
     assert!(!o.relations.iter().any(|r| r.source == "Party"));
 }
 
+/// A party's defining parenthetical is in its own sentence: a later
+/// sentence's `(the "Borrowers")` is never its name.
+#[test]
+fn a_later_sentences_defined_name_is_no_party_name() {
+    let o = extract(&input(
+        "Preamble",
+        "Reference is made to the Credit Agreement among Emerson Electric Co. (the \"Company\"), \
+         the Subsidiary Borrowers party thereto (collectively with the Company, the \"Borrowers\"), \
+         each lender party thereto and JPMorgan Chase Bank, National Association, as Agent. \
+         Capitalized terms used herein have the meanings assigned in the Credit Agreement (the \"Terms\").",
+    ));
+    assert!(
+        has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        !o.relations
+            .iter()
+            .any(|r| r.relation_type == "DEFINED_AS" && r.target.starts_with("JPMorgan")),
+        "{:#?}",
+        o.relations
+    );
+}
+
 #[test]
 fn dot_com_and_foreign_forms_are_organisations() {
     let o = extract(&input(
