@@ -10,7 +10,7 @@
 use super::builder::Builder;
 use super::parties::{is_role, orgs, singular_role, OrgMatch};
 use super::terms::valid_term;
-use super::text::{normalize_ws, truncate};
+use super::text::{normalize_ws, snippet_around, truncate};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -114,11 +114,17 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
             continue;
         }
         let o = b.org(org);
-        let evidence = truncate(
-            &format!("{}{}", org.raw, &seg[..paren.end()]),
-            EVIDENCE_CHARS.max(org.raw.len() + 40),
-        );
+        let full = format!("{}{}", org.raw, &seg[..paren.end()]);
+        let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
         for q in QUOTED.captures_iter(paren.as_str()) {
+            // The quote holds the defined name: past the limit (a long
+            // address between the name and its parenthetical) it is the
+            // words around the name, not the cut-off description.
+            let evidence = if full.chars().count() <= limit {
+                truncate(&full, limit)
+            } else {
+                snippet_around(&full, &q[1])
+            };
             let term = normalize_ws(q[1].trim_matches([',', '.', ' ']));
             let low = term.to_ascii_lowercase();
             let last = low.rsplit(' ').next().unwrap_or("");
