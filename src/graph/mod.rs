@@ -45,16 +45,7 @@ impl DocumentMeta {
         source: &crate::tree::source::SourceText,
     ) -> anyhow::Result<Self> {
         match source.file_sha256_hex() {
-            Some(sha256) => Ok(Self {
-                doc_id: doc_id.to_string(),
-                name: path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| path.display().to_string()),
-                doc_type: doc_type.to_string(),
-                sha256,
-                path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
-            }),
+            Some(sha256) => Ok(Self::with_hash(path, doc_id, doc_type, sha256)),
             None => Self::from_file(path, doc_id, doc_type),
         }
     }
@@ -67,7 +58,11 @@ impl DocumentMeta {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        Ok(Self {
+        Ok(Self::with_hash(path, doc_id, doc_type, sha256))
+    }
+
+    fn with_hash(path: &Path, doc_id: &str, doc_type: &str, sha256: String) -> Self {
+        Self {
             doc_id: doc_id.to_string(),
             name: path
                 .file_name()
@@ -78,7 +73,7 @@ impl DocumentMeta {
             // Canonical, so every run names the same file the same way: the
             // sink finds a file's earlier versions by it.
             path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
-        })
+        }
     }
 }
 
