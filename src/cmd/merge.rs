@@ -32,11 +32,11 @@ pub struct MergeArgs {
 
 pub fn run(args: MergeArgs) -> anyhow::Result<Outcome> {
     let summary = crate::pipeline::merge::merge_shards(&args.dirs, &args.out, &args.history)?;
-    println!("{}", summary.headline());
+    crate::stdout::line(summary.headline());
     if let Some(chunks) = crate::search::merge::merge_indexes(&args.dirs, &args.out)? {
-        println!("search index: {chunks} chunks merged");
+        crate::stdout::line(format_args!("search index: {chunks} chunks merged"));
     }
-    println!("reports: {}", args.out.display());
+    crate::stdout::line(format_args!("reports: {}", args.out.display()));
     Ok(if summary.has_failures() {
         Outcome::PartialFailure
     } else {

@@ -82,9 +82,10 @@ impl LlmClient {
     }
 
     fn redact(&self, s: &str) -> String {
+        let s = crate::secret::redact_urls(s);
         match &self.cfg.api_key {
             Some(k) if !k.expose().is_empty() => s.replace(k.expose(), "***"),
-            _ => s.to_string(),
+            _ => s,
         }
     }
 
@@ -160,7 +161,10 @@ impl LlmClient {
         };
         if !(200..300).contains(&status) {
             let quote: String = self.redact(text.trim()).chars().take(BODY_QUOTE).collect();
-            let reason = format!("HTTP {status} from {}: {quote}", self.cfg.endpoint());
+            let reason = self.redact(&format!(
+                "HTTP {status} from {}: {quote}",
+                self.cfg.endpoint()
+            ));
             if is_retryable_status(status) {
                 return Err(CallError::Retryable {
                     reason,
@@ -207,9 +211,10 @@ impl LlmClient {
             req = req.bearer_auth(k.expose());
         }
         let fail = |why: String| {
+            let why = self.redact(&why);
             anyhow::anyhow!(
                 "the LLM endpoint {} failed the check before any document: {why}; check KGROUTE_LLM_URL / --llm-url, OPENAI_API_KEY and KGROUTE_MODEL / --model",
-                self.cfg.base_url
+                crate::secret::redact_urls(&self.cfg.base_url)
             )
         };
         let resp = match req.send().await {
