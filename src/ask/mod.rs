@@ -126,7 +126,8 @@ pub fn read_sections(hits: &[SectionHit]) -> anyhow::Result<Vec<FoundSection>> {
             rank: i + 1,
             score: h.score,
             pointer: p.clone(),
-            text: s.byte_span_text(p.start_byte, p.end_byte).to_string(),
+            // Exactly the pointer's bytes: what a tool re-reading the file gets.
+            text: s.text[p.start_byte..p.end_byte].to_string(),
         });
     }
     Ok(out)

@@ -7,7 +7,7 @@ use super::SectionPointer;
 use anyhow::Context;
 use std::path::Path;
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::tokenizer::TokenStream;
 use tantivy::{Index, IndexReader, TantivyDocument, Term};
@@ -121,7 +121,7 @@ impl SearchIndex {
                     (Occur::Must, words),
                     (
                         Occur::Must,
-                        Box::new(BoostQuery::new(Box::new(filter), 0.0)),
+                        Box::new(ConstScoreQuery::new(Box::new(filter), 0.0)),
                     ),
                 ]))
             }
@@ -160,19 +160,28 @@ impl SearchIndex {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| doc.to_string());
-        let q = BooleanQuery::new(vec![
-            (Occur::Should, term_query(f.doc_id, doc)),
-            (Occur::Should, term_query(f.doc_name, doc)),
-            (Occur::Should, term_query(f.doc_name, &name)),
-        ]);
+        // A constant score: BM25 over an exact-match field without term
+        // frequencies scores NaN, and TopDocs drops NaN hits.
+        let q = ConstScoreQuery::new(
+            Box::new(BooleanQuery::new(vec![
+                (Occur::Should, term_query(f.doc_id, doc)),
+                (Occur::Should, term_query(f.doc_name, doc)),
+                (Occur::Should, term_query(f.doc_name, &name)),
+            ])),
+            1.0,
+        );
         let searcher = self.reader.searcher();
         let Some((_, addr)) = searcher.search(&q, &TopDocs::with_limit(1))?.pop() else {
             return Ok(None);
         };
+        // doc_id is indexed, not stored: the stored pointer carries it.
         let d: TantivyDocument = searcher.doc(addr)?;
-        Ok(d.get_first(f.doc_id)
+        let json = d
+            .get_first(f.pointer)
             .and_then(|v| v.as_str())
-            .map(str::to_string))
+            .context("search index chunk without a pointer")?;
+        let pointer: SectionPointer = serde_json::from_str(json).context("search index pointer")?;
+        Ok(Some(pointer.doc_id))
     }
 }
 
