@@ -76,6 +76,8 @@ fn main() -> anyhow::Result<()> {
         }
     }
 
+    let indices = kgroute::index::IndexSet::load(&[PathBuf::from("indices")])?;
+    let misses_of = std::env::var("KGROUTE_ASK_MISSES").ok();
     let sections = SearchIndexWriter::in_ram()?;
     let flat = SearchIndexWriter::in_ram()?;
     let (mut t_tree, mut t_sections, mut t_flat) = (0.0, 0.0, 0.0);
@@ -89,11 +91,12 @@ fn main() -> anyhow::Result<()> {
         let source = SourceText::read_with(&path, &ReadOptions::default())?;
         let t = Instant::now();
         let tree = build_tree(&source);
-        let plan = kgroute::route::plan(
-            &tree,
-            &GraphabilityIndex::default(),
-            &RouteOptions::default(),
-        );
+        // Routed as `ingest` routes it: the type detected from indices/.
+        let (index, _) = indices
+            .choose(&tree, &source, None)
+            .map_err(anyhow::Error::msg)?;
+        let empty = GraphabilityIndex::default();
+        let plan = kgroute::route::plan(&tree, index.unwrap_or(&empty), &RouteOptions::default());
         t_tree += t.elapsed().as_secs_f64();
         let t = Instant::now();
         sections.add(&plan, &source, &path)?;
@@ -154,6 +157,7 @@ fn main() -> anyhow::Result<()> {
         let mut ours: BTreeMap<String, RankScores> = BTreeMap::new();
         let mut base: BTreeMap<String, RankScores> = BTreeMap::new();
         let (mut all_ours, mut all_base) = (RankScores::default(), RankScores::default());
+        let (mut ours_bytes, mut base_bytes) = (0usize, 0usize);
         for c in contracts.iter().filter(|c| c.dev == dev) {
             for (cat, spans) in &c.spans {
                 let q = &questions[cat];
@@ -166,6 +170,15 @@ fn main() -> anyhow::Result<()> {
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                     spans,
                 );
+                ours_bytes += top3_bytes(hits.iter().map(|h| (h.pointer.start_byte, h.pointer.end_byte)));
+                if dev && misses_of.as_deref() == Some(cat.as_str()) && !r.is_some_and(|r| r <= 3) {
+                    let got: Vec<String> = hits
+                        .iter()
+                        .take(3)
+                        .map(|h| format!("{} [{}..{}]", h.pointer.breadcrumb, h.pointer.start_byte, h.pointer.end_byte))
+                        .collect();
+                    println!("MISS {} span {:?}: got {}", c.key, spans[0], got.join(" | "));
+                }
                 ours.entry(cat.clone()).or_default().add(r);
                 all_ours.add(r);
                 let hits = retrieve(&flat, q, Some(&c.doc_id), DEPTH)?;
@@ -174,6 +187,7 @@ fn main() -> anyhow::Result<()> {
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                     spans,
                 );
+                base_bytes += top3_bytes(hits.iter().map(|h| (h.pointer.start_byte, h.pointer.end_byte)));
                 base.entry(cat.clone()).or_default().add(r);
                 all_base.add(r);
             }
@@ -190,11 +204,14 @@ fn main() -> anyhow::Result<()> {
             }
         }
         println!(
-            "section hit@3 {:.1}% vs flat {:.1}%: {:+.1} points\n",
+            "section hit@3 {:.1}% vs flat {:.1}%: {:+.1} points; text returned in the top 3: {} bytes per question vs {} flat",
             all_ours.hit3(),
             all_base.hit3(),
-            all_ours.hit3() - all_base.hit3()
+            all_ours.hit3() - all_base.hit3(),
+            ours_bytes / all_ours.questions.max(1),
+            base_bytes / all_base.questions.max(1),
         );
+        println!();
     }
     println!(
         "ask: {asked} questions, {:.2} ms each (retrieve and rank, in memory)\n",
@@ -202,6 +219,11 @@ fn main() -> anyhow::Result<()> {
     );
     corpus_wide(&sections, &contracts, &questions)?;
     Ok(())
+}
+
+/// Bytes of the first three units: what a reader (or a model) gets.
+fn top3_bytes(units: impl Iterator<Item = (usize, usize)>) -> usize {
+    units.take(3).map(|(a, b)| b - a).sum()
 }
 
 /// 1-based rank of the first unit overlapping a span.
@@ -252,6 +274,7 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
             start_byte: a,
             end_byte: b,
             text: text[a..b].to_string(),
+            crumb: String::new(),
         });
     }
     w.add_chunks(&pointers, &chunks)

@@ -6,7 +6,7 @@
 
 use super::SectionPointer;
 use crate::route::{Route, RoutePlan, RoutedSection};
-use crate::tree::SourceText;
+use crate::tree::{NodeKind, SourceText};
 
 /// A chunk aims at this many bytes of section text (about 150 words).
 pub const CHUNK_BYTES: usize = 900;
@@ -21,6 +21,33 @@ pub struct Chunk {
     pub end_byte: usize,
     /// Breadcrumb, a newline, then the chunk's text.
     pub text: String,
+    /// What the section is, as the crumb field indexes it: its breadcrumb,
+    /// the graphability entry its title matched, and for a preamble what
+    /// every contract's preamble states.
+    pub crumb: String,
+}
+
+/// What a contract's opening states whatever its type: the agreement's
+/// name, its date and the parties. Indexed with the preamble so questions
+/// about the contract itself ("the name of the contract", "who signed it")
+/// find it although its text never says "name" or "signed".
+pub const PREAMBLE_ABOUT: &str =
+    "preamble: the name and title of the agreement or contract, its date and effective date, the parties who signed it";
+
+/// The crumb text of a routed section (see [`Chunk::crumb`]).
+pub fn section_about(s: &RoutedSection) -> String {
+    let mut about = s.breadcrumb.clone();
+    if let Some(entry) = s.matched.entry.as_deref() {
+        if !s.title.to_lowercase().contains(&entry.to_lowercase()) {
+            about.push_str(" | ");
+            about.push_str(entry);
+        }
+    }
+    if s.kind == NodeKind::Preamble {
+        about.push_str(" | ");
+        about.push_str(PREAMBLE_ABOUT);
+    }
+    about
 }
 
 /// True for sections that get chunks: noise (contents, signatures, noise
@@ -52,6 +79,7 @@ pub fn section_chunks(
             continue;
         }
         let section = pointers.len();
+        let crumb = section_about(s);
         pointers.push(SectionPointer {
             doc_id: plan.doc_id.clone(),
             doc_name: doc_name.clone(),
@@ -74,6 +102,7 @@ pub fn section_chunks(
                 start_byte: s.start_byte + a,
                 end_byte: s.start_byte + b,
                 text: format!("[{}]\n{}", s.breadcrumb, body),
+                crumb: crumb.clone(),
             });
         }
     }

@@ -80,7 +80,7 @@ impl SearchIndexWriter {
             let p = &pointers[c.section];
             self.writer.add_document(doc!(
                 f.text => c.text.as_str(),
-                f.crumb => p.breadcrumb.as_str(),
+                f.crumb => c.crumb.as_str(),
                 f.doc_id => p.doc_id.as_str(),
                 f.doc_name => p.doc_name.as_str(),
                 f.pointer => json[c.section].as_str(),
