@@ -44,18 +44,49 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or("../shared/corpora/cuad"),
     );
     let per_category = args.iter().any(|a| a == "--per-category");
+    let description_only = args.iter().any(|a| a == "--description-only");
     let labels: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("labels.json"))?)?;
     let cats: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(dir.join("categories.json"))?)?;
-    let questions: HashMap<String, String> = cats
-        .iter()
-        .map(|c| {
-            let name = c["category"].as_str().unwrap_or_default().to_string();
-            let desc = c["description"].as_str().unwrap_or_default();
-            (name.clone(), format!("{name}: {desc}"))
-        })
+    // labels.json spells some categories differently from categories.json
+    // (`Cap On Liability`, `Rofr/Rofo/Rofn`): each label name takes the
+    // category whose words it shares most.
+    let label_names: std::collections::BTreeSet<String> = labels
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.values())
+        .filter_map(|e| e["clauses"].as_object())
+        .flat_map(|c| c.keys().cloned())
         .collect();
+    let mut questions: HashMap<String, String> = HashMap::new();
+    for name in &label_names {
+        let best = cats
+            .iter()
+            .map(|c| {
+                (
+                    name_overlap(name, c["category"].as_str().unwrap_or_default()),
+                    c,
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        match best {
+            Some((score, c)) if score > 0.0 => {
+                let q = c["description"].as_str().unwrap_or_default();
+                // The question as a user asks it: the category's name and its
+                // description (`--description-only`: the description alone).
+                let q = if description_only {
+                    q.to_string()
+                } else {
+                    format!("{}: {q}", c["category"].as_str().unwrap_or_default())
+                };
+                questions.insert(name.clone(), q);
+            }
+            _ => eprintln!(
+                "ask-eval: label category `{name}` has no question in categories.json; left out"
+            ),
+        }
+    }
 
     // The split: within each type folder, files sorted by name, even = dev.
     let mut files: Vec<(String, bool)> = Vec::new();
@@ -170,14 +201,27 @@ fn main() -> anyhow::Result<()> {
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                     spans,
                 );
-                ours_bytes += top3_bytes(hits.iter().map(|h| (h.pointer.start_byte, h.pointer.end_byte)));
+                ours_bytes += top3_bytes(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                );
                 if dev && misses_of.as_deref() == Some(cat.as_str()) && !r.is_some_and(|r| r <= 3) {
                     let got: Vec<String> = hits
                         .iter()
                         .take(3)
-                        .map(|h| format!("{} [{}..{}]", h.pointer.breadcrumb, h.pointer.start_byte, h.pointer.end_byte))
+                        .map(|h| {
+                            format!(
+                                "{} [{}..{}]",
+                                h.pointer.breadcrumb, h.pointer.start_byte, h.pointer.end_byte
+                            )
+                        })
                         .collect();
-                    println!("MISS {} span {:?}: got {}", c.key, spans[0], got.join(" | "));
+                    println!(
+                        "MISS {} span {:?}: got {}",
+                        c.key,
+                        spans[0],
+                        got.join(" | ")
+                    );
                 }
                 ours.entry(cat.clone()).or_default().add(r);
                 all_ours.add(r);
@@ -187,7 +231,10 @@ fn main() -> anyhow::Result<()> {
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                     spans,
                 );
-                base_bytes += top3_bytes(hits.iter().map(|h| (h.pointer.start_byte, h.pointer.end_byte)));
+                base_bytes += top3_bytes(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                );
                 base.entry(cat.clone()).or_default().add(r);
                 all_base.add(r);
             }
@@ -219,6 +266,23 @@ fn main() -> anyhow::Result<()> {
     );
     corpus_wide(&sections, &contracts, &questions)?;
     Ok(())
+}
+
+/// Shared words over all words of two category names (lower case, a
+/// plural's `s` dropped).
+fn name_overlap(a: &str, b: &str) -> f64 {
+    let words = |s: &str| -> HashSet<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let w = w.to_lowercase();
+                w.strip_suffix('s').map(str::to_string).unwrap_or(w)
+            })
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let shared = a.intersection(&b).count() as f64;
+    shared / a.union(&b).count().max(1) as f64
 }
 
 /// Bytes of the first three units: what a reader (or a model) gets.

@@ -13,7 +13,7 @@ use tantivy::tokenizer::TokenStream;
 use tantivy::{Index, IndexReader, TantivyDocument, Term};
 
 /// How much a breadcrumb word counts against a body word.
-pub const CRUMB_BOOST: f32 = 0.5;
+pub const CRUMB_BOOST: f32 = 1.0;
 
 /// An opened search index.
 pub struct SearchIndex {
