@@ -205,7 +205,7 @@ fn main() -> anyhow::Result<()> {
                     hits.iter()
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                 );
-                if dev && misses_of.as_deref() == Some(cat.as_str()) && !r.is_some_and(|r| r <= 3) {
+                if dev && misses_of.as_deref() == Some(cat.as_str()) && r.is_none_or(|r| r > 3) {
                     let got: Vec<String> = hits
                         .iter()
                         .take(3)

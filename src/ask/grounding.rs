@@ -140,7 +140,7 @@ pub fn from_files(
             .map(|n| (rec.doc_id.clone(), n.clone()))
             .collect();
         match g.entities.iter_mut().find(|x| x.key == e.key) {
-            Some(x) => x.sections.extend(sections.into_iter()),
+            Some(x) => x.sections.extend(sections),
             None => g.entities.push(NamedEntity {
                 name: e.name,
                 entity_type: e.entity_type,
