@@ -386,7 +386,14 @@ const KEYWORD_STYLE: u16 = 8;
 /// roman numeral), pushed to `out`.
 pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let before = out.len();
-    candidates_in(lines, j, lines[j], out);
+    // A page run into one line: a heading at its start ends where its
+    // capitals title does (`4. COMPENSATION In consideration of`).
+    let head = if lines[j].len() >= RUN_IN_CLAUSE_MIN {
+        without_run_in_body(lines[j])
+    } else {
+        lines[j]
+    };
+    candidates_in(lines, j, head, out);
     // A page number run into the next page's first line (`11 1.4. Interest
     // on Revolving Credit Advances.`): the heading is what follows it.
     if out.len() == before && lines[j].starts_with(|c: char| c.is_ascii_digit()) {
@@ -405,86 +412,181 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             }
         }
     }
-    if out.len() == before && lines[j].len() >= RUN_TOGETHER_MIN {
-        inside_run_together(lines, j, out);
-    }
     if out.len() > before && continues_sentence(lines, j) {
         for c in &mut out[before..] {
             c.reward -= 2.0;
         }
     }
+    // A page run into one line, or a heading that runs its first clause
+    // into its line (`6. Intellectual Property 6.1 OWNERSHIP. All work`).
+    if lines[j].len() >= RUN_TOGETHER_MIN
+        || (out.len() > before && lines[j].len() >= RUN_IN_CLAUSE_MIN)
+    {
+        inside_run_together(lines, j, out, false);
+    } else if lines[j].len() >= TAIL_HEADING_MIN {
+        // A heading run onto the end of the paragraph before it (`... as
+        // follows: 1. DEFINITIONS`, `... (Working Groups). 2. DEVELOPMENT`).
+        inside_run_together(lines, j, out, true);
+    }
 }
 
 /// A line this long holds a page the extraction ran together: its
-/// headings stand inside it, after a sentence end.
+/// headings stand inside it, after a sentence end or a capitals title.
 const RUN_TOGETHER_MIN: usize = 1200;
-/// Headings looked at inside one run-together line; the decoder takes at
-/// most one of them (a node starts at a line).
-const RUN_TOGETHER_CANDS: usize = 3;
+/// A line this long may end with a heading run onto it.
+const TAIL_HEADING_MIN: usize = 40;
+/// A heading line this long may carry its first clauses run into it.
+const RUN_IN_CLAUSE_MIN: usize = 200;
+/// Heading starts looked at inside one run-together line.
+const RUN_TOGETHER_CANDS: usize = 40;
 
 /// Candidates inside a run-together line: a section or article label right
-/// after a sentence end (`... as follows: SECTION 1. DEFINITIONS`), with
-/// its title cut where its body starts. Less likely than a heading on a
-/// line of its own; the numbering decides whether the chain takes one.
-fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+/// after a sentence end or a capitals title (`... as follows: SECTION 1.
+/// DEFINITIONS`, `1. TERMS OF AGREEMENT 1.1 Commencement`), each at its
+/// byte offset, its title cut where its body starts (a capitals title
+/// before its body, or a short title closed by its period) and where the
+/// next such heading starts. Less likely than a heading on a line of its
+/// own; the numbering decides which the chain takes, and each one taken
+/// starts its node there, mid-line.
+fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>, tail_only: bool) {
     let t = lines[j];
-    let before = out.len();
-    for (i, _) in t.match_indices(['.', ':']) {
-        let Some(rest) = t[i + 1..].strip_prefix(' ') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let starts = rest.starts_with(|c: char| c.is_ascii_digit())
-            || rest.starts_with("SECTION ")
-            || rest.starts_with("Section ")
-            || rest.starts_with("ARTICLE ");
-        if !starts || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == ')') {
-            continue;
-        }
-        // A heading, not a numbered paragraph: a short title that ends
-        // before the body starts (`12.9 Severability. Any provision`).
-        let title = super::lines::candidate(rest).map(|c| inline_title(c.rest));
-        if !title.is_some_and(|it| it.len() <= 80 && title_like(it) && has_inline_body(rest)) {
-            continue;
-        }
-        let n = out.len();
-        candidates_in(lines, j, rest, out);
+    let starts = run_together_starts(t, tail_only);
+    for (k, &p) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(t.len());
+        let seg = t[p..end].trim_end();
+        let before = out.len();
+        candidates_in(lines, j, without_run_in_body(seg), out);
         out.truncate(
-            n + out[n..]
-                .iter()
-                .take_while(|c| c.class != Class::Annex)
-                .count(),
+            before
+                + out[before..]
+                    .iter()
+                    .take_while(|c| c.class != Class::Annex)
+                    .count(),
         );
-        if out.len() - before >= RUN_TOGETHER_CANDS {
+        for c in &mut out[before..] {
+            // The title on the next line is not this heading's: it is
+            // inline.
+            c.offset = p;
+            c.title_end = j;
+            c.reward -= INSIDE_A_LINE;
+            c.run_together = true;
+        }
+    }
+}
+
+/// Byte offsets inside `t` (never 0) where a heading may start: a label
+/// (`12.9`, `SECTION 4`, `ARTICLE VII`) after a sentence end (`.`, `:`
+/// after a word) or after a capitals word (the end of the previous
+/// heading's capitals title), followed by a title that ends before its
+/// body: short and closed by its period, or in capitals.
+fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    for p in 1..b.len() {
+        if out.len() >= RUN_TOGETHER_CANDS {
             break;
         }
+        if b[p - 1] != b' ' {
+            continue;
+        }
+        let rest = &t[p..];
+        let starts = b[p].is_ascii_digit()
+            || rest.starts_with("SECTION ")
+            || rest.starts_with("Section ")
+            || rest.starts_with("ARTICLE ")
+            || rest.starts_with("Article ");
+        if !starts {
+            continue;
+        }
+        let before = t[..p].trim_end();
+        let after_sentence = before.ends_with(['.', ':'])
+            && before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric() || c == ')');
+        let last_word = before.rsplit(' ').next().unwrap_or("");
+        let after_capitals = last_word.len() >= 2
+            && last_word
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c == b',');
+        // Right after the title of the heading the line starts with (`6.
+        // Intellectual Property 6.1 OWNERSHIP.`): no sentence end between.
+        let after_title = p <= 100
+            && last_word.starts_with(|c: char| c.is_uppercase())
+            && !before.contains(". ")
+            && super::lines::candidate(t).is_some();
+        if !(after_sentence || after_capitals || after_title) {
+            continue;
+        }
+        // `1. DEFINITIONS`, `4. COMPENSATION In consideration`: a bare
+        // one-number label, which the line recogniser leaves to the
+        // decoder's own reading.
+        let (c_rest, two_numbers) = match super::lines::candidate(rest) {
+            Some(c) => (c.rest, c.num.1.is_some()),
+            None => match bare_one_number(rest) {
+                Some(r) => (r, false),
+                None => continue,
+            },
+        };
+        let it = inline_title(c_rest);
+        let closed = it.len() <= 80 && title_like(it) && has_inline_body(rest);
+        let capitals = without_run_in_body(rest).len() < rest.len();
+        // A numbered clause (`1.2 Term This agreement is for`) after a
+        // sentence end or right after its heading's title: a node of its
+        // own when the numbering runs on.
+        let clause = two_numbers && (after_title || after_capitals) && has_inline_body(rest);
+        // A capitals title that ends the line: the heading of the text
+        // below, run onto the end of the paragraph above.
+        let title = c_rest.trim_end_matches('.');
+        let tail =
+            after_sentence && !title.is_empty() && title.len() <= 100 && is_capitals_title(title);
+        if tail || (!tail_only && (closed || capitals || clause)) {
+            out.push(p);
+        }
     }
-    for c in &mut out[before..] {
-        // The title on the next line is not this heading's: it is inline.
-        c.title_end = j;
-        c.reward -= INSIDE_A_LINE;
-        c.run_together = true;
+    out
+}
+
+/// The title part after a bare one-number label (`12. ` of `12. NOTICES`).
+fn bare_one_number(t: &str) -> Option<&str> {
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&d) {
+        return None;
     }
+    t[d..].strip_prefix(". ").map(str::trim_start)
 }
 
 /// A heading whose capitals title runs straight into its body (`SECTION 5.
 /// REPRESENTATIONS AND WARRANTIES To induce the Lenders`), cut before the
 /// body's first word; any other heading as it is.
 fn without_run_in_body(t: &str) -> &str {
-    let Some(c) = super::lines::candidate(t) else {
+    let Some(rest) = super::lines::candidate(t)
+        .map(|c| c.rest)
+        .or_else(|| bare_one_number(t))
+    else {
         return t;
     };
     // `rest` is a slice of `t`: where it starts in `t`.
-    let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
+    let rest_at = rest.as_ptr() as usize - t.as_ptr() as usize;
+    // PDF text keeps the gap between a heading and its body: a short
+    // title before a run of three spaces (`3. Obligations Of The Parties
+    // 3.1. HPIL ET's obligations`) ends there.
+    if let Some(gap) = rest.get(..rest.len().min(100)).and_then(|h| h.find("   ")) {
+        let title = rest[..gap].trim_end_matches('.');
+        if gap > 0 && title_like(title) && !title.contains(". ") {
+            return &t[..rest_at + title.len()];
+        }
+    }
     let mut end = 0;
-    for w in c.rest.split(' ') {
-        if w.chars().any(char::is_lowercase) {
+    for w in rest.split(' ') {
+        // The body starts at its first lower-case word, or at the first
+        // clause's label (`1. TERMS OF AGREEMENT 1.1 Commencement`).
+        if w.chars().any(char::is_lowercase)
+            || (end > 0 && w.starts_with(|c: char| c.is_ascii_digit()))
+        {
             break;
         }
         end += w.len() + 1;
     }
-    let title = c.rest[..end.min(c.rest.len())].trim_end();
-    if end < c.rest.len() && is_capitals_title(title) {
+    let title = rest[..end.min(rest.len())].trim_end();
+    if end < rest.len() && is_capitals_title(title) {
         &t[..rest_at + title.len()]
     } else {
         t

@@ -41,7 +41,13 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     // Candidates do not depend on the regions: found once for every line,
     // then the lines of the current regions are left out.
-    let all = collect(&lines);
+    let mut all = collect(&lines);
+    // Offsets of headings inside a run-together line are into the trimmed
+    // line: make them offsets into the source's line.
+    for c in all.iter_mut().filter(|c| c.offset > 0) {
+        let raw = source.line(c.line + 1);
+        c.offset += lines[c.line].as_ptr() as usize - raw.as_ptr() as usize;
+    }
     let mut cands = outside(&all, &tocs);
     let before = tocs.len();
     {
@@ -101,6 +107,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     }
     let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
+    let first_offset = chosen.first().map_or(0, |c| c.offset);
 
     let mut out: Vec<Heading> = Vec::new();
     for Toc { region: r, .. } in &tocs {
@@ -119,9 +126,16 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         let front = front_headings(&lines, r, first_line);
         // Running text between the contents and the first heading (the
         // recitals) is a preamble of its own, not part of the contents.
-        let after = (r.last + 1..first_line).find(|&k| !is_furniture(lines[k]));
+        // The first heading inside a line (a page run into one line):
+        // the text before it on that line is after the contents too.
+        let upto = if first_offset > 0 {
+            first_line + 1
+        } else {
+            first_line
+        };
+        let after = (r.last + 1..upto.min(lines.len())).find(|&k| !is_furniture(lines[k]));
         if let Some(a) = after.filter(|a| front.iter().all(|h| h.line != a + 1)) {
-            if (a..first_line).any(|k| is_prose(lines[k])) {
+            if (a..upto.min(lines.len())).any(|k| is_prose(lines[k])) {
                 out.push(Heading::new(
                     a + 1,
                     1,
