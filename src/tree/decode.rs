@@ -502,6 +502,12 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
         let after_sentence = before.ends_with(['.', ':'])
             && before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric() || c == ')');
         let last_word = before.rsplit(' ').next().unwrap_or("");
+        // The number of a label word before it (`SECTION 1. AMENDMENT`,
+        // `under Section 2`): part of that label or reference, never a
+        // label of its own.
+        if is_label_word(last_word) {
+            continue;
+        }
         let after_capitals = last_word.len() >= 2
             && last_word
                 .bytes()
@@ -542,6 +548,12 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
         }
     }
     out
+}
+
+/// A label word that starts a candidate of its own here (`SECTION`,
+/// `Article`), so the number after it is never a second one.
+fn is_label_word(w: &str) -> bool {
+    w.eq_ignore_ascii_case("SECTION") || w.eq_ignore_ascii_case("ARTICLE")
 }
 
 /// The title part after a bare one-number label (`12. ` of `12. NOTICES`).

@@ -1001,7 +1001,6 @@ fn a_first_page_run_into_one_line_is_split_at_its_headings() {
 /// A contract without any heading is one fallback node that tiles the
 /// text; a contents page made of running text is reported.
 #[test]
-#[ignore = "written at the deadline, not yet run: run with --ignored and fix before un-ignoring"]
 fn a_headingless_contract_is_one_node_that_tiles_the_text() {
     let text = "This Agreement is made between Acme Inc. and Beta LLC. The parties agree that Acme will license its content to Beta for distribution on demand.\nBeta shall pay Acme a fee of ten percent of its revenue from the content, within thirty days after each quarter ends.\n".repeat(20);
     let (src, tree) = tree_of(&text);
@@ -1021,7 +1020,6 @@ fn a_headingless_contract_is_one_node_that_tiles_the_text() {
 /// contract does not fail it, and far above the 60% before headings
 /// inside lines were found.
 #[test]
-#[ignore = "written at the deadline, not yet run: run with --ignored and fix before un-ignoring"]
 fn cuad_trees_tile_find_headings_and_are_mostly_usable() {
     let furniture = Regex::new(r"^(Source: |\d{1,3}$|\[\*+\]$)").unwrap();
     let mut usable = [0usize; 2];
