@@ -482,6 +482,12 @@ fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>, tail_only:
 fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
     let b = t.as_bytes();
     let mut out = Vec::new();
+    // A line that starts with a one-number heading (`5. Intellectual
+    // Property`): where its title starts, and its number.
+    let title_at = bare_one_number(t)
+        .and_then(|r| (r.as_ptr() as usize).checked_sub(t.as_ptr() as usize))
+        .filter(|&at| at <= t.len());
+    let own_number = t.split('.').next().unwrap_or("");
     for p in 1..b.len() {
         if out.len() >= RUN_TOGETHER_CANDS {
             break;
@@ -494,10 +500,13 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
             || rest.starts_with("SECTION ")
             || rest.starts_with("Section ")
             || rest.starts_with("ARTICLE ")
-            || rest.starts_with("Article ");
+            || rest.starts_with("Article ")
+            || rest.starts_with("CLAUSE ")
+            || rest.starts_with("Clause ");
         if !starts {
             continue;
         }
+        let keyword = !b[p].is_ascii_digit();
         let before = t[..p].trim_end();
         let after_sentence = before.ends_with(['.', ':'])
             && before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric() || c == ')');
@@ -513,12 +522,24 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
                 .bytes()
                 .all(|c| c.is_ascii_uppercase() || c == b',');
         // Right after the title of the heading the line starts with (`6.
-        // Intellectual Property 6.1 OWNERSHIP.`): no sentence end between.
-        let after_title = p <= 100
-            && last_word.starts_with(|c: char| c.is_uppercase())
-            && !before.contains(". ")
-            && super::lines::candidate(t).is_some();
-        if !(after_sentence || after_capitals || after_title) {
+        // Intellectual Property 6.1 OWNERSHIP.`): no sentence end between
+        // (the label's own period is not one).
+        // Its first clause (`5.1`) right after that title.
+        let after_title = !keyword
+            && rest.split('.').next() == Some(own_number)
+            && title_at.is_some_and(|at| {
+                at < p
+                    && p - at <= 100
+                    && last_word.starts_with(|c: char| c.is_uppercase())
+                    && !t[at..p].contains(". ")
+            });
+        // PDF text keeps the gap before a block: a keyword heading after
+        // three spaces (`Regulations Version 1    CLAUSE 1. PURPOSE`, a
+        // running page header before it).
+        let after_gap = keyword
+            && t[..p].ends_with("   ")
+            && !before.ends_with(|c: char| c.is_lowercase() || c == ',');
+        if !(after_sentence || after_capitals || after_title || after_gap) {
             continue;
         }
         // `1. DEFINITIONS`, `4. COMPENSATION In consideration`: a bare
@@ -541,8 +562,10 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
         // A capitals title that ends the line: the heading of the text
         // below, run onto the end of the paragraph above.
         let title = c_rest.trim_end_matches('.');
-        let tail =
-            after_sentence && !title.is_empty() && title.len() <= 100 && is_capitals_title(title);
+        let tail = (after_sentence || after_gap)
+            && !title.is_empty()
+            && title.len() <= 100
+            && is_capitals_title(title);
         if tail || (!tail_only && (closed || capitals || clause)) {
             out.push(p);
         }
@@ -553,7 +576,9 @@ fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
 /// A label word that starts a candidate of its own here (`SECTION`,
 /// `Article`), so the number after it is never a second one.
 fn is_label_word(w: &str) -> bool {
-    w.eq_ignore_ascii_case("SECTION") || w.eq_ignore_ascii_case("ARTICLE")
+    ["SECTION", "ARTICLE", "CLAUSE"]
+        .iter()
+        .any(|k| w.eq_ignore_ascii_case(k))
 }
 
 /// The title part after a bare one-number label (`12. ` of `12. NOTICES`).
@@ -586,6 +611,19 @@ fn without_run_in_body(t: &str) -> &str {
             return &t[..rest_at + title.len()];
         }
     }
+    // A title in title case ends where its first clause's label starts
+    // (`5. Intellectual Property 5.1 OWNERSHIP. All work`).
+    let mut at = 0;
+    for w in rest.split(' ').take(12) {
+        if at > 0 && is_clause_label(w) {
+            let title = rest[..at].trim_end();
+            if title_like(title) && !title.contains(". ") {
+                return &t[..rest_at + title.len()];
+            }
+            break;
+        }
+        at += w.len() + 1;
+    }
     let mut end = 0;
     for w in rest.split(' ') {
         // The body starts at its first lower-case word, or at the first
@@ -603,6 +641,16 @@ fn without_run_in_body(t: &str) -> &str {
     } else {
         t
     }
+}
+
+/// `5.1`, `5.1.`, `12.10`: a two-number clause label standing as a word.
+fn is_clause_label(w: &str) -> bool {
+    let w = w.strip_suffix('.').unwrap_or(w);
+    let Some((a, b)) = w.split_once('.') else {
+        return false;
+    };
+    let digits = |x: &str| (1..=2).contains(&x.len()) && x.bytes().all(|c| c.is_ascii_digit());
+    digits(a) && digits(b)
 }
 
 /// What a heading inside a line costs against one on a line of its own.
@@ -634,7 +682,8 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         return;
     };
     // `0xC2` starts `§`.
-    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'I' | b'V' | b'X' | 0xC2))
+    if !(first.is_ascii_digit()
+        || matches!(first, b'A' | b'S' | b'E' | b'C' | b'I' | b'V' | b'X' | 0xC2))
     {
         return;
     }
