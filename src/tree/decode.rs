@@ -704,7 +704,7 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
 /// start with `I` are `If`, `In`, `It`).
 fn roman_then_period(t: &str) -> bool {
     let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
-    n > 0 && t.as_bytes().get(n) == Some(&b'.')
+    n > 0 && (t.as_bytes().get(n) == Some(&b'.') || t[n..].starts_with(" - "))
 }
 
 /// `IV.     PROPRIETARY MARKS`: a roman numeral and its period before a
@@ -713,10 +713,11 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some((label, used)) = super::label::parse_label(t) else {
         return;
     };
-    if label.kind != LabelKind::Article || !t[..used].ends_with('.') {
+    let dashed = t[used..].starts_with(" - ");
+    if label.kind != LabelKind::Article || !(t[..used].ends_with('.') || dashed) {
         return;
     }
-    let rest = t[used..].trim();
+    let rest = t[used..].trim().trim_start_matches("- ");
     if !is_capitals_title(rest) || rest.len() > 100 {
         return;
     }
@@ -724,7 +725,8 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         lines,
         j,
         rest,
-        t[..used].to_owned(),
+        // `II -`: the title keeps its dash, so its label parses again.
+        t[..used + if dashed { 2 } else { 0 }].to_owned(),
         Class::Article,
         (label.seq[0], 0),
         style_of("", true, 1) + ROMAN_STYLE,

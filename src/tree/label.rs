@@ -183,7 +183,10 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
 fn bare_roman(t: &str) -> Option<(Label, usize)> {
     let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
     let rest = t.get(n..)?;
-    if n == 0 || !rest.starts_with('.') || !rest[1..].starts_with(char::is_whitespace) {
+    // `IV.  PROPRIETARY MARKS`, or `II - WORK BY LEO` with a dash.
+    let dotted = rest.starts_with('.') && rest[1..].starts_with(char::is_whitespace);
+    let dashed = [" - ", " – ", " — "].iter().any(|d| rest.starts_with(d));
+    if n == 0 || !(dotted || dashed) {
         return None;
     }
     let v = roman_value(&t[..n])?;
@@ -193,7 +196,7 @@ fn bare_roman(t: &str) -> Option<(Label, usize)> {
             text: t[..n].to_owned(),
             seq: vec![v],
         },
-        n + 1,
+        n + usize::from(dotted),
     ))
 }
 
