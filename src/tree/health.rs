@@ -183,7 +183,8 @@ pub(crate) fn measure(tree: &DocTree, toc: &[(String, EntryStatus)]) -> TreeHeal
 }
 
 /// Whether `text` reads as running prose: at least 600 characters and
-/// half of them in sentences of 15 words or more. A contents page (short
+/// half of them in sentences of 15 words or more, two in five of them
+/// lower-case. A contents page (short
 /// entries, labels, page numbers) or a signature page (names, titles,
 /// `By:` lines, one signing formula) does not.
 pub(crate) fn reads_as_running_text(text: &str) -> bool {
@@ -193,7 +194,15 @@ pub(crate) fn reads_as_running_text(text: &str) -> bool {
     }
     let mut prose = 0usize;
     for piece in text.split(['\n', ';']).flat_map(split_sentences) {
-        if piece.split_whitespace().count() >= 15 {
+        // A sentence is mostly lower-case words; a run of contents
+        // entries (`4.1 Pooling of Compounds 17 4.2 Obligations for
+        // Development 17`) is titles and numbers.
+        let (mut words, mut lower) = (0usize, 0usize);
+        for w in piece.split_whitespace() {
+            words += 1;
+            lower += usize::from(w.starts_with(|c: char| c.is_lowercase()));
+        }
+        if words >= 15 && lower * 5 >= words * 2 {
             prose += piece.len();
         }
     }

@@ -1061,3 +1061,74 @@ fn cuad_trees_tile_find_headings_and_are_mostly_usable() {
         );
     }
 }
+
+/// Civil-law `CLAUSE` articles, spelled (`CLAUSE FIRST`, `CLAUSE
+/// TWENTY-NINTH`) in the contract and numbered (`CLAUSE 2`, after a page
+/// header and a PDF gap) in the manual annexed to it, are the articles: the
+/// tree covers the document from its first clause, not from a numbered
+/// list in a later annex.
+#[test]
+fn clause_articles_spelled_or_numbered_cover_a_transportation_contract() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let (src, tree) = load(&corpus_file(
+        "wide/commercial/gran_tierra_2012_transportation.txt",
+    ));
+    assert_tiles(&src, &tree);
+    let titles: Vec<&str> = tree.iter().map(|n| n.title.as_str()).collect();
+    for want in [
+        "CLAUSE SECOND DEFINITIONS",
+        "CLAUSE TWENTY-NINTH MISCELLANEOUS",
+        "CLAUSE 2 DEFINITIONS",
+        "CLAUSE 13 DETERMINATION OF QUANTITIES AND QUALITY",
+    ] {
+        assert!(titles.contains(&want), "{want} not a heading: {titles:?}");
+    }
+    let n = tree
+        .iter()
+        .find(|n| n.title == "CLAUSE TWENTY-NINTH MISCELLANEOUS")
+        .unwrap();
+    assert_eq!(n.label.as_ref().map(|l| l.seq.clone()), Some(vec![29]));
+    assert!(tree.health.preamble_share < 0.05, "{:?}", tree.health);
+}
+
+/// A contents page run into its title's line, followed by pages run into
+/// long lines: the contents end where running sentences start, so the
+/// parties clause is a preamble and the numbered clauses are headings.
+#[test]
+fn a_contents_page_never_holds_running_sentences() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let (src, tree) = load(&corpus_file(
+        "cuad/collaboration/hpilholding_01_07_2015_ex_99_1_cooperation_agreement.txt",
+    ));
+    assert_tiles(&src, &tree);
+    let toc = tree
+        .iter()
+        .find(|n| n.kind == NodeKind::Toc)
+        .expect("the contents page");
+    assert_eq!((toc.start_line, toc.end_line), (9, 14));
+    assert!(
+        tree.health.noise_running_text.is_empty(),
+        "{:?}",
+        tree.health
+    );
+    let titles: Vec<&str> = tree.iter().map(|n| n.title.as_str()).collect();
+    for want in [
+        "1. Term",
+        "4. Confidentiality",
+        "13. Notices",
+        "16. Arbitration",
+    ] {
+        assert!(titles.contains(&want), "{want} not a heading: {titles:?}");
+    }
+    // The parties clause after it is a preamble of its own, sent.
+    let parties = src.text.find("THIS COOPERATION AGREEMENT").unwrap();
+    let holder = tree
+        .iter()
+        .find(|n| n.start_byte <= parties && parties < n.end_byte)
+        .unwrap();
+    assert_eq!(holder.kind, NodeKind::Preamble, "{holder:?}");
+}
