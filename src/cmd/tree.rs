@@ -5,6 +5,7 @@
 
 use super::Outcome;
 use crate::tree::eval::{self, heading_lines, Score, Truth};
+use crate::tree::health::USABLE_MIN_CHARS;
 use crate::tree::{build_tree, DocTree, Node, SourceText};
 use anyhow::Context;
 use std::io::{IsTerminal, Write};
@@ -165,7 +166,10 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
     if let Some(line) = found.skipped.line() {
         eprintln!("kgroute tree --check: {line}");
     }
-    for file in found.documents {
+    let halves = halves(&found.documents);
+    let mut usable = Usable::default();
+    for (file, half) in found.documents.iter().zip(halves) {
+        let file = file.clone();
         // One unreadable file is reported and the rest still checked.
         let source = match SourceText::read(&file, lossy) {
             Ok(s) => s,
@@ -196,6 +200,20 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
             h.toc_found(),
             h.toc_in_body()
         )?;
+        usable.add(h, half);
+        if h.chars >= USABLE_MIN_CHARS && !h.usable() {
+            writeln!(
+                out,
+                "    not usable: preamble {:.1}%, contents {:.1}%, biggest {:.1}% ({})",
+                h.preamble_share * 100.0,
+                h.contents_share * 100.0,
+                h.biggest_share * 100.0,
+                crate::report::sanitize_title(&h.biggest_title)
+            )?;
+        }
+        for (title, why) in &h.noise_running_text {
+            writeln!(out, "    warning: {why} node `{title}` holds running text")?;
+        }
         for m in &h.toc_missing {
             writeln!(out, "    contents entry not found: {m}")?;
         }
@@ -213,12 +231,70 @@ fn check(path: &Path, lossy: bool) -> anyhow::Result<Outcome> {
             bad += 1;
         }
     }
+    usable.write(&mut out)?;
     out.flush()?;
     Ok(if bad > 0 {
         Outcome::PartialFailure
     } else {
         Outcome::Success
     })
+}
+
+/// Which half each document is in: within its folder, files sorted by
+/// name, even positions (0, 2, ..) tune, odd ones check (the split every
+/// corpus figure of the project uses).
+fn halves(docs: &[PathBuf]) -> Vec<bool> {
+    let mut by_dir: std::collections::BTreeMap<&Path, Vec<&Path>> = Default::default();
+    for d in docs {
+        by_dir
+            .entry(d.parent().unwrap_or(Path::new("")))
+            .or_default()
+            .push(d);
+    }
+    for v in by_dir.values_mut() {
+        v.sort();
+    }
+    docs.iter()
+        .map(|d| {
+            let v = &by_dir[d.parent().unwrap_or(Path::new(""))];
+            v.iter().position(|x| *x == d.as_path()).unwrap_or(0) % 2 == 1
+        })
+        .collect()
+}
+
+/// Counts of documents of [`USABLE_MIN_CHARS`]+ characters with a usable
+/// tree, per half (`[tuning, checking]`).
+#[derive(Default)]
+struct Usable {
+    usable: [usize; 2],
+    long: [usize; 2],
+}
+
+impl Usable {
+    fn add(&mut self, h: &crate::tree::TreeHealth, checking: bool) {
+        if h.chars < USABLE_MIN_CHARS {
+            return;
+        }
+        let i = usize::from(checking);
+        self.long[i] += 1;
+        self.usable[i] += usize::from(h.usable());
+    }
+
+    fn write(&self, out: &mut impl Write) -> std::io::Result<()> {
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        let (u, l) = (self.usable[0] + self.usable[1], self.long[0] + self.long[1]);
+        writeln!(
+            out,
+            "usable trees ({USABLE_MIN_CHARS}+ chars): {u}/{l} ({:.1}%); tuning half {}/{} ({:.1}%), checking half {}/{} ({:.1}%)",
+            pct(u, l),
+            self.usable[0],
+            self.long[0],
+            pct(self.usable[0], self.long[0]),
+            self.usable[1],
+            self.long[1],
+            pct(self.usable[1], self.long[1]),
+        )
+    }
 }
 
 /// The F1 `--score` expects overall.

@@ -215,6 +215,7 @@ pub(crate) fn assemble(
         party_names: Vec::new(),
     };
     tree.health = health::measure(&tree, toc);
+    tree.health.noise_running_text = health::noise_running_text(&tree, source);
     tree
 }
 

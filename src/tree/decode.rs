@@ -386,7 +386,14 @@ const KEYWORD_STYLE: u16 = 8;
 /// roman numeral), pushed to `out`.
 pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
     let before = out.len();
-    candidates_in(lines, j, lines[j], out);
+    // A page run into one line: a heading at its start ends where its
+    // capitals title does (`4. COMPENSATION In consideration of`).
+    let head = if lines[j].len() >= RUN_IN_CLAUSE_MIN {
+        without_run_in_body(lines[j])
+    } else {
+        lines[j]
+    };
+    candidates_in(lines, j, head, out);
     // A page number run into the next page's first line (`11 1.4. Interest
     // on Revolving Credit Advances.`): the heading is what follows it.
     if out.len() == before && lines[j].starts_with(|c: char| c.is_ascii_digit()) {
@@ -405,90 +412,245 @@ pub(crate) fn candidates_at(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
             }
         }
     }
-    if out.len() == before && lines[j].len() >= RUN_TOGETHER_MIN {
-        inside_run_together(lines, j, out);
-    }
     if out.len() > before && continues_sentence(lines, j) {
         for c in &mut out[before..] {
             c.reward -= 2.0;
         }
     }
+    // A page run into one line, or a heading that runs its first clause
+    // into its line (`6. Intellectual Property 6.1 OWNERSHIP. All work`).
+    if lines[j].len() >= RUN_TOGETHER_MIN
+        || (out.len() > before && lines[j].len() >= RUN_IN_CLAUSE_MIN)
+    {
+        inside_run_together(lines, j, out, false);
+    } else if lines[j].len() >= TAIL_HEADING_MIN {
+        // A heading run onto the end of the paragraph before it (`... as
+        // follows: 1. DEFINITIONS`, `... (Working Groups). 2. DEVELOPMENT`).
+        inside_run_together(lines, j, out, true);
+    }
 }
 
 /// A line this long holds a page the extraction ran together: its
-/// headings stand inside it, after a sentence end.
+/// headings stand inside it, after a sentence end or a capitals title.
 const RUN_TOGETHER_MIN: usize = 1200;
-/// Headings looked at inside one run-together line; the decoder takes at
-/// most one of them (a node starts at a line).
-const RUN_TOGETHER_CANDS: usize = 3;
+/// A line this long may end with a heading run onto it.
+const TAIL_HEADING_MIN: usize = 40;
+/// A heading line this long may carry its first clauses run into it.
+const RUN_IN_CLAUSE_MIN: usize = 200;
+/// Heading starts looked at inside one run-together line.
+const RUN_TOGETHER_CANDS: usize = 40;
 
 /// Candidates inside a run-together line: a section or article label right
-/// after a sentence end (`... as follows: SECTION 1. DEFINITIONS`), with
-/// its title cut where its body starts. Less likely than a heading on a
-/// line of its own; the numbering decides whether the chain takes one.
-fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>) {
+/// after a sentence end or a capitals title (`... as follows: SECTION 1.
+/// DEFINITIONS`, `1. TERMS OF AGREEMENT 1.1 Commencement`), each at its
+/// byte offset, its title cut where its body starts (a capitals title
+/// before its body, or a short title closed by its period) and where the
+/// next such heading starts. Less likely than a heading on a line of its
+/// own; the numbering decides which the chain takes, and each one taken
+/// starts its node there, mid-line.
+fn inside_run_together(lines: &[&str], j: usize, out: &mut Vec<Cand>, tail_only: bool) {
     let t = lines[j];
-    let before = out.len();
-    for (i, _) in t.match_indices(['.', ':']) {
-        let Some(rest) = t[i + 1..].strip_prefix(' ') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let starts = rest.starts_with(|c: char| c.is_ascii_digit())
-            || rest.starts_with("SECTION ")
-            || rest.starts_with("Section ")
-            || rest.starts_with("ARTICLE ");
-        if !starts || !t[..i].ends_with(|c: char| c.is_alphanumeric() || c == ')') {
-            continue;
-        }
-        // A heading, not a numbered paragraph: a short title that ends
-        // before the body starts (`12.9 Severability. Any provision`).
-        let title = super::lines::candidate(rest).map(|c| inline_title(c.rest));
-        if !title.is_some_and(|it| it.len() <= 80 && title_like(it) && has_inline_body(rest)) {
-            continue;
-        }
-        let n = out.len();
-        candidates_in(lines, j, rest, out);
+    let starts = run_together_starts(t, tail_only);
+    for (k, &p) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(t.len());
+        let seg = t[p..end].trim_end();
+        let before = out.len();
+        candidates_in(lines, j, without_run_in_body(seg), out);
         out.truncate(
-            n + out[n..]
-                .iter()
-                .take_while(|c| c.class != Class::Annex)
-                .count(),
+            before
+                + out[before..]
+                    .iter()
+                    .take_while(|c| c.class != Class::Annex)
+                    .count(),
         );
-        if out.len() - before >= RUN_TOGETHER_CANDS {
+        for c in &mut out[before..] {
+            // The title on the next line is not this heading's: it is
+            // inline.
+            c.offset = p;
+            c.title_end = j;
+            c.reward -= INSIDE_A_LINE;
+            c.run_together = true;
+        }
+    }
+}
+
+/// Byte offsets inside `t` (never 0) where a heading may start: a label
+/// (`12.9`, `SECTION 4`, `ARTICLE VII`) after a sentence end (`.`, `:`
+/// after a word) or after a capitals word (the end of the previous
+/// heading's capitals title), followed by a title that ends before its
+/// body: short and closed by its period, or in capitals.
+fn run_together_starts(t: &str, tail_only: bool) -> Vec<usize> {
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    // A line that starts with a one-number heading (`5. Intellectual
+    // Property`): where its title starts, and its number.
+    let title_at = bare_one_number(t)
+        .and_then(|r| (r.as_ptr() as usize).checked_sub(t.as_ptr() as usize))
+        .filter(|&at| at <= t.len());
+    let own_number = t.split('.').next().unwrap_or("");
+    for p in 1..b.len() {
+        if out.len() >= RUN_TOGETHER_CANDS {
             break;
         }
+        if b[p - 1] != b' ' {
+            continue;
+        }
+        let rest = &t[p..];
+        let starts = b[p].is_ascii_digit()
+            || rest.starts_with("SECTION ")
+            || rest.starts_with("Section ")
+            || rest.starts_with("ARTICLE ")
+            || rest.starts_with("Article ")
+            || rest.starts_with("CLAUSE ")
+            || rest.starts_with("Clause ");
+        if !starts {
+            continue;
+        }
+        let keyword = !b[p].is_ascii_digit();
+        let before = t[..p].trim_end();
+        let after_sentence = before.ends_with(['.', ':'])
+            && before[..before.len() - 1].ends_with(|c: char| c.is_alphanumeric() || c == ')');
+        let last_word = before.rsplit(' ').next().unwrap_or("");
+        // The number of a label word before it (`SECTION 1. AMENDMENT`,
+        // `under Section 2`): part of that label or reference, never a
+        // label of its own.
+        if is_label_word(last_word) {
+            continue;
+        }
+        let after_capitals = last_word.len() >= 2
+            && last_word
+                .bytes()
+                .all(|c| c.is_ascii_uppercase() || c == b',');
+        // Right after the title of the heading the line starts with (`6.
+        // Intellectual Property 6.1 OWNERSHIP.`): no sentence end between
+        // (the label's own period is not one).
+        // Its first clause (`5.1`) right after that title.
+        let after_title = !keyword
+            && rest.split('.').next() == Some(own_number)
+            && title_at.is_some_and(|at| {
+                at < p
+                    && p - at <= 100
+                    && last_word.starts_with(|c: char| c.is_uppercase())
+                    && !t[at..p].contains(". ")
+            });
+        // PDF text keeps the gap before a block: a keyword heading after
+        // three spaces (`Regulations Version 1    CLAUSE 1. PURPOSE`, a
+        // running page header before it).
+        let after_gap = keyword
+            && t[..p].ends_with("   ")
+            && !before.ends_with(|c: char| c.is_lowercase() || c == ',');
+        if !(after_sentence || after_capitals || after_title || after_gap) {
+            continue;
+        }
+        // `1. DEFINITIONS`, `4. COMPENSATION In consideration`: a bare
+        // one-number label, which the line recogniser leaves to the
+        // decoder's own reading.
+        let (c_rest, two_numbers) = match super::lines::candidate(rest) {
+            Some(c) => (c.rest, c.num.1.is_some()),
+            None => match bare_one_number(rest) {
+                Some(r) => (r, false),
+                None => continue,
+            },
+        };
+        let it = inline_title(c_rest);
+        let closed = it.len() <= 80 && title_like(it) && has_inline_body(rest);
+        let capitals = without_run_in_body(rest).len() < rest.len();
+        // A numbered clause (`1.2 Term This agreement is for`) after a
+        // sentence end or right after its heading's title: a node of its
+        // own when the numbering runs on.
+        let clause = two_numbers && (after_title || after_capitals) && has_inline_body(rest);
+        // A capitals title that ends the line: the heading of the text
+        // below, run onto the end of the paragraph above.
+        let title = c_rest.trim_end_matches('.');
+        let tail = (after_sentence || after_gap)
+            && !title.is_empty()
+            && title.len() <= 100
+            && is_capitals_title(title);
+        if tail || (!tail_only && (closed || capitals || clause)) {
+            out.push(p);
+        }
     }
-    for c in &mut out[before..] {
-        // The title on the next line is not this heading's: it is inline.
-        c.title_end = j;
-        c.reward -= INSIDE_A_LINE;
-        c.run_together = true;
+    out
+}
+
+/// A label word that starts a candidate of its own here (`SECTION`,
+/// `Article`), so the number after it is never a second one.
+fn is_label_word(w: &str) -> bool {
+    ["SECTION", "ARTICLE", "CLAUSE"]
+        .iter()
+        .any(|k| w.eq_ignore_ascii_case(k))
+}
+
+/// The title part after a bare one-number label (`12. ` of `12. NOTICES`).
+fn bare_one_number(t: &str) -> Option<&str> {
+    let d = t.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=2).contains(&d) {
+        return None;
     }
+    t[d..].strip_prefix(". ").map(str::trim_start)
 }
 
 /// A heading whose capitals title runs straight into its body (`SECTION 5.
 /// REPRESENTATIONS AND WARRANTIES To induce the Lenders`), cut before the
 /// body's first word; any other heading as it is.
 fn without_run_in_body(t: &str) -> &str {
-    let Some(c) = super::lines::candidate(t) else {
+    let Some(rest) = super::lines::candidate(t)
+        .map(|c| c.rest)
+        .or_else(|| bare_one_number(t))
+    else {
         return t;
     };
     // `rest` is a slice of `t`: where it starts in `t`.
-    let rest_at = c.rest.as_ptr() as usize - t.as_ptr() as usize;
+    let rest_at = rest.as_ptr() as usize - t.as_ptr() as usize;
+    // PDF text keeps the gap between a heading and its body: a short
+    // title before a run of three spaces (`3. Obligations Of The Parties
+    // 3.1. HPIL ET's obligations`) ends there.
+    if let Some(gap) = rest.get(..rest.len().min(100)).and_then(|h| h.find("   ")) {
+        let title = rest[..gap].trim_end_matches('.');
+        if gap > 0 && title_like(title) && !title.contains(". ") {
+            return &t[..rest_at + title.len()];
+        }
+    }
+    // A title in title case ends where its first clause's label starts
+    // (`5. Intellectual Property 5.1 OWNERSHIP. All work`).
+    let mut at = 0;
+    for w in rest.split(' ').take(12) {
+        if at > 0 && is_clause_label(w) {
+            let title = rest[..at].trim_end();
+            if title_like(title) && !title.contains(". ") {
+                return &t[..rest_at + title.len()];
+            }
+            break;
+        }
+        at += w.len() + 1;
+    }
     let mut end = 0;
-    for w in c.rest.split(' ') {
-        if w.chars().any(char::is_lowercase) {
+    for w in rest.split(' ') {
+        // The body starts at its first lower-case word, or at the first
+        // clause's label (`1. TERMS OF AGREEMENT 1.1 Commencement`).
+        if w.chars().any(char::is_lowercase)
+            || (end > 0 && w.starts_with(|c: char| c.is_ascii_digit()))
+        {
             break;
         }
         end += w.len() + 1;
     }
-    let title = c.rest[..end.min(c.rest.len())].trim_end();
-    if end < c.rest.len() && is_capitals_title(title) {
+    let title = rest[..end.min(rest.len())].trim_end();
+    if end < rest.len() && is_capitals_title(title) {
         &t[..rest_at + title.len()]
     } else {
         t
     }
+}
+
+/// `5.1`, `5.1.`, `12.10`: a two-number clause label standing as a word.
+fn is_clause_label(w: &str) -> bool {
+    let w = w.strip_suffix('.').unwrap_or(w);
+    let Some((a, b)) = w.split_once('.') else {
+        return false;
+    };
+    let digits = |x: &str| (1..=2).contains(&x.len()) && x.bytes().all(|c| c.is_ascii_digit());
+    digits(a) && digits(b)
 }
 
 /// What a heading inside a line costs against one on a line of its own.
@@ -520,7 +682,8 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         return;
     };
     // `0xC2` starts `§`.
-    if !(first.is_ascii_digit() || matches!(first, b'A' | b'S' | b'E' | b'I' | b'V' | b'X' | 0xC2))
+    if !(first.is_ascii_digit()
+        || matches!(first, b'A' | b'S' | b'E' | b'C' | b'I' | b'V' | b'X' | 0xC2))
     {
         return;
     }
@@ -541,7 +704,7 @@ fn candidates_in(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
 /// start with `I` are `If`, `In`, `It`).
 fn roman_then_period(t: &str) -> bool {
     let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
-    n > 0 && t.as_bytes().get(n) == Some(&b'.')
+    n > 0 && (t.as_bytes().get(n) == Some(&b'.') || t[n..].starts_with(" - "))
 }
 
 /// `IV.     PROPRIETARY MARKS`: a roman numeral and its period before a
@@ -550,10 +713,11 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
     let Some((label, used)) = super::label::parse_label(t) else {
         return;
     };
-    if label.kind != LabelKind::Article || !t[..used].ends_with('.') {
+    let dashed = t[used..].starts_with(" - ");
+    if label.kind != LabelKind::Article || !(t[..used].ends_with('.') || dashed) {
         return;
     }
-    let rest = t[used..].trim();
+    let rest = t[used..].trim().trim_start_matches("- ");
     if !is_capitals_title(rest) || rest.len() > 100 {
         return;
     }
@@ -561,7 +725,8 @@ fn bare_roman(lines: &[&str], j: usize, t: &str, out: &mut Vec<Cand>) {
         lines,
         j,
         rest,
-        t[..used].to_owned(),
+        // `II -`: the title keeps its dash, so its label parses again.
+        t[..used + if dashed { 2 } else { 0 }].to_owned(),
         Class::Article,
         (label.seq[0], 0),
         style_of("", true, 1) + ROMAN_STYLE,

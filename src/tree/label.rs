@@ -70,6 +70,67 @@ const WORDS: [&str; 20] = [
     "TWENTY",
 ];
 
+/// Spelled-out ordinals (`CLAUSE FIRST`, `ARTICLE TWELFTH`).
+const ORDINALS: [&str; 20] = [
+    "FIRST",
+    "SECOND",
+    "THIRD",
+    "FOURTH",
+    "FIFTH",
+    "SIXTH",
+    "SEVENTH",
+    "EIGHTH",
+    "NINTH",
+    "TENTH",
+    "ELEVENTH",
+    "TWELFTH",
+    "THIRTEENTH",
+    "FOURTEENTH",
+    "FIFTEENTH",
+    "SIXTEENTH",
+    "SEVENTEENTH",
+    "EIGHTEENTH",
+    "NINETEENTH",
+    "TWENTIETH",
+];
+
+/// Tens for compounds (`TWENTY-FIRST`, `THIRTY-TWO`), and their ordinals.
+const TENS: [(&str, &str, u32); 4] = [
+    ("TWENTY", "TWENTIETH", 20),
+    ("THIRTY", "THIRTIETH", 30),
+    ("FORTY", "FORTIETH", 40),
+    ("FIFTY", "FIFTIETH", 50),
+];
+
+/// The value of a number word, any case: a cardinal or an ordinal up to
+/// twenty, a ten, or a hyphenated compound of a ten and a unit
+/// (`Twenty-First`, `THIRTY-TWO`).
+pub(crate) fn spelled_number(word: &str) -> Option<u32> {
+    if word.len() < 3
+        || word.len() > 16
+        || !word.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-')
+    {
+        return None;
+    }
+    let up = word.to_ascii_uppercase();
+    let unit = |w: &str| {
+        WORDS
+            .iter()
+            .position(|x| *x == w)
+            .or_else(|| ORDINALS.iter().position(|x| *x == w))
+            .map(|n| n as u32 + 1)
+    };
+    if let Some(v) = unit(&up) {
+        return Some(v);
+    }
+    if let Some(&(_, _, v)) = TENS.iter().find(|(t, o, _)| *t == up || *o == up) {
+        return Some(v);
+    }
+    let (ten, one) = up.split_once('-')?;
+    let &(_, _, t) = TENS.iter().find(|(x, _, _)| *x == ten)?;
+    unit(one).filter(|&u| u < 10).map(|u| t + u)
+}
+
 /// Splits a heading as written into its label and its name. A heading with
 /// no label keeps its whole text (less trailing separators) as the name.
 pub fn split_heading(title: &str) -> (Option<Label>, String) {
@@ -122,7 +183,10 @@ pub fn parse_label(t: &str) -> Option<(Label, usize)> {
 fn bare_roman(t: &str) -> Option<(Label, usize)> {
     let n = t.bytes().take_while(|b| b"IVX".contains(b)).count();
     let rest = t.get(n..)?;
-    if n == 0 || !rest.starts_with('.') || !rest[1..].starts_with(char::is_whitespace) {
+    // `IV.  PROPRIETARY MARKS`, or `II - WORK BY LEO` with a dash.
+    let dotted = rest.starts_with('.') && rest[1..].starts_with(char::is_whitespace);
+    let dashed = [" - ", " – ", " — "].iter().any(|d| rest.starts_with(d));
+    if n == 0 || !(dotted || dashed) {
         return None;
     }
     let v = roman_value(&t[..n])?;
@@ -132,7 +196,7 @@ fn bare_roman(t: &str) -> Option<(Label, usize)> {
             text: t[..n].to_owned(),
             seq: vec![v],
         },
-        n + 1,
+        n + usize::from(dotted),
     ))
 }
 
@@ -230,9 +294,8 @@ fn ident(s: &str, kind: LabelKind) -> Option<(Vec<u32>, usize)> {
     // A number word (`ONE`) is all letters: only a word that starts
     // with one is looked up.
     if word.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        let up = word.to_ascii_uppercase();
-        if let Some(n) = WORDS.iter().position(|w| *w == up) {
-            return Some((vec![n as u32 + 1], word.len()));
+        if let Some(n) = spelled_number(word) {
+            return Some((vec![n], word.len()));
         }
     }
     if word.starts_with(|c: char| c.is_ascii_digit()) {
@@ -407,6 +470,9 @@ mod tests {
         );
         assert_eq!(split("Article 1. DEFINITIONS").2, vec![1]);
         assert_eq!(split("ARTICLE ONE General").2, vec![1]);
+        assert_eq!(split("CLAUSE FIRST PURPOSE").2, vec![1]);
+        assert_eq!(split("CLAUSE TWENTY-NINTH VALIDITY").2, vec![29]);
+        assert_eq!(split("SECTION FOUR. REMUNERATION").3, "REMUNERATION");
         assert_eq!(split("SECTION1.01.Certain Defined Terms").2, vec![1, 1]);
         assert_eq!(split("Section 2.05 [Reserved]").3, "[Reserved]");
         assert_eq!(split("§ 4 Rent").2, vec![4]);

@@ -53,6 +53,9 @@ impl Candidate<'_> {
 
 const ARTICLE_WORDS: [&str; 2] = ["ARTICLE", "Article"];
 const SECTION_WORDS: [&str; 2] = ["SECTION", "Section"];
+/// `CLAUSE 4 OBLIGATIONS`, `CLAUSE FIRST PURPOSE`: the article level of
+/// contracts drafted in civil-law style.
+const CLAUSE_WORDS: [&str; 2] = ["CLAUSE", "Clause"];
 // `§ 12` is a section keyword too (matched in `candidate`).
 const SCHEDULE_WORDS: [&str; 8] = [
     "SCHEDULE",
@@ -82,6 +85,7 @@ pub(crate) fn candidate(t: &str) -> Option<Candidate<'_>> {
                 keyword_rest(t, &SCHEDULE_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Schedule))
             }),
         b'E' => keyword_rest(t, &EXHIBIT_WORDS).and_then(|(k, r)| annex(k, r, CandKind::Exhibit)),
+        b'C' => keyword_rest(t, &CLAUSE_WORDS).and_then(|(k, r)| article(k, r)),
         b'0'..=b'9' => bare(t),
         _ => t.strip_prefix('§').and_then(|r| section("§", r)),
     }
@@ -140,6 +144,9 @@ fn article<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
             alternatives: Vec::new(),
             rest,
         });
+    }
+    if let Some(c) = spelled(keyword, s, CandKind::Article) {
+        return Some(c);
     }
     let romans = s.bytes().take_while(|b| b"IVXLC".contains(b)).count();
     if romans == 0 {
@@ -222,8 +229,46 @@ fn dotted_number(s: &str) -> Option<(u32, Option<u32>, usize)> {
     Some((major, None, d1))
 }
 
+/// A number spelled out after its keyword (`SECTION FOUR. REMUNERATION`,
+/// `CLAUSE TWENTY-FIRST SETTLEMENT`), in the keyword's case or capitalised,
+/// before a title that starts like one.
+fn spelled<'a>(keyword: &'a str, s: &'a str, kind: CandKind) -> Option<Candidate<'a>> {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphabetic() || c == '-'))
+        .unwrap_or(s.len());
+    let word = &s[..end];
+    let num = super::label::spelled_number(word)?;
+    // `Section Two` / `SECTION TWO`, never `Section two of`.
+    let upper = word.bytes().all(|b| !b.is_ascii_lowercase());
+    if !(upper || word.starts_with(|c: char| c.is_ascii_uppercase())) {
+        return None;
+    }
+    let tail = &s[end..];
+    let dotted = tail.starts_with('.');
+    if tail.starts_with(|c: char| !(c.is_whitespace() || matches!(c, '.' | ':' | '-' | '–' | '—')))
+    {
+        return None;
+    }
+    let rest = skip_separators(tail).trim_end();
+    if !title_start_ok(rest) || rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    Some(Candidate {
+        kind,
+        keyword,
+        ident: word,
+        dotted,
+        num: (num, None),
+        alternatives: Vec::new(),
+        rest,
+    })
+}
+
 fn section<'a>(keyword: &'a str, after: &'a str) -> Option<Candidate<'a>> {
     let s = after.trim_start();
+    if s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return spelled(keyword, s, CandKind::Section);
+    }
     let (major, minor, used) = dotted_number(s)?;
     let ident = &s[..used];
     let mut tail = &s[used..];
@@ -713,6 +758,21 @@ mod tests {
         assert!(candidate("Article 8 or the Commitments expire").is_none());
         assert!(candidate("Article 2 (including Section 2.13) of this").is_none());
         assert!(candidate("Articles of Incorporation").is_none());
+        let c = cand("CLAUSE SECOND  DEFINITIONS");
+        assert_eq!(
+            (c.kind, c.num, c.rest),
+            (CandKind::Article, (2, None), "DEFINITIONS")
+        );
+        let c = cand("CLAUSE TWENTY-NINTH ADDITIONS");
+        assert_eq!(c.num, (29, None));
+        let c = cand("SECTION FOUR. REMUNERATION");
+        assert_eq!(
+            (c.kind, c.num, c.dotted),
+            (CandKind::Section, (4, None), true)
+        );
+        assert!(candidate("Section two of the Agreement").is_none());
+        assert!(candidate("Clause 5 of this Agreement").is_none());
+        assert!(candidate("SECTION ONE hereof").is_none());
     }
 
     #[test]

@@ -41,7 +41,13 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     // contents page (a run of `2.8 Reserved` lines is the body itself).
     // Candidates do not depend on the regions: found once for every line,
     // then the lines of the current regions are left out.
-    let all = collect(&lines);
+    let mut all = collect(&lines);
+    // Offsets of headings inside a run-together line are into the trimmed
+    // line: make them offsets into the source's line.
+    for c in all.iter_mut().filter(|c| c.offset > 0) {
+        let raw = source.line(c.line + 1);
+        c.offset += lines[c.line].as_ptr() as usize - raw.as_ptr() as usize;
+    }
     let mut cands = outside(&all, &tocs);
     let before = tocs.len();
     {
@@ -101,6 +107,7 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
     }
     let chosen: Vec<&Cand> = chain.iter().map(|&i| cands[i]).collect();
     let first_line = chosen.first().map_or(lines.len(), |c| c.line);
+    let first_offset = chosen.first().map_or(0, |c| c.offset);
 
     let mut out: Vec<Heading> = Vec::new();
     for Toc { region: r, .. } in &tocs {
@@ -119,9 +126,16 @@ pub(crate) fn headings(source: &SourceText) -> (Vec<Heading>, Vec<(String, Entry
         let front = front_headings(&lines, r, first_line);
         // Running text between the contents and the first heading (the
         // recitals) is a preamble of its own, not part of the contents.
-        let after = (r.last + 1..first_line).find(|&k| !is_furniture(lines[k]));
+        // The first heading inside a line (a page run into one line):
+        // the text before it on that line is after the contents too.
+        let upto = if first_offset > 0 {
+            first_line + 1
+        } else {
+            first_line
+        };
+        let after = (r.last + 1..upto.min(lines.len())).find(|&k| !is_furniture(lines[k]));
         if let Some(a) = after.filter(|a| front.iter().all(|h| h.line != a + 1)) {
-            if (a..first_line).any(|k| is_prose(lines[k])) {
+            if (a..upto.min(lines.len())).any(|k| is_prose(lines[k]) || is_running_text(lines[k])) {
                 out.push(Heading::new(
                     a + 1,
                     1,
@@ -621,8 +635,10 @@ pub(crate) fn toc_regions(lines: &[&str]) -> Vec<TocRegion> {
         // entries carry no label the line recogniser knows (`1.   TITLE....1`).
         let dotted =
             t.starts_with(|c: char| c.is_ascii_digit()) && has_four_dots(t) && tocish.get(i);
-        let trigger =
-            titled || dotted || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c));
+        let trigger = titled
+            || dotted
+            || candidate(t).is_some_and(|c| tocish.get(i) || !has_inline_body(&c))
+                && !is_running_text(t);
         if trigger {
             match scan_toc(lines, i, titled, &mut tocish) {
                 Ok(mut r) => {
@@ -684,7 +700,10 @@ fn scan_toc(
     for (j, &t) in lines.iter().enumerate().skip(start) {
         if j == start && titled {
             if tocish_at.get(j) {
-                entries += 1;
+                // A contents page run into its title's line holds its
+                // entries, one run of leaders each.
+                let leaders = t.split("....").filter(|s| !s.trim().is_empty()).count();
+                entries += leaders.max(1);
                 tocish += 1;
             }
             continue;
@@ -692,6 +711,12 @@ fn scan_toc(
         if is_furniture(t) {
             furniture += usize::from(!t.is_empty());
             continue;
+        }
+        // A contents page is short entries with labels or page numbers:
+        // a line of running sentences (a page run into one line) is the
+        // body, whatever labels it holds.
+        if is_running_text(t) {
+            break;
         }
         let toc_line = tocish_at.get(j);
         if let Some(c) = candidate(t) {
@@ -737,6 +762,44 @@ fn scan_toc(
         Err(last)
     }
 }
+
+/// Running sentences: a long line without dotted leaders, mostly of
+/// lower-case words or with several sentence ends (a full stop after a
+/// lower-case word, then a capitalised word).
+fn is_running_text(t: &str) -> bool {
+    if t.len() < RUNNING_TEXT_MIN || has_four_dots(t) {
+        return false;
+    }
+    // Mostly lower-case words: sentences, not a list of titles.
+    let (mut n, mut lower) = (0usize, 0usize);
+    for w in t.split_whitespace() {
+        n += 1;
+        lower += usize::from(w.starts_with(|c: char| c.is_lowercase()));
+    }
+    if lower * 2 >= n {
+        return true;
+    }
+    let mut ends = 0;
+    let mut words = t.split_whitespace().peekable();
+    while let Some(w) = words.next() {
+        let sentence_end = w.len() > 2
+            && w.ends_with('.')
+            && w[..w.len() - 1].ends_with(|c: char| c.is_ascii_lowercase())
+            && words
+                .peek()
+                .is_some_and(|n| n.starts_with(char::is_uppercase));
+        if sentence_end {
+            ends += 1;
+            if ends >= 3 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A line this long may be running text rather than a contents entry.
+const RUNNING_TEXT_MIN: usize = 300;
 
 /// A note inside a table of contents (`*The Table of Contents is not a part
 /// of this Agreement.`) is followed by more entries within a few lines.
