@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod extract;
 pub mod graph;
 pub mod index;
+pub mod llm;
 pub mod pipeline;
 pub mod report;
 pub mod review;

@@ -10,7 +10,7 @@
 //! extractions; `--no-llm-match` turns the call off.
 
 use super::GraphabilityIndex;
-use crate::extract::llm::client::{CallError, LlmClient};
+use crate::llm::{CallError, LlmClient};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -70,13 +70,7 @@ pub struct TitleCallFailed(pub CallError);
 
 impl std::fmt::Display for TitleCallFailed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reason = match &self.0 {
-            CallError::Retryable { reason, .. }
-            | CallError::Transport(reason)
-            | CallError::FormatUnsupported(reason)
-            | CallError::Fatal(reason) => reason,
-        };
-        write!(f, "LLM title mapping failed: {reason}")
+        write!(f, "LLM title mapping failed: {}", self.0.reason())
     }
 }
 

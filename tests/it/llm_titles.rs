@@ -6,8 +6,8 @@
 
 use super::ingest::csv_rows;
 use super::util::{read, tempdir};
-use kgroute::extract::llm::client::LlmClient;
-use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
+use kgroute::llm::LlmClient;
+use crate::fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::LlmConfig;
 use kgroute::index::llm_titles::{map_titles, TitleQuery};
 use kgroute::index::{GraphabilityIndex, MatchMethod, Tier};
@@ -208,7 +208,7 @@ impl Work {
     }
 }
 
-fn is_title_request(r: &kgroute::extract::llm::fake_server::FakeRequest) -> bool {
+fn is_title_request(r: &crate::fake_server::FakeRequest) -> bool {
     r.messages()[0]["content"]
         .as_str()
         .is_some_and(|c| c.starts_with(kgroute::index::llm_titles::SYSTEM_INTRO))
