@@ -23,3 +23,147 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
 }
+
+/// Removes the temp files [`write_atomic`] left in `dir` and its direct
+/// subfolders (a run killed between write and rename leaves
+/// `.NAME.tmpPID`). Only files whose process is gone are removed: a live
+/// process may be about to rename its own. Returns how many went.
+pub fn clean_stale(dir: &Path) -> usize {
+    let mut removed = 0;
+    let mut dirs = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() && depth == 0 {
+                dirs.push((p, 1));
+            } else if kind.is_file() && temp_of_dead_process(&p) && std::fs::remove_file(&p).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
+/// Whether `p` is named `.NAME.tmpPID` and process PID no longer runs.
+fn temp_of_dead_process(p: &Path) -> bool {
+    let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if !name.starts_with('.') {
+        return false;
+    }
+    let Some((_, pid)) = name.rsplit_once(".tmp") else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    pid != std::process::id() && !process_alive(pid)
+}
+
+#[cfg(unix)]
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn process_alive(_pid: u32) -> bool {
+    true
+}
+
+/// Checks, before a run starts, that [`write_atomic`] will be able to
+/// write `path` at its end: the path is a regular file or absent, and its
+/// folder (or the nearest existing ancestor, for folders still to be made)
+/// accepts a new file. Nothing is left behind.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            anyhow::bail!("{}: exists and is not a regular file", path.display());
+        }
+    }
+    let mut dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    while !dir.exists() {
+        match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            Some(p) => dir = p.to_path_buf(),
+            None => dir = Path::new(".").to_path_buf(),
+        }
+    }
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{}: cannot be written: {} is not a folder",
+            path.display(),
+            dir.display()
+        );
+    }
+    let probe = dir.join(format!(".kgroute-probe.tmp{}", std::process::id()));
+    std::fs::write(&probe, b"").with_context(|| {
+        format!(
+            "{}: cannot be written (no new file in {})",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Whether any file in `dir` or its direct subfolders was modified at or
+/// after `since`: whether a failed run wrote anything (exit 1, not 2).
+pub fn written_since(dir: &Path, since: std::time::SystemTime) -> bool {
+    let mut dirs = vec![(dir.to_path_buf(), 0)];
+    while let Some((d, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                if depth == 0 {
+                    dirs.push((e.path(), 1));
+                }
+            } else if meta.modified().is_ok_and(|m| m >= since) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_files_of_dead_processes_go_and_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir(d.join("docs")).unwrap();
+        // A pid above the kernel's maximum cannot be running.
+        let dead = d.join("docs/.a.json.tmp4194304999");
+        let mine = d.join(format!(".b.json.tmp{}", std::process::id()));
+        let live = d.join(".c.json.tmp1");
+        let plain = d.join("report.tmp123");
+        for f in [&dead, &mine, &live, &plain] {
+            std::fs::write(f, "x").unwrap();
+        }
+        write_atomic(&d.join("docs/a.json"), b"{}").unwrap();
+        assert_eq!(clean_stale(d), 1);
+        assert!(!dead.exists());
+        assert!(mine.exists() && live.exists() && plain.exists());
+        assert_eq!(std::fs::read(d.join("docs/a.json")).unwrap(), b"{}");
+    }
+}

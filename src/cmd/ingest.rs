@@ -180,30 +180,54 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         });
     }
     let cfg = ingest_config(args)?;
+    let unlistable = cfg.unlistable.clone();
     let cost_unknown = cfg.extractor.llm.is_some() && cfg.cost.prices().is_none();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let result = runtime.block_on(run_batch(cfg))?;
+    let out_dir = cfg.out_dir.clone();
+    let started = std::time::SystemTime::now();
+    let result = match runtime.block_on(run_batch(cfg)) {
+        Ok(r) => r,
+        // Documents were written before the failure (a full disk while
+        // writing the reports): the batch is resumable and partly done,
+        // which is exit code 1, not the 2 of a run that made nothing.
+        Err(e) if crate::atomic_file::written_since(&out_dir.join("docs"), started) => {
+            eprintln!("kgroute: {e:#}");
+            eprintln!(
+                "kgroute: the batch in {} is partly written; fix the cause and finish it with --resume",
+                out_dir.display()
+            );
+            return Ok(Outcome::PartialFailure);
+        }
+        Err(e) => return Err(e),
+    };
     if result.nothing_to_do {
-        println!(
+        crate::stdout::line(format_args!(
             "batch {}: already finished, nothing to redo; no file changed",
             result.summary.batch_id
-        );
+        ));
     }
     let headline = result.summary.headline();
     match headline.rsplit_once(", $") {
         // An LLM without a price: the spend is unknown, not $0.
-        Some((head, _)) if cost_unknown => println!("{head}, cost unknown"),
-        _ => println!("{headline}"),
+        Some((head, _)) if cost_unknown => {
+            crate::stdout::line(format_args!("{head}, cost unknown"))
+        }
+        _ => crate::stdout::line(&headline),
     }
-    println!("reports: {}", result.out_dir.display());
-    Ok(if result.failed_documents + result.failed_sections > 0 {
-        Outcome::PartialFailure
-    } else {
-        Outcome::Success
-    })
+    crate::stdout::line(format_args!("reports: {}", result.out_dir.display()));
+    for e in &unlistable {
+        eprintln!("kgroute: error: {e}; its documents are not in this batch");
+    }
+    Ok(
+        if result.failed_documents + result.failed_sections > 0 || !unlistable.is_empty() {
+            Outcome::PartialFailure
+        } else {
+            Outcome::Success
+        },
+    )
 }
 
 /// Step one: checks what was typed, without I/O or the environment. Every
@@ -379,6 +403,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         },
         shard,
         skipped: discovery.skipped,
+        unlistable: discovery.unlistable,
         index_files: a.index,
         doc_type: a.doc_type,
         llm_match: !a.no_llm_match,
@@ -412,8 +437,15 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
 /// The prices table read when no price is given.
 const DEFAULT_PRICES: &str = "config/prices.yaml";
 
+/// `batch-20261201T224000Z-4242`: the start time (so names sort by age)
+/// and the process id, so two ingests started in the same second on one
+/// machine get two folders (they shared one before).
 fn new_batch_id() -> String {
-    format!("batch-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"))
+    format!(
+        "batch-{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    )
 }
 
 /// The most recently modified batch folder (one with a manifest) under `dir`.

@@ -32,8 +32,8 @@ pub struct MergeArgs {
 
 pub fn run(args: MergeArgs) -> anyhow::Result<Outcome> {
     let summary = crate::pipeline::merge::merge_shards(&args.dirs, &args.out, &args.history)?;
-    println!("{}", summary.headline());
-    println!("reports: {}", args.out.display());
+    crate::stdout::line(summary.headline());
+    crate::stdout::line(format_args!("reports: {}", args.out.display()));
     Ok(if summary.has_failures() {
         Outcome::PartialFailure
     } else {

@@ -12,7 +12,7 @@ use crate::pipeline::discover;
 use crate::pipeline::document::{plan_all, Planned};
 use crate::report::sanitize_title;
 use crate::route::cost::CostModel;
-use crate::route::export::{self, BatchPlan, DocumentPlan, PlanFailure};
+use crate::route::export::{self, DocumentPlan, PlanFailure};
 use crate::route::{PlanStats, Route, RouteOptions, RoutePlan};
 use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
 use crate::tree::SourceText;
@@ -136,6 +136,9 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
     }
+    for e in &found.unlistable {
+        eprintln!("kgroute: error: {e}; its documents are not in this plan");
+    }
     if let Some(s) = &shard {
         found.documents = crate::shard::documents_of(s, found.documents);
         eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
@@ -146,7 +149,50 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     };
 
     let cost = CostModel::new(args.model.as_deref(), prices);
-    let mut documents = Vec::new();
+    let header = export::PlanHeader {
+        document_type: set.names().join(","),
+        index_version: set
+            .indices
+            .iter()
+            .map(|i| format!("{}={}", i.document_type, i.version))
+            .collect::<Vec<_>>()
+            .join(","),
+        index_files: set.indices.iter().flat_map(|i| i.sources.clone()).collect(),
+        calibrate: cfg.opts.calibrate,
+        audit_rate: cfg.opts.audit_rate,
+        prices,
+    };
+
+    // plan.csv, plan.json and stdout are written as each document is
+    // planned: memory holds one document's plan and every document's
+    // counts, whatever the batch's size.
+    let out_dir = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("reports").join(format!(
+            "plan-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        ))
+    });
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("{}: cannot create output folder", out_dir.display()))?;
+    let create = |name: &str| -> anyhow::Result<(PathBuf, std::io::BufWriter<std::fs::File>)> {
+        let path = out_dir.join(name);
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        Ok((path, std::io::BufWriter::new(file)))
+    };
+    let (csv_path, csv_file) = create("plan.csv")?;
+    let (json_path, json_file) = create("plan.json")?;
+    let mut csv_out = export::CsvPlanWriter::new(csv_file);
+    let mut json_out = export::JsonPlanWriter::begin(json_file, &header)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut printer = match args.format {
+        PlanFormat::Json => Printer::Json(export::JsonPlanWriter::begin(&mut out, &header)?),
+        PlanFormat::Csv => Printer::Csv(Box::new(export::CsvPlanWriter::new(&mut out))),
+        PlanFormat::Table => Printer::Table(&mut out),
+    };
+
+    let mut all_stats: Vec<PlanStats> = Vec::new();
     let mut failures = Vec::new();
     for (path, planned) in plan_all(
         found.documents,
@@ -164,10 +210,18 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }) => {
                 if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
                     eprintln!(
-                        "kgroute: {}: fits no index (best: {} at {:.2}); routed as all-new",
+                        "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
                         sanitize_title(&path.display().to_string()),
                         doc_type.runner_up.as_deref().unwrap_or("none"),
                         doc_type.runner_up_confidence
+                    );
+                }
+                if let Some(d) = &doc_type.detected {
+                    eprintln!(
+                        "kgroute: warning: {}: routed with the index you named ({}), but detected as {d} (confidence {:.2})",
+                        sanitize_title(&path.display().to_string()),
+                        doc_type.name,
+                        doc_type.confidence
                     );
                 }
                 if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
@@ -179,12 +233,21 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                 if cost.tokenizer_name().is_some() {
                     apply_estimate(&mut stats, estimate_plan(&cost, &plan, &source));
                 }
-                documents.push(DocumentPlan {
+                drop(source);
+                let doc = DocumentPlan {
                     path,
                     doc_type,
                     stats,
                     plan,
-                });
+                };
+                csv_out
+                    .document(&doc)
+                    .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+                json_out
+                    .document(&doc)
+                    .with_context(|| format!("{}: cannot write", json_path.display()))?;
+                printer.document(&doc)?;
+                all_stats.push(doc.stats);
             }
             Err(e) => {
                 eprintln!("kgroute: {}: {e:#}", path.display());
@@ -195,60 +258,34 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let mut totals = PlanStats::sum(documents.iter().map(|d| &d.stats), prices.as_ref());
+    let mut totals = PlanStats::sum(all_stats.iter(), prices.as_ref());
     if cost.tokenizer_name().is_some() {
-        let sum = documents
+        let sum = all_stats
             .iter()
             .fold((0, 0, prices.map(|_| 0.0)), |acc, d| {
                 (
-                    acc.0 + d.stats.est_input_tokens,
-                    acc.1 + d.stats.est_output_tokens,
-                    acc.2.zip(d.stats.est_cost_usd).map(|(a, b)| a + b),
+                    acc.0 + d.est_input_tokens,
+                    acc.1 + d.est_output_tokens,
+                    acc.2.zip(d.est_cost_usd).map(|(a, b)| a + b),
                 )
             });
         apply_estimate(&mut totals, sum);
     }
-    let batch = BatchPlan {
-        document_type: set.names().join(","),
-        index_version: set
-            .indices
-            .iter()
-            .map(|i| format!("{}={}", i.document_type, i.version))
-            .collect::<Vec<_>>()
-            .join(","),
-        index_files: set.indices.iter().flat_map(|i| i.sources.clone()).collect(),
-        calibrate: cfg.opts.calibrate,
-        audit_rate: cfg.opts.audit_rate,
-        prices,
-        documents,
-        failures,
-        totals,
-    };
-
-    let out_dir = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("reports").join(format!(
-            "plan-{}",
-            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
-        ))
-    });
-    std::fs::create_dir_all(&out_dir)
-        .with_context(|| format!("{}: cannot create output folder", out_dir.display()))?;
-    let csv_path = out_dir.join("plan.csv");
-    let file = std::fs::File::create(&csv_path)
+    drop(all_stats);
+    csv_out
+        .finish()
         .with_context(|| format!("{}: cannot write", csv_path.display()))?;
-    export::write_csv(std::io::BufWriter::new(file), &batch.documents)
-        .with_context(|| format!("{}: cannot write", csv_path.display()))?;
-    let json_path = out_dir.join("plan.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(&batch)?)
+    json_out
+        .finish(&failures, &totals)
         .with_context(|| format!("{}: cannot write", json_path.display()))?;
 
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    match args.format {
-        PlanFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&batch)?)?,
-        PlanFormat::Csv => export::write_csv(&mut out, &batch.documents)?,
-        PlanFormat::Table => {
-            print_table(&mut out, &batch)?;
+    match printer {
+        Printer::Json(w) => {
+            w.finish(&failures, &totals)?;
+        }
+        Printer::Csv(w) => w.finish()?,
+        Printer::Table(out) => {
+            print_totals(out, &totals, &failures)?;
             writeln!(out, "cost: {}", cost.describe())?;
             if let Some(line) = found.skipped.line() {
                 writeln!(out, "{line}")?;
@@ -259,14 +296,32 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                 csv_path.display(),
                 json_path.display()
             )?;
+            out.flush()?;
         }
     }
-    out.flush()?;
-    Ok(if batch.failures.is_empty() {
+    Ok(if failures.is_empty() && found.unlistable.is_empty() {
         Outcome::Success
     } else {
         Outcome::PartialFailure
     })
+}
+
+/// Where stdout's copy of the plan goes, as documents are planned.
+enum Printer<'a, W: Write> {
+    Table(&'a mut W),
+    Json(export::JsonPlanWriter<&'a mut W>),
+    Csv(Box<export::CsvPlanWriter<&'a mut W>>),
+}
+
+impl<W: Write> Printer<'_, W> {
+    fn document(&mut self, d: &DocumentPlan) -> anyhow::Result<()> {
+        match self {
+            Printer::Table(out) => print_document(*out, d)?,
+            Printer::Json(w) => w.document(d)?,
+            Printer::Csv(w) => w.document(d)?,
+        }
+        Ok(())
+    }
 }
 
 /// Tokens in, tokens out and cost of a plan's sent sections, section by
@@ -330,8 +385,9 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
     writeln!(out)
 }
 
-fn print_table(out: &mut impl Write, b: &BatchPlan) -> std::io::Result<()> {
-    for d in &b.documents {
+/// One document's block of the table.
+fn print_document(out: &mut impl Write, d: &DocumentPlan) -> std::io::Result<()> {
+    {
         writeln!(
             out,
             "== {} ({}) type {} (confidence {:.2})",
@@ -367,12 +423,21 @@ fn print_table(out: &mut impl Write, b: &BatchPlan) -> std::io::Result<()> {
         print_stats(out, "document", &d.stats)?;
         writeln!(out)?;
     }
+    Ok(())
+}
+
+/// The table's last lines: the batch's counts and the failures.
+fn print_totals(
+    out: &mut impl Write,
+    totals: &PlanStats,
+    failures: &[PlanFailure],
+) -> std::io::Result<()> {
     print_stats(
         out,
-        &format!("batch of {} document(s)", b.totals.documents),
-        &b.totals,
+        &format!("batch of {} document(s)", totals.documents),
+        totals,
     )?;
-    for f in &b.failures {
+    for f in failures {
         writeln!(out, "failed: {}: {}", f.path.display(), f.error)?;
     }
     Ok(())

@@ -49,6 +49,14 @@ pub struct ReviewArgs {
 }
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
+    // `--write` holds the folder's review lock from before the index is
+    // read until it is replaced: a second reviewer is refused, naming the
+    // first, instead of overwriting the first one's decisions.
+    let _lock = if args.write {
+        Some(review_lock(&args.index)?)
+    } else {
+        None
+    };
     if args.index.is_dir() {
         return run_folder(&args);
     }
@@ -90,6 +98,22 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         )?;
     }
     Ok(outcome)
+}
+
+/// The lock of the folder holding the index (or of the folder given).
+fn review_lock(index: &std::path::Path) -> anyhow::Result<crate::lock::Lock> {
+    let folder = if index.is_dir() {
+        index
+    } else {
+        index
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."))
+    };
+    crate::lock::Lock::acquire(
+        &folder.join(crate::lock::REVIEW_LOCK),
+        &format!("the indices in {}", folder.display()),
+    )
 }
 
 /// The folder form: one diff (or write) per touched index file.

@@ -383,7 +383,7 @@ impl Extractor {
             Some(l) => format!(
                 "LLM {} at {} (concurrency {}, cache {})",
                 l.model,
-                l.base_url,
+                crate::secret::redact_urls(&l.base_url),
                 self.cfg.concurrency,
                 match &self.cache {
                     Some(c) => c.dir().display().to_string(),

@@ -35,6 +35,21 @@ pub struct DocumentMeta {
 }
 
 impl DocumentMeta {
+    /// Metadata of a document read into `source`: the file's SHA-256 as
+    /// the source hashed it on reading (the file is not read again), or
+    /// from the file when the source does not know it.
+    pub fn from_source(
+        path: &Path,
+        doc_id: &str,
+        doc_type: &str,
+        source: &crate::tree::source::SourceText,
+    ) -> anyhow::Result<Self> {
+        match source.file_sha256_hex() {
+            Some(sha256) => Ok(Self::with_hash(path, doc_id, doc_type, sha256)),
+            None => Self::from_file(path, doc_id, doc_type),
+        }
+    }
+
     /// Metadata of the file at `path`: its name and the SHA-256 of its bytes.
     pub fn from_file(path: &Path, doc_id: &str, doc_type: &str) -> anyhow::Result<Self> {
         use sha2::{Digest, Sha256};
@@ -43,7 +58,11 @@ impl DocumentMeta {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        Ok(Self {
+        Ok(Self::with_hash(path, doc_id, doc_type, sha256))
+    }
+
+    fn with_hash(path: &Path, doc_id: &str, doc_type: &str, sha256: String) -> Self {
+        Self {
             doc_id: doc_id.to_string(),
             name: path
                 .file_name()
@@ -54,7 +73,7 @@ impl DocumentMeta {
             // Canonical, so every run names the same file the same way: the
             // sink finds a file's earlier versions by it.
             path: path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
-        })
+        }
     }
 }
 

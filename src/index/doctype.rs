@@ -8,14 +8,19 @@
 //! phrases looked for in the title block, and body terms whose frequency
 //! marks the type (`Borrower`, `Tenant`, `Licensee`). The heading
 //! vocabulary adds a third vote: the share of headings the index matches.
-//! A document none fits (a memo) is flagged `unknown` and routed as all-new
-//! rather than forced into the nearest type.
+//! A document none fits (a memo) is flagged `unknown` and routed with the
+//! base the types extend (`indices/base/common.yaml`: cross-type
+//! boilerplate skipped, everything else new) rather than forced into the
+//! nearest type. An index file the user named (`--index FILE`) routes
+//! every document; detection then only reports whether it fits.
+//!
+//! Body terms are counted in one pass over the text: one Aho-Corasick
+//! automaton holds every term of every type.
 
 use super::load::IndexError;
 use super::{GraphabilityIndex, MatchContext, MatchMethod};
 use crate::tree::{DocTree, NodeKind, SourceText};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// The `detect:` block of an index.
@@ -55,12 +60,107 @@ pub struct DocTypeGuess {
     /// The next-best type and its confidence.
     pub runner_up: Option<String>,
     pub runner_up_confidence: f64,
+    /// With an index the user named (`--index FILE`): what detection
+    /// made of the document when it is not that index's type (`unknown`
+    /// when it does not fit it). `None` when detection agrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detected: Option<String>,
 }
 
 /// The indices of a folder (or one index), one per document type.
 #[derive(Debug, Clone)]
 pub struct IndexSet {
     pub indices: Vec<GraphabilityIndex>,
+    /// Every body term of every type in one automaton, built once.
+    terms: TermCounter,
+    /// The base the types extend, of type [`UNKNOWN_TYPE`]: routes a
+    /// document that fits no type, so its boilerplate is still skipped.
+    pub base: Option<GraphabilityIndex>,
+    /// Loaded from index files the user named (`--index FILE`), not a
+    /// folder: that index routes every document.
+    pub explicit: bool,
+}
+
+/// Counts the body terms of every index in one pass over a text (an
+/// Aho-Corasick automaton over all phrases of all types, matched without
+/// regard to ASCII case, at word boundaries): a scan per phrase of the
+/// lower-cased text was most of `plan`'s CPU.
+#[derive(Debug, Clone)]
+struct TermCounter {
+    automaton: Option<aho_corasick::AhoCorasick>,
+    /// Per pattern: the indices (by position) that list it.
+    owners: Vec<Vec<usize>>,
+    types: usize,
+}
+
+impl TermCounter {
+    fn new(indices: &[GraphabilityIndex]) -> Self {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = Vec::new();
+        for (i, idx) in indices.iter().enumerate() {
+            for t in &idx.detect.terms {
+                let t = t
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_lowercase();
+                if t.is_empty() {
+                    continue;
+                }
+                match patterns.iter().position(|p| *p == t) {
+                    Some(k) => {
+                        if !owners[k].contains(&i) {
+                            owners[k].push(i)
+                        }
+                    }
+                    None => {
+                        patterns.push(t);
+                        owners.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let automaton = (!patterns.is_empty()).then(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .match_kind(aho_corasick::MatchKind::Standard)
+                .build(&patterns)
+                .expect("detect terms are plain strings")
+        });
+        TermCounter {
+            automaton,
+            owners,
+            types: indices.len(),
+        }
+    }
+
+    /// Per index, how often its terms occur as whole words (a phrase's
+    /// inner spaces match any run of one space), and the words of the text.
+    fn count(&self, text: &str) -> (Vec<f64>, usize) {
+        let mut hits = vec![0.0; self.types];
+        let bytes = text.as_bytes();
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b >= 0x80;
+        if let Some(ac) = &self.automaton {
+            for m in ac.find_overlapping_iter(text) {
+                let before = m.start().checked_sub(1).map(|i| bytes[i]);
+                let after = bytes.get(m.end()).copied();
+                if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                    continue;
+                }
+                for &i in &self.owners[m.pattern().as_usize()] {
+                    hits[i] += 1.0;
+                }
+            }
+        }
+        let mut words = 0;
+        let mut in_word = false;
+        for &b in bytes {
+            let w = is_word(b);
+            words += usize::from(w && !in_word);
+            in_word = w;
+        }
+        (hits, words)
+    }
 }
 
 /// The index files of a folder: every `*.yaml` / `*.yml` directly in it,
@@ -88,9 +188,9 @@ impl IndexSet {
                 return Self::load_dir(dir);
             }
         }
-        Ok(IndexSet {
-            indices: vec![GraphabilityIndex::load(paths)?],
-        })
+        let mut set = IndexSet::new(vec![GraphabilityIndex::load(paths)?]);
+        set.explicit = true;
+        Ok(set)
     }
 
     fn load_dir(dir: &Path) -> Result<IndexSet, IndexError> {
@@ -108,7 +208,19 @@ impl IndexSet {
                 ),
             });
         }
-        Ok(IndexSet { indices })
+        Ok(IndexSet::new(indices))
+    }
+
+    /// A set of loaded indices, with their detection automaton.
+    pub fn new(indices: Vec<GraphabilityIndex>) -> IndexSet {
+        let terms = TermCounter::new(&indices);
+        let base = base_of(&indices);
+        IndexSet {
+            indices,
+            terms,
+            base,
+            explicit: false,
+        }
     }
 
     /// The index of a document type.
@@ -152,11 +264,13 @@ impl IndexSet {
             confidence: round3(conf),
             runner_up,
             runner_up_confidence: round3(runner_up_confidence),
+            detected: None,
         }
     }
 
     /// `--doc-type NAME` forces a type; otherwise detection decides. Returns
-    /// the index to route with (`None`: fits no index, route all-new).
+    /// the index to route with (`None`: fits no index and no base was
+    /// loaded, route all-new).
     pub fn choose(
         &self,
         tree: &DocTree,
@@ -177,46 +291,48 @@ impl IndexSet {
                     confidence: 1.0,
                     runner_up: None,
                     runner_up_confidence: 0.0,
+                    detected: None,
                 },
             ));
         }
-        // An index without a `detect:` block cannot tell whether a document
-        // fits it; given alone, it is the user's choice of type.
-        if let [only] = self.indices.as_slice() {
-            if only.detect.titles.is_empty() && only.detect.terms.is_empty() {
-                return Ok((
-                    Some(only),
-                    DocTypeGuess {
-                        name: only.document_type.clone(),
-                        confidence: 0.0,
-                        runner_up: None,
-                        runner_up_confidence: 0.0,
-                    },
-                ));
-            }
+        // An index the user named routes every document: detection only
+        // reports its guess (`detected`) and whether it fits.
+        if let (true, [only]) = (self.explicit, self.indices.as_slice()) {
+            let detects = !(only.detect.titles.is_empty() && only.detect.terms.is_empty());
+            let g = if detects {
+                self.detect(tree, source)
+            } else {
+                DocTypeGuess {
+                    name: only.document_type.clone(),
+                    confidence: 0.0,
+                    runner_up: None,
+                    runner_up_confidence: 0.0,
+                    detected: None,
+                }
+            };
+            let detected = (detects && g.name != only.document_type).then(|| g.name.clone());
+            return Ok((
+                Some(only),
+                DocTypeGuess {
+                    name: only.document_type.clone(),
+                    detected,
+                    ..g
+                },
+            ));
         }
         let g = self.detect(tree, source);
-        Ok((self.get(&g.name), g))
+        let idx = self.get(&g.name).or(match g.name.as_str() {
+            UNKNOWN_TYPE => self.base.as_ref(),
+            _ => None,
+        });
+        Ok((idx, g))
     }
 
     /// Per index: 0.5 x title line + 0.35 x share of body terms + 0.15 x
     /// share of headings matched.
     fn votes(&self, tree: &DocTree, text: &str) -> Vec<f64> {
         let block = title_block(text);
-        let words = word_counts(text);
-        let lower = text.to_lowercase();
-        let term_hits: Vec<f64> = self
-            .indices
-            .iter()
-            .map(|i| {
-                i.detect
-                    .terms
-                    .iter()
-                    .map(|t| phrase_count(&words, &lower, t) as f64)
-                    .sum()
-            })
-            .collect();
-        let total_words: usize = words.values().sum();
+        let (term_hits, total_words) = self.terms.count(text);
         let all_hits: f64 = term_hits.iter().sum();
         // A text that barely uses any type's terms fits none of them.
         let density = 1000.0 * all_hits / total_words.max(1) as f64;
@@ -257,6 +373,16 @@ impl IndexSet {
             })
             .collect()
     }
+}
+
+/// The first file of the types' `extends:` chains, when it is a base of
+/// type [`UNKNOWN_TYPE`] (`indices/base/common.yaml`), loaded alone.
+fn base_of(indices: &[GraphabilityIndex]) -> Option<GraphabilityIndex> {
+    indices
+        .iter()
+        .filter(|i| i.sources.len() > 1)
+        .find_map(|i| GraphabilityIndex::load(&i.sources[..1]).ok())
+        .filter(|b| b.document_type == UNKNOWN_TYPE)
 }
 
 fn round3(x: f64) -> f64 {
@@ -332,28 +458,6 @@ fn first_title_phrase(block: &str, phrases: &[String]) -> Option<usize> {
                 .map(|(i, _)| i)
         })
         .min()
-}
-
-/// Lower-case word counts of a text.
-fn word_counts(text: &str) -> HashMap<String, usize> {
-    let mut m = HashMap::new();
-    for w in text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        *m.entry(w.to_lowercase()).or_insert(0) += 1;
-    }
-    m
-}
-
-/// Occurrences of a term: a word from the counts, a phrase by a scan of
-/// the lower-cased text.
-fn phrase_count(words: &HashMap<String, usize>, lower: &str, term: &str) -> usize {
-    let t = term.to_lowercase();
-    if !t.contains(' ') {
-        return words.get(&t).copied().unwrap_or(0);
-    }
-    lower.matches(t.as_str()).count()
 }
 
 #[cfg(test)]

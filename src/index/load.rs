@@ -333,7 +333,10 @@ fn merge(
             continue;
         };
         if let Some(d) = raw.document_type.as_ref().filter(|d| !d.is_empty()) {
-            if !document_type.is_empty() && *d != document_type {
+            // A type may extend the cross-type base (`document_type:
+            // unknown`, indices/base/common.yaml) and name its own type.
+            let base_is_common = document_type == super::doctype::UNKNOWN_TYPE;
+            if !document_type.is_empty() && *d != document_type && !base_is_common {
                 let (line, col) = loc.key("document_type");
                 problems.push(Problem {
                     file: path.clone(),

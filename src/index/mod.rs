@@ -13,6 +13,7 @@ pub mod load;
 pub mod matcher;
 pub mod normalize;
 pub mod tokens;
+pub mod yaml_guard;
 
 pub use check::Problem;
 pub use doctype::{DocTypeGuess, IndexSet};

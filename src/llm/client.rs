@@ -182,9 +182,10 @@ impl LlmClient {
     }
 
     fn redact(&self, s: &str) -> String {
+        let s = crate::secret::redact_urls(s);
         match &self.cfg.api_key {
             Some(k) if !k.expose().is_empty() => s.replace(k.expose(), "***"),
-            _ => s.to_string(),
+            _ => s,
         }
     }
 
@@ -340,11 +341,11 @@ impl LlmClient {
     }
 
     fn stalled(&self, idle: Duration, what: &str) -> CallError {
-        CallError::Stalled(format!(
+        CallError::Stalled(self.redact(&format!(
             "{what} for {}s ({}); the server made no progress",
             idle.as_secs_f64(),
             self.cfg.endpoint()
-        ))
+        )))
     }
 
     fn http_error(
@@ -355,7 +356,10 @@ impl LlmClient {
         schema_mode: bool,
     ) -> CallError {
         let quote: String = self.redact(text.trim()).chars().take(BODY_QUOTE).collect();
-        let reason = format!("HTTP {status} from {}: {quote}", self.cfg.endpoint());
+        let reason = self.redact(&format!(
+            "HTTP {status} from {}: {quote}",
+            self.cfg.endpoint()
+        ));
         if is_retryable_status(status) {
             return CallError::Retryable {
                 reason,
@@ -391,9 +395,10 @@ impl LlmClient {
             req = req.bearer_auth(k.expose());
         }
         let fail = |why: String| {
+            let why = self.redact(&why);
             anyhow::anyhow!(
                 "the LLM endpoint {} failed the check before any document: {why}; check KGROUTE_LLM_URL / --llm-url, OPENAI_API_KEY and KGROUTE_MODEL / --model",
-                self.cfg.base_url
+                crate::secret::redact_urls(&self.cfg.base_url)
             )
         };
         let resp = match req.send().await {

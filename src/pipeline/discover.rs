@@ -49,6 +49,9 @@ pub struct Discovery {
     pub skipped: Skipped,
     /// Folders not entered again (symlink loops), one note each.
     pub notes: Vec<String>,
+    /// Subfolders that could not be listed, one error line each: the rest
+    /// of the walk goes on and the run ends with exit code 1.
+    pub unlistable: Vec<String>,
 }
 
 /// Files named directly, plus the documents found (recursively, sorted,
@@ -115,7 +118,11 @@ fn walk(dir: &Path, found: &mut Discovery, visited: &mut HashSet<PathBuf>) -> an
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, found, visited)?;
+            // A subfolder that cannot be listed is that folder's error,
+            // not the batch's: its documents are missing, the others run.
+            if let Err(e) = walk(&p, found, visited) {
+                found.unlistable.push(format!("{e:#}"));
+            }
             continue;
         }
         let ext = p

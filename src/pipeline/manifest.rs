@@ -1,8 +1,15 @@
 //! The batch manifest: each document's state, saved after every change so an
 //! interrupted batch can be finished with `--resume`.
 //!
-//! Written atomically (temp file + rename): a crash leaves either the old or
-//! the new manifest, never half of one. Documents are keyed by their
+//! Two files: `manifest.json`, a snapshot written atomically (temp file +
+//! rename: a crash leaves either the old or the new one, never half), and
+//! `manifest.journal`, one JSON line per change of a document's entry,
+//! appended as the batch runs ([`Manifest::record`]). Loading applies the
+//! journal over the snapshot (the last line of a path wins; a line cut by a
+//! kill is ignored), and [`Manifest::save`] compacts both into a new
+//! snapshot and empties the journal. A batch of N documents thus writes
+//! O(N) bytes, where rewriting the whole manifest per change wrote O(N²).
+//! A manifest of an older version (no journal) loads as before. Documents are keyed by their
 //! canonical path (never the path as typed), and the manifest remembers what
 //! the batch was built with ([`BatchIdentity`]), so a resume with another
 //! index or extractor is refused instead of mixing two batches.
@@ -12,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// Changes since the snapshot, one [`DocEntry`] a line.
+pub const JOURNAL_FILE: &str = "manifest.journal";
 
 /// Where a document is in the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,6 +122,20 @@ pub struct Manifest {
     #[serde(default)]
     pub shard: Option<crate::shard::ShardSpec>,
     pub documents: Vec<DocEntry>,
+    /// Position of each path in `documents`, for lookups in O(1).
+    #[serde(skip)]
+    index: PathIndex,
+}
+
+/// Path -> position in `documents`; rebuilt when found stale (a caller
+/// may replace `documents`). Never part of a manifest's equality.
+#[derive(Debug, Clone, Default)]
+struct PathIndex(std::collections::HashMap<PathBuf, usize>);
+
+impl PartialEq for PathIndex {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Manifest {
@@ -122,7 +145,7 @@ impl Manifest {
         identity: BatchIdentity,
         docs: &[PathBuf],
     ) -> Self {
-        Manifest {
+        let mut m = Manifest {
             batch_id: batch_id.to_string(),
             created_at: chrono::Utc::now().to_rfc3339(),
             index_files: index_files.to_vec(),
@@ -139,25 +162,119 @@ impl Manifest {
                     title_mapping: None,
                 })
                 .collect(),
-        }
+            index: PathIndex::default(),
+        };
+        m.reindex();
+        m
     }
 
+    /// The snapshot with the journal's changes applied.
     pub fn load(dir: &Path) -> anyhow::Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("{}: cannot read batch manifest", path.display()))?;
-        serde_json::from_str(&text).with_context(|| {
+        let mut m: Manifest = serde_json::from_str(&text).with_context(|| {
             format!(
                 "{}: not a kgroute batch manifest; start a new batch without --resume",
                 path.display()
             )
-        })
+        })?;
+        m.reindex();
+        m.apply_journal(&dir.join(JOURNAL_FILE))?;
+        Ok(m)
     }
 
+    /// Applies every whole line of the journal at `path` (none if missing).
+    /// The last line may be cut by a kill: without its newline it is
+    /// ignored; any other bad line is an error naming it.
+    fn apply_journal(&mut self, path: &Path) -> anyhow::Result<()> {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e).with_context(|| format!("{}: cannot read", path.display())),
+        };
+        let whole = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(end) => &bytes[..=end],
+            None => return Ok(()),
+        };
+        for (n, line) in whole.split(|&b| b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let entry: DocEntry = serde_json::from_slice(line).with_context(|| {
+                format!(
+                    "{}:{}: not a manifest journal line; delete the file to resume from manifest.json",
+                    path.display(),
+                    n + 1
+                )
+            })?;
+            match self.position(&entry.path) {
+                Some(i) => self.documents[i] = entry,
+                None => {
+                    self.index
+                        .0
+                        .insert(entry.path.clone(), self.documents.len());
+                    self.documents.push(entry);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the whole manifest as a new snapshot and empties the journal
+    /// (the snapshot holds every change it had). Call it at the start and
+    /// the end of a batch; [`Manifest::record`] for each change between.
     pub fn save(&self, dir: &Path) -> anyhow::Result<()> {
         let path = dir.join(MANIFEST_FILE);
         let json = serde_json::to_vec_pretty(self)?;
-        crate::atomic_file::write_atomic(&path, &json)
+        crate::atomic_file::write_atomic(&path, &json)?;
+        let journal = dir.join(JOURNAL_FILE);
+        match std::fs::remove_file(&journal) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("{}: cannot remove", journal.display()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Appends the entry of `path` to the journal: one line, written whole
+    /// with one `write`, so a kill leaves at most a cut last line.
+    pub fn record(&self, dir: &Path, path: &Path) -> anyhow::Result<()> {
+        use std::io::Write;
+        let Some(i) = self.position(path) else {
+            return Ok(());
+        };
+        let mut line = serde_json::to_vec(&self.documents[i])?;
+        line.push(b'\n');
+        let journal = dir.join(JOURNAL_FILE);
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&journal)
+            .with_context(|| format!("{}: cannot open", journal.display()))?;
+        f.write_all(&line)
+            .with_context(|| format!("{}: cannot append", journal.display()))
+    }
+
+    /// Where `path` is in `documents`, through the index (rebuilt when it
+    /// is stale or empty).
+    fn position(&self, path: &Path) -> Option<usize> {
+        if let Some(&i) = self.index.0.get(path) {
+            if self.documents.get(i).is_some_and(|d| d.path == path) {
+                return Some(i);
+            }
+        }
+        self.documents.iter().position(|d| d.path == path)
+    }
+
+    /// Rebuilds the path index from `documents`.
+    fn reindex(&mut self) {
+        self.index.0 = self
+            .documents
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.path.clone(), i))
+            .collect();
     }
 
     /// Refuses a resume whose index or extractor differs from the batch's.
@@ -204,8 +321,10 @@ impl Manifest {
 
     /// Adds documents given on a resumed run that the batch did not have.
     pub fn add_missing(&mut self, docs: &[PathBuf]) {
+        self.reindex();
         for p in docs {
-            if !self.documents.iter().any(|d| &d.path == p) {
+            if self.position(p).is_none() {
+                self.index.0.insert(p.clone(), self.documents.len());
                 self.documents.push(DocEntry {
                     path: p.clone(),
                     doc_id: None,
@@ -218,14 +337,23 @@ impl Manifest {
     }
 
     pub fn entry_mut(&mut self, path: &Path) -> Option<&mut DocEntry> {
-        self.documents.iter_mut().find(|d| d.path == path)
+        let i = match self.position(path) {
+            Some(i) if self.index.0.get(path) == Some(&i) => i,
+            Some(_) | None => {
+                // Stale or empty index: rebuild it once, then look again.
+                self.reindex();
+                self.position(path)?
+            }
+        };
+        self.documents.get_mut(i)
+    }
+
+    pub fn entry(&self, path: &Path) -> Option<&DocEntry> {
+        self.position(path).map(|i| &self.documents[i])
     }
 
     pub fn state_of(&self, path: &Path) -> Option<DocState> {
-        self.documents
-            .iter()
-            .find(|d| d.path == path)
-            .map(|d| d.state)
+        self.entry(path).map(|d| d.state)
     }
 }
 
@@ -290,5 +418,68 @@ mod tests {
         std::fs::write(dir.path().join(MANIFEST_FILE), "{not json").unwrap();
         let err = format!("{:#}", Manifest::load(dir.path()).unwrap_err());
         assert!(err.contains("without --resume"), "{err}");
+    }
+
+    #[test]
+    fn changes_go_to_the_journal_and_a_load_applies_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs: Vec<PathBuf> = (0..50).map(|i| PathBuf::from(format!("d{i}.md"))).collect();
+        let mut m = Manifest::new("b", &[], BatchIdentity::default(), &docs);
+        m.save(dir.path()).unwrap();
+        let snapshot = std::fs::read(dir.path().join(MANIFEST_FILE)).unwrap();
+        for (i, p) in docs.iter().enumerate() {
+            for state in [DocState::Pending, DocState::Extracted, DocState::Written] {
+                let e = m.entry_mut(p).unwrap();
+                e.state = state;
+                e.doc_id = Some(format!("id{i}"));
+                m.record(dir.path(), p).unwrap();
+            }
+        }
+        // The snapshot is not rewritten; the journal grows by a line per
+        // change, so the bytes written are linear in the changes.
+        assert_eq!(
+            std::fs::read(dir.path().join(MANIFEST_FILE)).unwrap(),
+            snapshot
+        );
+        let journal = std::fs::read_to_string(dir.path().join(JOURNAL_FILE)).unwrap();
+        assert_eq!(journal.lines().count(), 150);
+        let longest = journal.lines().map(str::len).max().unwrap();
+        assert!(
+            longest < 200,
+            "one entry a line, not the manifest: {longest}"
+        );
+        assert_eq!(Manifest::load(dir.path()).unwrap(), m);
+
+        // A kill mid-append leaves a cut last line: ignored.
+        let mut cut = journal.clone();
+        cut.push_str(r#"{"path":"d0.md","doc_id":"x","sta"#);
+        std::fs::write(dir.path().join(JOURNAL_FILE), &cut).unwrap();
+        assert_eq!(Manifest::load(dir.path()).unwrap(), m);
+
+        // A bad whole line is an error naming the file and line.
+        std::fs::write(dir.path().join(JOURNAL_FILE), format!("{journal}nope\n")).unwrap();
+        let e = format!("{:#}", Manifest::load(dir.path()).unwrap_err());
+        assert!(e.contains("manifest.journal:151"), "{e}");
+
+        // Saving compacts: the snapshot has everything, the journal is gone.
+        std::fs::write(dir.path().join(JOURNAL_FILE), &journal).unwrap();
+        m.finished = true;
+        m.save(dir.path()).unwrap();
+        assert!(!dir.path().join(JOURNAL_FILE).exists());
+        assert_eq!(Manifest::load(dir.path()).unwrap(), m);
+    }
+
+    #[test]
+    fn a_manifest_of_an_older_version_loads_as_before() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(MANIFEST_FILE),
+            r#"{"batch_id":"old","created_at":"2026-01-01T00:00:00Z","index_files":[],
+               "documents":[{"path":"a.md","doc_id":"a-1","state":"written","error":null}]}"#,
+        )
+        .unwrap();
+        let m = Manifest::load(dir.path()).unwrap();
+        assert_eq!(m.state_of(Path::new("a.md")), Some(DocState::Written));
+        assert!(m.identity.is_none() && !m.finished);
     }
 }

@@ -8,11 +8,11 @@
 //! a shard, shards of different counts, indices or extractors, a shard
 //! missing or given twice, or one that has not finished.
 
-use super::manifest::{DocState, Manifest};
+use super::manifest::{DocEntry, DocState, Manifest};
 use super::run::{load_saved_at, outcome_from};
-use crate::report::{
-    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome, IndexUsed,
-};
+use crate::report::sections_xlsx::MAX_SHEET_ROWS;
+use crate::report::stream::ReportStream;
+use crate::report::{record_history, BatchReport, BatchSummary, DocumentOutcome, IndexUsed};
 use crate::shard::ShardSpec;
 use crate::sink::files::{FileSink, PARTS_DIR};
 use anyhow::{bail, Context};
@@ -157,56 +157,14 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     std::fs::create_dir_all(&docs_dir)
         .with_context(|| format!("{}: cannot create", docs_dir.display()))?;
 
-    let mut entries = Vec::new();
-    let mut outcomes: Vec<DocumentOutcome> = Vec::new();
-    let mut has_parts = false;
-    for s in &shards {
-        for d in &s.manifest.documents {
-            entries.push(d.clone());
-            if d.state == DocState::Duplicate {
-                continue;
-            }
-            let saved = d
-                .doc_id
-                .as_deref()
-                .and_then(|id| load_saved_at(&s.dir, id).map(|saved| (id, saved)));
-            match saved {
-                Some((id, saved)) => {
-                    let name = format!("{id}.json");
-                    copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
-                    let part = s.dir.join("graph").join(PARTS_DIR).join(&name);
-                    if part.is_file() {
-                        let parts = out.join("graph").join(PARTS_DIR);
-                        std::fs::create_dir_all(&parts)
-                            .with_context(|| format!("{}: cannot create", parts.display()))?;
-                        copy(&part, &parts.join(&name))?;
-                        has_parts = true;
-                    }
-                    outcomes.push(outcome_from(&d.path, saved, d.error.clone()));
-                }
-                None => outcomes.push(DocumentOutcome {
-                    doc_id: d.doc_id.clone().unwrap_or_default(),
-                    doc_name: d
-                        .path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    path: d.path.clone(),
-                    plan: None,
-                    extractions: Vec::new(),
-                    title_mapping: Default::default(),
-                    error: Some(
-                        d.error
-                            .clone()
-                            .unwrap_or_else(|| format!("not finished in shard {}", s.spec)),
-                    ),
-                }),
-            }
-        }
-    }
-    // Document order of an unsharded run: by path.
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
-    outcomes.sort_by(|a, b| a.path.cmp(&b.path));
+    // Document order of an unsharded run: by path. Each document is then
+    // copied and reported one at a time (nothing of it kept in memory).
+    let mut entries: Vec<(usize, DocEntry)> = shards
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.manifest.documents.iter().map(move |d| (i, d.clone())))
+        .collect();
+    entries.sort_by(|a, b| a.1.path.cmp(&b.1.path));
 
     let batch_id = out
         .file_name()
@@ -219,27 +177,74 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
         first.manifest.identity.clone().unwrap_or_default(),
         &[],
     );
-    manifest.documents = entries;
+    manifest.documents = entries.iter().map(|(_, d)| d.clone()).collect();
     manifest.finished = true;
     manifest.save(out)?;
+    drop(manifest);
 
-    if has_parts {
-        FileSink::create(&out.join("graph"))?.assemble()?;
-    }
     let m = &first.meta;
     let report = BatchReport {
         batch_id,
         index_version: m.index_version.clone(),
         indices: indices_of(&shards),
-        documents: outcomes,
+        documents: Vec::new(),
         input_per_million: m.input_per_million,
         output_per_million: m.output_per_million,
         extractor: m.extractor.clone(),
         sink: m.sink.clone(),
         index_entries: m.index_entries.clone(),
     };
+    let mut reports = ReportStream::create(out, &report, MAX_SHEET_ROWS)?;
+    let mut has_parts = false;
+    for (i, d) in &entries {
+        let s = &shards[*i];
+        if d.state == DocState::Duplicate {
+            continue;
+        }
+        let saved = d
+            .doc_id
+            .as_deref()
+            .and_then(|id| load_saved_at(&s.dir, id).map(|saved| (id, saved)));
+        let outcome = match saved {
+            Some((id, saved)) => {
+                let name = format!("{id}.json");
+                copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
+                let part = s.dir.join("graph").join(PARTS_DIR).join(&name);
+                if part.is_file() {
+                    let parts = out.join("graph").join(PARTS_DIR);
+                    std::fs::create_dir_all(&parts)
+                        .with_context(|| format!("{}: cannot create", parts.display()))?;
+                    copy(&part, &parts.join(&name))?;
+                    has_parts = true;
+                }
+                outcome_from(&d.path, saved, d.error.clone())
+            }
+            None => DocumentOutcome {
+                doc_id: d.doc_id.clone().unwrap_or_default(),
+                doc_name: d
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                path: d.path.clone(),
+                plan: None,
+                extractions: Vec::new(),
+                title_mapping: Default::default(),
+                error: Some(
+                    d.error
+                        .clone()
+                        .unwrap_or_else(|| format!("not finished in shard {}", s.spec)),
+                ),
+            },
+        };
+        reports.add(&report, &outcome)?;
+    }
+
+    if has_parts {
+        FileSink::create(&out.join("graph"))?.assemble()?;
+    }
     save_report_meta(out, &report)?;
-    let summary = write_batch_reports(out, &report)?;
+    let summary = reports.finish(&report)?;
     record_history(history, &summary)?;
     Ok(summary)
 }

@@ -59,7 +59,7 @@ impl Progress {
         match self {
             Progress::Bar(bar) => bar.set_message(line),
             Progress::Lines { .. } if c.requests + c.title_requests > 0 || c.waiting > 0 => {
-                println!("  ... {line}")
+                crate::stdout::line(format_args!("  ... {line}"))
             }
             _ => {}
         }
@@ -74,7 +74,7 @@ impl Progress {
             }
             Progress::Lines { total, done } => {
                 *done += 1;
-                println!("[{done}/{total}] {line}");
+                crate::stdout::line(format_args!("[{done}/{total}] {line}"));
             }
             Progress::Quiet => {}
         }
@@ -84,7 +84,7 @@ impl Progress {
     pub fn note(&self, line: &str) {
         match self {
             Progress::Bar(bar) => bar.println(line),
-            Progress::Lines { .. } => println!("{line}"),
+            Progress::Lines { .. } => crate::stdout::line(line),
             Progress::Quiet => {}
         }
     }
@@ -143,6 +143,22 @@ fn heartbeat_line(
         ));
     }
     line
+}
+
+/// Documents from this size on get a line when they start: one of 200 MB
+/// took 99 s with nothing shown.
+pub const LARGE_DOCUMENT_BYTES: u64 = 10 * 1024 * 1024;
+
+/// `big.txt: 200.0 MB, reading and routing (large document)` for a
+/// document of at least [`LARGE_DOCUMENT_BYTES`]; `None` for the others.
+pub fn large_document_line(name: &str, path: &std::path::Path) -> Option<String> {
+    let bytes = std::fs::metadata(path).ok()?.len();
+    (bytes >= LARGE_DOCUMENT_BYTES).then(|| {
+        format!(
+            "{name}: {:.1} MB, reading and routing (large document)",
+            bytes as f64 / 1e6
+        )
+    })
 }
 
 #[cfg(test)]

@@ -20,10 +20,10 @@ use crate::extract::{
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
 use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
-use crate::report::summary::summarize;
-use crate::report::{
-    record_history, write_batch_reports, BatchReport, BatchSummary, DocumentOutcome, IndexUsed,
-};
+use crate::report::sections_xlsx::MAX_SHEET_ROWS;
+use crate::report::stream::ReportStream;
+use crate::report::summary::SummaryBuilder;
+use crate::report::{record_history, BatchReport, BatchSummary, DocumentOutcome, IndexUsed};
 use crate::route::cost::CostModel;
 use crate::route::{Route, RouteOptions, RoutePlan};
 use crate::sink::{open_sink, GraphSink, SinkConfig};
@@ -42,6 +42,8 @@ pub struct IngestConfig {
     pub documents: Vec<PathBuf>,
     /// Files the folder walk passed over (`.pdf x2`), for the summary line.
     pub skipped: super::discover::Skipped,
+    /// Subfolders the walk could not list (each an error; exit code 1).
+    pub unlistable: Vec<String>,
     pub index_files: Vec<PathBuf>,
     /// `--doc-type`: route every document as this type instead of detecting it.
     pub doc_type: Option<String>,
@@ -188,6 +190,16 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     identity.llm_match = cfg.llm_match && extractor.uses_llm();
     let keys: Vec<PathBuf> = cfg.documents.iter().map(|p| document_key(p)).collect();
 
+    // One run per batch folder, held until this function returns: a second
+    // run (two `--resume`, or two new batches given one --out) is refused
+    // here, naming the holder.
+    let _batch_lock = crate::lock::Lock::for_batch(&cfg.out_dir)?;
+    // Temp files of a run killed mid-write (no one else writes here now).
+    crate::atomic_file::clean_stale(&cfg.out_dir);
+    // Every output path before the first document (the history was found
+    // unwritable only after the whole batch had run).
+    crate::atomic_file::check_writable(&cfg.history_file).context("--history")?;
+
     // Read-only checks of --out first.
     // `--resume` on a missing or empty --out starts the batch there, so a
     // scheduler can run the same command first and on every retry.
@@ -297,17 +309,37 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         cfg,
     });
 
+    // The reports are opened before the first document and fed each one
+    // as it finishes, so nothing of a finished document stays in memory.
+    let header = {
+        let batch_id = batch.manifest.lock().expect("manifest").batch_id.clone();
+        let sink_description = batch.sink.lock().await.describe();
+        batch_report(
+            &batch.cfg,
+            (&batch.index, &batch.indices),
+            &batch.extractor,
+            &batch_id,
+            sink_description,
+            Vec::new(),
+        )
+    };
+    let mut reports = ReportStream::create(&batch.cfg.out_dir, &header, MAX_SHEET_ROWS)?;
+    let mut failed = Failures::default();
+
     let ticker = spawn_ticker(Arc::clone(&batch));
     let parallel = batch.cfg.document_parallelism.max(1);
-    let outcomes: Vec<DocumentOutcome> = futures::stream::iter(paths)
+    let mut finished = futures::stream::iter(paths)
         .map(|path| {
             let batch = Arc::clone(&batch);
             async move { process_document(&batch, &path).await }
         })
-        .buffered(parallel)
-        .filter_map(|o| async move { o })
-        .collect()
-        .await;
+        .buffered(parallel);
+    while let Some(outcome) = finished.next().await {
+        if let Some(outcome) = outcome {
+            document_finished(&mut reports, &header, &mut failed, outcome)?;
+        }
+    }
+    drop(finished);
     ticker.abort();
 
     batch.sink.lock().await.finish().await?;
@@ -324,19 +356,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     }
 
     let cfg = &batch.cfg;
-    let batch_id = batch.manifest.lock().expect("manifest").batch_id.clone();
-    let sink_description = batch.sink.lock().await.describe();
-    let report = batch_report(
-        cfg,
-        (&batch.index, &batch.indices),
-        &batch.extractor,
-        &batch_id,
-        sink_description,
-        outcomes,
-    );
-    let (failed_documents, failed_sections) = failures(&report);
-    super::merge::save_report_meta(&cfg.out_dir, &report)?;
-    let summary = write_batch_reports(&cfg.out_dir, &report)?;
+    let Failures {
+        documents: failed_documents,
+        sections: failed_sections,
+    } = failed;
+    super::merge::save_report_meta(&cfg.out_dir, &header)?;
+    let summary = reports.finish(&header)?;
     record_history(&cfg.history_file, &summary)?;
     {
         let mut m = batch.manifest.lock().expect("manifest");
@@ -362,7 +387,16 @@ fn nothing_to_redo(
     manifest: &Manifest,
     neo4j: Option<&dyn GraphSink>,
 ) -> Option<BatchResult> {
-    let mut outcomes = Vec::new();
+    let sink = match neo4j {
+        Some(s) => s.describe(),
+        None => format!(
+            "offline files in {} (no Neo4j configured)",
+            cfg.out_dir.join("graph").display()
+        ),
+    };
+    let report = batch_report(cfg, index, extractor, &manifest.batch_id, sink, Vec::new());
+    // Folded one saved document at a time, as a batch reports them.
+    let mut summary = SummaryBuilder::default();
     for d in &manifest.documents {
         match d.state {
             DocState::Duplicate => continue,
@@ -373,18 +407,10 @@ fn nothing_to_redo(
         if saved.failed_sections() > 0 {
             return None;
         }
-        outcomes.push(outcome_from(&d.path, saved, None));
+        summary.add(&report, &outcome_from(&d.path, saved, None));
     }
-    let sink = match neo4j {
-        Some(s) => s.describe(),
-        None => format!(
-            "offline files in {} (no Neo4j configured)",
-            cfg.out_dir.join("graph").display()
-        ),
-    };
-    let report = batch_report(cfg, index, extractor, &manifest.batch_id, sink, outcomes);
     Some(BatchResult {
-        summary: summarize(&report),
+        summary: summary.finish(&report),
         out_dir: cfg.out_dir.clone(),
         failed_documents: 0,
         failed_sections: 0,
@@ -425,20 +451,29 @@ fn batch_report(
     }
 }
 
-/// Failed documents and failed sections of a report.
-fn failures(report: &BatchReport) -> (usize, usize) {
-    let docs = report
-        .documents
+/// Failed documents and failed sections, counted as documents finish.
+#[derive(Debug, Default)]
+struct Failures {
+    documents: usize,
+    sections: usize,
+}
+
+/// A document is finished (written, failed, or reported from an earlier
+/// run): its outcome goes into every report as it comes, then is dropped.
+/// Any other per-document output of a batch belongs here too.
+fn document_finished(
+    reports: &mut ReportStream,
+    header: &BatchReport,
+    failed: &mut Failures,
+    outcome: DocumentOutcome,
+) -> anyhow::Result<()> {
+    failed.documents += usize::from(outcome.error.is_some());
+    failed.sections += outcome
+        .extractions
         .iter()
-        .filter(|o| o.error.is_some())
-        .count();
-    let sections = report
-        .documents
-        .iter()
-        .flat_map(|o| &o.extractions)
         .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
         .count();
-    (docs, sections)
+    reports.add(header, &outcome)
 }
 
 /// Every few seconds, the running totals with retries and waits, so a
@@ -489,6 +524,9 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
         }
     }
 
+    if let Some(line) = super::progress::large_document_line(&name, key) {
+        batch.progress.lock().expect("progress").note(&line);
+    }
     match run_stages(batch, key).await {
         Ok(Some(saved)) => {
             let sent = saved
@@ -579,7 +617,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
             crate::report::sanitize_title(&w)
         ));
     }
-    let meta = DocumentMeta::from_file(key, &tree.doc_id, &plan.doc_type)?;
+    let meta = DocumentMeta::from_source(key, &tree.doc_id, &plan.doc_type, &source)?;
     if let Some(first) = claim(batch, &meta.sha256, key) {
         let msg = format!("duplicate of {} (same content), skipped", first.display());
         set_state(
@@ -732,7 +770,7 @@ fn record_title_mapping(batch: &Batch, key: &Path, now: TitleMappingUse) -> Titl
         };
         let used = super::titles::as_first_run(now, entry.title_mapping.as_ref());
         entry.title_mapping = Some(used.clone());
-        if let Err(err) = m.save(&batch.cfg.out_dir) {
+        if let Err(err) = m.record(&batch.cfg.out_dir, key) {
             eprintln!("kgroute: warning: {err:#}");
         }
         used
@@ -768,7 +806,7 @@ fn set_state(
             e.doc_id = Some(id.to_string());
         }
     }
-    if let Err(err) = m.save(&batch.cfg.out_dir) {
+    if let Err(err) = m.record(&batch.cfg.out_dir, key) {
         eprintln!("kgroute: warning: {err:#}");
     }
 }
@@ -787,9 +825,7 @@ fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
         .manifest
         .lock()
         .expect("manifest")
-        .documents
-        .iter()
-        .find(|d| d.path == key)?
+        .entry(key)?
         .doc_id
         .clone()?;
     load_saved_at(&batch.cfg.out_dir, &doc_id)

@@ -65,11 +65,31 @@ pub(super) async fn map_plan_titles(
     // Retried like a section request (408/429/5xx, timeouts, dropped
     // connections; `Retry-After` honoured), each attempt a side request so
     // the breaker and the concurrency bound see every one.
+    // One time bound over every attempt and wait, a section's
+    // (`--section-timeout`): a hung endpoint held title mapping for 303 s
+    // (six attempts of the request timeout, and the waits between).
+    let deadline = tokio::time::Instant::now() + cfg.section_timeout;
+    let out_of_time = || {
+        format!(
+            "the title mapping's time bound of {} s (--section-timeout) passed",
+            cfg.section_timeout.as_secs()
+        )
+    };
     let mut sent_requests = 0u64;
     let answer = loop {
         let attempt = extractor
             .side_request(async {
-                let answer = llm_titles::map_titles(client, cache, index, &asked).await;
+                let answer = match tokio::time::timeout_at(
+                    deadline,
+                    llm_titles::map_titles(client, cache, index, &asked),
+                )
+                .await
+                {
+                    Ok(a) => a,
+                    Err(_) => Err(anyhow::Error::new(TitleCallFailed(CallError::Transport(
+                        out_of_time(),
+                    )))),
+                };
                 let failure = answer
                     .as_ref()
                     .err()
@@ -93,7 +113,19 @@ pub(super) async fn map_plan_titles(
                 if retry >= policy.max_retries {
                     break Err(format!("{e} (gave up after {sent_requests} attempts)"));
                 }
-                tokio::time::sleep(policy.backoff(retry, retry_after)).await;
+                let wait = policy.backoff(retry, retry_after);
+                if tokio::time::Instant::now() + wait >= deadline {
+                    break Err(format!(
+                        "{e} (gave up after {sent_requests} attempts: {})",
+                        out_of_time()
+                    ));
+                }
+                // Shown in the heartbeat's `retries`, as a section's are.
+                extractor
+                    .counters()
+                    .retries
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(wait).await;
             }
             Ok((answer, _)) => {
                 sent_requests += u64::from(!answer.as_ref().is_ok_and(|a| a.cached));

@@ -15,6 +15,7 @@ pub mod quality;
 pub mod sanitize;
 pub mod sections_csv;
 pub mod sections_xlsx;
+pub mod stream;
 pub mod suggestions;
 pub mod summary;
 
@@ -27,7 +28,6 @@ pub use summary::{BatchSummary, DocSummary};
 use crate::extract::SectionExtraction;
 use crate::index::GraphabilityIndex;
 use crate::route::{RoutePlan, RoutedSection};
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -158,15 +158,11 @@ pub const SUGGESTIONS_YAML: &str = "suggestions.yaml";
 /// `suggestions.yaml` into `out_dir` (created if missing) and returns the
 /// batch summary (for [`record_history`] and the command's last line).
 pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Result<BatchSummary> {
-    std::fs::create_dir_all(out_dir)
-        .with_context(|| format!("cannot create report folder {}", out_dir.display()))?;
-    sections_csv::write_sections_csv(&out_dir.join(SECTIONS_CSV), batch)?;
-    let summary = summary::summarize(batch);
-    sections_xlsx::write_sections_xlsx(&out_dir.join(SECTIONS_XLSX), batch, &summary)?;
-    summary::write_summary_json(&out_dir.join(SUMMARY_JSON), &summary)?;
-    summary::write_summary_md(&out_dir.join(SUMMARY_MD), batch, &summary)?;
-    suggestions::write_suggestions(&out_dir.join(SUGGESTIONS_YAML), batch)?;
-    Ok(summary)
+    let mut stream = stream::ReportStream::create(out_dir, batch, sections_xlsx::MAX_SHEET_ROWS)?;
+    for doc in &batch.documents {
+        stream.add(batch, doc)?;
+    }
+    stream.finish(batch)
 }
 
 #[cfg(test)]

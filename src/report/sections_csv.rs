@@ -155,20 +155,65 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
 /// order. Documents without a plan contribute no rows (they are in the
 /// summary's failures).
 pub fn write_sections_csv(path: &Path, batch: &BatchReport) -> anyhow::Result<()> {
-    let mut w = csv::WriterBuilder::new()
-        .quote_style(csv::QuoteStyle::Necessary)
-        .from_writer(BOM.as_bytes().to_vec());
-    w.write_record(COLUMNS)?;
+    let mut w = SectionsCsvWriter::create(path)?;
     for doc in &batch.documents {
-        for view in doc.sections() {
-            w.write_record(row(&view))?;
-        }
+        w.add(doc)?;
     }
-    let bytes = w
-        .into_inner()
-        .map_err(|e| anyhow::anyhow!("cannot finish {}: {e}", path.display()))?;
-    crate::atomic_file::write_atomic(path, &bytes)
-        .with_context(|| format!("writing {}", path.display()))
+    w.commit()
+}
+
+/// `sections.csv` appended as documents finish: rows go to a temp file
+/// beside it, renamed into place by [`SectionsCsvWriter::commit`] (a
+/// reader never sees half a report).
+pub struct SectionsCsvWriter {
+    path: std::path::PathBuf,
+    tmp: std::path::PathBuf,
+    w: csv::Writer<std::io::BufWriter<std::fs::File>>,
+}
+
+impl SectionsCsvWriter {
+    pub fn create(path: &Path) -> anyhow::Result<Self> {
+        use std::io::Write;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("sections.csv");
+        let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+        let mut file = std::io::BufWriter::new(
+            std::fs::File::create(&tmp)
+                .with_context(|| format!("cannot write {}", tmp.display()))?,
+        );
+        file.write_all(BOM.as_bytes())
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        let mut w = csv::WriterBuilder::new()
+            .quote_style(csv::QuoteStyle::Necessary)
+            .from_writer(file);
+        w.write_record(COLUMNS)?;
+        Ok(SectionsCsvWriter {
+            path: path.to_path_buf(),
+            tmp,
+            w,
+        })
+    }
+
+    /// The rows of one document.
+    pub fn add(&mut self, doc: &super::DocumentOutcome) -> anyhow::Result<()> {
+        for view in doc.sections() {
+            self.w
+                .write_record(row(&view))
+                .with_context(|| format!("writing {}", self.tmp.display()))?;
+        }
+        Ok(())
+    }
+
+    pub fn commit(mut self) -> anyhow::Result<()> {
+        self.w
+            .flush()
+            .with_context(|| format!("writing {}", self.tmp.display()))?;
+        drop(self.w);
+        std::fs::rename(&self.tmp, &self.path)
+            .with_context(|| format!("writing {}", self.path.display()))
+    }
 }
 
 #[cfg(test)]

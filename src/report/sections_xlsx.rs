@@ -14,7 +14,10 @@
 //!   entry of the index. An inline list is limited to 255 characters by
 //!   Excel, so the choices live on a hidden `choices` sheet and the
 //!   validation points at that range;
-//! - a `summary` sheet with the batch's counts (the numbers of summary.md).
+//! - a `summary` sheet with the batch's counts (the numbers of summary.md);
+//! - past Excel's 1,048,576 rows a sheet, the sections go on in more sheets
+//!   of the same form ([`SectionsWorkbook`]), so a batch of any size has
+//!   every row in the workbook as in `sections.csv`.
 //!
 //! `kgroute review` reads the decisions back from this file too
 //! ([`crate::review::decision`]).
@@ -95,77 +98,179 @@ fn xlsx_err(path: &Path) -> impl Fn(rust_xlsxwriter::XlsxError) -> anyhow::Error
     move |e| anyhow::anyhow!("cannot write {}: {e}", path.display())
 }
 
+/// Most rows one sheet of a workbook holds, its header included (Excel's
+/// limit: 1,048,576).
+pub const MAX_SHEET_ROWS: u32 = 1_048_576;
+
 /// Writes `sections.xlsx`; the batch's `index_entries` are offered as
-/// `alias:<entry>`.
+/// `alias:<entry>`. Returns how many sections sheets it took.
 pub fn write_sections_xlsx(
     path: &Path,
     batch: &BatchReport,
     summary: &BatchSummary,
-) -> anyhow::Result<()> {
-    let err = xlsx_err(path);
-    let mut wb = Workbook::new();
-    let header = Format::new()
-        .set_bold()
-        .set_background_color(Color::RGB(0xD9D9D9))
-        .set_border_bottom(FormatBorder::Thin);
-
-    let choices = decision_choices(&batch.index_entries);
-    let sheet = wb.add_worksheet();
-    sheet.set_name(sheet_name(&batch.batch_id)).map_err(&err)?;
-    write_sections_sheet(sheet, batch, &choices, &header).map_err(&err)?;
-
-    let sheet = wb.add_worksheet();
-    sheet.set_name(SUMMARY_SHEET).map_err(&err)?;
-    write_summary_sheet(sheet, summary, &header).map_err(&err)?;
-
-    // The validation of the first sheet names this range.
-    let sheet = wb.add_worksheet();
-    sheet.set_name(CHOICES_SHEET).map_err(&err)?;
-    for (i, c) in choices.iter().enumerate() {
-        sheet.write_string(i as u32, 0, c).map_err(&err)?;
+) -> anyhow::Result<usize> {
+    let mut wb = SectionsWorkbook::new(path, batch, MAX_SHEET_ROWS)?;
+    for doc in &batch.documents {
+        wb.add(doc)?;
     }
-    sheet.set_hidden(true);
-
-    let bytes = wb.save_to_buffer().map_err(&err)?;
-    crate::atomic_file::write_atomic(path, &bytes)
-        .with_context(|| format!("writing {}", path.display()))
+    wb.finish(summary)
 }
 
-fn write_sections_sheet(
-    sheet: &mut Worksheet,
-    batch: &BatchReport,
-    choices: &[String],
-    header: &Format,
-) -> Result<(), rust_xlsxwriter::XlsxError> {
-    let mut widths: Vec<usize> = COLUMNS.iter().map(|c| c.chars().count() + 2).collect();
-    for (c, name) in COLUMNS.iter().enumerate() {
-        sheet.write_string_with_format(0, c as u16, *name, header)?;
+/// `sections.xlsx` written as documents finish. Every section gets its
+/// row: when a sheet reaches `max_rows` (Excel's limit in a batch, a small
+/// number in tests) the rows go on in a new sheet with the same header,
+/// filters and drop-down (`<batch>`, `<batch> 2`, ...), so the workbook is
+/// valid at any size. Sheets are written in constant-memory mode: a row
+/// goes to a temp file once the next one starts, so memory stays flat.
+pub struct SectionsWorkbook {
+    path: std::path::PathBuf,
+    wb: Workbook,
+    base_name: String,
+    choices: Vec<String>,
+    max_rows: u32,
+    /// Each sections sheet: its index in the workbook, its data rows and
+    /// its column widths.
+    sheets: Vec<SheetState>,
+    header: Format,
+}
+
+struct SheetState {
+    index: usize,
+    rows: u32,
+    widths: Vec<usize>,
+}
+
+impl SectionsWorkbook {
+    pub fn new(path: &Path, batch: &BatchReport, max_rows: u32) -> anyhow::Result<Self> {
+        anyhow::ensure!(max_rows >= 2, "a sheet must hold a header and a row");
+        let header = Format::new()
+            .set_bold()
+            .set_background_color(Color::RGB(0xD9D9D9))
+            .set_border_bottom(FormatBorder::Thin);
+        let mut w = SectionsWorkbook {
+            path: path.to_path_buf(),
+            wb: Workbook::new(),
+            base_name: sheet_name(&batch.batch_id),
+            choices: decision_choices(&batch.index_entries),
+            max_rows,
+            sheets: Vec::new(),
+            header,
+        };
+        w.new_sheet()?;
+        Ok(w)
     }
-    let decision_col = COLUMNS.len() - 1;
-    let mut r: u32 = 0;
-    for doc in &batch.documents {
+
+    fn new_sheet(&mut self) -> anyhow::Result<()> {
+        let err = xlsx_err(&self.path);
+        let n = self.sheets.len() + 1;
+        let name = if n == 1 {
+            self.base_name.clone()
+        } else {
+            let suffix = format!(" {n}");
+            let keep = 31usize.saturating_sub(suffix.len());
+            let base: String = self.base_name.chars().take(keep).collect();
+            format!("{}{suffix}", base.trim_end())
+        };
+        let index = self.sheets.len();
+        let sheet = self.wb.add_worksheet_with_constant_memory();
+        sheet.set_name(name).map_err(&err)?;
+        for (c, col) in COLUMNS.iter().enumerate() {
+            sheet
+                .write_string_with_format(0, c as u16, *col, &self.header)
+                .map_err(&err)?;
+        }
+        self.sheets.push(SheetState {
+            index,
+            rows: 0,
+            widths: COLUMNS.iter().map(|c| c.chars().count() + 2).collect(),
+        });
+        Ok(())
+    }
+
+    /// Every section of `doc`, one row each.
+    pub fn add(&mut self, doc: &super::DocumentOutcome) -> anyhow::Result<()> {
+        let path = self.path.clone();
+        let err = xlsx_err(&path);
         for view in doc.sections() {
-            r += 1;
+            if self.sheets.last().expect("one sheet").rows + 1 >= self.max_rows {
+                self.new_sheet()?;
+            }
+            let state = self.sheets.last_mut().expect("one sheet");
+            state.rows += 1;
+            let r = state.rows;
+            let sheet = self.wb.worksheet_from_index(state.index).map_err(&err)?;
             let fill = quality_color(view.quality);
             let text = Format::new().set_background_color(fill).set_num_format("@");
             let number = Format::new().set_background_color(fill);
             for (c, cell) in row(&view).iter().enumerate() {
                 // A workbook cell is never run as a formula: no `'` guard.
                 let cell = unguard_cell(cell);
-                widths[c] = widths[c].max(cell.chars().count() + 2);
+                state.widths[c] = state.widths[c].max(cell.chars().count() + 2);
                 let col = c as u16;
                 match cell.parse::<f64>() {
                     Ok(x) if NUMERIC.contains(&COLUMNS[c]) => {
-                        sheet.write_number_with_format(r, col, x, &number)?;
+                        sheet
+                            .write_number_with_format(r, col, x, &number)
+                            .map_err(&err)?;
                     }
                     _ => {
-                        sheet.write_string_with_format(r, col, cell, &text)?;
+                        sheet
+                            .write_string_with_format(r, col, cell, &text)
+                            .map_err(&err)?;
                     }
                 }
             }
         }
+        Ok(())
     }
-    let last = r.max(1);
+
+    /// Lays out every sections sheet (filters, drop-down, widths), adds the
+    /// summary and choices sheets and saves the file (temp file + rename).
+    /// Returns how many sections sheets the rows took.
+    pub fn finish(mut self, summary: &BatchSummary) -> anyhow::Result<usize> {
+        let err = xlsx_err(&self.path);
+        let path = self.path.clone();
+        let sheets = std::mem::take(&mut self.sheets);
+        for state in &sheets {
+            let sheet = self.wb.worksheet_from_index(state.index).map_err(&err)?;
+            layout_sections_sheet(sheet, state.rows, &state.widths, &self.choices).map_err(&err)?;
+        }
+
+        let sheet = self.wb.add_worksheet();
+        sheet.set_name(SUMMARY_SHEET).map_err(&err)?;
+        write_summary_sheet(sheet, summary, &self.header).map_err(&err)?;
+
+        // The validation of the sections sheets names this range.
+        let sheet = self.wb.add_worksheet();
+        sheet.set_name(CHOICES_SHEET).map_err(&err)?;
+        for (i, c) in self.choices.iter().enumerate() {
+            sheet.write_string(i as u32, 0, c).map_err(&err)?;
+        }
+        sheet.set_hidden(true);
+
+        let tmp = path.with_file_name(format!(
+            ".{}.tmp{}",
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("sections.xlsx"),
+            std::process::id()
+        ));
+        self.wb.save(&tmp).map_err(&err)?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(sheets.len())
+    }
+}
+
+/// Header frozen, filters over the rows, the decision drop-down and the
+/// column widths of one sections sheet.
+fn layout_sections_sheet(
+    sheet: &mut Worksheet,
+    rows: u32,
+    widths: &[usize],
+    choices: &[String],
+) -> Result<(), rust_xlsxwriter::XlsxError> {
+    let decision_col = COLUMNS.len() - 1;
+    let last = rows.max(1);
     sheet.set_freeze_panes(1, 0)?;
     sheet.autofilter(0, 0, last, decision_col as u16)?;
     let list = Formula::new(format!("={CHOICES_SHEET}!$A$1:$A${}", choices.len().max(1)));
@@ -186,6 +291,7 @@ fn write_sections_sheet(
         decision_col as u16,
         &validation,
     )?;
+    let mut widths = widths.to_vec();
     widths[decision_col] = widths[decision_col].max(
         choices
             .iter()

@@ -50,8 +50,23 @@ struct Group {
 
 /// Groups the batch's `new` sections by normalised title.
 pub fn collect(batch: &BatchReport) -> Vec<Suggestion> {
-    let mut groups: HashMap<String, Group> = HashMap::new();
+    let mut c = Collector::default();
     for doc in &batch.documents {
+        c.add(doc);
+    }
+    c.finish()
+}
+
+/// The `new` sections grouped as documents finish: memory grows with the
+/// distinct titles, not with the documents.
+#[derive(Default)]
+pub struct Collector {
+    groups: HashMap<String, Group>,
+}
+
+impl Collector {
+    pub fn add(&mut self, doc: &super::DocumentOutcome) {
+        let groups = &mut self.groups;
         for v in doc.sections() {
             if v.quality != MatchQuality::New {
                 continue;
@@ -75,33 +90,37 @@ pub fn collect(batch: &BatchReport) -> Vec<Suggestion> {
             }
         }
     }
-    let mut out: Vec<Suggestion> = groups
-        .into_iter()
-        .map(|(normalized, g)| {
-            // Tier's Ord puts Very High first, so `min_by_key` on
-            // (-count, tier) picks the most common, higher tier on ties.
-            let suggested = g
-                .tiers
-                .iter()
-                .min_by_key(|(t, n)| (std::cmp::Reverse(**n), **t))
-                .map(|(t, _)| t.key().to_string());
-            let mut actual = serde_yaml_ng::Mapping::new();
-            for (t, n) in &g.tiers {
-                actual.insert(t.key().into(), (*n as u64).into());
-            }
-            Suggestion {
-                title: most_common(&g.titles),
-                normalized,
-                count: g.count,
-                suggested_tier: suggested,
-                actual_tiers: actual,
-                documents: g.documents.into_iter().collect(),
-                example_headings: g.headings,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.title.cmp(&b.title)));
-    out
+
+    pub fn finish(self) -> Vec<Suggestion> {
+        let groups = self.groups;
+        let mut out: Vec<Suggestion> = groups
+            .into_iter()
+            .map(|(normalized, g)| {
+                // Tier's Ord puts Very High first, so `min_by_key` on
+                // (-count, tier) picks the most common, higher tier on ties.
+                let suggested = g
+                    .tiers
+                    .iter()
+                    .min_by_key(|(t, n)| (std::cmp::Reverse(**n), **t))
+                    .map(|(t, _)| t.key().to_string());
+                let mut actual = serde_yaml_ng::Mapping::new();
+                for (t, n) in &g.tiers {
+                    actual.insert(t.key().into(), (*n as u64).into());
+                }
+                Suggestion {
+                    title: most_common(&g.titles),
+                    normalized,
+                    count: g.count,
+                    suggested_tier: suggested,
+                    actual_tiers: actual,
+                    documents: g.documents.into_iter().collect(),
+                    example_headings: g.headings,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.title.cmp(&b.title)));
+        out
+    }
 }
 
 fn most_common(titles: &[String]) -> String {
@@ -134,10 +153,20 @@ const HEADER: &str = "\
 
 /// Writes `suggestions.yaml` with its comment header.
 pub fn write_suggestions(path: &Path, batch: &BatchReport) -> anyhow::Result<()> {
+    write_suggestions_of(path, batch, collect(batch))
+}
+
+/// Writes `suggestions.yaml` for `batch` (its id and index version) with
+/// suggestions already collected.
+pub fn write_suggestions_of(
+    path: &Path,
+    batch: &BatchReport,
+    suggestions: Vec<Suggestion>,
+) -> anyhow::Result<()> {
     let file = SuggestionsFile {
         batch_id: &batch.batch_id,
         index_version: &batch.index_version,
-        suggestions: collect(batch),
+        suggestions,
     };
     let body = serde_yaml_ng::to_string(&file)?;
     let text = format!("{HEADER}\n{body}");

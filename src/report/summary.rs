@@ -335,19 +335,35 @@ impl BatchSummary {
 
 /// Computes the per-document and batch statistics.
 pub fn summarize(batch: &BatchReport) -> BatchSummary {
-    let (pin, pout) = (batch.input_per_million, batch.output_per_million);
-    let mut totals = Stats::default();
-    let mut per_document = Vec::new();
+    let mut b = SummaryBuilder::default();
     for doc in &batch.documents {
+        b.add(batch, doc);
+    }
+    b.finish(batch)
+}
+
+/// The batch summary folded one document at a time, as documents finish
+/// ([`summarize`] over a whole report is the same fold): the counters add
+/// up as they come, and each document keeps only its [`DocSummary`].
+/// `batch` gives the prices and indices; its `documents` are not read.
+#[derive(Debug, Default)]
+pub struct SummaryBuilder {
+    totals: Stats,
+    per_document: Vec<DocSummary>,
+}
+
+impl SummaryBuilder {
+    pub fn add(&mut self, batch: &BatchReport, doc: &super::DocumentOutcome) {
+        let (pin, pout) = (batch.input_per_million, batch.output_per_million);
         let mut stats = Stats::default();
         for v in doc.sections() {
             stats.add_section(&v);
         }
         stats.title_mapping.add(&doc.title_mapping);
-        totals.merge(&stats);
+        self.totals.merge(&stats);
         stats.finish(pin, pout);
         let plan = doc.plan.as_ref();
-        per_document.push(DocSummary {
+        self.per_document.push(DocSummary {
             doc_id: doc.doc_id.clone(),
             doc_name: doc.doc_name.clone(),
             path: doc.path.clone(),
@@ -366,33 +382,41 @@ pub fn summarize(batch: &BatchReport) -> BatchSummary {
             stats,
         });
     }
-    let mut doc_types = BTreeMap::new();
-    for d in per_document.iter().filter(|d| d.tree_health.is_some()) {
-        *doc_types.entry(d.doc_type.clone()).or_insert(0) += 1;
-    }
-    totals.finish(pin, pout);
-    BatchSummary {
-        batch_id: batch.batch_id.clone(),
-        finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        index_version: batch.index_version.clone(),
-        indices: batch
-            .indices
-            .iter()
-            .map(|i| IndexSummary {
-                index: i.clone(),
-                documents: per_document
-                    .iter()
-                    .filter(|d| d.index.as_ref().is_some_and(|r| r.path == i.path))
-                    .count(),
-            })
-            .collect(),
-        extractor: batch.extractor.clone(),
-        sink: batch.sink.clone(),
-        documents: batch.documents.len(),
-        failed_documents: per_document.iter().filter(|d| d.error.is_some()).count(),
-        doc_types,
-        totals,
-        per_document,
+
+    pub fn finish(self, batch: &BatchReport) -> BatchSummary {
+        let (pin, pout) = (batch.input_per_million, batch.output_per_million);
+        let SummaryBuilder {
+            mut totals,
+            per_document,
+        } = self;
+        let mut doc_types = BTreeMap::new();
+        for d in per_document.iter().filter(|d| d.tree_health.is_some()) {
+            *doc_types.entry(d.doc_type.clone()).or_insert(0) += 1;
+        }
+        totals.finish(pin, pout);
+        BatchSummary {
+            batch_id: batch.batch_id.clone(),
+            finished_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            index_version: batch.index_version.clone(),
+            indices: batch
+                .indices
+                .iter()
+                .map(|i| IndexSummary {
+                    index: i.clone(),
+                    documents: per_document
+                        .iter()
+                        .filter(|d| d.index.as_ref().is_some_and(|r| r.path == i.path))
+                        .count(),
+                })
+                .collect(),
+            extractor: batch.extractor.clone(),
+            sink: batch.sink.clone(),
+            documents: per_document.len(),
+            failed_documents: per_document.iter().filter(|d| d.error.is_some()).count(),
+            doc_types,
+            totals,
+            per_document,
+        }
     }
 }
 
@@ -428,6 +452,21 @@ const EXAMPLES_PER_TIER: usize = 3;
 /// Renders `summary.md`: batch totals, one table per document in the
 /// article's columns, and a few example extractions per actual tier.
 pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String {
+    let mut out = render_summary_head(summary);
+    for doc in &batch.documents {
+        out.push_str(&render_document_md(doc));
+    }
+    let mut examples = TierExamples::default();
+    for doc in &batch.documents {
+        examples.add(doc);
+    }
+    out.push_str(&examples.render());
+    out
+}
+
+/// `summary.md` before the documents: the batch's tables and counts, all
+/// from the summary (so it can be written after the documents' parts).
+pub fn render_summary_head(summary: &BatchSummary) -> String {
     let t = &summary.totals;
     let mut out = String::new();
     let _ = writeln!(out, "# kgroute batch {}\n", md(&summary.batch_id));
@@ -441,14 +480,16 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
     );
     out.push_str("## Batch\n\n");
     out.push_str(
-        "Each row adds up: sections = sent + skipped + noise + empty; \
-         failed counts the sent sections whose extraction failed.\n\n",
+        "Each row adds up: sections = sent + skipped + noise + empty, chars total = chars sent + \
+         skipped + noise + empty (every character not sent has its reason); failed counts the sent sections whose extraction failed.\n\n",
     );
-    out.push_str("| document | sections | sent | skipped | noise | empty | failed (of sent) | chars total | chars sent | chars skipped | LLM payload cut | tokens in/out | cost | failures |\n");
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    out.push_str("| document | sections | sent | skipped | noise | empty | failed (of sent) | chars total | chars sent | chars skipped | chars noise | chars empty | LLM payload cut | tokens in/out | cost | failures |\n");
+    out.push_str(
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
     let line = |name: &str, s: &Stats, failure: &str| {
         format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% of {} chars | {}/{} | ${:.4} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% of {} chars | {}/{} | ${:.4} | {} |\n",
             md(name),
             s.sections,
             s.sent,
@@ -459,6 +500,8 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
             s.chars_total,
             s.chars_sent,
             s.chars_skipped,
+            s.chars_noise,
+            s.chars_empty,
             s.payload_cut_pct,
             s.chars_total,
             s.tokens_in,
@@ -546,79 +589,100 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
     render_title_mapping(&mut out, summary);
     render_indices(&mut out, summary);
     render_doc_types(&mut out, summary);
+    out
+}
 
-    for doc in &batch.documents {
-        let _ = writeln!(out, "## {} ({})\n", md(&doc.doc_name), md(&doc.doc_id));
-        if let Some(e) = &doc.error {
-            let _ = writeln!(out, "Failed: {}\n", md(e));
-        }
-        let views = doc.sections();
-        if views.is_empty() {
-            continue;
-        }
-        out.push_str("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality | Override |\n");
-        out.push_str("|---|---|---:|---:|---:|---|---|---|---|\n");
-        for v in &views {
-            let s = v.section;
-            let (ents, rels) = v
-                .extraction
-                .map(|e| (e.entities.len().to_string(), e.relations.len().to_string()))
-                .unwrap_or_else(|| ("-".into(), "-".into()));
-            let predicted = match (&s.predicted_tier, &s.matched.entry) {
-                (Some(t), Some(entry)) => format!("{t} ({})", md(entry)),
-                (Some(t), None) => t.to_string(),
-                (None, _) => "-".into(),
+/// One document's part of `summary.md`: its heading, failure and section
+/// table (written as the document finishes).
+pub fn render_document_md(doc: &super::DocumentOutcome) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## {} ({})\n", md(&doc.doc_name), md(&doc.doc_id));
+    if let Some(e) = &doc.error {
+        let _ = writeln!(out, "Failed: {}\n", md(e));
+    }
+    let views = doc.sections();
+    if views.is_empty() {
+        return out;
+    }
+    out.push_str("| Node ID | Section Heading | Chars | Entities | Relations | Actual Rating | Predicted Rating | Match Quality | Override |\n");
+    out.push_str("|---|---|---:|---:|---:|---|---|---|---|\n");
+    for v in &views {
+        let s = v.section;
+        let (ents, rels) = v
+            .extraction
+            .map(|e| (e.entities.len().to_string(), e.relations.len().to_string()))
+            .unwrap_or_else(|| ("-".into(), "-".into()));
+        let predicted = match (&s.predicted_tier, &s.matched.entry) {
+            (Some(t), Some(entry)) => format!("{t} ({})", md(entry)),
+            (Some(t), None) => t.to_string(),
+            (None, _) => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            s.node_id,
+            md(&s.title),
+            s.chars,
+            ents,
+            rels,
+            tier_label(super::quality::actual_tier(v.extraction)),
+            predicted,
+            v.quality,
+            override_label(s.override_reason)
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// Up to [`EXAMPLES_PER_TIER`] example relations per actual tier, taken in
+/// batch order as documents finish.
+#[derive(Debug, Default)]
+pub struct TierExamples {
+    by_tier: BTreeMap<Tier, Vec<String>>,
+}
+
+impl TierExamples {
+    pub fn add(&mut self, doc: &super::DocumentOutcome) {
+        for v in doc.sections() {
+            let Some(tier) = super::quality::actual_tier(v.extraction) else {
+                continue;
             };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                s.node_id,
-                md(&s.title),
-                s.chars,
-                ents,
-                rels,
-                tier_label(super::quality::actual_tier(v.extraction)),
-                predicted,
-                v.quality,
-                override_label(s.override_reason)
-            );
+            let list = self.by_tier.entry(tier).or_default();
+            if list.len() >= EXAMPLES_PER_TIER {
+                continue;
+            }
+            let e = v.extraction.expect("has an actual tier");
+            if let Some(r) = e.relations.first() {
+                list.push(format!(
+                    "- `[{}]-({})->[{}]` ({}, {})",
+                    r.source,
+                    r.relation_type,
+                    r.target,
+                    md(&v.section.title),
+                    v.doc_id
+                ));
+            }
         }
-        out.push('\n');
     }
 
-    out.push_str("## Example extractions by actual tier\n\n");
-    for tier in Tier::ALL {
-        let examples: Vec<String> = batch
-            .documents
-            .iter()
-            .flat_map(|d| d.sections())
-            .filter(|v| super::quality::actual_tier(v.extraction) == Some(tier))
-            .flat_map(|v| {
-                let e = v.extraction.expect("has an actual tier");
-                e.relations.first().map(|r| {
-                    format!(
-                        "- `[{}]-({})->[{}]` ({}, {})",
-                        r.source,
-                        r.relation_type,
-                        r.target,
-                        md(&v.section.title),
-                        v.doc_id
-                    )
-                })
-            })
-            .take(EXAMPLES_PER_TIER)
-            .collect();
-        if examples.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "### {tier}\n");
-        for e in examples {
-            out.push_str(&e);
+    /// The closing section of `summary.md`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        out.push_str("## Example extractions by actual tier\n\n");
+        for tier in Tier::ALL {
+            let Some(examples) = self.by_tier.get(&tier).filter(|e| !e.is_empty()) else {
+                continue;
+            };
+            let _ = writeln!(out, "### {tier}\n");
+            for e in examples {
+                out.push_str(e);
+                out.push('\n');
+            }
             out.push('\n');
         }
-        out.push('\n');
+        out
     }
-    out
 }
 
 /// The document types section of `summary.md`: one count line, then each

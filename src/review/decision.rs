@@ -102,14 +102,22 @@ struct Table {
     rows: Vec<(usize, Vec<String>)>,
 }
 
-/// Reads a `sections.csv` (RFC 4180, a spreadsheet's BOM and CRLF line ends
-/// accepted). Unreadable records go to `errors` with their line.
+/// Reads a `sections.csv` as it was saved: UTF-8 with or without a BOM,
+/// UTF-16 with a BOM, else Windows-1252 (a spreadsheet's "CSV" on a Western
+/// Windows); separated by `,`, `;` (Excel where the decimal mark is a comma)
+/// or tabs, whichever makes the header hold the columns review needs.
+/// Unreadable records go to `errors` with the line a text editor shows.
 fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
     let file = csv_path.display().to_string();
+    let bytes = std::fs::read(csv_path).with_context(|| format!("cannot read {file}"))?;
+    // CRLF as LF: the reader's line numbers then match an editor's (a
+    // spreadsheet's CRLF file was reported one line too low).
+    let text = decode_csv(&bytes).replace("\r\n", "\n");
+    let delimiter = sniff_delimiter(&text);
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
-        .from_path(csv_path)
-        .with_context(|| format!("cannot read {file}"))?;
+        .delimiter(delimiter)
+        .from_reader(text.as_bytes());
     let headers = reader
         .headers()
         .with_context(|| format!("{file}:1: cannot read the header"))?
@@ -136,6 +144,53 @@ fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
     Ok(Table { headers, rows })
 }
 
+/// The text of a CSV file in the encoding it was saved in (see
+/// [`read_csv`]); never fails: every byte is a Windows-1252 character.
+pub fn decode_csv(bytes: &[u8]) -> String {
+    if let Some((enc, bom)) = encoding_rs::Encoding::for_bom(bytes) {
+        return enc
+            .decode_without_bom_handling(&bytes[bom..])
+            .0
+            .into_owned();
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        Err(_) => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned(),
+    }
+}
+
+/// The separator of the header line: of `,`, `;` and tab, the one that
+/// splits it into the most of the columns review needs (then into the most
+/// fields); `,` when none does.
+pub fn sniff_delimiter(text: &str) -> u8 {
+    let header = text.lines().next().unwrap_or("");
+    let score = |d: u8| -> (usize, usize) {
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .delimiter(d)
+            .from_reader(header.as_bytes());
+        let Some(Ok(rec)) = r.records().next() else {
+            return (0, 0);
+        };
+        let needed = rec
+            .iter()
+            .filter(|h| NEEDED.contains(&strip_bom(h).trim()))
+            .count();
+        (needed, rec.len())
+    };
+    // On a tie the earlier candidate wins (`,` first).
+    [b',', b';', b'\t']
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| (score(d), std::cmp::Reverse(i), d))
+        .max()
+        .filter(|(s, _, _)| s.1 > 1)
+        .map_or(b',', |(_, _, d)| d)
+}
+
 /// The text of a workbook cell as the CSV would hold it (`12` for a whole
 /// number a spreadsheet stored as `12.0`).
 fn cell_text(d: &calamine::Data) -> String {
@@ -152,13 +207,15 @@ fn cell_text(d: &calamine::Data) -> String {
     }
 }
 
-/// Reads the sections sheet of a `sections.xlsx`: the first sheet whose
-/// header has the columns review needs.
+/// Reads the sections sheets of a `sections.xlsx`: every sheet whose header
+/// has the columns review needs (a large batch's rows go on over several
+/// sheets of one header), rows in sheet order.
 fn read_xlsx(path: &Path) -> Result<Table> {
     use calamine::Reader;
     let file = path.display().to_string();
     let mut wb =
         calamine::open_workbook_auto(path).with_context(|| format!("cannot read {file}"))?;
+    let mut table: Option<Table> = None;
     for name in wb.sheet_names() {
         let range = wb
             .worksheet_range(&name)
@@ -170,16 +227,24 @@ fn read_xlsx(path: &Path) -> Result<Table> {
         if !NEEDED.iter().all(|n| headers.iter().any(|h| h == n)) {
             continue;
         }
-        let rows = rows
-            .enumerate()
-            .map(|(i, r)| (top as usize + i + 2, r.iter().map(cell_text).collect()))
-            .collect();
-        return Ok(Table { headers, rows });
+        let t = table.get_or_insert_with(|| Table {
+            headers: headers.clone(),
+            rows: Vec::new(),
+        });
+        if t.headers != headers {
+            continue;
+        }
+        t.rows.extend(
+            rows.enumerate()
+                .map(|(i, r)| (top as usize + i + 2, r.iter().map(cell_text).collect())),
+        );
     }
-    anyhow::bail!(
-        "{file}: no sheet with the columns {}; expected the sections.xlsx written by `kgroute ingest`",
-        NEEDED.join(", ")
-    )
+    table.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{file}: no sheet with the columns {}; expected the sections.xlsx written by `kgroute ingest`",
+            NEEDED.join(", ")
+        )
+    })
 }
 
 /// Whether a path names a workbook rather than a CSV.
@@ -299,6 +364,78 @@ pub fn dedupe(decisions: Vec<Decision>, errors: &mut Vec<String>) -> Vec<Decisio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn table_of(bytes: &[u8]) -> (Table, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sections.csv");
+        std::fs::write(&p, bytes).unwrap();
+        let mut errors = Vec::new();
+        let t = read_csv(&p, &mut errors).unwrap();
+        (t, errors)
+    }
+
+    #[test]
+    fn excel_dialects_read_like_the_original() {
+        let header = "doc_id,node_id,heading,matched_entry,decision\n";
+        let row = "d1,0002,\"Gesch\u{e4}ft, Caf\u{e9}\",,add:high\n";
+        let original = format!("{header}{row}");
+        // Excel in a comma-decimal locale: `;`, Windows-1252, CRLF.
+        let semi = original
+            .replace(",\"", ";\"")
+            .replace("\",", "\";")
+            .replace(
+                "doc_id,node_id,heading,matched_entry,decision",
+                "doc_id;node_id;heading;matched_entry;decision",
+            )
+            .replace("d1,0002", "d1;0002")
+            .replace(",add", ";add")
+            .replace('\n', "\r\n");
+        let (cp1252, _, _) = encoding_rs::WINDOWS_1252.encode(&semi);
+        let mut bom_utf8 = b"\xEF\xBB\xBF".to_vec();
+        bom_utf8.extend_from_slice(original.as_bytes());
+        let tabs = original
+            .replace(",\"", "\t\"")
+            .replace("\",", "\"\t")
+            .replace("d1,0002", "d1\t0002")
+            .replace(",add", "\tadd")
+            .replace(
+                "doc_id,node_id,heading,matched_entry,decision",
+                "doc_id\tnode_id\theading\tmatched_entry\tdecision",
+            );
+        for bytes in [
+            original.as_bytes().to_vec(),
+            cp1252.into_owned(),
+            semi.into_bytes(),
+            bom_utf8,
+            tabs.into_bytes(),
+        ] {
+            let (t, errors) = table_of(&bytes);
+            assert!(errors.is_empty(), "{errors:?}");
+            assert_eq!(
+                t.headers,
+                NEEDED.map(String::from).to_vec(),
+                "{:?}",
+                String::from_utf8_lossy(&bytes)
+            );
+            assert_eq!(t.rows.len(), 1);
+            assert_eq!(t.rows[0].1[2], "Gesch\u{e4}ft, Caf\u{e9}");
+            assert_eq!(t.rows[0].1[4], "add:high");
+        }
+    }
+
+    #[test]
+    fn row_and_error_lines_are_the_lines_an_editor_shows() {
+        let text = "doc_id,node_id,heading,matched_entry,decision\n\
+                    d1,0001,A,,\n\
+                    d1,0002,\"two\nlines\",,\n\
+                    d1,0003,C,,ignore\n\
+                    d1,0004,D\n";
+        let (t, errors) = table_of(text.as_bytes());
+        let lines: Vec<usize> = t.rows.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, vec![2, 3, 5]);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("sections.csv:6:"), "{errors:?}");
+    }
 
     #[test]
     fn parses_every_decision_form() {

@@ -123,6 +123,7 @@ pub fn review_folder(csv_path: &Path, dir: &Path) -> Result<FolderReview> {
 pub fn write_folder(review: &FolderReview) -> Result<Vec<PathBuf>> {
     for f in &review.files {
         validate_edit(&f.path, &f.result)?;
+        super::unchanged_since_read(&f.path, &f.result)?;
     }
     let mut written = Vec::new();
     for f in review.files.iter().filter(|f| f.result.changed()) {

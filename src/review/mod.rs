@@ -354,5 +354,21 @@ pub fn apply_decisions(
 /// broken index on disk.
 pub fn write_index(index_path: &Path, result: &ReviewResult) -> Result<()> {
     validate_edit(index_path, result)?;
+    unchanged_since_read(index_path, result)?;
     crate::atomic_file::write_atomic(index_path, result.edited.as_bytes())
+}
+
+/// Compare-and-swap: the file must still hold the text the edit was made
+/// from (an editor or a run without the lock may have written it since);
+/// otherwise the write is refused rather than losing that change.
+pub fn unchanged_since_read(index_path: &Path, result: &ReviewResult) -> Result<()> {
+    let now = std::fs::read_to_string(index_path).unwrap_or_default();
+    if now != result.original {
+        anyhow::bail!(
+            "{}: changed since this review read it (version {} when read); nothing written, run the review again",
+            index_path.display(),
+            result.old_version.as_deref().unwrap_or("(none)")
+        );
+    }
+    Ok(())
 }

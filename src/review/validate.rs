@@ -19,7 +19,7 @@ pub fn check_index_text(path: &Path, text: &str) -> Vec<String> {
 /// Whether the editor's line scanner reads the same entries, in the same
 /// tiers, as a YAML parser does.
 pub fn layout_problems(path: &Path, text: &str) -> Vec<String> {
-    let doc: Value = match serde_yaml_ng::from_str(text) {
+    let doc: Value = match crate::index::yaml_guard::from_str(text) {
         Ok(v) => v,
         Err(e) => return vec![format!("{}: not valid YAML: {e}", path.display())],
     };

@@ -167,13 +167,12 @@ struct PricesTable {
 pub fn prices_for_model(path: &Path, model: &str) -> anyhow::Result<Prices> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("{}: cannot read prices table: {e}", path.display()))?;
-    let table: PricesTable = serde_yaml_ng::from_str(&text).map_err(|e| {
-        let at = e
-            .location()
-            .map_or(String::new(), |l| format!(":{}:{}", l.line(), l.column()));
+    let table: PricesTable = crate::index::yaml_guard::from_str(&text).map_err(|e| {
+        let at = format!(":{}:{}", e.line, e.col);
         anyhow::anyhow!(
-            "{}{at}: invalid prices table: {e}; expected `models:` then `  name: {{input_per_million: 0.15, output_per_million: 0.6}}`",
-            path.display()
+            "{}{at}: invalid prices table: {}; expected `models:` then `  name: {{input_per_million: 0.15, output_per_million: 0.6}}`",
+            path.display(),
+            e.message
         )
     })?;
     table.models.get(model).copied().ok_or_else(|| {

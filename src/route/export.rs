@@ -1,6 +1,11 @@
 //! The plan as files: `plan.csv` (one row per section) and `plan.json`
 //! (documents with their sections and totals, plus batch totals). Used by
 //! `kgroute plan` and available to the report stage.
+//!
+//! Both are written as documents are planned ([`CsvPlanWriter`],
+//! [`JsonPlanWriter`]), so a batch of any size is planned in the memory of
+//! one document: `plan.json` keeps the shape of [`BatchPlan`] (one JSON
+//! object, `documents` then `failures` then `totals`), streamed.
 
 use super::{Override, Route, RoutePlan, RoutedSection};
 use super::{PlanStats, Prices};
@@ -101,8 +106,92 @@ fn lower_debug(x: impl std::fmt::Debug) -> String {
 
 /// Writes every section of every document as CSV with a header row.
 pub fn write_csv<W: Write>(out: W, docs: &[DocumentPlan]) -> anyhow::Result<()> {
-    let mut w = csv::Writer::from_writer(out);
+    let mut w = CsvPlanWriter::new(out);
     for d in docs {
+        w.document(d)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+/// What `plan.json` holds before its documents.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanHeader {
+    pub document_type: String,
+    pub index_version: String,
+    pub index_files: Vec<PathBuf>,
+    pub calibrate: bool,
+    pub audit_rate: f64,
+    pub prices: Option<Prices>,
+}
+
+/// `plan.json` written as it goes: the header's fields, then each document
+/// as it is planned, then the failures and totals. The result parses as a
+/// [`BatchPlan`] would serialise.
+pub struct JsonPlanWriter<W: Write> {
+    w: W,
+    documents: usize,
+}
+
+impl<W: Write> JsonPlanWriter<W> {
+    /// Writes the header and opens the `documents` array.
+    pub fn begin(mut w: W, header: &PlanHeader) -> anyhow::Result<Self> {
+        let fields = serde_json::to_value(header)?;
+        w.write_all(b"{\n")?;
+        for (k, v) in fields.as_object().into_iter().flatten() {
+            writeln!(
+                w,
+                "  {}: {},",
+                serde_json::to_string(k)?,
+                serde_json::to_string(v)?
+            )?;
+        }
+        w.write_all(b"  \"documents\": [")?;
+        Ok(JsonPlanWriter { w, documents: 0 })
+    }
+
+    pub fn document(&mut self, d: &DocumentPlan) -> anyhow::Result<()> {
+        self.w
+            .write_all(if self.documents == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut self.w, d)?;
+        self.documents += 1;
+        Ok(())
+    }
+
+    /// Closes `documents`, writes the failures and totals; hands the writer
+    /// back flushed.
+    pub fn finish(mut self, failures: &[PlanFailure], totals: &PlanStats) -> anyhow::Result<W> {
+        write!(
+            self.w,
+            "\n  ],\n  \"failures\": {},\n  \"totals\": {}\n}}\n",
+            serde_json::to_string(failures)?,
+            serde_json::to_string(totals)?
+        )?;
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+/// `plan.csv` written as it goes, one document at a time.
+pub struct CsvPlanWriter<W: Write> {
+    w: csv::Writer<W>,
+}
+
+impl<W: Write> CsvPlanWriter<W> {
+    pub fn new(out: W) -> Self {
+        CsvPlanWriter {
+            w: csv::Writer::from_writer(out),
+        }
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.w.flush()?;
+        Ok(())
+    }
+
+    /// Every section of `d`, one row each.
+    pub fn document(&mut self, d: &DocumentPlan) -> anyhow::Result<()> {
+        let w = &mut self.w;
         for s in &d.plan.sections {
             w.serialize(Row {
                 doc_id: &d.plan.doc_id,
@@ -128,7 +217,6 @@ pub fn write_csv<W: Write>(out: W, docs: &[DocumentPlan]) -> anyhow::Result<()> 
                 override_reason: override_name(s.override_reason),
             })?;
         }
+        Ok(())
     }
-    w.flush()?;
-    Ok(())
 }

@@ -409,7 +409,7 @@ impl Neo4jSink {
 
 impl GraphSink for Neo4jSink {
     fn describe(&self) -> String {
-        format!("Neo4j at {}", self.uri)
+        format!("Neo4j at {}", crate::secret::redact_urls(&self.uri))
     }
 
     fn write_document<'a>(

@@ -7,6 +7,12 @@ use std::path::Path;
 /// `<stem>-<first 12 hex digits of sha256(text)>`; the stem is lower-cased
 /// and every character outside `[a-z0-9_-]` becomes `_`.
 pub fn doc_id(path: &Path, text: &str) -> String {
+    doc_id_of_digest(path, &Sha256::digest(text.as_bytes()))
+}
+
+/// [`doc_id`] from the text's SHA-256 already computed (a source hashes
+/// its text once: [`super::SourceText::text_sha256`]).
+pub fn doc_id_of_digest(path: &Path, digest: &[u8]) -> String {
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -25,7 +31,6 @@ pub fn doc_id(path: &Path, text: &str) -> String {
     if clean.is_empty() {
         clean.push_str("doc");
     }
-    let digest = Sha256::digest(text.as_bytes());
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
     format!("{clean}-{hex}")
 }

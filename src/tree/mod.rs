@@ -176,7 +176,7 @@ pub fn build_tree(source: &SourceText) -> DocTree {
     // The content hash of the id and the heading parse are independent; on a
     // long document the hash runs on a second thread meanwhile (it is about
     // a sixth of the work), on a short one inline.
-    let id = || doc_id::doc_id(&source.path, &source.text);
+    let id = || doc_id::doc_id_of_digest(&source.path, source.text_sha256());
     if source.text.len() >= PARALLEL_HASH_BYTES {
         std::thread::scope(|s| {
             let hash = s.spawn(id);

@@ -91,9 +91,57 @@ pub struct SourceText {
     pub text: String,
     /// Byte offset of the start of each line (line 1 is index 0).
     line_starts: Vec<usize>,
+    /// SHA-256 of `text`, computed once on first use (the document id's
+    /// hash, and the file's too when the file was `text` byte for byte).
+    text_digest: std::sync::OnceLock<[u8; 32]>,
+    /// How the file's bytes hash relates to the text's.
+    file_digest: FileDigest,
+}
+
+/// The SHA-256 of the bytes a source was read from.
+#[derive(Debug, Clone, Copy)]
+enum FileDigest {
+    /// The bytes were the text exactly: the same digest as `text_digest`.
+    SameAsText,
+    /// The bytes differed (BOM, CRLF, UTF-16, lossy): hashed on reading.
+    Bytes([u8; 32]),
+    /// Built from text, not from a file.
+    Unknown,
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl SourceText {
+    /// SHA-256 of the (normalised) text, hashed at most once per source.
+    pub fn text_sha256(&self) -> &[u8; 32] {
+        use sha2::{Digest, Sha256};
+        self.text_digest
+            .get_or_init(|| Sha256::digest(self.text.as_bytes()).into())
+    }
+
+    /// Hex SHA-256 of the file's bytes, without reading or hashing the
+    /// file again (`None` for a source built from text).
+    pub fn file_sha256_hex(&self) -> Option<String> {
+        match self.file_digest {
+            FileDigest::SameAsText => Some(hex(self.text_sha256())),
+            FileDigest::Bytes(d) => Some(hex(&d)),
+            FileDigest::Unknown => None,
+        }
+    }
+
+    /// Records how `bytes` (what the source was decoded from) hash.
+    fn with_file_bytes(mut self, bytes: &[u8]) -> Self {
+        use sha2::{Digest, Sha256};
+        self.file_digest = if bytes == self.text.as_bytes() {
+            FileDigest::SameAsText
+        } else {
+            FileDigest::Bytes(Sha256::digest(bytes).into())
+        };
+        self
+    }
+
     /// Reads and decodes a file. `lossy` replaces invalid UTF-8 instead of
     /// failing.
     pub fn read(path: &Path, lossy: bool) -> Result<Self, InputError> {
@@ -172,7 +220,7 @@ impl SourceText {
             if source.text.trim().is_empty() {
                 return Err(InputError::Empty { path: source.path });
             }
-            return Ok(source);
+            return Ok(source.with_file_bytes(bytes));
         }
         if let Some(offset) = bytes.iter().position(|&b| b == 0) {
             return Err(InputError::Binary {
@@ -198,7 +246,7 @@ impl SourceText {
         if source.text.trim().is_empty() {
             return Err(InputError::Empty { path: source.path });
         }
-        Ok(source)
+        Ok(source.with_file_bytes(bytes))
     }
 
     /// Builds a source from text already in memory (tests, stdin): strips a
@@ -223,6 +271,8 @@ impl SourceText {
             path: path.into(),
             text,
             line_starts,
+            text_digest: std::sync::OnceLock::new(),
+            file_digest: FileDigest::Unknown,
         }
     }
 
@@ -506,5 +556,23 @@ mod tests {
         std::fs::write(&bin, bytes).unwrap();
         let e = SourceText::read(&bin, false).unwrap_err();
         assert!(matches!(e, InputError::Binary { offset: 4, .. }), "{e}");
+    }
+
+    #[test]
+    fn the_file_hash_comes_from_reading_once_and_matches_the_bytes() {
+        use sha2::{Digest, Sha256};
+        let dir = tempfile::tempdir().unwrap();
+        let sha = |b: &[u8]| hex(&Sha256::digest(b));
+        for (name, bytes) in [
+            ("plain.txt", &b"ARTICLE I\nTerms\n"[..]),
+            ("crlf.txt", &b"\xef\xbb\xbfARTICLE I\r\nTerms\r\n"[..]),
+        ] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let s = SourceText::read(&p, false).unwrap();
+            assert_eq!(s.file_sha256_hex(), Some(sha(bytes)), "{name}");
+            assert_eq!(hex(s.text_sha256()), sha(s.text.as_bytes()), "{name}");
+        }
+        assert_eq!(src("x").file_sha256_hex(), None);
     }
 }

@@ -63,10 +63,7 @@ pub(super) fn run_ok(mut c: Command) -> Duration {
 /// How far a batch has come, from its manifest: per document 1 once it is
 /// pending, 2 once extracted, 3 once written (0 before the manifest).
 fn progress(out: &Path) -> usize {
-    let Some(m) = std::fs::read_to_string(out.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
+    let Some(m) = super::util::manifest_json(out) else {
         return 0;
     };
     m["documents"]
@@ -221,6 +218,9 @@ fn credit_agreements() -> Vec<PathBuf> {
 
 #[test]
 fn offline_batch_killed_at_random_points_resumes_to_the_uninterrupted_result() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let work = tempdir();
     let docs = credit_agreements();
     let reference = work.path().join("reference");
@@ -431,6 +431,9 @@ pub(super) fn manifest_doc_ids(out: &Path) -> Vec<String> {
 
 #[test]
 fn neo4j_batch_killed_at_random_points_resumes_to_the_uninterrupted_graph() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (uri, user, _) = neo4j_env();
     let work = tempdir();

@@ -1005,6 +1005,9 @@ async fn neo4j_sink_describes_itself() {
 
 #[test]
 fn document_meta_from_a_real_contract() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let path = super::util::corpus("credit_agreements/emerson_2018.md");
     let m = DocumentMeta::from_file(&path, "emerson", "credit_agreement").unwrap();
     assert_eq!(m.name, "emerson_2018.md");
@@ -1087,7 +1090,7 @@ const EXPECTED_MERGES: &[&[&str]] = &[
 
 /// Every folder of the shared corpus with documents.
 fn corpus_dirs() -> Vec<std::path::PathBuf> {
-    let root = super::util::shared().join("corpora");
+    let root = super::util::corpora();
     ["credit_agreements", "other", "wide"]
         .iter()
         .map(|d| root.join(d))
@@ -1131,6 +1134,9 @@ fn jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn whole_corpus_one_node_per_organisation_in_the_import_files() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     use kgroute::graph::identity::org_canonical;
     use std::collections::{BTreeMap, BTreeSet};
     let dir = super::util::tempdir();
@@ -1270,6 +1276,9 @@ fn whole_corpus_one_node_per_organisation_in_the_import_files() {
 
 #[tokio::test]
 async fn neo4j_spellings_across_documents_meet_in_one_node_with_the_written_name() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let tmp = super::util::tempdir();
     // Copies under names of this run: doc ids nobody else uses.
     let nonce = format!(

@@ -310,6 +310,9 @@ fn write_article_baseline(path: &Path) {
 /// and the history shows both batches.
 #[test]
 fn review_between_batches_reduces_new_sections() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let index = dir.path().join("credit_agreement.yaml");
     write_article_baseline(&index);
@@ -445,7 +448,8 @@ fn max_cost_stops_sending_and_says_so() {
         .arg("ingest")
         .arg(fixture("supply_agreement.txt"))
         .arg("--index")
-        .arg(index_file())
+        // The fixture's own type: `--index` now routes every document with it.
+        .arg(repo().join("indices/commercial.yaml"))
         .arg("--out")
         .arg(&out)
         .arg("--history")
@@ -604,7 +608,15 @@ fn a_non_empty_out_without_resume_and_a_resume_with_another_index_are_refused() 
         .code(2)
         .stderr(predicates::str::contains("not empty").and(predicates::str::contains("--resume")));
 
-    let other = dir.path().join("other.yaml");
+    // The edited copy keeps its base index beside it (`extends: base/common.yaml`).
+    let idx = dir.path().join("idx");
+    std::fs::create_dir_all(idx.join("base")).unwrap();
+    std::fs::copy(
+        repo().join("indices/base/common.yaml"),
+        idx.join("base/common.yaml"),
+    )
+    .unwrap();
+    let other = idx.join("other.yaml");
     std::fs::write(
         &other,
         read(&index_file()).replace("version:", "# edited\nversion:"),

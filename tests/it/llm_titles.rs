@@ -532,10 +532,7 @@ fn tagged_doc(tag: &str) -> String {
 
 /// The documents of a manifest: (written, title mapping recorded).
 fn manifest_states(out: &std::path::Path) -> Vec<(bool, bool)> {
-    let Some(m) = std::fs::read_to_string(out.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-    else {
+    let Some(m) = super::util::manifest_json(out) else {
         return Vec::new();
     };
     m["documents"]

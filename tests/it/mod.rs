@@ -17,6 +17,7 @@ mod real_model;
 mod report;
 mod review;
 mod routing;
+mod safety;
 mod shard;
 mod summary_indices;
 mod tree;

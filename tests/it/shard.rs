@@ -90,6 +90,9 @@ fn totals(dir: &Path) -> serde_json::Value {
 
 #[test]
 fn three_parallel_shards_merge_into_the_unsharded_batch() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     let dir = tempdir();
     let d = dir.path();
     let whole = d.join("whole");
@@ -226,6 +229,9 @@ fn by_content(mut ids: Vec<String>) -> Vec<String> {
 
 #[test]
 fn three_shards_into_neo4j_with_the_loopback_llm_equal_one_run() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
     use super::crash::{
         clause_server, ingest as ingest_cmd, manifest_doc_ids, neo4j_state, run_ok, unique_copy,
     };

@@ -8,24 +8,67 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `shared/` next to the repository (CI lays it there), or next to any
-/// ancestor (a git worktree sits deeper than the main checkout).
+/// The shared corpora folder: `$KGROUTE_CORPORA` when set (CI sets it; a
+/// folder named there must exist, or every corpus test would skip
+/// silently), else `shared/corpora` next to the repository or next to any
+/// ancestor (a git worktree sits deeper than the main checkout). `None`
+/// when absent.
+pub fn corpora_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("KGROUTE_CORPORA").filter(|v| !v.is_empty()) {
+        let dir = PathBuf::from(dir);
+        assert!(
+            dir.is_dir(),
+            "KGROUTE_CORPORA={} is not a folder; unset it to skip the corpus tests",
+            dir.display()
+        );
+        return Some(dir);
+    }
+    repo()
+        .ancestors()
+        .map(|a| a.join("shared").join("corpora"))
+        .find(|p| p.is_dir())
+}
+
+/// The guard at the top of every test that reads the shared corpora:
+/// `let Some(_c) = util::corpora_or_skip() else { return };`. When they are
+/// absent (a fresh clone) the test says so once and passes as skipped.
+pub fn corpora_or_skip() -> Option<PathBuf> {
+    let dir = corpora_dir();
+    if dir.is_none() {
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("this test")
+            .to_string();
+        eprintln!("{test}: skipped: shared corpora not found (set KGROUTE_CORPORA)");
+    }
+    dir
+}
+
+/// The folder holding `corpora/` (the corpora's parent). Panics when
+/// absent: a test calling it starts with [`corpora_or_skip`].
 pub fn shared() -> PathBuf {
-    let repo = repo();
-    repo.ancestors()
-        .map(|a| a.join("shared"))
-        .find(|p| p.join("corpora").is_dir())
+    corpora_dir()
+        .and_then(|c| c.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| {
             panic!(
-                "shared/corpora not found next to {} or above",
-                repo.display()
+                "shared corpora not found next to {} or above; set KGROUTE_CORPORA \
+                 (and start the test with util::corpora_or_skip())",
+                repo().display()
             )
         })
 }
 
+/// The corpora folder itself (see [`shared`]).
+pub fn corpora() -> PathBuf {
+    corpora_dir().unwrap_or_else(|| {
+        shared();
+        unreachable!()
+    })
+}
+
 /// A file of the shared corpus, e.g. `credit_agreements/emerson_2018.md`.
 pub fn corpus(rel: &str) -> PathBuf {
-    let p = shared().join("corpora").join(rel);
+    let p = corpora().join(rel);
     assert!(p.exists(), "shared corpus file missing: {}", p.display());
     p
 }
@@ -34,7 +77,7 @@ pub fn corpus(rel: &str) -> PathBuf {
 pub fn corpus_documents() -> Vec<PathBuf> {
     let mut out = Vec::new();
     for dir in ["credit_agreements", "other"] {
-        let d = shared().join("corpora").join(dir);
+        let d = corpora().join(dir);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
             .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
             .map(|e| e.unwrap().path())
@@ -85,4 +128,48 @@ pub fn ingest_offline_cmd(
 
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// The CUAD contracts of the shared corpus (`cuad/<type>/<name>.txt`),
+/// each with whether it is in the checking half: within each type folder,
+/// files sorted by name, odd positions check and even ones tune.
+pub fn cuad_documents() -> Vec<(PathBuf, bool)> {
+    let root = shared().join("corpora").join("cuad");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut out = Vec::new();
+    for d in dirs {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+            .collect();
+        files.sort();
+        out.extend(files.into_iter().enumerate().map(|(i, p)| (p, i % 2 == 1)));
+    }
+    out
+}
+
+/// A batch's manifest as JSON, as `--resume` reads it: `manifest.json`
+/// with the changes of `manifest.journal` (one document entry a line, the
+/// last of a path winning) applied; `None` before the manifest exists.
+pub fn manifest_json(out: &Path) -> Option<serde_json::Value> {
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).ok()?).ok()?;
+    let journal = std::fs::read_to_string(out.join("manifest.journal")).unwrap_or_default();
+    let docs = m["documents"].as_array_mut()?;
+    // A last line without its newline may be cut mid-write: skipped.
+    let whole = journal.rfind('\n').map_or("", |end| &journal[..end]);
+    for line in whole.lines().filter(|l| !l.trim().is_empty()) {
+        let entry: serde_json::Value = serde_json::from_str(line).ok()?;
+        match docs.iter_mut().find(|d| d["path"] == entry["path"]) {
+            Some(d) => *d = entry,
+            None => docs.push(entry),
+        }
+    }
+    Some(m)
 }

@@ -17,6 +17,9 @@ pub(super) struct Builder {
     pub(super) amount_of: Option<&'static str>,
     /// `RATE_OF` when the ontology has it.
     pub(super) rate_of: Option<&'static str>,
+    /// `TERMINATES` (party -> its right to end the agreement) when the
+    /// ontology has it.
+    pub(super) terminates: Option<&'static str>,
     /// How the section spells words of organisation names in mixed case
     /// (see [`super::parties::spellings`]).
     pub(super) spellings: HashMap<String, String>,

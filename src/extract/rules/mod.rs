@@ -20,6 +20,8 @@ use crate::index::Ontology;
 use std::collections::HashSet;
 
 mod builder;
+mod clause;
+mod law;
 mod obligations;
 mod own;
 mod parties;
@@ -27,6 +29,8 @@ mod terms;
 mod text;
 
 use builder::Builder;
+use clause::parties_clause;
+use law::governing_law;
 use obligations::*;
 use own::OwnSection;
 use parties::*;
@@ -61,6 +65,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     let mut b = Builder {
         amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
         rate_of: ontology_name(&ontology.relation_types, "RATE_OF").map(|_| "RATE_OF"),
+        terminates: ontology_name(&ontology.relation_types, "TERMINATES").map(|_| "TERMINATES"),
         spellings: spellings(&paragraphs),
         ..Builder::default()
     };
@@ -130,6 +135,8 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             continue;
         }
         parties(&mut b, p, credit, &term_set);
+        parties_clause(&mut b, p, &term_set);
+        governing_law(&mut b, p);
         subsidiaries(&mut b, p);
         guarantees_and_liens(&mut b, p, &term_set);
         commitment_rows(&mut b, p, &term_set);

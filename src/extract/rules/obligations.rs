@@ -14,7 +14,7 @@ use std::collections::HashSet;
 /// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`.
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+|(?:^|[.;:]\s+|\)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -26,6 +26,38 @@ pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
     )
     .unwrap()
 });
+
+/// Rights: `Licensee may terminate ...`, `the Landlord shall have the right
+/// to ...`, `each Party is entitled to ...`; `may not` restricts.
+pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
+    )
+    .unwrap()
+});
+
+/// Verbs after `may` that state a possibility, not a right.
+const NON_RIGHT_VERBS: &[&str] = &[
+    "be",
+    "have",
+    "become",
+    "include",
+    "deem",
+    "need",
+    "apply",
+    "result",
+    "arise",
+    "occur",
+    "reasonably",
+    "from",
+    "also",
+    "otherwise",
+    "only",
+    "in",
+    "mutually",
+    "jointly",
+    "instead",
+];
 
 /// `... to make Ratable Loans to the Borrowers ...` inside a lender's obligation.
 pub(super) static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
@@ -102,7 +134,9 @@ pub(super) fn obligations(
         last = Some(ob);
     }
     for c in OBLIGATION.captures_iter(p) {
-        let party = normalize_ws(&c[1]);
+        let Some(party) = subject(&c[1]) else {
+            continue;
+        };
         let negative = c.get(2).is_some();
         let verb = c[3].to_string();
         if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
@@ -122,7 +156,10 @@ pub(super) fn obligations(
         // rate or an amount (`the Eurocurrency Rate shall in no event ...`),
         // and only as the subject: in `the ratio of Debt of the Borrower
         // shall not exceed` the ratio is bound, not the Borrower.
-        if !is_role(&party) || inside_noun_phrase(p, c.get(0).unwrap().start()) {
+        if !is_role(&party)
+            || inside_noun_phrase(p, c.get(0).unwrap().start())
+            || conditional(p, c.get(1).unwrap().start())
+        {
             continue;
         }
         let clause = clause_at(p, c.get(1).unwrap().start());
@@ -152,7 +189,104 @@ pub(super) fn obligations(
         clause_links(b, &ob, clause, own);
         last = Some(ob);
     }
+    for c in RIGHT.captures_iter(p) {
+        let Some(party) = subject(&c[1]) else {
+            continue;
+        };
+        let negative = c.get(2).is_some();
+        let verb = c[3].to_string();
+        let at = c.get(1).unwrap().start();
+        if !is_role(&party)
+            || NON_RIGHT_VERBS.contains(&verb.as_str())
+            || inside_noun_phrase(p, c.get(0).unwrap().start())
+            || conditional(p, at)
+        {
+            continue;
+        }
+        let clause = clause_at(p, at);
+        let name = clause_name(clause);
+        let pt = party_entity(b, &party);
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        let r = if negative {
+            let r = b.entity(&name, "Covenant", &truncate(clause, 200));
+            b.relate(&r, "RESTRICTS", &pt, &evidence);
+            r
+        } else {
+            let r = b.entity(&name, "Right", &truncate(clause, 200));
+            b.relate(&pt, "HOLDS_RIGHT", &r, &evidence);
+            if verb == "terminate" {
+                if let Some(t) = b.terminates {
+                    b.relate(&pt, t, &r, &evidence);
+                }
+            }
+            r
+        };
+        clause_links(b, &r, clause, own);
+        last = Some(r);
+    }
     last
+}
+
+/// The party a sentence opens with, without its article (`The Borrower`
+/// -> `Borrower`); none for `No Lender` / `Neither ...`, which negate.
+fn subject(raw: &str) -> Option<String> {
+    let s = normalize_ws(raw);
+    let (first, rest) = match s.split_once(' ') {
+        Some((f, r)) => (f.to_string(), r.to_string()),
+        None => (s.clone(), String::new()),
+    };
+    match first.as_str() {
+        "No" | "Neither" | "NO" | "NEITHER" => None,
+        "The" | "Each" | "Any" | "Such" | "Either" | "A" | "An" | "THE" | "EACH" | "ANY"
+        | "SUCH" | "EITHER"
+            if !rest.is_empty() =>
+        {
+            Some(rest)
+        }
+        _ => Some(s),
+    }
+}
+
+/// True when the clause at `at` is the condition of another (`if the
+/// Agent shall notify ...`, `unless the Tenant shall ...`, `provided that
+/// the Licensee may ...`): a condition binds no one.
+fn conditional(p: &str, at: usize) -> bool {
+    let before = p[..at].trim_end().to_ascii_lowercase();
+    let before = before
+        .strip_suffix(" the")
+        .or_else(|| before.strip_suffix(" each"))
+        .or_else(|| before.strip_suffix(" any"))
+        .or_else(|| before.strip_suffix(" such"))
+        .unwrap_or(&before)
+        .trim_end_matches(',');
+    [
+        " if",
+        " unless",
+        " upon",
+        " when",
+        " whenever",
+        " until",
+        " whether",
+        " in the event",
+        " in the event that",
+        " provided that",
+        " provided, however, that",
+        " provided however that",
+        " to the extent",
+        " to the extent that",
+        " after",
+        " before",
+        " once",
+        " where",
+        " that",
+        " as",
+        " so long as",
+        " except",
+        " except that",
+        " in case",
+    ]
+    .iter()
+    .any(|w| before.ends_with(w) || before == w.trim_start())
 }
 
 /// `the Guarantor hereby unconditionally guarantees ... the Obligations`.
@@ -274,17 +408,10 @@ pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &OwnSec
     values(b, ob, clause);
 }
 
-/// The name of a covenant or obligation entity: the clause's first twelve
-/// words, at most 100 characters.
+/// The name of a covenant, obligation or right entity: its whole clause
+/// (up to 240 characters), so two duties that begin alike stay two nodes.
 fn clause_name(clause: &str) -> String {
-    truncate(
-        &clause
-            .split_whitespace()
-            .take(12)
-            .collect::<Vec<_>>()
-            .join(" "),
-        100,
-    )
+    truncate(&normalize_ws(clause), 240)
 }
 
 /// The party bound by a clause: a role (`the Lenders` -> `Lender`) or a

@@ -14,10 +14,10 @@ use std::collections::{HashMap, HashSet};
 pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
-        \b(?P<lead>(?:[A-Z][A-Za-z0-9&'.\-]*\s+(?:(?:of|OF|&|and)\s+)?){0,8})
-        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|Ltd\.|LTD\.|S\.A\.
-           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG)\b)
-         |(?P<last>[A-Z][A-Za-z0-9&'\-]*),\s+(?P<suffix2>Inc\.|INC\.|LLC\b|L\.P\.|Ltd\.|LTD\.|N\.A\.|PLC\b|plc\b))
+        \b(?P<lead>(?:(?:[A-Z][A-Za-z0-9&'.\-]*|[0-9]+[A-Za-z][A-Za-z0-9&'.\-]*|[a-z][a-z0-9\-]*\.(?:com|COM|net))\s+(?:(?:of|OF|&|and)\s+)?){0,8})
+        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.
+           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH)\b)
+         |(?P<last>[A-Z][A-Za-z0-9&'\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.P\.|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|S\.A\.|N\.A\.|B\.V\.|N\.V\.|GmbH\b|PLC\b|plc\b))
         (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
@@ -121,6 +121,32 @@ pub(super) const ROLE_HEADS: &[&str] = &[
     "party",
     "parties",
     "holder",
+    // Commercial, lease and M&A roles.
+    "lessor",
+    "lessee",
+    "sublessor",
+    "sublessee",
+    "subtenant",
+    "distributor",
+    "consultant",
+    "contractor",
+    "subcontractor",
+    "manufacturer",
+    "franchisor",
+    "franchisee",
+    "vendor",
+    "buyer",
+    "provider",
+    "reseller",
+    "client",
+    "developer",
+    "servicer",
+    "sponsor",
+    "investor",
+    "shareholder",
+    "stockholder",
+    "executive",
+    "employee",
 ];
 
 pub(super) fn is_role(term: &str) -> bool {
@@ -165,6 +191,12 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
 
 /// Corporate words: a run of words holding one is a whole name.
 const CORPORATE: &[&str] = &[
+    "gmbh",
+    "b.v",
+    "n.v",
+    "llp",
+    "l.l.p",
+    "s.p.a",
     "co",
     "corp",
     "inc",

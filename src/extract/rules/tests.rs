@@ -712,3 +712,166 @@ fn a_lettered_schedule_is_referenced_whole() {
         o.relations
     );
 }
+
+#[test]
+fn parties_clause_gives_each_party_its_defined_name_and_role() {
+    let mut i = input(
+        "Preamble",
+        "This Marketing Affiliate Agreement (the \"Agreement\") is entered into this 8th day of May 2014, \
+         by and between BIRCH FIRST GLOBAL INVESTMENTS INC., a corporation incorporated in the U.S. Virgin \
+         Islands, with its main place of business located 9100 Havensight, Port of Sale, Ste. 15/16 \
+         (referred to as \"Company\") and MOUNT KNOWLEDGE HOLDINGS INC. and/or assigns, a corporation \
+         incorporated in the State of Nevada (referred to as \"Marketing Affiliate\" or \"MA\").\n\n\
+         This COLLABORATION AGREEMENT is between Ginkgo Bioworks, Inc., a Delaware corporation with offices \
+         located at 27 Drydock Avenue, Boston, Massachusetts 02210 (\"Ginkgo\"), and Berkeley Lights, Inc., \
+         a Delaware corporation (\"BLI\"). Ginkgo and BLI may each be referred to herein as a \"Party\".",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    let birch = "Birch First Global Investments Inc.";
+    let mount = "Mount Knowledge Holdings Inc.";
+    assert!(
+        has(&o, "Company", "DEFINED_AS", birch),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(&o, birch, "HAS_ROLE", "Company"), "{:#?}", o.relations);
+    assert!(has(&o, "Marketing Affiliate", "DEFINED_AS", mount));
+    assert!(has(&o, "MA", "DEFINED_AS", mount));
+    assert!(has(&o, mount, "HAS_ROLE", "Marketing Affiliate"));
+    // A short form of the party's own name is no role.
+    assert!(has(&o, "Ginkgo", "DEFINED_AS", "Ginkgo Bioworks, Inc."));
+    assert!(has(&o, "BLI", "DEFINED_AS", "Berkeley Lights, Inc."));
+    assert!(!o.relations.iter().any(|r| r.relation_type == "HAS_ROLE"
+        && (r.target == "Ginkgo" || r.target == "BLI" || r.target == "MA")));
+    // Nobody is defined as the parties collectively.
+    assert!(!o.relations.iter().any(|r| r.source == "Party"));
+}
+
+/// A party's defining parenthetical is in its own sentence: a later
+/// sentence's `(the "Borrowers")` is never its name.
+#[test]
+fn a_later_sentences_defined_name_is_no_party_name() {
+    let o = extract(&input(
+        "Preamble",
+        "Reference is made to the Credit Agreement among Emerson Electric Co. (the \"Company\"), \
+         the Subsidiary Borrowers party thereto (collectively with the Company, the \"Borrowers\"), \
+         each lender party thereto and JPMorgan Chase Bank, National Association, as Agent. \
+         Capitalized terms used herein have the meanings assigned in the Credit Agreement (the \"Terms\").",
+    ));
+    assert!(
+        has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        !o.relations
+            .iter()
+            .any(|r| r.relation_type == "DEFINED_AS" && r.target.starts_with("JPMorgan")),
+        "{:#?}",
+        o.relations
+    );
+}
+
+#[test]
+fn dot_com_and_foreign_forms_are_organisations() {
+    let o = extract(&input(
+        "Preamble",
+        "This Agreement is made by and between 2THEMART.COM, INC., a Nevada corporation (\"2TheMart\"), \
+         theglobe.com, inc. (\"theglobe\"), OntoChem GmbH (\"OntoChem\"), Kiromic, Inc (\"Kiromic\") and \
+         Skype Communications, S.A. (\"Skype\").",
+    ));
+    let names = org_names(&o);
+    for n in [
+        "2THEMART.COM, INC.",
+        "theglobe.com, inc.",
+        "OntoChem GmbH",
+        "Kiromic, Inc",
+        "Skype Communications, S.A.",
+    ] {
+        assert!(
+            o.entities.iter().any(|e| e.entity_type == "Organization"
+                && (e.name == n || e.aliases.iter().any(|a| a == n))),
+            "{n} in {names:?}"
+        );
+    }
+}
+
+#[test]
+fn governing_law_names_the_place_whose_law_governs_the_agreement() {
+    let mut onto = Ontology::default();
+    onto.relation_types
+        .insert("GOVERNED_BY".into(), String::new());
+    let o = extract_for(
+        &input(
+            "Section 12.3 Governing Law",
+            "This Agreement shall be governed by and construed in accordance with the laws of the State of \
+             New York without regard to its conflict of laws principles. Each party submits to the \
+             jurisdiction of the courts of the State of Delaware.\n\n\
+             The validity of this Agreement shall be governed by the laws of England and Wales.\n\n\
+             The Licensee, a corporation organized under the laws of the State of Texas, shall pay.",
+        ),
+        &onto,
+    );
+    assert!(
+        has(&o, "Agreement", "GOVERNED_BY", "New York"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "Agreement", "GOVERNED_BY", "England"),
+        "{:#?}",
+        o.relations
+    );
+    // A forum or a state of organisation is no governing law.
+    assert!(!has(&o, "Agreement", "GOVERNED_BY", "Delaware"));
+    assert!(!has(&o, "Agreement", "GOVERNED_BY", "Texas"));
+}
+
+#[test]
+fn duties_rights_and_conditions_of_any_party() {
+    let mut onto = Ontology::default();
+    for t in ["OBLIGATED_TO", "HOLDS_RIGHT", "RESTRICTS", "TERMINATES"] {
+        onto.relation_types.insert(t.into(), String::new());
+    }
+    let o = extract_for(
+        &input(
+            "Section 4 Rent",
+            "Tenant shall pay the Fixed Base Rent monthly in advance. Tenant shall pay the Fixed Base Rent \
+             to Landlord's lockbox. Contractor will purchase the Components from the Supplier. Licensee may \
+             terminate this Agreement upon thirty days' notice. Landlord shall have the right to inspect the \
+             Premises. Licensee may not assign this Agreement. If the Agent shall notify the Borrower, the \
+             Borrower shall repay the Loans.",
+        ),
+        &onto,
+    );
+    let targets = |s: &str, t: &str| -> Vec<String> {
+        o.relations
+            .iter()
+            .filter(|r| r.source == s && r.relation_type == t)
+            .map(|r| r.target.clone())
+            .collect()
+    };
+    // Two duties that begin alike are two nodes.
+    assert_eq!(
+        targets("Tenant", "OBLIGATED_TO").len(),
+        2,
+        "{:#?}",
+        o.relations
+    );
+    assert_eq!(targets("Contractor", "OBLIGATED_TO").len(), 1);
+    assert_eq!(targets("Licensee", "HOLDS_RIGHT").len(), 1);
+    assert_eq!(targets("Licensee", "TERMINATES").len(), 1);
+    assert_eq!(targets("Landlord", "HOLDS_RIGHT").len(), 1);
+    assert!(o
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "RESTRICTS" && r.target == "Licensee"));
+    // A condition binds no one; the duty it conditions does.
+    assert!(
+        targets("Agent", "OBLIGATED_TO").is_empty(),
+        "{:#?}",
+        o.relations
+    );
+    assert_eq!(targets("Borrower", "OBLIGATED_TO").len(), 1);
+}

@@ -46,7 +46,15 @@ fn at(span: &Span) -> (usize, usize) {
 }
 
 /// Parses the first document of `text`; `None` for an empty file.
+/// The text first passes [`crate::index::yaml_guard::check`]: this tree
+/// clones an anchor's node at every alias, so an unbounded file would
+/// exhaust memory here.
 pub fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
+    crate::index::yaml_guard::check(text).map_err(|e| SyntaxError {
+        line: e.line,
+        col: e.col,
+        message: e.message,
+    })?;
     let mut stack: Vec<(Node, Option<Node>)> = Vec::new();
     let mut anchors: HashMap<usize, Node> = HashMap::new();
     let mut anchor_of: Vec<usize> = Vec::new();
@@ -55,7 +63,7 @@ pub fn parse(text: &str) -> Result<Option<Node>, SyntaxError> {
         let (ev, span) = ev.map_err(|e| SyntaxError {
             line: e.marker().line(),
             col: e.marker().col() + 1,
-            message: e.info().to_string(),
+            message: crate::index::yaml_guard::one_line(e.info()),
         })?;
         let (line, col) = at(&span);
         let done = match ev {

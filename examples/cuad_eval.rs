@@ -1,0 +1,436 @@
+//! `scripts/cuad-eval`: what the pipeline keeps of CUAD's lawyer-labelled
+//! commercial contracts (`shared/corpora/cuad`), per half of the fixed
+//! split (within each type folder, files sorted by name: even positions
+//! tune, odd positions check).
+//!
+//! Prints the five figures of issue 20 per half: contracts of 15,000+
+//! characters with a usable tree (preamble + fallback + contents <= 10% of
+//! the text, no node > 50%), contracts typed (not `unknown`), labelled
+//! clause spans whose section goes to extraction, payload cut (characters
+//! not sent / all), and contracts with text dropped without a reason; then
+//! recall per category and the ten sections that lose the most labelled
+//! clauses.
+//!
+//! A span is found by collapsing runs of whitespace on both sides (the
+//! labels are verbatim from the file); it is kept when at least half of
+//! its characters lie in sections routed to extraction, at any of its
+//! occurrences (a party's defined name occurs everywhere).
+//!
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files]
+
+use kgroute::index::doctype::UNKNOWN_TYPE;
+use kgroute::index::IndexSet;
+use kgroute::route::{plan_document_in, PlanStats, Route, RouteOptions, RoutePlan};
+use kgroute::tree::{DocTree, NodeKind, SourceText};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Contracts at least this long must have a usable tree.
+const LONG_CHARS: usize = 15_000;
+
+fn main() -> anyhow::Result<()> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut index = repo.join("indices");
+    let mut corpora = std::env::var_os("KGROUTE_CORPORA")
+        .map(PathBuf::from)
+        .or_else(|| {
+            repo.ancestors()
+                .map(|a| a.join("shared/corpora"))
+                .find(|p| p.is_dir())
+        })
+        .unwrap_or_else(|| repo.join("../shared/corpora"));
+    let (mut misses, mut files) = (false, false);
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--index" => index = args.next().map(PathBuf::from).unwrap_or(index),
+            "--corpora" => corpora = args.next().map(PathBuf::from).unwrap_or(corpora),
+            "--misses" => misses = true,
+            "--files" => files = true,
+            other => anyhow::bail!(
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files]"
+            ),
+        }
+    }
+    let cuad = corpora.join("cuad");
+    anyhow::ensure!(
+        cuad.join("labels.json").is_file(),
+        "{}: no CUAD labels.json; pass --corpora DIR or set KGROUTE_CORPORA",
+        cuad.display()
+    );
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cuad.join("labels.json"))?)?;
+    let set = IndexSet::load(std::slice::from_ref(&index))?;
+    println!(
+        "index: {} (types: {})",
+        index.display(),
+        set.names().join(", ")
+    );
+    let halves = split(&cuad)?;
+    for (half, rels) in [("tuning", &halves.0), ("checking", &halves.1)] {
+        println!("\n== {half} half ({} contracts)", rels.len());
+        let mut acc = Acc::default();
+        for rel in rels {
+            let clauses = labels[rel.as_str()]["clauses"].clone();
+            let d = evaluate(&cuad.join(rel), rel, &set, &clauses)?;
+            if files {
+                println!(
+                    "  {:<70} {:<14} {:>7} ch usable {:<5} kept {:>3}/{:<3} cut {:>5.1}% unexplained {}",
+                    rel,
+                    d.doc_type,
+                    d.chars,
+                    d.usable.map_or("-".into(), |u| u.to_string()),
+                    d.kept,
+                    d.found,
+                    d.stats.payload_cut_pct,
+                    d.unexplained
+                );
+            }
+            acc.add(d);
+        }
+        acc.print(misses);
+    }
+    Ok(())
+}
+
+/// The fixed split: `(tuning, checking)` as `type/name.txt` keys.
+fn split(cuad: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cuad)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let (mut tuning, mut checking) = (Vec::new(), Vec::new());
+    for d in dirs {
+        let mut names: Vec<String> = std::fs::read_dir(&d)?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .filter(|n| n.ends_with(".txt"))
+            .collect();
+        names.sort();
+        let ty = d.file_name().unwrap().to_string_lossy().into_owned();
+        for (i, n) in names.into_iter().enumerate() {
+            let key = format!("{ty}/{n}");
+            if i % 2 == 0 {
+                tuning.push(key)
+            } else {
+                checking.push(key)
+            }
+        }
+    }
+    Ok((tuning, checking))
+}
+
+/// One contract's outcome.
+struct DocEval {
+    rel: String,
+    doc_type: String,
+    chars: usize,
+    /// `None` below [`LONG_CHARS`].
+    usable: Option<bool>,
+    stats: PlanStats,
+    found: usize,
+    kept: usize,
+    not_found: usize,
+    /// Category -> (found, kept).
+    by_category: BTreeMap<String, (usize, usize)>,
+    /// Lost spans per section: (title, route, tier) -> count.
+    lost: BTreeMap<(String, String, String), usize>,
+    /// Characters not sent with no reason a user could accept.
+    unexplained: usize,
+    missed: Vec<(String, String)>,
+}
+
+fn evaluate(
+    path: &Path,
+    rel: &str,
+    set: &IndexSet,
+    clauses: &serde_json::Value,
+) -> anyhow::Result<DocEval> {
+    let (source, tree, plan, guess) =
+        plan_document_in(path, set, None, &RouteOptions::default(), true)?;
+    let stats = PlanStats::of(&plan, None);
+    let chars = source.text.chars().count();
+    let usable = (chars >= LONG_CHARS).then(|| usable_tree(&tree, chars));
+    let (collapsed, map) = collapse(&source.text);
+    let mut d = DocEval {
+        rel: rel.to_string(),
+        doc_type: guess.name.clone(),
+        chars,
+        usable,
+        found: 0,
+        kept: 0,
+        not_found: 0,
+        by_category: BTreeMap::new(),
+        lost: BTreeMap::new(),
+        unexplained: unexplained_chars(&source, &plan),
+        missed: Vec::new(),
+        stats,
+    };
+    let Some(cats) = clauses.as_object() else {
+        return Ok(d);
+    };
+    for (cat, spans) in cats {
+        for span in spans.as_array().into_iter().flatten() {
+            let Some(span) = span.as_str() else { continue };
+            let needle = collapse(span).0;
+            if needle.is_empty() {
+                continue;
+            }
+            let mut best: Option<(f64, Option<usize>)> = None;
+            for (at, _) in collapsed.match_indices(needle.as_str()).take(200) {
+                let (b0, b1) = (map[at], map[at + needle.len() - 1] + 1);
+                let (frac, sec) = sent_fraction(&plan, b0, b1);
+                if best.is_none_or(|(f, _)| frac > f) {
+                    best = Some((frac, sec));
+                }
+                if frac >= 1.0 {
+                    break;
+                }
+            }
+            let Some((frac, sec)) = best else {
+                d.not_found += 1;
+                continue;
+            };
+            let e = d.by_category.entry(cat.clone()).or_default();
+            e.0 += 1;
+            d.found += 1;
+            if frac >= 0.5 {
+                e.1 += 1;
+                d.kept += 1;
+            } else if let Some(i) = sec {
+                let s = &plan.sections[i];
+                let route = format!("{:?}", s.route).to_lowercase();
+                let tier = s
+                    .predicted_tier
+                    .map_or("new".into(), |t| t.key().to_string());
+                *d.lost
+                    .entry((format!("{} [{:?}]", s.title, s.kind), route, tier))
+                    .or_default() += 1;
+                d.missed
+                    .push((cat.clone(), span.chars().take(90).collect::<String>()));
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// Preamble + fallback + contents <= 10% of the text and no node > 50%.
+fn usable_tree(tree: &DocTree, chars: usize) -> bool {
+    let mut loose = 0usize;
+    let mut biggest = 0usize;
+    for n in tree.iter() {
+        if matches!(
+            n.kind,
+            NodeKind::Preamble | NodeKind::Fallback | NodeKind::Toc
+        ) {
+            loose += n.chars;
+        }
+        biggest = biggest.max(n.chars);
+    }
+    loose * 10 <= chars && biggest * 2 <= chars
+}
+
+/// The text with every whitespace run as one space, trimmed, and the
+/// source byte of each of its bytes.
+fn collapse(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut map = Vec::with_capacity(text.len());
+    let mut space = false;
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            map.push(i);
+            space = false;
+        }
+        let mut buf = [0u8; 4];
+        for _ in 0..c.encode_utf8(&mut buf).len() {
+            map.push(i);
+        }
+        out.push(c);
+    }
+    (out, map)
+}
+
+/// Share of the bytes `b0..b1` in sections sent to extraction, and the
+/// section holding most of the unsent ones.
+fn sent_fraction(plan: &RoutePlan, b0: usize, b1: usize) -> (f64, Option<usize>) {
+    let mut sent = 0usize;
+    let mut worst: Option<(usize, usize)> = None;
+    for (i, s) in plan.sections.iter().enumerate() {
+        let lo = s.start_byte.max(b0);
+        let hi = s.end_byte.min(b1);
+        if lo >= hi {
+            continue;
+        }
+        if s.route == Route::Llm {
+            sent += hi - lo;
+        } else if worst.is_none_or(|(_, n)| hi - lo > n) {
+            worst = Some((i, hi - lo));
+        }
+    }
+    (sent as f64 / (b1 - b0).max(1) as f64, worst.map(|(i, _)| i))
+}
+
+/// Characters not sent for no reason a user could accept: any unsent
+/// character of a preamble or fallback node (the tree found no heading
+/// there, so no title could justify a skip), the own text beyond the
+/// heading line of an `empty` node, and a `noise` node whose text runs as
+/// sentences (a contents page is short entries, not long lines).
+fn unexplained_chars(source: &SourceText, plan: &RoutePlan) -> usize {
+    let mut n = 0;
+    for s in &plan.sections {
+        if s.route == Route::Llm || s.end_byte <= s.start_byte {
+            continue;
+        }
+        let text = source.byte_span_text(s.start_byte, s.end_byte);
+        match s.kind {
+            NodeKind::Preamble | NodeKind::Fallback => n += s.chars,
+            _ if s.route == Route::Empty => {
+                let own = text.chars().count().saturating_sub(s.title.chars().count());
+                let words = text.split_whitespace().count();
+                if words > 30 {
+                    n += own;
+                }
+            }
+            _ if s.route == Route::Noise => {
+                let long: usize = text
+                    .lines()
+                    .filter(|l| l.chars().count() > 200)
+                    .map(|l| l.chars().count())
+                    .sum();
+                if long * 2 > s.chars {
+                    n += s.chars;
+                }
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
+#[derive(Default)]
+struct Acc {
+    docs: usize,
+    long: usize,
+    usable: usize,
+    typed: usize,
+    types: BTreeMap<String, usize>,
+    found: usize,
+    kept: usize,
+    not_found: usize,
+    stats: Vec<PlanStats>,
+    unexplained_docs: usize,
+    unexplained_chars: usize,
+    by_category: BTreeMap<String, (usize, usize)>,
+    lost: Vec<(usize, String, String, String, String)>,
+    missed: Vec<(String, String, String)>,
+    untyped: Vec<String>,
+}
+
+impl Acc {
+    fn add(&mut self, d: DocEval) {
+        self.docs += 1;
+        if let Some(u) = d.usable {
+            self.long += 1;
+            self.usable += usize::from(u);
+        }
+        if d.doc_type != UNKNOWN_TYPE {
+            self.typed += 1;
+        } else {
+            self.untyped.push(d.rel.clone());
+        }
+        *self.types.entry(d.doc_type.clone()).or_default() += 1;
+        self.found += d.found;
+        self.kept += d.kept;
+        self.not_found += d.not_found;
+        self.stats.push(d.stats);
+        if d.unexplained > 0 {
+            self.unexplained_docs += 1;
+            self.unexplained_chars += d.unexplained;
+        }
+        for (c, (f, k)) in d.by_category {
+            let e = self.by_category.entry(c).or_default();
+            e.0 += f;
+            e.1 += k;
+        }
+        for ((title, route, tier), n) in d.lost {
+            self.lost.push((n, d.rel.clone(), title, route, tier));
+        }
+        for (c, s) in d.missed {
+            self.missed.push((d.rel.clone(), c, s));
+        }
+    }
+
+    fn print(&mut self, misses: bool) {
+        let pct = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+        let total = PlanStats::sum(&self.stats, None);
+        println!(
+            "usable tree (15k+ chars)      {:>4}/{:<4} {:>5.1}%",
+            self.usable,
+            self.long,
+            pct(self.usable, self.long)
+        );
+        println!(
+            "typed (not unknown)           {:>4}/{:<4} {:>5.1}%",
+            self.typed,
+            self.docs,
+            pct(self.typed, self.docs)
+        );
+        println!(
+            "labelled spans kept           {:>4}/{:<4} {:>5.1}%   ({} spans not found in the text)",
+            self.kept,
+            self.found,
+            pct(self.kept, self.found),
+            self.not_found
+        );
+        println!(
+            "payload cut                   {:>5.1}%   (skipped {:.1}%, noise {:.1}%, empty {:.1}% of {} chars)",
+            total.payload_cut_pct,
+            pct(total.chars_skipped, total.chars_total),
+            pct(total.chars_noise, total.chars_total),
+            pct(total.chars_empty, total.chars_total),
+            total.chars_total
+        );
+        println!(
+            "dropped without a reason      {:>4} contracts ({} chars)",
+            self.unexplained_docs, self.unexplained_chars
+        );
+        println!(
+            "types: {}",
+            self.types
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if !self.untyped.is_empty() {
+            println!("untyped: {}", self.untyped.join(" "));
+        }
+        println!("-- recall per category (kept/found)");
+        let mut cats: Vec<_> = self.by_category.iter().collect();
+        cats.sort_by(|a, b| {
+            pct(a.1 .1, a.1 .0)
+                .partial_cmp(&pct(b.1 .1, b.1 .0))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for (c, (f, k)) in cats {
+            println!("  {:<36} {:>4}/{:<4} {:>5.1}%", c, k, f, pct(*k, *f));
+        }
+        println!("-- the ten sections that lose the most labelled clauses");
+        self.lost.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (n, rel, title, route, tier) in self.lost.iter().take(10) {
+            let t: String = title.chars().take(60).collect();
+            println!("  {n:>3} {route:<6} {tier:<9} {t:<62} {rel}");
+        }
+        if misses {
+            println!("-- every lost span");
+            for (rel, c, s) in &self.missed {
+                println!("  {rel:<60} {c:<28} {s}");
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The parties clause of a preamble, in any contract type: `by and between
+//! X, a Delaware corporation with offices at ... ("Licensor"), and Y
+//! (referred to as "Marketing Affiliate" or "MA")`. Each party named after
+//! `between`/`among` gets the names the clause defines for it (DEFINED_AS)
+//! and, when a defined name is a role rather than a short form of its own
+//! name (`Licensor`, `Marketing Affiliate`; not `Ginkgo`, `BLI`), that
+//! role (HAS_ROLE). A role is read from the clause, never guessed from the
+//! nearest word.
+
+use super::builder::Builder;
+use super::parties::{is_role, orgs, singular_role, OrgMatch};
+use super::terms::valid_term;
+use super::text::{normalize_ws, snippet_around, truncate};
+use super::EVIDENCE_CHARS;
+use once_cell::sync::Lazy;
+use regex::Regex;
+use std::collections::HashSet;
+
+/// Where the list of parties opens.
+static OPENS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:by\s+and\s+)?(?:between|among|amongst)\b(?:\s+and\s+among)?|\b(?:made|entered\s+into)\s+by\b|\bBETWEEN:?").unwrap()
+});
+
+/// A parenthetical that defines names: `("Ginkgo")`, `(the "Licensee")`,
+/// `(referred to as "Marketing Affiliate" or "MA")`, `(hereinafter "TL")`.
+static DEFINING_PAREN: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r#"\(\s*[^()"]{0,80}?"[^"]{1,60}"[^()]{0,120}?\)"#).unwrap());
+
+static QUOTED: Lazy<Regex> = Lazy::new(|| Regex::new(r#""([^"]{1,60})""#).unwrap());
+
+/// What ends the parties clause: the recitals or the operative words.
+static CLAUSE_END: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:whereas|recitals|background|witnesseth|w\s?i\s?t\s?n\s?e\s?s\s?s\s?e\s?t\s?h|now,?\s+therefore|in\s+consideration\s+of)\b").unwrap()
+});
+
+/// A sentence end inside a party's segment: its defining parenthetical is
+/// in its own sentence (`... and JPMorgan Chase Bank, as Agent. Capitalized
+/// terms ... (the "Borrowers")` defines nothing for JPMorgan).
+static SENTENCE_END: Lazy<Regex> = Lazy::new(|| Regex::new(r"[a-z0-9)\]]\.\s+[A-Z][a-z]").unwrap());
+
+/// Defined names that stand for all parties, not one.
+const COLLECTIVE: &[&str] = &["party", "parties", "agreement", "effective date"];
+
+/// Last words of defined names that name a document, a date or a thing,
+/// never a party (`Credit Agreement`, `Closing Date`, `Notes`).
+const DOCUMENT_WORDS: &[&str] = &[
+    "agreement",
+    "agreements",
+    "date",
+    "term",
+    "note",
+    "notes",
+    "plan",
+    "facility",
+    "lease",
+    "premises",
+    "property",
+    "products",
+    "product",
+    "territory",
+    "amendment",
+    "letter",
+    "contract",
+];
+
+/// The parties clause of paragraph `p`: DEFINED_AS and HAS_ROLE for each
+/// party it names.
+pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
+    let Some(open) = OPENS.find(p) else {
+        return;
+    };
+    let lower = p.to_ascii_lowercase();
+    if !(lower.contains("agreement") || lower.contains("agree") || lower.contains("contract")) {
+        return;
+    }
+    let end = CLAUSE_END
+        .find_at(p, open.end())
+        .map_or(p.len(), |m| m.start());
+    let found: Vec<OrgMatch> = orgs(p, set)
+        .into_iter()
+        .filter(|o| o.start >= open.end() && o.end <= end)
+        .collect();
+    // A party opens the list or follows a separator; `a subsidiary of Y`
+    // or `c/o Y` names no party.
+    let mut parties: Vec<&OrgMatch> = Vec::new();
+    let mut from = open.end();
+    for o in &found {
+        let before = p[from..o.start].trim_end().to_ascii_lowercase();
+        let first = parties.is_empty() && p[open.end()..o.start].trim().len() <= 4;
+        let separated = before.ends_with(',')
+            || before.ends_with(';')
+            || before.ends_with(')')
+            || before.ends_with(" and")
+            || before.ends_with("and/or")
+            || before.ends_with(':')
+            || before == "and";
+        if first || separated {
+            parties.push(o);
+        }
+        from = o.end;
+    }
+    for (i, org) in parties.iter().enumerate() {
+        let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
+        let seg = &p[org.end..seg_end];
+        let seg = SENTENCE_END
+            .find(seg)
+            .map_or(seg, |m| &seg[..m.start() + 2]);
+        // The first defining parenthetical of the segment is the party's.
+        let Some(paren) = DEFINING_PAREN.find(seg) else {
+            continue;
+        };
+        // Not one far into another sentence.
+        if paren.start() > 400 {
+            continue;
+        }
+        let o = b.org(org);
+        let full = format!("{}{}", org.raw, &seg[..paren.end()]);
+        let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
+        for q in QUOTED.captures_iter(paren.as_str()) {
+            // The quote holds the defined name: past the limit (a long
+            // address between the name and its parenthetical) it is the
+            // words around the name, not the cut-off description.
+            let evidence = if full.chars().count() <= limit {
+                truncate(&full, limit)
+            } else {
+                snippet_around(&full, &q[1])
+            };
+            let term = normalize_ws(q[1].trim_matches([',', '.', ' ']));
+            let low = term.to_ascii_lowercase();
+            let last = low.rsplit(' ').next().unwrap_or("");
+            if !valid_term(&term)
+                || COLLECTIVE.contains(&low.as_str())
+                || DOCUMENT_WORDS.contains(&last)
+            {
+                continue;
+            }
+            let d = b.entity(&term, "DefinedTerm", "");
+            b.relate(&d, "DEFINED_AS", &o, &evidence);
+            if role_name(&term, &org.raw) {
+                let r = b.entity(&singular_role(&term), "Role", "");
+                b.relate(&o, "HAS_ROLE", &r, &evidence);
+            }
+        }
+    }
+}
+
+/// A defined name that is a role of the party rather than a short form of
+/// its own name: a known role word (`Borrower`, `Licensee`), or words none
+/// of which is in the name and that are no acronym (`Marketing Affiliate`,
+/// `Distributor`; not `Ginkgo` for Ginkgo Bioworks, Inc., nor `BLI`, `MA`).
+pub(super) fn role_name(term: &str, org: &str) -> bool {
+    if is_role(term) {
+        return true;
+    }
+    let name: HashSet<String> = org
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let words: Vec<&str> = term.split_whitespace().collect();
+    let acronym = words.iter().any(|w| {
+        let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
+        letters.len() <= 6 && letters.iter().all(|c| c.is_uppercase())
+    });
+    let named = words.iter().any(|w| {
+        let l = w.to_lowercase();
+        name.contains(l.trim_matches(|c: char| !c.is_alphanumeric()))
+            || name
+                .iter()
+                .any(|n| n.len() >= 4 && l.starts_with(n.as_str()))
+    });
+    !acronym && !named && words.iter().all(|w| w.len() >= 3 || *w == "of")
+}
