@@ -1039,7 +1039,8 @@ async fn the_servers_context_limit_is_respected() {
     ex.preflight().await.unwrap();
     let info = ex.server_info().unwrap();
     assert_eq!((info.context_tokens, info.slots), (Some(2048), Some(1)));
-    let paragraphs: Vec<String> = (0..12)
+    // About 1,300 tokens: with the system prompt, more than the slot holds.
+    let paragraphs: Vec<String> = (0..40)
         .map(|k| format!("Paragraph {k}. The Borrower shall pay the Lender the amount due under Note {k} on each Payment Date, and the Guarantor guarantees it."))
         .collect();
     let text = paragraphs.join("\n\n");
