@@ -26,13 +26,23 @@ fn server() -> Option<(String, String)> {
         .output()
         .ok()?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let get = |k: &str| text.lines().find_map(|l| l.strip_prefix(k)).map(str::to_string);
+    let get = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .map(str::to_string)
+    };
     Some((get("KGROUTE_LLM_URL=")?, get("KGROUTE_MODEL=")?))
 }
 
 fn ontology() -> Ontology {
     let mut o = Ontology::default();
-    for t in ["Organization", "Role", "DefinedTerm", "Obligation", "Product"] {
+    for t in [
+        "Organization",
+        "Role",
+        "DefinedTerm",
+        "Obligation",
+        "Product",
+    ] {
         o.entity_types.insert(t.into(), String::new());
     }
     for r in ["HAS_ROLE", "OBLIGATED_TO", "SUPPLIES", "DEFINES"] {

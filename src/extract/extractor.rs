@@ -5,8 +5,8 @@
 //! retry loop, the repair retry, the cache, and the counters that progress
 //! bars read. Share it with `Arc`.
 
-use super::config::{ExtractorConfig, PROMPT_VERSION};
 use super::answer_cache::{cache_key, ontology_hash, CachedAnswer};
+use super::config::{ExtractorConfig, PROMPT_VERSION};
 use super::prompt;
 use super::validate::{self, ModelOutput};
 use super::{rating, rules, split};
@@ -714,9 +714,7 @@ impl Extractor {
                     PieceOutcome::Stalled(why) => {
                         self.counters.stalls.fetch_add(1, Ordering::Relaxed);
                         if stalled_once {
-                            return vec![PieceResult::failed(format!(
-                                "{why} (twice; gave up)"
-                            ))];
+                            return vec![PieceResult::failed(format!("{why} (twice; gave up)"))];
                         }
                         stalled_once = true;
                         if let Some((a, b)) = split::halve(&piece) {
@@ -775,10 +773,13 @@ impl Extractor {
         // The user message's frame (fences, breadcrumb, heading) and the
         // chat template's tokens.
         let frame = self
-            .count_tokens(client, &prompt::user_message(&SectionInput {
-                text: String::new(),
-                ..piece.clone()
-            }))
+            .count_tokens(
+                client,
+                &prompt::user_message(&SectionInput {
+                    text: String::new(),
+                    ..piece.clone()
+                }),
+            )
             .await
             + 32;
         let prompt_tokens = system + frame + text_tokens;

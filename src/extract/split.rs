@@ -346,7 +346,8 @@ mod tests {
 
     #[test]
     fn a_long_single_line_is_cut_at_sentence_ends() {
-        let sentence = |k: usize| format!("The Borrower shall pay amount {k} to the Lender on demand. ");
+        let sentence =
+            |k: usize| format!("The Borrower shall pay amount {k} to the Lender on demand. ");
         let line: String = (0..200).map(sentence).collect();
         let text = format!("Heading\n{line}\nlast line");
         let i = input(&text);
@@ -354,7 +355,13 @@ mod tests {
         assert!(pieces.len() >= 12, "{}", pieces.len());
         // The short heading line is packed with the long line's first
         // sentences.
-        assert!(pieces[0].text.starts_with("Heading\nThe Borrower shall pay amount 0 "), "{:?}", pieces[0].text);
+        assert!(
+            pieces[0]
+                .text
+                .starts_with("Heading\nThe Borrower shall pay amount 0 "),
+            "{:?}",
+            pieces[0].text
+        );
         assert_eq!((pieces[0].start_line, pieces[0].end_line), (100, 101));
         for p in &pieces {
             assert!(p.text.chars().count() <= 1_000);
@@ -364,7 +371,9 @@ mod tests {
             assert!(t.ends_with('.') || t.ends_with("last line"), "{t:?}");
         }
         // The long line's fragments all say they are on line 101.
-        assert!(pieces[1..pieces.len() - 1].iter().all(|p| p.start_line == 101 && p.end_line == 101));
+        assert!(pieces[1..pieces.len() - 1]
+            .iter()
+            .all(|p| p.start_line == 101 && p.end_line == 101));
     }
 
     #[test]

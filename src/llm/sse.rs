@@ -60,7 +60,10 @@ impl SseAnswer {
             return Ok(());
         }
         let mut progress = v.get("prompt_progress").is_some();
-        if let Some(c) = v.pointer("/choices/0/delta/content").and_then(Value::as_str) {
+        if let Some(c) = v
+            .pointer("/choices/0/delta/content")
+            .and_then(Value::as_str)
+        {
             if !c.is_empty() {
                 self.content.push_str(c);
                 self.content_deltas += 1;
@@ -103,7 +106,9 @@ impl SseAnswer {
             finish_reason: self.finish_reason,
             usage_reported,
             elapsed,
-            server_time: self.server_ms.map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+            server_time: self
+                .server_ms
+                .map(|ms| Duration::from_secs_f64(ms / 1000.0)),
         }
     }
 }
@@ -133,11 +138,17 @@ mod tests {
             a.feed(chunk).unwrap();
         }
         assert!(a.done);
-        assert_eq!(a.deltas, 4, "prompt progress, two tokens, finish; not the ping");
+        assert_eq!(
+            a.deltas, 4,
+            "prompt progress, two tokens, finish; not the ping"
+        );
         let ans = a.into_answer(Duration::from_millis(30));
         assert_eq!(ans.content, "{\"a\":1}");
         assert_eq!(ans.finish_reason.as_deref(), Some("length"));
-        assert_eq!((ans.tokens_in, ans.tokens_out, ans.usage_reported), (7, 2, true));
+        assert_eq!(
+            (ans.tokens_in, ans.tokens_out, ans.usage_reported),
+            (7, 2, true)
+        );
         assert_eq!(ans.server_time, Some(Duration::from_millis(20)));
     }
 
@@ -147,9 +158,13 @@ mod tests {
         a.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"y\"}}]}\n")
             .unwrap();
         let ans = a.into_answer(Duration::ZERO);
-        assert_eq!((ans.tokens_in, ans.tokens_out, ans.usage_reported), (0, 2, false));
+        assert_eq!(
+            (ans.tokens_in, ans.tokens_out, ans.usage_reported),
+            (0, 2, false)
+        );
         let mut b = SseAnswer::default();
-        b.feed(b"data: {\"error\":{\"message\":\"slot crashed\"}}\n").unwrap();
+        b.feed(b"data: {\"error\":{\"message\":\"slot crashed\"}}\n")
+            .unwrap();
         assert_eq!(b.error.as_deref(), Some("slot crashed"));
         assert!(SseAnswer::default().feed(b"data: {nope\n").is_err());
     }

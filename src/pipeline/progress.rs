@@ -198,6 +198,8 @@ mod tests {
             title_requests: 0,
             ..c
         };
-        assert!(heartbeat_line(&t, &none, None).starts_with("sections 3/9, requests 4 (1 in flight)"));
+        assert!(
+            heartbeat_line(&t, &none, None).starts_with("sections 3/9, requests 4 (1 in flight)")
+        );
     }
 }

@@ -12,10 +12,10 @@
 
 use super::budget::Budget;
 use crate::extract::extractor::SideCall;
-use crate::llm::{CallError, RetryPolicy};
 use crate::extract::Extractor;
 use crate::index::llm_titles::{self, TitleCallFailed, TitleMappingUse};
 use crate::index::GraphabilityIndex;
+use crate::llm::{CallError, RetryPolicy};
 use crate::route::cost::CostModel;
 use crate::route::{apply_title_mapping, unmatched_titles, RouteOptions, RoutePlan};
 

@@ -310,7 +310,9 @@ async fn a_hanging_server_is_retried_once_then_the_section_fails() {
     let x = ex.extract(section(1, "text")).await;
     match &x.status {
         SectionStatus::Failed(r) => assert!(
-            r.contains("no reply for 0.3s") && r.contains("made no progress") && r.contains("twice"),
+            r.contains("no reply for 0.3s")
+                && r.contains("made no progress")
+                && r.contains("twice"),
             "{r}"
         ),
         s => panic!("{s:?}"),
@@ -905,14 +907,19 @@ async fn a_cut_answer_splits_the_piece_and_is_never_sent_again() {
     assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
     let reqs = server.received();
     assert_eq!(reqs.len(), 3, "the cut request once, then its two halves");
-    let whole = reqs.iter().filter(|r| r.section_message().contains(&full)).count();
+    let whole = reqs
+        .iter()
+        .filter(|r| r.section_message().contains(&full))
+        .count();
     assert_eq!(whole, 1, "the cut request is never sent again");
     for r in &reqs {
         assert_eq!(r.body["stream"], true);
         assert!(r.body["max_tokens"].as_u64().unwrap() > 0, "{}", r.body);
     }
-    assert!(reqs[1..].iter().any(|r| r.section_message().contains("shall repay the Loans")
-        && !r.section_message().contains("guarantees")));
+    assert!(reqs[1..]
+        .iter()
+        .any(|r| r.section_message().contains("shall repay the Loans")
+            && !r.section_message().contains("guarantees")));
     let c = ex.counters().snapshot();
     assert_eq!((c.answers_cut, c.splits), (1, 1));
     // Tokens: the cut answer's and both halves' (the server's usage).
@@ -935,11 +942,16 @@ async fn a_cut_answer_on_one_sentence_fails_naming_max_tokens() {
     let mut cfg = llm(&server);
     cfg.max_tokens = Some(64);
     let ex = extractor(cfg, 8, None);
-    let x = ex.extract(section(1, "Acme Corp shall repay the Loans.")).await;
+    let x = ex
+        .extract(section(1, "Acme Corp shall repay the Loans."))
+        .await;
     let SectionStatus::Failed(r) = &x.status else {
         panic!("{:?}", x.status)
     };
-    assert!(r.contains("cut at max_tokens 64") && r.contains("--max-tokens"), "{r}");
+    assert!(
+        r.contains("cut at max_tokens 64") && r.contains("--max-tokens"),
+        "{r}"
+    );
     assert_eq!(server.requests(), 1);
     assert_eq!(server.received()[0].body["max_tokens"], 64);
 }
@@ -958,11 +970,20 @@ async fn a_slow_but_progressing_stream_is_not_killed() {
     cfg.timeout = Duration::from_millis(300);
     let ex = extractor(cfg, 8, None);
     let started = std::time::Instant::now();
-    let x = ex.extract(section(1, "Acme Corp shall repay the Loans.")).await;
+    let x = ex
+        .extract(section(1, "Acme Corp shall repay the Loans."))
+        .await;
     assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
-    assert!(started.elapsed() > Duration::from_millis(600), "the stream took its time");
+    assert!(
+        started.elapsed() > Duration::from_millis(600),
+        "the stream took its time"
+    );
     assert_eq!(server.requests(), 1);
-    assert!(ex.snapshot().streamed > 20, "tokens streamed: {}", ex.snapshot().streamed);
+    assert!(
+        ex.snapshot().streamed > 20,
+        "tokens streamed: {}",
+        ex.snapshot().streamed
+    );
 }
 
 /// A stream that stops mid-answer is timed out after the idle time and its
@@ -1012,7 +1033,11 @@ async fn a_long_single_line_is_split_at_sentence_ends() {
         let body = m.split_once("(lines 10-10)\n\n").unwrap().1;
         let text = body.split("\n=====").next().unwrap();
         assert!(text.chars().count() <= 12_000, "{}", text.len());
-        assert!(text.trim_end().ends_with("to the Agent."), "cut mid-sentence: {:?}", &text[text.len() - 40..]);
+        assert!(
+            text.trim_end().ends_with("to the Agent."),
+            "cut mid-sentence: {:?}",
+            &text[text.len() - 40..]
+        );
     }
 }
 
@@ -1044,10 +1069,16 @@ async fn the_servers_context_limit_is_respected() {
         .map(|k| format!("Paragraph {k}. The Borrower shall pay the Lender the amount due under Note {k} on each Payment Date, and the Guarantor guarantees it."))
         .collect();
     let text = paragraphs.join("\n\n");
-    let xs = ex.extract_all((0..3).map(|i| section(i, &text)).collect()).await;
+    let xs = ex
+        .extract_all((0..3).map(|i| section(i, &text)).collect())
+        .await;
     assert!(xs.iter().all(|x| x.status == SectionStatus::Ok));
     let reqs = server.received();
-    assert!(reqs.len() > 3, "the sections were split to fit: {}", reqs.len());
+    assert!(
+        reqs.len() > 3,
+        "the sections were split to fit: {}",
+        reqs.len()
+    );
     for r in &reqs {
         let prompt_chars: usize = r
             .messages()
@@ -1060,7 +1091,10 @@ async fn the_servers_context_limit_is_respected() {
             "prompt ~{} tokens + max_tokens {max_tokens} > 2048",
             prompt_chars / 4
         );
-        assert_eq!(r.body["return_progress"], true, "llama.cpp: prompt progress asked");
+        assert_eq!(
+            r.body["return_progress"], true,
+            "llama.cpp: prompt progress asked"
+        );
     }
     assert_eq!(server.max_in_flight(), 1, "one slot: one request at a time");
     assert!(server.probes() > 1);

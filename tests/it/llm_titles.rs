@@ -6,11 +6,11 @@
 
 use super::ingest::csv_rows;
 use super::util::{read, tempdir};
-use kgroute::llm::LlmClient;
 use crate::fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::LlmConfig;
 use kgroute::index::llm_titles::{map_titles, TitleQuery};
 use kgroute::index::{GraphabilityIndex, MatchMethod, Tier};
+use kgroute::llm::LlmClient;
 use kgroute::route::{apply_title_mapping, plan, unmatched_titles, Route, RouteOptions};
 use kgroute::tree::{build_tree, SourceText};
 use serde_json::json;

@@ -30,7 +30,11 @@ fn real_server() -> Result<(String, String), String> {
             .find_map(|l| l.strip_prefix(k))
             .map(|v| v.trim().to_string())
     };
-    match (out.status.success(), get("KGROUTE_LLM_URL="), get("KGROUTE_MODEL=")) {
+    match (
+        out.status.success(),
+        get("KGROUTE_LLM_URL="),
+        get("KGROUTE_MODEL="),
+    ) {
         (true, Some(u), Some(m)) => Ok((u, m)),
         _ => Err(format!(
             "KGROUTE_TEST_LLM_URL / KGROUTE_TEST_MODEL are unset and scripts/llm status says: {}",
@@ -86,8 +90,15 @@ fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached(
         String::from_utf8_lossy(&out.stderr)
     );
     let rows = csv_rows(&first.join("sections.csv"));
-    let sent: Vec<_> = rows.iter().filter(|r| r["route"].starts_with("llm")).collect();
-    assert!(sent.len() >= 5, "{} sections routed to the model", sent.len());
+    let sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(
+        sent.len() >= 5,
+        "{} sections routed to the model",
+        sent.len()
+    );
     for r in &sent {
         assert!(
             r["status"] == "ok",
@@ -99,10 +110,16 @@ fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached(
     let s = summary(&first);
     let t = &s["totals"];
     assert_eq!(t["failed_sections"], 0, "{t}");
-    let (tin, tout) = (t["tokens_in"].as_u64().unwrap(), t["tokens_out"].as_u64().unwrap());
+    let (tin, tout) = (
+        t["tokens_in"].as_u64().unwrap(),
+        t["tokens_out"].as_u64().unwrap(),
+    );
     // The server's own usage: prompts carry the ontology and schema (far
     // more than the section), and every answer has some tokens.
-    assert!(tin > 500 * sent.len() as u64 && tout >= sent.len() as u64, "{tin} in / {tout} out");
+    assert!(
+        tin > 500 * sent.len() as u64 && tout >= sent.len() as u64,
+        "{tin} in / {tout} out"
+    );
     assert_eq!(t["sent"].as_u64().unwrap() as usize, sent.len());
     eprintln!(
         "real_model: {} sections through {model} in {:.0}s ({:.3} sections/s), {tin} tokens in, {tout} out",
@@ -120,5 +137,9 @@ fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached(
         .filter(|r| r["route"].starts_with("llm"))
         .all(|r| r["status"] == "cached"));
     let t2 = &summary(&second)["totals"];
-    assert_eq!((t2["tokens_in"].as_u64(), t2["failed_sections"].as_u64()), (Some(0), Some(0)), "{t2}");
+    assert_eq!(
+        (t2["tokens_in"].as_u64(), t2["failed_sections"].as_u64()),
+        (Some(0), Some(0)),
+        "{t2}"
+    );
 }

@@ -187,7 +187,12 @@ impl Reply {
 
     /// llama.cpp's `POST /tokenize`: one token per 4 chars of the content.
     pub fn tokenize(req: &FakeRequest) -> Reply {
-        let n = req.body["content"].as_str().unwrap_or_default().chars().count().div_ceil(4);
+        let n = req.body["content"]
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .count()
+            .div_ceil(4);
         Reply::status(200, &json!({"tokens": vec![1; n]}).to_string())
     }
 
@@ -452,7 +457,17 @@ async fn respond(
                 drop(guard);
                 return write_response(sock, 200, "", &b.to_string()).await;
             }
-            return stream(sock, req, pieces, every, &finish, stall_after, prompt_tokens, guard).await;
+            return stream(
+                sock,
+                req,
+                pieces,
+                every,
+                &finish,
+                stall_after,
+                prompt_tokens,
+                guard,
+            )
+            .await;
         }
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
@@ -469,7 +484,8 @@ async fn respond(
         } => {
             if streamed {
                 // The whole answer in one event, then finish and usage.
-                return stream_fixed(sock, req, &content, prompt_tokens, completion_tokens, guard).await;
+                return stream_fixed(sock, req, &content, prompt_tokens, completion_tokens, guard)
+                    .await;
             }
             let b = completion(req, &content, "stop", prompt_tokens, completion_tokens);
             (200, String::new(), b.to_string())
@@ -528,8 +544,9 @@ fn delta(content: &str) -> Value {
 }
 
 fn finish_events(finish: &str, pin: u64, pout: u64) -> String {
-    event(&json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}))
-        + &event(&json!({"object": "chat.completion.chunk", "choices": [],
+    event(
+        &json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+    ) + &event(&json!({"object": "chat.completion.chunk", "choices": [],
             "usage": {"prompt_tokens": pin, "completion_tokens": pout, "total_tokens": pin + pout}}))
         + "data: [DONE]\n\n"
 }
@@ -578,7 +595,8 @@ async fn stream(
         sock.write_all(event(&delta(&p)).as_bytes()).await?;
     }
     drop(guard);
-    sock.write_all(finish_events(finish, pin, n).as_bytes()).await?;
+    sock.write_all(finish_events(finish, pin, n).as_bytes())
+        .await?;
     sock.shutdown().await
 }
 
