@@ -6,7 +6,8 @@
 //! time (llama.cpp `timings`), in ms and as a share.
 //!
 //! `scripts/llm start && cargo bench --bench llm_real`. The server comes
-//! from `KGROUTE_TEST_LLM_URL` / `KGROUTE_TEST_MODEL`, else from
+//! from `KGROUTE_TEST_LLM_URL` / `KGROUTE_TEST_MODEL`, else
+//! `KGROUTE_LLM_URL` / `KGROUTE_MODEL`, else from
 //! `scripts/llm status`; without one the bench says so and exits.
 //! `KGROUTE_BENCH_SECTIONS` (default 6), `KGROUTE_BENCH_MAX_TOKENS` (256).
 
@@ -18,8 +19,13 @@ use std::time::{Duration, Instant};
 
 fn server() -> Option<(String, String)> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    if let (Some(u), Some(m)) = (env("KGROUTE_TEST_LLM_URL"), env("KGROUTE_TEST_MODEL")) {
-        return Some((u, m));
+    for (u, m) in [
+        ("KGROUTE_TEST_LLM_URL", "KGROUTE_TEST_MODEL"),
+        ("KGROUTE_LLM_URL", "KGROUTE_MODEL"),
+    ] {
+        if let (Some(u), Some(m)) = (env(u), env(m)) {
+            return Some((u, m));
+        }
     }
     let out = std::process::Command::new("bash")
         .args(["scripts/llm", "status"])

@@ -4,21 +4,37 @@
 //! the same batch again from the cache.
 //!
 //! The server is found from `KGROUTE_TEST_LLM_URL` / `KGROUTE_TEST_MODEL`,
-//! else from `scripts/llm status` (which prints the running server's URL
-//! and model). Without either the test skips, saying so: `cargo test` on a
+//! else `KGROUTE_LLM_URL` / `KGROUTE_MODEL` (what `scripts/llm start`
+//! prints and `.ci/run` exports), else from `scripts/llm status` (which
+//! prints the running server's URL and model). When none is set or the
+//! server does not answer, the test skips, saying so: `cargo test` on a
 //! fresh clone passes without a model.
 
 use super::ingest::csv_rows;
 use super::util;
 use serde_json::Value;
 use std::path::Path;
+use std::time::Duration;
 
 /// The real server's URL and model, or why there is none.
 fn real_server() -> Result<(String, String), String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    if let (Some(url), Some(model)) = (env("KGROUTE_TEST_LLM_URL"), env("KGROUTE_TEST_MODEL")) {
-        return Ok((url, model));
-    }
+    let found = [
+        ("KGROUTE_TEST_LLM_URL", "KGROUTE_TEST_MODEL"),
+        ("KGROUTE_LLM_URL", "KGROUTE_MODEL"),
+    ]
+    .iter()
+    .find_map(|(u, m)| Some((env(u)?, env(m)?)));
+    let (url, model) = match found {
+        Some(s) => s,
+        None => from_script()?,
+    };
+    reachable(&url)?;
+    Ok((url, model))
+}
+
+/// What `scripts/llm status` says is running.
+fn from_script() -> Result<(String, String), String> {
     let out = std::process::Command::new("bash")
         .arg(util::repo().join("scripts").join("llm"))
         .arg("status")
@@ -37,10 +53,26 @@ fn real_server() -> Result<(String, String), String> {
     ) {
         (true, Some(u), Some(m)) => Ok((u, m)),
         _ => Err(format!(
-            "KGROUTE_TEST_LLM_URL / KGROUTE_TEST_MODEL are unset and scripts/llm status says: {}",
+            "KGROUTE_LLM_URL / KGROUTE_MODEL are unset and scripts/llm status says: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         )),
     }
+}
+
+/// The server's port accepts a connection within 5 seconds.
+fn reachable(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+    let addrs = parsed
+        .socket_addrs(|| None)
+        .map_err(|e| format!("{url}: {e}"))?;
+    let why = match addrs.first() {
+        Some(a) => match std::net::TcpStream::connect_timeout(a, Duration::from_secs(5)) {
+            Ok(_) => return Ok(()),
+            Err(e) => e.to_string(),
+        },
+        None => "no address".to_string(),
+    };
+    Err(format!("{url} does not answer ({why})"))
 }
 
 fn ingest(url: &str, model: &str, out: &Path, cache: &Path) -> assert_cmd::assert::Assert {
@@ -56,7 +88,7 @@ fn ingest(url: &str, model: &str, out: &Path, cache: &Path) -> assert_cmd::asser
         .args(["--llm-url", url, "--model", model, "--quiet"])
         .env_remove("OPENAI_API_KEY")
         .env_remove("NEO4J_URI")
-        .timeout(std::time::Duration::from_secs(1500))
+        .timeout(Duration::from_secs(1500))
         .assert()
 }
 
