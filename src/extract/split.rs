@@ -132,9 +132,9 @@ fn line_fragments(line: &str, budget: usize) -> Vec<&str> {
             .map_or(rest.len(), |(i, _)| i);
         let cut = sentence_ends(rest)
             .into_iter()
-            .filter(|&c| c <= limit)
-            .last()
-            .or_else(|| word_starts(rest).into_iter().filter(|&c| c <= limit).last())
+            .rev()
+            .find(|&c| c <= limit)
+            .or_else(|| word_starts(rest).into_iter().rev().find(|&c| c <= limit))
             .filter(|&c| c > 0)
             .unwrap_or(limit);
         out.push(&rest[..cut]);
