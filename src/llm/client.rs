@@ -212,19 +212,22 @@ impl LlmClient {
     }
 
     /// One attempt with a caller's `response_format` (e.g. `{"type":
-    /// "json_object"}` for a request that is not an extraction).
+    /// "json_object"}` for a request that is not an extraction), its answer
+    /// bounded by `max_tokens` (`--max-tokens` when given wins, since a
+    /// server without a bound may generate until its context is full).
     pub async fn chat_with_format(
         &self,
         messages: &[Value],
         response_format: Value,
         schema_mode: bool,
+        max_tokens: Option<u32>,
     ) -> Result<ChatAnswer, CallError> {
         self.send(
             messages,
             response_format,
             schema_mode,
             self.cfg.timeout,
-            self.cfg.max_tokens,
+            self.cfg.max_tokens.or(max_tokens),
         )
         .await
     }
