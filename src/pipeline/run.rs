@@ -361,6 +361,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         sections: failed_sections,
     } = failed;
     super::merge::save_report_meta(&cfg.out_dir, &header)?;
+    let c = batch.extractor.snapshot();
+    reports.set_llm_limits(crate::report::summary::LlmLimits {
+        answers_cut: c.answers_cut,
+        stalls: c.stalls,
+        splits: c.splits,
+    });
     let summary = reports.finish(&header)?;
     record_history(&cfg.history_file, &summary)?;
     {
