@@ -7,7 +7,11 @@
 //! `cargo test --benches`) it runs a small smoke version. Override with
 //! `KGROUTE_BENCH_SECTIONS` and `KGROUTE_BENCH_LATENCY_MS`.
 
-use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
+#[path = "../tests/support/fake_server.rs"]
+#[allow(dead_code)]
+mod fake_server;
+
+use fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::{Extractor, ExtractorConfig, LlmConfig, SectionInput, SectionStatus};
 use kgroute::index::{DensityThresholds, Ontology};
 use std::time::{Duration, Instant};

@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod extract;
 pub mod graph;
 pub mod index;
+pub mod llm;
 pub mod lock;
 pub mod pipeline;
 pub mod report;

@@ -3,3 +3,8 @@
 //! paths to the fixtures and the shared corpus.
 
 mod it;
+
+/// The loopback OpenAI-compatible test server (shared with the benches).
+#[path = "support/fake_server.rs"]
+#[allow(dead_code)]
+pub mod fake_server;

@@ -84,10 +84,25 @@ pub struct IngestArgs {
     /// Model name [env: KGROUTE_MODEL].
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// Per-request LLM timeout in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    /// Longest wait without progress in one LLM request, in seconds: for
+    /// the reply, the prompt's reading, the first token and between tokens
+    /// (answers are streamed). Not a bound on the whole answer, so a slow
+    /// CPU server that keeps producing is never cut off.
+    #[arg(long, value_name = "SECS", default_value_t = crate::llm::config::DEFAULT_IDLE_SECS)]
     pub timeout: u64,
-    /// Bound on the total time for one section (attempts and waits together).
+    /// `max_tokens` of every extraction request [default: from the
+    /// section's size, the model's context and --output-cap]. An answer cut
+    /// there is never re-sent: its piece is split in two and both asked.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    /// The model's context in tokens [default: what the server says
+    /// (llama.cpp `/props`), else unbounded]; pieces whose prompt and answer
+    /// would not fit are split.
+    #[arg(long, value_name = "N")]
+    pub context_tokens: Option<u32>,
+    /// Bound on the time for one section piece, attempts and waits together:
+    /// no new attempt starts past it (an answer in progress is bounded by
+    /// --timeout and --max-tokens).
     #[arg(long, value_name = "SECS", default_value_t = 180)]
     pub section_timeout: u64,
     /// Stop sending after this many transport failures in a row (timeouts,
@@ -236,7 +251,13 @@ fn check_values(a: &IngestArgs) -> Vec<String> {
         problems.push("--batch-size must be at least 1, e.g. --batch-size 2000".into());
     }
     if a.timeout == 0 {
-        problems.push("--timeout must be at least 1 second, e.g. --timeout 60".into());
+        problems.push("--timeout must be at least 1 second, e.g. --timeout 120".into());
+    }
+    if a.max_tokens == Some(0) {
+        problems.push("--max-tokens must be at least 1, e.g. --max-tokens 2048".into());
+    }
+    if a.context_tokens.is_some_and(|c| c < 512) {
+        problems.push("--context-tokens must be at least 512, e.g. --context-tokens 8192".into());
     }
     if a.max_cost.is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
         problems.push("--max-cost must be a non-negative number of USD, e.g. --max-cost 5".into());
@@ -350,6 +371,8 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     }
     if let Some(l) = llm.as_mut() {
         l.timeout = std::time::Duration::from_secs(a.timeout);
+        l.max_tokens = a.max_tokens;
+        l.context_tokens = a.context_tokens;
         l.section_timeout = std::time::Duration::from_secs(a.section_timeout);
         l.breaker_after = a.breaker_after;
     }

@@ -5,15 +5,16 @@
 //! retry loop, the repair retry, the cache, and the counters that progress
 //! bars read. Share it with `Arc`.
 
+use super::answer_cache::{cache_key, ontology_hash, CachedAnswer};
 use super::config::{ExtractorConfig, PROMPT_VERSION};
-use super::llm::cache::{cache_key, ontology_hash, Cache, CachedAnswer};
-use super::llm::client::{CallError, ChatAnswer, LlmClient};
-use super::llm::prompt;
-use super::llm::retry::RetryPolicy;
+use super::prompt;
 use super::validate::{self, ModelOutput};
 use super::{rating, rules, split};
 use super::{SectionExtraction, SectionInput, SectionStatus};
 use crate::index::{DensityThresholds, Ontology, Tier};
+use crate::llm::cache::Cache;
+use crate::llm::server::{self, ServerInfo};
+use crate::llm::{CallError, ChatAnswer, LlmClient, RetryPolicy};
 use crate::route::{Route, RoutePlan};
 use crate::tree::SourceText;
 use anyhow::Result;
@@ -44,6 +45,13 @@ pub struct Counters {
     pub in_flight: AtomicU64,
     /// Section pieces backing off before a retry right now.
     pub waiting: AtomicU64,
+    /// Answers cut at `max_tokens` (`finish_reason: length`).
+    pub answers_cut: AtomicU64,
+    /// Pieces split in two after a cut answer, a stall, or a prompt over
+    /// the model's context.
+    pub splits: AtomicU64,
+    /// Requests that made no progress within the idle timeout.
+    pub stalls: AtomicU64,
 }
 
 /// A plain copy of [`Counters`].
@@ -59,6 +67,11 @@ pub struct CounterSnapshot {
     pub sections_failed: u64,
     pub in_flight: u64,
     pub waiting: u64,
+    pub answers_cut: u64,
+    pub splits: u64,
+    pub stalls: u64,
+    /// Streamed tokens so far (the heartbeat's tokens per second).
+    pub streamed: u64,
 }
 
 impl Counters {
@@ -76,6 +89,10 @@ impl Counters {
             sections_failed: g(&self.sections_failed),
             in_flight: g(&self.in_flight),
             waiting: g(&self.waiting),
+            answers_cut: g(&self.answers_cut),
+            splits: g(&self.splits),
+            stalls: g(&self.stalls),
+            streamed: 0,
         }
     }
 }
@@ -90,6 +107,8 @@ pub struct ExtractionProfile {
     ontology_hash: String,
     density: DensityThresholds,
     system_prompt: String,
+    /// The system prompt's token count, once counted.
+    system_tokens: OnceLock<u64>,
 }
 
 impl ExtractionProfile {
@@ -104,6 +123,7 @@ impl ExtractionProfile {
         Ok(ExtractionProfile {
             ontology_hash: ontology_hash(&ontology),
             system_prompt: prompt::system_message(&ontology),
+            system_tokens: OnceLock::new(),
             ontology: Arc::new(ontology),
             density,
         })
@@ -128,6 +148,10 @@ pub struct Extractor {
     transport_failures: AtomicU32,
     /// Set once the circuit breaker opened: the last transport failure.
     breaker: OnceLock<String>,
+    /// The output schema as sent to the server (built once).
+    wire_schema: Value,
+    /// What the server said about its limits at preflight.
+    server: OnceLock<ServerInfo>,
 }
 
 /// Called once per section just before its first request is sent (never
@@ -220,6 +244,36 @@ struct PieceResult {
     status: SectionStatus,
 }
 
+impl PieceResult {
+    fn failed(reason: String) -> PieceResult {
+        PieceResult {
+            output: None,
+            tokens_in: 0,
+            tokens_out: 0,
+            status: SectionStatus::Failed(reason),
+        }
+    }
+}
+
+/// How asking for one piece ended.
+enum PieceOutcome {
+    /// An answer (or a failure that splitting would not help).
+    Done(PieceResult),
+    /// The answer was cut at `max_tokens`; what it cost.
+    Cut(PieceResult),
+    /// The server made no progress within the idle timeout.
+    Stalled(String),
+    /// The prompt does not fit the server's context.
+    TooLong(String),
+}
+
+/// Why the retry loop stopped without an answer.
+enum Ended {
+    Stalled(String),
+    TooLong(String),
+    Failed(String),
+}
+
 impl Extractor {
     /// Checks the configuration and builds the HTTP client (no request is
     /// made).
@@ -244,6 +298,8 @@ impl Extractor {
             counters: Counters::default(),
             transport_failures: AtomicU32::new(0),
             breaker: OnceLock::new(),
+            wire_schema: prompt::wire_schema(),
+            server: OnceLock::new(),
         })
     }
 
@@ -266,11 +322,52 @@ impl Extractor {
 
     /// Checks the LLM endpoint before any document (no-op offline); see
     /// [`LlmClient::preflight`].
+    ///
+    /// Then reads the server's limits where it states them (llama.cpp
+    /// `GET /props`): its context per slot bounds every prompt and answer,
+    /// and requests beyond its parallel slots would wait in its queue
+    /// making no progress, so `--concurrency` is lowered to the slots.
     pub async fn preflight(&self) -> Result<()> {
-        match &self.client {
-            Some(c) => c.preflight().await,
-            None => Ok(()),
+        let Some(c) = &self.client else {
+            return Ok(());
+        };
+        c.preflight().await?;
+        if let Some(info) = server::probe(c).await {
+            c.set_llama_cpp();
+            if let Some(slots) = info.slots {
+                let extra = self.cfg.concurrency.saturating_sub(slots as usize);
+                if extra > 0 {
+                    self.semaphore.forget_permits(extra);
+                }
+            }
+            let _ = self.server.set(info);
         }
+        Ok(())
+    }
+
+    /// The server's limits read at preflight (llama.cpp), if any.
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.server.get().copied()
+    }
+
+    /// The model's context in tokens: `--context-tokens`, else what the
+    /// server said.
+    fn context_tokens(&self, client: &LlmClient) -> Option<u32> {
+        client
+            .config()
+            .context_tokens
+            .or_else(|| self.server.get().and_then(|i| i.context_tokens))
+    }
+
+    /// Tokens of `text` by the model's tokenizer where the server offers
+    /// one, else by the run's estimate (chars / 4).
+    async fn count_tokens(&self, client: &LlmClient, text: &str) -> u64 {
+        if self.server.get().is_some() {
+            if let Some(n) = server::count_tokens(client, text).await {
+                return n;
+            }
+        }
+        crate::route::cost::estimate_tokens(text.chars().count())
     }
 
     /// The reason the circuit breaker opened, once it has.
@@ -356,7 +453,7 @@ impl Extractor {
     fn note_result(&self, res: Result<(), &CallError>) {
         match res {
             Err(CallError::FormatUnsupported(_)) => {}
-            Err(CallError::Transport(reason)) => {
+            Err(CallError::Transport(reason)) | Err(CallError::Stalled(reason)) => {
                 let n = self.transport_failures.fetch_add(1, Ordering::Relaxed) + 1;
                 let after = self
                     .client
@@ -377,7 +474,7 @@ impl Extractor {
                     let _ = self.breaker.set(reason.clone());
                 }
             }
-            Ok(()) | Err(CallError::Retryable { .. }) => {
+            Ok(()) | Err(CallError::Retryable { .. }) | Err(CallError::TooLong(_)) => {
                 self.transport_failures.store(0, Ordering::Relaxed);
             }
         }
@@ -386,6 +483,13 @@ impl Extractor {
     /// Running totals (requests, cache hits, tokens, sections).
     pub fn counters(&self) -> &Counters {
         &self.counters
+    }
+
+    /// [`Self::counters`] with the streamed tokens.
+    pub fn snapshot(&self) -> CounterSnapshot {
+        let mut s = self.counters.snapshot();
+        s.streamed = self.client.as_ref().map_or(0, |c| c.streamed());
+        s
     }
 
     /// Cost in USD of the tokens spent so far, at the configured prices.
@@ -474,12 +578,12 @@ impl Extractor {
         let pieces = split::split_section(input, self.cfg.section_budget_chars);
         let results = futures::future::join_all(
             pieces
-                .iter()
-                .map(|p| self.extract_piece(client, p, gate, profile)),
+                .into_iter()
+                .map(|p| self.extract_fitting(client, p, gate, profile)),
         )
         .await;
         let mut parts = Vec::with_capacity(results.len());
-        for r in results {
+        for r in results.into_iter().flatten() {
             let (entities, relations, pruned, tier, why) = match r.output {
                 Some(o) => {
                     let tier = o.tier();
@@ -531,34 +635,209 @@ impl Extractor {
         out
     }
 
-    async fn extract_piece(
+    /// One piece, made to fit: split in two (by structure, then sentences)
+    /// when its prompt leaves the model's context no room for an answer,
+    /// when its answer was cut at `max_tokens`, or when the server stalled
+    /// on it; a stalled piece that cannot be split is retried once. The
+    /// same request is never sent again after a cut. Results of every leaf
+    /// piece, in order.
+    fn extract_fitting<'s>(
+        &'s self,
+        client: &'s LlmClient,
+        piece: SectionInput,
+        gate: &'s Gate<'s>,
+        profile: &'s ExtractionProfile,
+    ) -> futures::future::BoxFuture<'s, Vec<PieceResult>> {
+        Box::pin(async move {
+            let key = self.piece_key(client, &piece, profile);
+            let cut_key = crate::llm::cache::key(&[&key, "cut"]);
+            if let Some(cache) = &self.cache {
+                // An answer cut before: go straight to the halves.
+                if cache.get::<u32>(&cut_key).await.is_some() {
+                    if let Some((a, b)) = split::halve(&piece) {
+                        return self.both(client, a, b, gate, profile).await;
+                    }
+                }
+            }
+            let max_tokens = match self.answer_budget(client, &piece, profile).await {
+                Ok(m) => m,
+                Err(why) => {
+                    return match split::halve(&piece) {
+                        Some((a, b)) => {
+                            self.counters.splits.fetch_add(1, Ordering::Relaxed);
+                            self.both(client, a, b, gate, profile).await
+                        }
+                        None => vec![PieceResult::failed(why)],
+                    };
+                }
+            };
+            let mut stalled_once = false;
+            loop {
+                match self
+                    .extract_piece(client, &piece, &key, gate, profile, max_tokens)
+                    .await
+                {
+                    PieceOutcome::Done(r) => return vec![r],
+                    PieceOutcome::Cut(spent) => {
+                        self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                        if let Some(cache) = &self.cache {
+                            let _ = cache.put(&cut_key, &max_tokens.unwrap_or(0)).await;
+                        }
+                        let Some((a, b)) = split::halve(&piece) else {
+                            return vec![PieceResult {
+                                status: SectionStatus::Failed(format!(
+                                    "the answer was cut at max_tokens {} and the piece (lines {}-{}) is one sentence, too small to split; raise --max-tokens",
+                                    max_tokens.map_or("(server default)".to_string(), |m| m.to_string()),
+                                    piece.start_line,
+                                    piece.end_line
+                                )),
+                                ..spent
+                            }];
+                        };
+                        self.counters.splits.fetch_add(1, Ordering::Relaxed);
+                        let mut out = self.both(client, a, b, gate, profile).await;
+                        if let Some(first) = out.first_mut() {
+                            first.tokens_in += spent.tokens_in;
+                            first.tokens_out += spent.tokens_out;
+                        }
+                        return out;
+                    }
+                    PieceOutcome::TooLong(why) => {
+                        return match split::halve(&piece) {
+                            Some((a, b)) => {
+                                self.counters.splits.fetch_add(1, Ordering::Relaxed);
+                                self.both(client, a, b, gate, profile).await
+                            }
+                            None => vec![PieceResult::failed(why)],
+                        };
+                    }
+                    PieceOutcome::Stalled(why) => {
+                        self.counters.stalls.fetch_add(1, Ordering::Relaxed);
+                        if stalled_once {
+                            return vec![PieceResult::failed(format!("{why} (twice; gave up)"))];
+                        }
+                        stalled_once = true;
+                        if let Some((a, b)) = split::halve(&piece) {
+                            self.counters.splits.fetch_add(1, Ordering::Relaxed);
+                            return self.both(client, a, b, gate, profile).await;
+                        }
+                        // Too small to split: retried once.
+                    }
+                }
+            }
+        })
+    }
+
+    async fn both(
+        &self,
+        client: &LlmClient,
+        a: SectionInput,
+        b: SectionInput,
+        gate: &Gate<'_>,
+        profile: &ExtractionProfile,
+    ) -> Vec<PieceResult> {
+        let (mut x, y) = futures::future::join(
+            self.extract_fitting(client, a, gate, profile),
+            self.extract_fitting(client, b, gate, profile),
+        )
+        .await;
+        x.extend(y);
+        x
+    }
+
+    /// The piece's `max_tokens`: `--max-tokens` when given, else room for
+    /// an answer about twice the piece's size (a dense section's JSON is
+    /// larger than its text) within the model's output cap and what the
+    /// context leaves after the prompt. An error when the context leaves
+    /// no room for a useful answer (the piece must be split).
+    async fn answer_budget(
         &self,
         client: &LlmClient,
         piece: &SectionInput,
-        gate: &Gate<'_>,
         profile: &ExtractionProfile,
-    ) -> PieceResult {
-        let prompt_version = self.prompt_version();
-        // The label and name are parsed from the title, which the breadcrumb
-        // carries, so they add nothing to the key: answers cached before
-        // they existed stay valid.
-        let key = cache_key(
+    ) -> Result<Option<u32>, String> {
+        let cfg = client.config();
+        let ctx = self.context_tokens(client);
+        if ctx.is_none() && cfg.max_tokens.is_some() {
+            return Ok(cfg.max_tokens);
+        }
+        let system = match profile.system_tokens.get() {
+            Some(&n) => n,
+            None => {
+                let n = self.count_tokens(client, &profile.system_prompt).await;
+                let _ = profile.system_tokens.set(n);
+                n
+            }
+        };
+        let text_tokens = self.count_tokens(client, &piece.text).await;
+        // The user message's frame (fences, breadcrumb, heading) and the
+        // chat template's tokens.
+        let frame = self
+            .count_tokens(
+                client,
+                &prompt::user_message(&SectionInput {
+                    text: String::new(),
+                    ..piece.clone()
+                }),
+            )
+            .await
+            + 32;
+        let prompt_tokens = system + frame + text_tokens;
+        let want = 256 + 2 * text_tokens;
+        let cap = u64::from(cfg.max_tokens.unwrap_or(cfg.output_cap));
+        let mut m = want.min(cap);
+        if cfg.max_tokens.is_some() {
+            m = cap;
+        }
+        if let Some(ctx) = ctx {
+            let room = u64::from(ctx).saturating_sub(prompt_tokens);
+            // Too little room: a smaller piece gets a complete answer.
+            let least = (128 + text_tokens / 2).min(m);
+            if room < least {
+                return Err(format!(
+                    "the piece (lines {}-{}, {} tokens) with the prompt ({} tokens) leaves the model's context of {ctx} tokens no room for an answer",
+                    piece.start_line, piece.end_line, text_tokens, prompt_tokens
+                ));
+            }
+            m = m.min(room);
+        }
+        Ok(Some(m.clamp(1, u64::from(u32::MAX)) as u32))
+    }
+
+    fn piece_key(
+        &self,
+        client: &LlmClient,
+        piece: &SectionInput,
+        profile: &ExtractionProfile,
+    ) -> String {
+        cache_key(
             &client.config().model,
-            prompt_version,
+            self.prompt_version(),
             &profile.ontology_hash,
             &piece.text,
             &piece.breadcrumb,
             &piece.doc_type,
-        );
+        )
+    }
+
+    async fn extract_piece(
+        &self,
+        client: &LlmClient,
+        piece: &SectionInput,
+        key: &str,
+        gate: &Gate<'_>,
+        profile: &ExtractionProfile,
+        max_tokens: Option<u32>,
+    ) -> PieceOutcome {
         if let Some(cache) = &self.cache {
-            if let Some(hit) = cache.get(&key).await {
+            if let Some(hit) = cache.get::<CachedAnswer>(key).await {
                 self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
-                return PieceResult {
+                return PieceOutcome::Done(PieceResult {
                     output: Some(hit.output),
                     tokens_in: 0,
                     tokens_out: 0,
                     status: SectionStatus::Cached,
-                };
+                });
             }
         }
         let mut messages: Vec<Value> = vec![
@@ -571,17 +850,19 @@ impl Extractor {
         let mut deadline = None;
         loop {
             let answer = match self
-                .call_with_retries(client, &messages, gate, &mut deadline)
+                .call_with_retries(client, &messages, gate, &mut deadline, max_tokens)
                 .await
             {
                 Ok(a) => a,
-                Err(reason) => {
-                    return PieceResult {
+                Err(Ended::Stalled(why)) => return PieceOutcome::Stalled(why),
+                Err(Ended::TooLong(why)) => return PieceOutcome::TooLong(why),
+                Err(Ended::Failed(reason)) => {
+                    return PieceOutcome::Done(PieceResult {
                         output: None,
                         tokens_in: tin,
                         tokens_out: tout,
                         status: SectionStatus::Failed(reason),
-                    }
+                    })
                 }
             };
             tin += answer.tokens_in;
@@ -592,6 +873,15 @@ impl Extractor {
             self.counters
                 .tokens_out
                 .fetch_add(answer.tokens_out, Ordering::Relaxed);
+            if answer.cut() {
+                // Incomplete JSON: never parsed, never re-sent as is.
+                return PieceOutcome::Cut(PieceResult {
+                    output: None,
+                    tokens_in: tin,
+                    tokens_out: tout,
+                    status: SectionStatus::Ok,
+                });
+            }
             match validate::parse_and_validate(&answer.content) {
                 Ok(output) => {
                     if let Some(cache) = &self.cache {
@@ -601,14 +891,14 @@ impl Extractor {
                             tokens_out: tout,
                         };
                         // A cache that cannot be written only costs a re-run.
-                        let _ = cache.put(&key, &entry).await;
+                        let _ = cache.put(key, &entry).await;
                     }
-                    return PieceResult {
+                    return PieceOutcome::Done(PieceResult {
                         output: Some(output),
                         tokens_in: tin,
                         tokens_out: tout,
                         status: SectionStatus::Ok,
-                    };
+                    });
                 }
                 Err(e) if !repaired => {
                     repaired = true;
@@ -616,14 +906,14 @@ impl Extractor {
                     messages.push(json!({"role": "user", "content": prompt::repair_message(&e)}));
                 }
                 Err(e) => {
-                    return PieceResult {
+                    return PieceOutcome::Done(PieceResult {
                         output: None,
                         tokens_in: tin,
                         tokens_out: tout,
                         status: SectionStatus::Failed(format!(
                             "invalid answer after one repair retry: {e}"
                         )),
-                    }
+                    })
                 }
             }
         }
@@ -639,14 +929,15 @@ impl Extractor {
         messages: &[Value],
         gate: &Gate<'_>,
         deadline: &mut Option<Instant>,
-    ) -> Result<ChatAnswer, String> {
+        max_tokens: Option<u32>,
+    ) -> Result<ChatAnswer, Ended> {
         let cfg = client.config();
         let policy = RetryPolicy {
             max_retries: cfg.max_retries,
             base: cfg.backoff_base,
             max: cfg.backoff_max,
         };
-        let unavailable = |r: &str| format!("endpoint unavailable: {r}");
+        let unavailable = |r: &str| Ended::Failed(format!("endpoint unavailable: {r}"));
         let mut retry = 0u32;
         loop {
             if let Some(r) = self.breaker.get() {
@@ -657,22 +948,24 @@ impl Extractor {
                     .semaphore
                     .acquire()
                     .await
-                    .map_err(|e| format!("extractor closed: {e}"))?;
+                    .map_err(|e| Ended::Failed(format!("extractor closed: {e}")))?;
                 if let Some(r) = self.breaker.get() {
                     return Err(unavailable(r));
                 }
-                gate.pass()?;
+                gate.pass().map_err(Ended::Failed)?;
                 let until = *deadline.get_or_insert_with(|| Instant::now() + cfg.section_timeout);
                 let left = until.saturating_duration_since(Instant::now());
                 if left.is_zero() {
-                    return Err(format!(
+                    return Err(Ended::Failed(format!(
                         "gave up: the section's time bound of {}s was spent",
                         cfg.section_timeout.as_secs()
-                    ));
+                    )));
                 }
                 self.counters.requests.fetch_add(1, Ordering::Relaxed);
                 self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
-                let res = client.chat_within(messages, left).await;
+                let res = client
+                    .chat_structured(messages, prompt::SCHEMA_NAME, &self.wire_schema, max_tokens)
+                    .await;
                 self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
                 if let Ok(a) = &res {
                     gate.answer(a.tokens_in, a.tokens_out);
@@ -693,7 +986,14 @@ impl Extractor {
                     // resend at once; this is not a retry.
                     continue;
                 }
-                Err(CallError::Fatal(reason)) => return Err(reason),
+                Err(CallError::Fatal(reason)) => return Err(Ended::Failed(reason)),
+                Err(CallError::TooLong(reason)) => return Err(Ended::TooLong(reason)),
+                Err(CallError::Stalled(reason)) => {
+                    return Err(match self.breaker.get() {
+                        Some(open) => unavailable(open),
+                        None => Ended::Stalled(reason),
+                    })
+                }
                 Err(CallError::Transport(reason)) => match self.breaker.get() {
                     Some(open) => return Err(unavailable(open)),
                     None => (reason, None),
@@ -704,15 +1004,18 @@ impl Extractor {
                 }) => (reason, retry_after),
             };
             if retry >= policy.max_retries {
-                return Err(format!("{reason} (gave up after {} attempts)", retry + 1));
+                return Err(Ended::Failed(format!(
+                    "{reason} (gave up after {} attempts)",
+                    retry + 1
+                )));
             }
             let wait = policy.backoff(retry, retry_after);
             if Instant::now() + wait >= until {
-                return Err(format!(
+                return Err(Ended::Failed(format!(
                     "{reason} (gave up after {} attempts: the section's time bound of {}s would be passed)",
                     retry + 1,
                     cfg.section_timeout.as_secs()
-                ));
+                )));
             }
             self.counters.retries.fetch_add(1, Ordering::Relaxed);
             self.counters.waiting.fetch_add(1, Ordering::Relaxed);

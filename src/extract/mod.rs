@@ -15,11 +15,12 @@
 //! ([`Extractor::extract_gated_with`]). [`Extractor::counters`] feeds
 //! progress bars.
 //!
-//! Layout: `config` (settings, validation, the `Secret` key), `extractor`
-//! (orchestration, retries, cache use), `rules` (offline extractor),
-//! `validate` (schema check and ontology pruning), `split` (long sections),
-//! `rating` (actual tier), `llm/` (HTTP client, retry policy, prompt, cache,
-//! loopback test server).
+//! Layout: `config` (settings, validation), `extractor` (orchestration,
+//! retries, cache use), `prompt` (the messages), `answer_cache` (what is
+//! cached and under which key), `rules` (offline extractor), `validate`
+//! (schema check and ontology pruning), `split` (long sections), `rating`
+//! (actual tier). The HTTP client, retry policy and cache store are
+//! [`crate::llm`]'s.
 
 use crate::index::Tier;
 use crate::tree::Label;
@@ -122,9 +123,10 @@ pub struct SectionExtraction {
     pub status: SectionStatus,
 }
 
+pub mod answer_cache;
 pub mod config;
 pub mod extractor;
-pub mod llm;
+pub mod prompt;
 pub mod rating;
 pub mod rules;
 pub mod split;

@@ -1,15 +1,19 @@
 //! Sections longer than the character budget are split strictly inside
 //! their own line span, at paragraph boundaries (blank lines), falling back
-//! to line boundaries for a paragraph that alone exceeds the budget. Every
-//! piece keeps the section's breadcrumb and node id; the results are merged
-//! back into one extraction for the section.
+//! to line boundaries for a paragraph that alone exceeds the budget, and to
+//! sentence ends for a single line that does (real filings have lines of
+//! 3,000-50,000 characters; a sentence longer than the budget is cut
+//! between words). [`halve`] cuts one piece in two the same way, nearest
+//! its middle, when its answer did not fit. Every piece keeps the
+//! section's breadcrumb and node id; the results are merged back into one
+//! extraction for the section.
 
 use super::{Entity, Relation, SectionExtraction, SectionInput, SectionStatus};
 use std::collections::HashMap;
 
-/// Splits `input` into pieces of at most `budget` chars where possible
-/// (a single line longer than the budget stays whole). Pieces carry their
-/// own `start_line`/`end_line`; a section within the budget is returned as is.
+/// Splits `input` into pieces of at most `budget` chars (a single word
+/// longer than the budget is cut inside). Pieces carry their own
+/// `start_line`/`end_line`; a section within the budget is returned as is.
 pub fn split_section(input: &SectionInput, budget: usize) -> Vec<SectionInput> {
     let budget = budget.max(1);
     if input.text.chars().count() <= budget {
@@ -29,12 +33,19 @@ pub fn split_section(input: &SectionInput, budget: usize) -> Vec<SectionInput> {
     if !cur.is_empty() {
         units.push(cur);
     }
-    // A paragraph over budget becomes one unit per line.
+    // A paragraph over budget becomes one unit per line, and a line over
+    // budget one unit per run of sentences within it.
     let size = |u: &[(usize, &str)]| u.iter().map(|(_, l)| l.chars().count() + 1).sum::<usize>();
     let mut fine: Vec<Vec<(usize, &str)>> = Vec::new();
     for u in units {
         if size(&u) > budget {
-            fine.extend(u.into_iter().map(|x| vec![x]));
+            for (i, l) in u {
+                if l.chars().count() + 1 > budget {
+                    fine.extend(line_fragments(l, budget).into_iter().map(|f| vec![(i, f)]));
+                } else {
+                    fine.push(vec![(i, l)]);
+                }
+            }
         } else {
             fine.push(u);
         }
@@ -56,7 +67,15 @@ pub fn split_section(input: &SectionInput, budget: usize) -> Vec<SectionInput> {
         .map(|p| {
             let first = p.first().map(|x| x.0).unwrap_or(0);
             let last = p.last().map(|x| x.0).unwrap_or(0);
-            let text = p.iter().map(|(_, l)| *l).collect::<Vec<_>>().join("\n");
+            // Fragments of one line join without a break: the text is the
+            // source's.
+            let mut text = String::new();
+            for (k, (i, l)) in p.iter().enumerate() {
+                if k > 0 && p[k - 1].0 != *i {
+                    text.push('\n');
+                }
+                text.push_str(l);
+            }
             SectionInput {
                 start_line: input.start_line + first,
                 end_line: (input.start_line + last).min(input.end_line.max(input.start_line)),
@@ -65,6 +84,108 @@ pub fn split_section(input: &SectionInput, budget: usize) -> Vec<SectionInput> {
             }
         })
         .collect()
+}
+
+/// Byte offsets just after each sentence end of `s` (`.`, `;`, `?`, `!`
+/// followed by whitespace), the whitespace included in the first part.
+fn sentence_ends(s: &str) -> Vec<usize> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if matches!(b[i], b'.' | b';' | b'?' | b'!') && b[i + 1].is_ascii_whitespace() {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if j < b.len() {
+                out.push(j);
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Byte offsets after each run of whitespace (word starts) of `s`.
+fn word_starts(s: &str) -> Vec<usize> {
+    let b = s.as_bytes();
+    (1..b.len())
+        .filter(|&i| b[i - 1].is_ascii_whitespace() && !b[i].is_ascii_whitespace())
+        .collect()
+}
+
+/// Cuts one line into fragments of at most `budget` chars: runs of whole
+/// sentences; a sentence over budget between words; a word over budget at
+/// a char boundary. The fragments concatenate to the line.
+fn line_fragments(line: &str, budget: usize) -> Vec<&str> {
+    let budget = budget.max(1);
+    let mut out = Vec::new();
+    let mut rest = line;
+    while rest.chars().count() > budget {
+        // The byte offset of the budget-th char.
+        let limit = rest
+            .char_indices()
+            .nth(budget)
+            .map_or(rest.len(), |(i, _)| i);
+        let cut = sentence_ends(rest)
+            .into_iter()
+            .rev()
+            .find(|&c| c <= limit)
+            .or_else(|| word_starts(rest).into_iter().rev().find(|&c| c <= limit))
+            .filter(|&c| c > 0)
+            .unwrap_or(limit);
+        out.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Cuts a piece in two nearest its middle: at a blank line, else a line
+/// break, else a sentence end, else (a piece over 400 chars) between words.
+/// `None` when the piece is one short sentence: nothing smaller to ask.
+/// Both halves keep the breadcrumb and carry their own line span.
+pub fn halve(piece: &SectionInput) -> Option<(SectionInput, SectionInput)> {
+    let t = piece.text.as_str();
+    let mid = t.len() / 2;
+    let nonblank = |c: usize| !t[..c].trim().is_empty() && !t[c..].trim().is_empty();
+    let nearest = |cands: Vec<usize>| {
+        cands
+            .into_iter()
+            .filter(|&c| nonblank(c))
+            .min_by_key(|&c| c.abs_diff(mid))
+    };
+    let paragraphs: Vec<usize> = t.match_indices("\n\n").map(|(i, _)| i + 1).collect();
+    let lines: Vec<usize> = t.match_indices('\n').map(|(i, _)| i + 1).collect();
+    let cut = nearest(paragraphs)
+        .or_else(|| nearest(lines))
+        .or_else(|| nearest(sentence_ends(t)))
+        .or_else(|| {
+            (t.chars().count() > 400)
+                .then(|| nearest(word_starts(t)))
+                .flatten()
+        })?;
+    let line_of = |byte: usize| piece.start_line + t[..byte].matches('\n').count();
+    let (a, b) = t.split_at(cut);
+    let a_end = line_of(a.trim_end().len());
+    let b_start = line_of(cut + (b.len() - b.trim_start().len()));
+    Some((
+        SectionInput {
+            text: a.trim_end_matches('\n').to_string(),
+            end_line: a_end.min(piece.end_line.max(piece.start_line)),
+            ..piece.clone()
+        },
+        SectionInput {
+            text: b.trim_start_matches('\n').to_string(),
+            start_line: b_start,
+            ..piece.clone()
+        },
+    ))
 }
 
 /// Merges the extractions of a section's pieces: entities deduplicated by
@@ -200,36 +321,75 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn pieces_cover_the_section_in_order_within_its_span(
-            lines in proptest::collection::vec("[a-z ]{0,120}", 1..80),
+        fn pieces_cover_the_section_in_order_within_budget_and_span(
+            lines in proptest::collection::vec("[a-z .;]{0,300}", 1..60),
             budget in 50usize..400,
         ) {
             let text = lines.join("\n");
             let i = input(&text);
             let pieces = split_section(&i, budget);
-            // Every non-blank line appears exactly once, in order, at its own line number.
-            let mut seen = Vec::new();
             for p in &pieces {
                 proptest::prop_assert!(p.start_line >= i.start_line && p.end_line <= i.end_line);
-                for (k, l) in p.text.split('\n').enumerate() {
-                    proptest::prop_assert_eq!(l, lines[p.start_line - i.start_line + k].as_str());
-                    if !l.trim().is_empty() {
-                        seen.push((p.start_line + k, l.to_string()));
-                    }
-                }
-                if p.text.chars().count() > budget {
-                    // Only a single line longer than the budget may exceed it.
-                    proptest::prop_assert!(p.text.split('\n').filter(|l| !l.trim().is_empty()).count() == 1);
-                }
+                proptest::prop_assert!(p.start_line <= p.end_line);
+                // Every piece fits, long lines included.
+                proptest::prop_assert!(p.text.chars().count() <= budget, "{} > {}", p.text.chars().count(), budget);
+                // Its first line is (a part of) the line it says it starts on.
+                let first = p.text.split('\n').next().unwrap();
+                proptest::prop_assert!(lines[p.start_line - i.start_line].contains(first));
             }
-            let want: Vec<(usize, String)> = lines
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| !l.trim().is_empty())
-                .map(|(k, l)| (i.start_line + k, l.clone()))
-                .collect();
-            proptest::prop_assert_eq!(seen, want);
+            // Nothing lost or repeated: the pieces' text is the section's.
+            let squash = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            let joined: String = pieces.iter().map(|p| squash(&p.text)).collect();
+            proptest::prop_assert_eq!(joined, squash(&text));
         }
+    }
+
+    #[test]
+    fn a_long_single_line_is_cut_at_sentence_ends() {
+        let sentence =
+            |k: usize| format!("The Borrower shall pay amount {k} to the Lender on demand. ");
+        let line: String = (0..200).map(sentence).collect();
+        let text = format!("Heading\n{line}\nlast line");
+        let i = input(&text);
+        let pieces = split_section(&i, 1_000);
+        assert!(pieces.len() >= 12, "{}", pieces.len());
+        // The short heading line is packed with the long line's first
+        // sentences.
+        assert!(
+            pieces[0]
+                .text
+                .starts_with("Heading\nThe Borrower shall pay amount 0 "),
+            "{:?}",
+            pieces[0].text
+        );
+        assert_eq!((pieces[0].start_line, pieces[0].end_line), (100, 101));
+        for p in &pieces {
+            assert!(p.text.chars().count() <= 1_000);
+            // Every cut is at a sentence end: pieces end with a full stop
+            // (and its space), or are the section's last line.
+            let t = p.text.trim_end();
+            assert!(t.ends_with('.') || t.ends_with("last line"), "{t:?}");
+        }
+        // The long line's fragments all say they are on line 101.
+        assert!(pieces[1..pieces.len() - 1]
+            .iter()
+            .all(|p| p.start_line == 101 && p.end_line == 101));
+    }
+
+    #[test]
+    fn halves_at_structure_then_sentences_and_not_below_a_sentence() {
+        let i = input("para one a\nline two\n\npara two a\nline four");
+        let (a, b) = halve(&i).unwrap();
+        assert_eq!(a.text, "para one a\nline two");
+        assert_eq!(b.text, "para two a\nline four");
+        assert_eq!((a.start_line, a.end_line), (100, 101));
+        assert_eq!((b.start_line, b.end_line), (103, 104));
+        let one_line = input("First sentence here. Second one there. Third.");
+        let (a, b) = halve(&one_line).unwrap();
+        assert_eq!(a.text, "First sentence here. ");
+        assert_eq!(b.text, "Second one there. Third.");
+        assert_eq!((b.start_line, b.end_line), (100, 100));
+        assert!(halve(&input("Just one short sentence.")).is_none());
     }
 
     #[test]

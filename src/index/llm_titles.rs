@@ -10,7 +10,7 @@
 //! extractions; `--no-llm-match` turns the call off.
 
 use super::GraphabilityIndex;
-use crate::extract::llm::client::{CallError, LlmClient};
+use crate::llm::{CallError, LlmClient};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -70,13 +70,7 @@ pub struct TitleCallFailed(pub CallError);
 
 impl std::fmt::Display for TitleCallFailed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reason = match &self.0 {
-            CallError::Retryable { reason, .. }
-            | CallError::Transport(reason)
-            | CallError::FormatUnsupported(reason)
-            | CallError::Fatal(reason) => reason,
-        };
-        write!(f, "LLM title mapping failed: {reason}")
+        write!(f, "LLM title mapping failed: {}", self.0.reason())
     }
 }
 
@@ -190,16 +184,22 @@ pub async fn map_titles(
         });
     }
     let key = cache_key(&client.config().model, index, titles);
+    // Room for one `"title": "entry"` pair per title, titles and entries
+    // of a few dozen tokens each, within the model's output cap.
+    let room = (64 + 48 * titles.len() as u64).min(u64::from(client.config().output_cap));
     let answer = client
         .chat_with_format(
             &messages(index, titles),
             json!({"type": "json_object"}),
             false,
+            Some(room as u32),
         )
         .await
         .map_err(TitleCallFailed)?;
     let mapping = parse_answer(index, titles, &answer.content);
-    if let Some(dir) = cache_dir {
+    // An answer cut at max_tokens maps what parses (usually nothing) and
+    // is not cached: a re-run asks again.
+    if let Some(dir) = cache_dir.filter(|_| !answer.cut()) {
         let p = cache_path(dir, &key);
         if let Some(parent) = p.parent() {
             let _ = std::fs::create_dir_all(parent);

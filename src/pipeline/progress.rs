@@ -53,8 +53,9 @@ impl Progress {
 
     /// The periodic heartbeat: totals with requests in flight, retries and
     /// waits (the bar's message, or one plain line), so a stalled run shows.
-    pub fn tick(&self, t: &Totals, c: &crate::extract::CounterSnapshot) {
-        let line = heartbeat_line(t, c);
+    /// `tokens_per_s` is the answers' streaming rate since the last line.
+    pub fn tick(&self, t: &Totals, c: &crate::extract::CounterSnapshot, tokens_per_s: Option<f64>) {
+        let line = heartbeat_line(t, c, tokens_per_s);
         match self {
             Progress::Bar(bar) => bar.set_message(line),
             Progress::Lines { .. } if c.requests + c.title_requests > 0 || c.waiting > 0 => {
@@ -110,13 +111,19 @@ fn totals_line(t: &Totals) -> String {
 }
 
 /// The heartbeat: section requests, and the title-mapping requests apart.
-fn heartbeat_line(t: &Totals, c: &crate::extract::CounterSnapshot) -> String {
+/// With a streaming rate, the tokens per second; with cut answers, stalls
+/// or split pieces, their counts.
+fn heartbeat_line(
+    t: &Totals,
+    c: &crate::extract::CounterSnapshot,
+    tokens_per_s: Option<f64>,
+) -> String {
     let titles = if c.title_requests > 0 {
         format!(" + {} title mapping", c.title_requests)
     } else {
         String::new()
     };
-    format!(
+    let mut line = format!(
         "sections {}/{}, requests {}{titles} ({} in flight), retries {}, waiting {}, failed {}",
         t.sections_done,
         t.sections_to_send,
@@ -125,7 +132,17 @@ fn heartbeat_line(t: &Totals, c: &crate::extract::CounterSnapshot) -> String {
         c.retries,
         c.waiting,
         c.sections_failed
-    )
+    );
+    if let Some(r) = tokens_per_s {
+        line.push_str(&format!(", {r:.1} tokens/s"));
+    }
+    if c.answers_cut + c.stalls + c.splits > 0 {
+        line.push_str(&format!(
+            ", cut {}, stalled {}, split {}",
+            c.answers_cut, c.stalls, c.splits
+        ));
+    }
+    line
 }
 
 /// Documents from this size on get a line when they start: one of 200 MB
@@ -166,14 +183,23 @@ mod tests {
             ..CounterSnapshot::default()
         };
         assert_eq!(
-            heartbeat_line(&t, &c),
+            heartbeat_line(&t, &c, None),
             "sections 3/9, requests 4 + 2 title mapping (1 in flight), retries 0, waiting 0, failed 0"
         );
         assert!(totals_line(&t).starts_with("sections 3/9 (+2 title mapping)  tokens 120 in"));
+        let cut = CounterSnapshot {
+            answers_cut: 1,
+            splits: 1,
+            ..c
+        };
+        assert!(heartbeat_line(&t, &cut, Some(12.34))
+            .ends_with("failed 0, 12.3 tokens/s, cut 1, stalled 0, split 1"));
         let none = CounterSnapshot {
             title_requests: 0,
             ..c
         };
-        assert!(heartbeat_line(&t, &none).starts_with("sections 3/9, requests 4 (1 in flight)"));
+        assert!(
+            heartbeat_line(&t, &none, None).starts_with("sections 3/9, requests 4 (1 in flight)")
+        );
     }
 }

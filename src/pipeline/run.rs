@@ -367,6 +367,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         sections: failed_sections,
     } = failed;
     super::merge::save_report_meta(&cfg.out_dir, &header)?;
+    let c = batch.extractor.snapshot();
+    reports.set_llm_limits(crate::report::summary::LlmLimits {
+        answers_cut: c.answers_cut,
+        stalls: c.stalls,
+        splits: c.splits,
+    });
     let summary = reports.finish(&header)?;
     record_history(&cfg.history_file, &summary)?;
     {
@@ -487,16 +493,22 @@ fn document_finished(
 fn spawn_ticker(batch: Arc<Batch>) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut last = None;
+        // Streamed tokens at the last line, for tokens per second.
+        let mut mark = (0u64, std::time::Instant::now());
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-            let c = batch.extractor.counters().snapshot();
+            let c = batch.extractor.snapshot();
             let t = *batch.totals.lock().expect("totals");
             let now = (c, t.sections_done);
             if last == Some(now) && c.waiting == 0 && c.in_flight == 0 {
                 continue;
             }
             last = Some(now);
-            batch.progress.lock().expect("progress").tick(&t, &c);
+            let secs = mark.1.elapsed().as_secs_f64();
+            let rate = (c.streamed > 0 && secs > 0.0)
+                .then(|| c.streamed.saturating_sub(mark.0) as f64 / secs);
+            mark = (c.streamed, std::time::Instant::now());
+            batch.progress.lock().expect("progress").tick(&t, &c, rate);
         }
     })
 }

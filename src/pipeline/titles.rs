@@ -12,11 +12,10 @@
 
 use super::budget::Budget;
 use crate::extract::extractor::SideCall;
-use crate::extract::llm::client::CallError;
-use crate::extract::llm::retry::RetryPolicy;
 use crate::extract::Extractor;
 use crate::index::llm_titles::{self, TitleCallFailed, TitleMappingUse};
 use crate::index::GraphabilityIndex;
+use crate::llm::{CallError, RetryPolicy};
 use crate::route::cost::CostModel;
 use crate::route::{apply_title_mapping, unmatched_titles, RouteOptions, RoutePlan};
 
@@ -166,8 +165,8 @@ pub(super) async fn map_plan_titles(
 fn worth_retrying(failure: &CallError) -> Option<Option<std::time::Duration>> {
     match failure {
         CallError::Retryable { retry_after, .. } => Some(*retry_after),
-        CallError::Transport(_) => Some(None),
-        CallError::Fatal(_) | CallError::FormatUnsupported(_) => None,
+        CallError::Transport(_) | CallError::Stalled(_) => Some(None),
+        CallError::Fatal(_) | CallError::FormatUnsupported(_) | CallError::TooLong(_) => None,
     }
 }
 

@@ -29,6 +29,7 @@ pub struct ReportStream {
     md_docs_path: PathBuf,
     rows: usize,
     max_sheet_rows: u32,
+    llm_limits: summary::LlmLimits,
 }
 
 impl ReportStream {
@@ -57,7 +58,14 @@ impl ReportStream {
             md_docs_path,
             rows: 0,
             max_sheet_rows,
+            llm_limits: summary::LlmLimits::default(),
         })
+    }
+
+    /// What the run's extractor counted of the model's limits, for the
+    /// summary.
+    pub fn set_llm_limits(&mut self, limits: summary::LlmLimits) {
+        self.llm_limits = limits;
     }
 
     /// One finished document, in batch order.
@@ -87,9 +95,11 @@ impl ReportStream {
             md_docs_path,
             rows,
             max_sheet_rows,
+            llm_limits,
         } = self;
         csv.commit()?;
-        let summary = summary.finish(batch);
+        let mut summary = summary.finish(batch);
+        summary.llm_limits = llm_limits;
         let sheets = xlsx.finish(&summary)?;
         summary::write_summary_json(&out_dir.join(SUMMARY_JSON), &summary)?;
 

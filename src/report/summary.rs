@@ -303,6 +303,19 @@ pub struct BatchSummary {
     pub doc_types: BTreeMap<String, usize>,
     pub totals: Stats,
     pub per_document: Vec<DocSummary>,
+    /// How the LLM's limits were met in this run (zero offline).
+    #[serde(default)]
+    pub llm_limits: LlmLimits,
+}
+
+/// How this run met the model's limits: answers cut at `max_tokens`,
+/// requests that made no progress, pieces split in two because of either
+/// or of a prompt over the context. Run-wide (a resume counts its own).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmLimits {
+    pub answers_cut: u64,
+    pub stalls: u64,
+    pub splits: u64,
 }
 
 impl BatchSummary {
@@ -416,6 +429,7 @@ impl SummaryBuilder {
             doc_types,
             totals,
             per_document,
+            llm_limits: LlmLimits::default(),
         }
     }
 }
@@ -528,6 +542,14 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
     );
     out.push_str(&line("**batch**", t, &failure));
     out.push('\n');
+    let l = &summary.llm_limits;
+    if l.answers_cut + l.stalls + l.splits > 0 {
+        let _ = writeln!(
+            out,
+            "Model limits this run: {} answers cut at `max_tokens`, {} requests without progress, {} pieces split in two and asked again (never the same request).\n",
+            l.answers_cut, l.stalls, l.splits
+        );
+    }
 
     out.push_str("## Alignment\n\n");
     out.push_str(

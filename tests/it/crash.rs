@@ -11,7 +11,7 @@
 
 use super::graph_neo4j::{connect, db_counts, neo4j_env};
 use super::util::{corpus, fixture, repo, tempdir};
-use kgroute::extract::llm::fake_server::{FakeServer, Reply};
+use crate::fake_server::{FakeServer, Reply};
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};

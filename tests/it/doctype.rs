@@ -72,7 +72,7 @@ fn a_memo_fits_no_index_and_a_forced_type_wins() {
 /// answer's entity of another type's ontology is pruned.
 #[test]
 fn each_document_is_extracted_with_its_types_ontology() {
-    use kgroute::extract::llm::fake_server::{FakeServer, Reply};
+    use crate::fake_server::{FakeServer, Reply};
     use serde_json::json;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

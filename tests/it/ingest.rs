@@ -427,7 +427,7 @@ fn review_between_batches_reduces_new_sections() {
 /// sent; the rest are reported as not sent and the exit code says so.
 #[test]
 fn max_cost_stops_sending_and_says_so() {
-    use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
+    use crate::fake_server::{good_extraction, FakeServer, Reply};
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

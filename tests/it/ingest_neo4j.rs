@@ -4,7 +4,7 @@
 
 use super::graph_neo4j::{connect, db_counts, neo4j_env};
 use super::util::{corpus, fixture, read, repo, tempdir};
-use kgroute::extract::llm::fake_server::{FakeServer, Reply};
+use crate::fake_server::{FakeServer, Reply};
 use kgroute::graph::{build_document_graph, DocumentMeta, GraphCounts};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RoutePlan;

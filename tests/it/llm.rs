@@ -1,10 +1,10 @@
 //! Integration tests: llm. The extractor's LLM client against the loopback
-//! test server (`kgroute::extract::llm::fake_server`), which answers well,
+//! test server (`crate::fake_server`), which answers well,
 //! with invalid JSON, off-schema, 429 + Retry-After, 500, hangs, or drops
 //! the connection. Real HTTP, real retries, real cache files.
 
 use super::extract::credit_ontology;
-use kgroute::extract::llm::fake_server::{good_extraction, FakeRequest, FakeServer, Reply};
+use crate::fake_server::{good_extraction, FakeRequest, FakeServer, Reply};
 use kgroute::extract::validate;
 use kgroute::extract::{
     Extractor, ExtractorConfig, LlmConfig, Secret, SectionInput, SectionStatus,
@@ -296,24 +296,29 @@ async fn servers_without_json_schema_get_json_object_for_the_rest_of_the_run() {
         .all(|r| r.body["response_format"]["type"] == "json_object"));
 }
 
+/// A server that never answers: the piece (one short sentence, too small
+/// to split) is retried once, not re-sent max_retries times.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hanging_server_times_out_and_fails_after_retries() {
+async fn a_hanging_server_is_retried_once_then_the_section_fails() {
     let server = FakeServer::start(Duration::ZERO, |_| Reply::Hang)
         .await
         .unwrap();
     let mut cfg = llm(&server);
     cfg.timeout = Duration::from_millis(300);
-    cfg.max_retries = 1;
+    cfg.max_retries = 4;
     let ex = extractor(cfg, 8, None);
     let x = ex.extract(section(1, "text")).await;
     match &x.status {
         SectionStatus::Failed(r) => assert!(
-            r.contains("timed out") && r.contains("gave up after 2 attempts"),
+            r.contains("no reply for 0.3s")
+                && r.contains("made no progress")
+                && r.contains("twice"),
             "{r}"
         ),
         s => panic!("{s:?}"),
     }
     assert_eq!(server.requests(), 2);
+    assert_eq!(ex.counters().snapshot().stalls, 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -870,4 +875,227 @@ async fn a_rejected_key_stops_sending_after_the_first_refusal() {
         .all(|x| matches!(&x.status, SectionStatus::Failed(r) if r.contains("HTTP 401"))));
     assert_eq!(server.requests(), 1, "one refusal is enough");
     assert!(ex.breaker_reason().is_some());
+}
+
+// ---- bounded answers, streaming, input that fits (issue 22) ----
+
+fn two_paragraphs() -> String {
+    "Acme Corp (the \"Borrower\") shall repay the Loans to the Lender.\n\nThe Guarantor guarantees the Obligations of the Borrower to the Lender."
+        .to_string()
+}
+
+/// An answer cut at max_tokens (`finish_reason: length`) is never parsed
+/// nor re-sent: its piece is halved (by structure first) and both halves
+/// are asked; every request carries `max_tokens`; a re-run goes straight
+/// to the halves from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_answer_splits_the_piece_and_is_never_sent_again() {
+    let full = two_paragraphs();
+    let f = full.clone();
+    let server = FakeServer::start(Duration::ZERO, move |r| {
+        if r.section_message().contains(&f) {
+            Reply::cut(&good_extraction(), 40)
+        } else {
+            Reply::slow(&good_extraction(), Duration::ZERO)
+        }
+    })
+    .await
+    .unwrap();
+    let dir = super::util::tempdir();
+    let ex = extractor(llm(&server), 8, Some(dir.path()));
+    let x = ex.extract(section(1, &full)).await;
+    assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
+    let reqs = server.received();
+    assert_eq!(reqs.len(), 3, "the cut request once, then its two halves");
+    let whole = reqs
+        .iter()
+        .filter(|r| r.section_message().contains(&full))
+        .count();
+    assert_eq!(whole, 1, "the cut request is never sent again");
+    for r in &reqs {
+        assert_eq!(r.body["stream"], true);
+        assert!(r.body["max_tokens"].as_u64().unwrap() > 0, "{}", r.body);
+    }
+    assert!(reqs[1..]
+        .iter()
+        .any(|r| r.section_message().contains("shall repay the Loans")
+            && !r.section_message().contains("guarantees")));
+    let c = ex.counters().snapshot();
+    assert_eq!((c.answers_cut, c.splits), (1, 1));
+    // Tokens: the cut answer's and both halves' (the server's usage).
+    assert!(x.tokens_out > 0 && x.tokens_in == 30, "{} in", x.tokens_in);
+    assert_eq!(x.relations.len(), 1, "the halves' answers merged");
+
+    let again = extractor(llm(&server), 8, Some(dir.path()));
+    let y = again.extract(section(1, &full)).await;
+    assert_eq!(y.status, SectionStatus::Cached);
+    assert_eq!(server.requests(), 3, "the re-run sends nothing");
+}
+
+/// A one-sentence piece whose answer is cut cannot be split: it fails with
+/// the reason and the flag to raise, after one request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_answer_on_one_sentence_fails_naming_max_tokens() {
+    let server = FakeServer::start(Duration::ZERO, |_| Reply::cut(&good_extraction(), 30))
+        .await
+        .unwrap();
+    let mut cfg = llm(&server);
+    cfg.max_tokens = Some(64);
+    let ex = extractor(cfg, 8, None);
+    let x = ex
+        .extract(section(1, "Acme Corp shall repay the Loans."))
+        .await;
+    let SectionStatus::Failed(r) = &x.status else {
+        panic!("{:?}", x.status)
+    };
+    assert!(
+        r.contains("cut at max_tokens 64") && r.contains("--max-tokens"),
+        "{r}"
+    );
+    assert_eq!(server.requests(), 1);
+    assert_eq!(server.received()[0].body["max_tokens"], 64);
+}
+
+/// A slow server that keeps streaming is never cut off: the idle timeout
+/// (300 ms) is far below the answer's total time (~1.5 s), pings between
+/// tokens are not what keeps it alive (tokens are).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_but_progressing_stream_is_not_killed() {
+    let server = FakeServer::start(Duration::ZERO, |_| {
+        Reply::slow(&good_extraction(), Duration::from_millis(40))
+    })
+    .await
+    .unwrap();
+    let mut cfg = llm(&server);
+    cfg.timeout = Duration::from_millis(300);
+    let ex = extractor(cfg, 8, None);
+    let started = std::time::Instant::now();
+    let x = ex
+        .extract(section(1, "Acme Corp shall repay the Loans."))
+        .await;
+    assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
+    assert!(
+        started.elapsed() > Duration::from_millis(600),
+        "the stream took its time"
+    );
+    assert_eq!(server.requests(), 1);
+    assert!(
+        ex.snapshot().streamed > 20,
+        "tokens streamed: {}",
+        ex.snapshot().streamed
+    );
+}
+
+/// A stream that stops mid-answer is timed out after the idle time and its
+/// piece split (two paragraphs): the halves are answered; nothing is sent
+/// five times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_stream_is_timed_out_and_its_piece_split() {
+    let full = two_paragraphs();
+    let f = full.clone();
+    let server = FakeServer::start(Duration::ZERO, move |r| {
+        if r.section_message().contains(&f) {
+            Reply::stall(&good_extraction(), 3)
+        } else {
+            Reply::json(&good_extraction())
+        }
+    })
+    .await
+    .unwrap();
+    let mut cfg = llm(&server);
+    cfg.timeout = Duration::from_millis(300);
+    let ex = extractor(cfg, 8, None);
+    let x = ex.extract(section(1, &full)).await;
+    assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
+    assert_eq!(server.requests(), 3);
+    let c = ex.counters().snapshot();
+    assert_eq!((c.stalls, c.splits, c.retries), (1, 1, 0));
+}
+
+/// A single 30,000-char line (real filings have them) is split at sentence
+/// ends into pieces within the budget, each asked apart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_single_line_is_split_at_sentence_ends() {
+    let server = FakeServer::start(Duration::ZERO, good).await.unwrap();
+    let line: String = (0..500)
+        .map(|k| format!("The Borrower shall deliver report number {k} to the Agent. "))
+        .collect();
+    assert!(!line.contains('\n') && line.len() > 29_000);
+    let ex = extractor(llm(&server), 8, None);
+    let x = ex.extract(section(1, &line)).await;
+    assert_eq!(x.status, SectionStatus::Ok);
+    let reqs = server.received();
+    assert!(reqs.len() >= 3, "{} requests", reqs.len());
+    for r in &reqs {
+        let m = r.section_message();
+        // Fragments of the one line say they are on it: "(lines 10-10)".
+        assert!(m.contains("(lines 10-10)"), "{m}");
+        let body = m.split_once("(lines 10-10)\n\n").unwrap().1;
+        let text = body.split("\n=====").next().unwrap();
+        assert!(text.chars().count() <= 12_000, "{}", text.len());
+        assert!(
+            text.trim_end().ends_with("to the Agent."),
+            "cut mid-sentence: {:?}",
+            &text[text.len() - 40..]
+        );
+    }
+}
+
+/// The server's context (llama.cpp `/props`, tokens by `/tokenize`) bounds
+/// every request: prompt plus `max_tokens` fit the 2,048-token slot; a
+/// section that would not fit is split first; concurrency is lowered to the
+/// server's slots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_servers_context_limit_is_respected() {
+    let server = FakeServer::start(Duration::from_millis(20), |r| {
+        if r.path.ends_with("/props") {
+            Reply::props(2048, 1)
+        } else if r.path.ends_with("/tokenize") {
+            Reply::tokenize(r)
+        } else if r.path.ends_with("/models") {
+            Reply::models(&["test-model"])
+        } else {
+            Reply::json(&good_extraction())
+        }
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    ex.preflight().await.unwrap();
+    let info = ex.server_info().unwrap();
+    assert_eq!((info.context_tokens, info.slots), (Some(2048), Some(1)));
+    // About 1,300 tokens: with the system prompt, more than the slot holds.
+    let paragraphs: Vec<String> = (0..40)
+        .map(|k| format!("Paragraph {k}. The Borrower shall pay the Lender the amount due under Note {k} on each Payment Date, and the Guarantor guarantees it."))
+        .collect();
+    let text = paragraphs.join("\n\n");
+    let xs = ex
+        .extract_all((0..3).map(|i| section(i, &text)).collect())
+        .await;
+    assert!(xs.iter().all(|x| x.status == SectionStatus::Ok));
+    let reqs = server.received();
+    assert!(
+        reqs.len() > 3,
+        "the sections were split to fit: {}",
+        reqs.len()
+    );
+    for r in &reqs {
+        let prompt_chars: usize = r
+            .messages()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or_default().chars().count())
+            .sum();
+        let max_tokens = r.body["max_tokens"].as_u64().unwrap();
+        assert!(
+            (prompt_chars as u64).div_ceil(4) + max_tokens <= 2048 + 8,
+            "prompt ~{} tokens + max_tokens {max_tokens} > 2048",
+            prompt_chars / 4
+        );
+        assert_eq!(
+            r.body["return_progress"], true,
+            "llama.cpp: prompt progress asked"
+        );
+    }
+    assert_eq!(server.max_in_flight(), 1, "one slot: one request at a time");
+    assert!(server.probes() > 1);
 }

@@ -6,11 +6,11 @@
 
 use super::ingest::csv_rows;
 use super::util::{read, tempdir};
-use kgroute::extract::llm::client::LlmClient;
-use kgroute::extract::llm::fake_server::{good_extraction, FakeServer, Reply};
+use crate::fake_server::{good_extraction, FakeServer, Reply};
 use kgroute::extract::LlmConfig;
 use kgroute::index::llm_titles::{map_titles, TitleQuery};
 use kgroute::index::{GraphabilityIndex, MatchMethod, Tier};
+use kgroute::llm::LlmClient;
 use kgroute::route::{apply_title_mapping, plan, unmatched_titles, Route, RouteOptions};
 use kgroute::tree::{build_tree, SourceText};
 use serde_json::json;
@@ -208,7 +208,7 @@ impl Work {
     }
 }
 
-fn is_title_request(r: &kgroute::extract::llm::fake_server::FakeRequest) -> bool {
+fn is_title_request(r: &crate::fake_server::FakeRequest) -> bool {
     r.messages()[0]["content"]
         .as_str()
         .is_some_and(|c| c.starts_with(kgroute::index::llm_titles::SYSTEM_INTRO))

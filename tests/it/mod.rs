@@ -14,6 +14,7 @@ mod llm;
 mod llm_titles;
 mod names;
 mod plan;
+mod real_model;
 mod report;
 mod review;
 mod routing;

@@ -8,7 +8,7 @@
 use crate::extract::validate;
 use crate::extract::SectionInput;
 use crate::index::Ontology;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The system message for an ontology. The same for every section of a
 /// document type, whatever the sections say.
@@ -77,18 +77,8 @@ pub fn wire_schema() -> Value {
     v
 }
 
-/// `response_format` for strict JSON-schema output, or plain JSON mode for
-/// servers without json_schema support.
-pub fn response_format(json_object_only: bool) -> Value {
-    if json_object_only {
-        json!({"type": "json_object"})
-    } else {
-        json!({
-            "type": "json_schema",
-            "json_schema": {"name": "section_extraction", "strict": true, "schema": wire_schema()}
-        })
-    }
-}
+/// The schema's name on the wire.
+pub const SCHEMA_NAME: &str = "section_extraction";
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,9 @@
 //! ([`FakeServer::title_requests`]), so request counts stay those of sections.
 //!
 //! Not a production server: it exists so the LLM client can be tested
-//! against real HTTP without a network or a paid model.
+//! against real HTTP without a network or a paid model. Only the tests
+//! (`tests/tests.rs`) and the benches include it (`#[path]`); the library
+//! does not ship it.
 
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -91,6 +93,19 @@ pub enum Reply {
     },
     /// Never answers (until the client gives up).
     Hang,
+    /// Streams `content` (when the request asks for a stream; else one
+    /// body) in pieces of `piece` chars, one every `every`, and ends with
+    /// `finish` (`stop`, or `length` for an answer cut at `max_tokens`).
+    /// With `stall_after: Some(n)`, stops sending after n pieces and keeps
+    /// the connection open: a stalled server.
+    Stream {
+        content: String,
+        piece: usize,
+        every: Duration,
+        finish: String,
+        stall_after: Option<usize>,
+        prompt_tokens: u64,
+    },
     /// Closes the connection without a response.
     Drop,
 }
@@ -124,6 +139,63 @@ impl Reply {
         Reply::status(200, &json!({"object": "list", "data": data}).to_string())
     }
 
+    /// A streamed answer of `v`, 8 chars per event, one every `every`.
+    pub fn slow(v: &Value, every: Duration) -> Reply {
+        Reply::Stream {
+            content: v.to_string(),
+            piece: 8,
+            every,
+            finish: "stop".into(),
+            stall_after: None,
+            prompt_tokens: 10,
+        }
+    }
+
+    /// An answer cut at `max_tokens`: the first `chars` chars of `v`,
+    /// finish reason `length`.
+    pub fn cut(v: &Value, chars: usize) -> Reply {
+        Reply::Stream {
+            content: v.to_string().chars().take(chars).collect(),
+            piece: 8,
+            every: Duration::ZERO,
+            finish: "length".into(),
+            stall_after: None,
+            prompt_tokens: 10,
+        }
+    }
+
+    /// A stream that sends `pieces` events of `v` and then nothing.
+    pub fn stall(v: &Value, pieces: usize) -> Reply {
+        Reply::Stream {
+            content: v.to_string(),
+            piece: 8,
+            every: Duration::ZERO,
+            finish: "stop".into(),
+            stall_after: Some(pieces),
+            prompt_tokens: 10,
+        }
+    }
+
+    /// llama.cpp's `GET /props` with this context per slot and slot count.
+    pub fn props(n_ctx: u64, slots: u64) -> Reply {
+        Reply::status(
+            200,
+            &json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": slots})
+                .to_string(),
+        )
+    }
+
+    /// llama.cpp's `POST /tokenize`: one token per 4 chars of the content.
+    pub fn tokenize(req: &FakeRequest) -> Reply {
+        let n = req.body["content"]
+            .as_str()
+            .unwrap_or_default()
+            .chars()
+            .count()
+            .div_ceil(4);
+        Reply::status(200, &json!({"tokens": vec![1; n]}).to_string())
+    }
+
     /// Any status with this body and no `Retry-After`.
     pub fn status(status: u16, body: &str) -> Reply {
         Reply::Status {
@@ -154,6 +226,7 @@ type Handler = dyn Fn(&FakeRequest) -> Reply + Send + Sync;
 struct Stats {
     requests: AtomicUsize,
     preflights: AtomicUsize,
+    probes: AtomicUsize,
     titles: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
@@ -203,6 +276,11 @@ impl FakeServer {
     /// `GET .../models` requests (preflight checks) received so far.
     pub fn preflights(&self) -> usize {
         self.stats.preflights.load(Ordering::SeqCst)
+    }
+
+    /// `/props` and `/tokenize` requests (llama.cpp's server probes).
+    pub fn probes(&self) -> usize {
+        self.stats.probes.load(Ordering::SeqCst)
     }
 
     /// The most requests that were ever being handled at the same time.
@@ -294,14 +372,19 @@ async fn serve(
     let Some((path, headers, body)) = read_request(&mut sock).await? else {
         return Ok(());
     };
-    if path.ends_with("/models") {
-        st.preflights.fetch_add(1, Ordering::SeqCst);
+    let probe = path.ends_with("/props") || path.ends_with("/tokenize");
+    if path.ends_with("/models") || probe {
+        if probe {
+            st.probes.fetch_add(1, Ordering::SeqCst);
+        } else {
+            st.preflights.fetch_add(1, Ordering::SeqCst);
+        }
         let req = FakeRequest {
             seq: usize::MAX,
             at: Instant::now(),
             path,
             headers,
-            body: Value::Null,
+            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         };
         let reply = handler(&req);
         return respond(sock, reply, &req, None).await;
@@ -344,7 +427,7 @@ async fn serve(
 fn is_title_mapping(body: &Value) -> bool {
     body["messages"][0]["content"]
         .as_str()
-        .is_some_and(|c| c.starts_with(crate::index::llm_titles::SYSTEM_INTRO))
+        .is_some_and(|c| c.starts_with(kgroute::index::llm_titles::SYSTEM_INTRO))
 }
 
 /// Writes `reply` (or hangs, or drops the connection).
@@ -354,7 +437,38 @@ async fn respond(
     req: &FakeRequest,
     guard: Option<InFlight>,
 ) -> std::io::Result<()> {
+    let streamed = req.body["stream"] == json!(true);
     let (status, extra, body) = match reply {
+        Reply::Stream {
+            content,
+            piece,
+            every,
+            finish,
+            stall_after,
+            prompt_tokens,
+        } => {
+            let chars: Vec<char> = content.chars().collect();
+            let pieces: Vec<String> = chars
+                .chunks(piece.max(1))
+                .map(|c| c.iter().collect())
+                .collect();
+            if !streamed {
+                let b = completion(req, &content, &finish, prompt_tokens, pieces.len() as u64);
+                drop(guard);
+                return write_response(sock, 200, "", &b.to_string()).await;
+            }
+            return stream(
+                sock,
+                req,
+                pieces,
+                every,
+                &finish,
+                stall_after,
+                prompt_tokens,
+                guard,
+            )
+            .await;
+        }
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             return Ok(());
@@ -368,14 +482,12 @@ async fn respond(
             prompt_tokens,
             completion_tokens,
         } => {
-            let b = json!({
-                "id": format!("fake-{}", req.seq),
-                "object": "chat.completion",
-                "model": req.body["model"],
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                          "total_tokens": prompt_tokens + completion_tokens}
-            });
+            if streamed {
+                // The whole answer in one event, then finish and usage.
+                return stream_fixed(sock, req, &content, prompt_tokens, completion_tokens, guard)
+                    .await;
+            }
+            let b = completion(req, &content, "stop", prompt_tokens, completion_tokens);
             (200, String::new(), b.to_string())
         }
         Reply::Status {
@@ -389,17 +501,102 @@ async fn respond(
             (status, extra, body)
         }
     };
+    // The request stops counting as in flight before its answer leaves:
+    // the client may send its next request as soon as it reads this one,
+    // and that must not be counted as overlapping.
+    drop(guard);
+    write_response(sock, status, &extra, &body).await
+}
+
+async fn write_response(
+    mut sock: TcpStream,
+    status: u16,
+    extra: &str,
+    body: &str,
+) -> std::io::Result<()> {
     let head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
         reason(status),
         body.len()
     );
-    // The request stops counting as in flight before its answer leaves:
-    // the client may send its next request as soon as it reads this one,
-    // and that must not be counted as overlapping.
-    drop(guard);
     sock.write_all(head.as_bytes()).await?;
     sock.write_all(body.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+/// A non-streamed chat-completions body.
+fn completion(req: &FakeRequest, content: &str, finish: &str, pin: u64, pout: u64) -> Value {
+    json!({
+        "id": format!("fake-{}", req.seq),
+        "object": "chat.completion",
+        "model": req.body["model"],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": pin, "completion_tokens": pout, "total_tokens": pin + pout}
+    })
+}
+
+fn event(v: &Value) -> String {
+    format!("data: {v}\n\n")
+}
+
+fn delta(content: &str) -> Value {
+    json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}]})
+}
+
+fn finish_events(finish: &str, pin: u64, pout: u64) -> String {
+    event(
+        &json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}),
+    ) + &event(&json!({"object": "chat.completion.chunk", "choices": [],
+            "usage": {"prompt_tokens": pin, "completion_tokens": pout, "total_tokens": pin + pout}}))
+        + "data: [DONE]\n\n"
+}
+
+const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+
+async fn stream_fixed(
+    mut sock: TcpStream,
+    _req: &FakeRequest,
+    content: &str,
+    pin: u64,
+    pout: u64,
+    guard: Option<InFlight>,
+) -> std::io::Result<()> {
+    drop(guard);
+    let body = event(&delta(content)) + &finish_events("stop", pin, pout);
+    sock.write_all(SSE_HEAD.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn stream(
+    mut sock: TcpStream,
+    _req: &FakeRequest,
+    pieces: Vec<String>,
+    every: Duration,
+    finish: &str,
+    stall_after: Option<usize>,
+    pin: u64,
+    guard: Option<InFlight>,
+) -> std::io::Result<()> {
+    sock.write_all(SSE_HEAD.as_bytes()).await?;
+    let n = pieces.len() as u64;
+    for (i, p) in pieces.into_iter().enumerate() {
+        if stall_after == Some(i) {
+            // Stalled: the connection stays open, nothing more comes.
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            return Ok(());
+        }
+        if !every.is_zero() {
+            tokio::time::sleep(every).await;
+        }
+        // A comment ping is not progress; send one before each token.
+        sock.write_all(b": ping\n\n").await?;
+        sock.write_all(event(&delta(&p)).as_bytes()).await?;
+    }
+    drop(guard);
+    sock.write_all(finish_events(finish, pin, n).as_bytes())
+        .await?;
     sock.shutdown().await
 }
 

@@ -1,0 +1,90 @@
+//! What the server says about itself, where it says it: llama.cpp's
+//! `GET /props` (context size per slot, parallel slots) and `POST
+//! /tokenize` (the model's own token count). Other servers have neither;
+//! every probe answers `None` then and the caller falls back to its flags
+//! and the configured tokenizer.
+
+use super::client::LlmClient;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Limits the server reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ServerInfo {
+    /// Context of one slot, in tokens (prompt and answer together).
+    pub context_tokens: Option<u32>,
+    /// Requests the server runs at once; more wait in its queue, making no
+    /// progress.
+    pub slots: Option<u32>,
+}
+
+/// The server's root: the base URL without a trailing `/v1`.
+fn root(base_url: &str) -> &str {
+    base_url.strip_suffix("/v1").unwrap_or(base_url)
+}
+
+/// A probe waits at most this long (or the idle timeout, when shorter).
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn probe_timeout(client: &LlmClient) -> Duration {
+    client.config().timeout.min(PROBE_TIMEOUT)
+}
+
+/// `GET {root}/props`; `None` when the server has no such endpoint.
+pub async fn probe(client: &LlmClient) -> Option<ServerInfo> {
+    let cfg = client.config();
+    let mut req = client
+        .http()
+        .get(format!("{}/props", root(&cfg.base_url)))
+        .timeout(probe_timeout(client));
+    if let Some(k) = &cfg.api_key {
+        req = req.bearer_auth(k.expose());
+    }
+    let resp = req.send().await.ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let v: Value = resp.json().await.ok()?;
+    let n = |p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0)
+            .map(|n| n.min(u64::from(u32::MAX)) as u32)
+    };
+    let info = ServerInfo {
+        context_tokens: n("/default_generation_settings/n_ctx"),
+        slots: n("/total_slots"),
+    };
+    (info != ServerInfo::default()).then_some(info)
+}
+
+/// The model's token count of `text` (`POST {root}/tokenize`), `None` when
+/// the server does not offer it.
+pub async fn count_tokens(client: &LlmClient, text: &str) -> Option<u64> {
+    let cfg = client.config();
+    let mut req = client
+        .http()
+        .post(format!("{}/tokenize", root(&cfg.base_url)))
+        .timeout(probe_timeout(client))
+        .json(&json!({"content": text, "add_special": false}));
+    if let Some(k) = &cfg.api_key {
+        req = req.bearer_auth(k.expose());
+    }
+    let resp = req.send().await.ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let v: Value = resp.json().await.ok()?;
+    v.get("tokens")
+        .and_then(Value::as_array)
+        .map(|t| t.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn root_drops_v1() {
+        assert_eq!(super::root("http://h:1/v1"), "http://h:1");
+        assert_eq!(super::root("http://h:1/api"), "http://h:1/api");
+    }
+}

@@ -1,0 +1,177 @@
+//! Integration tests: a real model in the loop. `kgroute ingest` of the
+//! bundled supply agreement through a real OpenAI-compatible server (CI:
+//! llama.cpp serving Gemma 3 270M, started by `scripts/llm start`), then
+//! the same batch again from the cache.
+//!
+//! The server is found from `KGROUTE_TEST_LLM_URL` / `KGROUTE_TEST_MODEL`,
+//! else `KGROUTE_LLM_URL` / `KGROUTE_MODEL` (what `scripts/llm start`
+//! prints and `.ci/run` exports), else from `scripts/llm status` (which
+//! prints the running server's URL and model). When none is set or the
+//! server does not answer, the test skips, saying so: `cargo test` on a
+//! fresh clone passes without a model.
+
+use super::ingest::csv_rows;
+use super::util;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+/// The real server's URL and model, or why there is none.
+fn real_server() -> Result<(String, String), String> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let found = [
+        ("KGROUTE_TEST_LLM_URL", "KGROUTE_TEST_MODEL"),
+        ("KGROUTE_LLM_URL", "KGROUTE_MODEL"),
+    ]
+    .iter()
+    .find_map(|(u, m)| Some((env(u)?, env(m)?)));
+    let (url, model) = match found {
+        Some(s) => s,
+        None => from_script()?,
+    };
+    reachable(&url)?;
+    Ok((url, model))
+}
+
+/// What `scripts/llm status` says is running.
+fn from_script() -> Result<(String, String), String> {
+    let out = std::process::Command::new("bash")
+        .arg(util::repo().join("scripts").join("llm"))
+        .arg("status")
+        .output()
+        .map_err(|e| format!("could not run scripts/llm status: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(k))
+            .map(|v| v.trim().to_string())
+    };
+    match (
+        out.status.success(),
+        get("KGROUTE_LLM_URL="),
+        get("KGROUTE_MODEL="),
+    ) {
+        (true, Some(u), Some(m)) => Ok((u, m)),
+        _ => Err(format!(
+            "KGROUTE_LLM_URL / KGROUTE_MODEL are unset and scripts/llm status says: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// The server's port accepts a connection within 5 seconds.
+fn reachable(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+    let addrs = parsed
+        .socket_addrs(|| None)
+        .map_err(|e| format!("{url}: {e}"))?;
+    let why = match addrs.first() {
+        Some(a) => match std::net::TcpStream::connect_timeout(a, Duration::from_secs(5)) {
+            Ok(_) => return Ok(()),
+            Err(e) => e.to_string(),
+        },
+        None => "no address".to_string(),
+    };
+    Err(format!("{url} does not answer ({why})"))
+}
+
+fn ingest(url: &str, model: &str, out: &Path, cache: &Path) -> assert_cmd::assert::Assert {
+    util::kgroute()
+        .arg("ingest")
+        .arg(util::fixture("supply_agreement.txt"))
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(out.with_extension("history.csv"))
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(["--llm-url", url, "--model", model, "--quiet"])
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("NEO4J_URI")
+        .timeout(Duration::from_secs(1500))
+        .assert()
+}
+
+fn summary(dir: &Path) -> Value {
+    serde_json::from_str(&util::read(&dir.join("summary.json"))).expect("summary.json parses")
+}
+
+#[test]
+fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached() {
+    let (url, model) = match real_server() {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!(
+                "SKIPPED real_model: no local model server ({why}); run `scripts/llm start` to include it"
+            );
+            return;
+        }
+    };
+    let dir = util::tempdir();
+    let cache = dir.path().join("cache");
+    let first = dir.path().join("first");
+    let started = std::time::Instant::now();
+    let a = ingest(&url, &model, &first, &cache);
+    let took = started.elapsed();
+    let out = a.get_output();
+    assert!(
+        out.status.success(),
+        "ingest through {url} ({model}) exited {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = csv_rows(&first.join("sections.csv"));
+    let sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .collect();
+    assert!(
+        sent.len() >= 5,
+        "{} sections routed to the model",
+        sent.len()
+    );
+    for r in &sent {
+        assert!(
+            r["status"] == "ok",
+            "section {:?} not answered: {}",
+            r["title"],
+            r["status"]
+        );
+    }
+    let s = summary(&first);
+    let t = &s["totals"];
+    assert_eq!(t["failed_sections"], 0, "{t}");
+    let (tin, tout) = (
+        t["tokens_in"].as_u64().unwrap(),
+        t["tokens_out"].as_u64().unwrap(),
+    );
+    // The server's own usage: prompts carry the ontology and schema (far
+    // more than the section), and every answer has some tokens.
+    assert!(
+        tin > 500 * sent.len() as u64 && tout >= sent.len() as u64,
+        "{tin} in / {tout} out"
+    );
+    assert_eq!(t["sent"].as_u64().unwrap() as usize, sent.len());
+    eprintln!(
+        "real_model: {} sections through {model} in {:.0}s ({:.3} sections/s), {tin} tokens in, {tout} out",
+        sent.len(),
+        took.as_secs_f64(),
+        sent.len() as f64 / took.as_secs_f64()
+    );
+
+    // The same document again: every answer from the cache, nothing spent.
+    let second = dir.path().join("second");
+    ingest(&url, &model, &second, &cache).success();
+    let rows = csv_rows(&second.join("sections.csv"));
+    assert!(rows
+        .iter()
+        .filter(|r| r["route"].starts_with("llm"))
+        .all(|r| r["status"] == "cached"));
+    let t2 = &summary(&second)["totals"];
+    assert_eq!(
+        (t2["tokens_in"].as_u64(), t2["failed_sections"].as_u64()),
+        (Some(0), Some(0)),
+        "{t2}"
+    );
+}
