@@ -5,8 +5,13 @@
 //! not name a given section are reported, never trusted.
 
 use super::{FoundSection, SectionHit};
-use crate::extract::llm::client::{CallError, LlmClient};
+use crate::llm::LlmClient;
 use serde_json::{json, Value};
+
+/// Answer bounds: a ranking is a short list of numbers; an answer a few
+/// paragraphs with citations.
+const RERANK_TOKENS: u32 = 256;
+const ANSWER_TOKENS: u32 = 1024;
 
 /// The citation label of a section: `[doc §node lines a-b]`.
 pub fn citation(s: &FoundSection) -> String {
@@ -33,7 +38,7 @@ pub async fn rerank(
         json!({"role": "system", "content": "You rank contract sections for a question by their location (document and breadcrumb of headings). Reply with JSON {\"order\": [candidate numbers, most useful first]}."}),
         json!({"role": "user", "content": format!("Question: {question}\n\nCandidates:\n{}", list.join("\n"))}),
     ];
-    let v = call_json(client, &messages).await?;
+    let v = call_json(client, &messages, RERANK_TOKENS).await?;
     let mut order: Vec<usize> = v["order"]
         .as_array()
         .map(|a| {
@@ -78,7 +83,7 @@ pub async fn answer(
         json!({"role": "system", "content": "Answer the question from the given contract sections only. Cite the section label, exactly as given in square brackets (e.g. [doc §0003 lines 10-20]), after every claim. If the sections do not answer it, say so. Reply with JSON {\"answer\": \"...\"}."}),
         json!({"role": "user", "content": format!("Question: {question}\n\nSections:\n\n{context}")}),
     ];
-    let v = call_json(client, &messages).await?;
+    let v = call_json(client, &messages, ANSWER_TOKENS).await?;
     let text = v["answer"].as_str().unwrap_or_default().trim().to_string();
     if text.is_empty() {
         anyhow::bail!("the LLM's reply has no `answer`");
@@ -109,16 +114,25 @@ pub fn cited(text: &str) -> Vec<String> {
     out
 }
 
-async fn call_json(client: &LlmClient, messages: &[Value]) -> anyhow::Result<Value> {
+/// One JSON answer of at most `max_tokens` tokens; a cut answer is an error
+/// (its JSON would be incomplete), not retried as is.
+async fn call_json(
+    client: &LlmClient,
+    messages: &[Value],
+    max_tokens: u32,
+) -> anyhow::Result<Value> {
     let reply = client
-        .chat_with_format(messages, json!({"type": "json_object"}), false)
+        .chat_with_format(
+            messages,
+            json!({"type": "json_object"}),
+            false,
+            Some(max_tokens),
+        )
         .await
-        .map_err(|e| match e {
-            CallError::Retryable { reason, .. } => anyhow::anyhow!("LLM: {reason}"),
-            CallError::Transport(r) | CallError::FormatUnsupported(r) | CallError::Fatal(r) => {
-                anyhow::anyhow!("LLM: {r}")
-            }
-        })?;
+        .map_err(|e| anyhow::anyhow!("LLM: {}", e.reason()))?;
+    if reply.finish_reason.as_deref() == Some("length") {
+        anyhow::bail!("LLM: the answer was cut at {max_tokens} tokens (raise --max-tokens)");
+    }
     serde_json::from_str(reply.content.trim())
         .map_err(|e| anyhow::anyhow!("LLM reply is not JSON ({e})"))
 }

@@ -95,7 +95,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
             )?
         }
         Some(cfg) => {
-            let client = crate::extract::llm::client::LlmClient::new(cfg)?;
+            let client = crate::llm::LlmClient::new(cfg)?;
             let pool = if args.rerank {
                 args.top * RERANK_POOL
             } else {
