@@ -163,3 +163,90 @@ fn merge_joins_the_shards_search_indexes() {
         assert_eq!(ids(&a), ids(&b), "{q}");
     }
 }
+
+/// With an LLM (the loopback server): the candidates are re-ranked by
+/// breadcrumb, the answer is written from the whole sections it was given,
+/// and a citation of a section it was not given is reported, not trusted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_citations() {
+    use crate::fake_server::{FakeServer, Reply};
+    use serde_json::json;
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let offline = ask_json(&batch, "Which law governs the agreement?", &["--top", "2"]);
+    let offline = offline["sections"].as_array().unwrap().clone();
+    assert_eq!(offline.len(), 2);
+
+    let server = FakeServer::start(std::time::Duration::ZERO, |r| {
+        if r.path.ends_with("/models") {
+            return Reply::models(&["test-model"]);
+        }
+        let user = r.last_user_message();
+        if user.contains("Candidates:") {
+            // The model puts the second candidate first.
+            return Reply::json(&json!({"order": [1, 0]}));
+        }
+        // Cite the first section label given, and one that was not given.
+        let given = user
+            .lines()
+            .find(|l| l.starts_with('[') && l.contains(" §"))
+            .and_then(|l| l.split(']').next())
+            .map(|l| format!("{l}]"))
+            .unwrap_or_default();
+        Reply::json(&json!({
+            "answer": format!("The law of New York {given}; also [nowhere.txt §9999 lines 1-2].")
+        }))
+    })
+    .await
+    .unwrap();
+
+    let out = kgroute()
+        .args([
+            "ask",
+            "Which law governs the agreement?",
+            "--top",
+            "2",
+            "--rerank",
+        ])
+        .args(["--format", "json", "--batch"])
+        .arg(&batch)
+        .args(["--llm-url", &server.base_url(), "--model", "test-model"])
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_whole_sections(&a);
+    let secs = a["sections"].as_array().unwrap();
+    assert_eq!(secs.len(), 2);
+    // Re-ranked: the model's order over the retrieval pool, so the first
+    // section is no longer retrieval's first.
+    assert_ne!(secs[0]["node_id"], offline[0]["node_id"], "{secs:?}");
+    let answer = &a["answer"];
+    let text = answer["text"].as_str().unwrap();
+    assert!(text.contains("New York"), "{text}");
+    assert!(
+        text.contains(&format!("§{}", secs[0]["node_id"].as_str().unwrap())),
+        "{text}"
+    );
+    assert_eq!(
+        answer["unknown_citations"],
+        json!(["[nowhere.txt §9999 lines 1-2]"])
+    );
+    // The answer request carried every section whole, not chunks.
+    let asked = server
+        .received()
+        .into_iter()
+        .map(|r| r.last_user_message())
+        .find(|m| m.contains("Sections:"))
+        .unwrap();
+    for s in secs {
+        assert!(asked.contains(s["text"].as_str().unwrap().trim()));
+    }
+}
