@@ -391,7 +391,7 @@ impl LlmClient {
     /// 405) or one that is only busy (429, 5xx) passes, and the run's own
     /// retries and circuit breaker take over.
     pub async fn preflight(&self) -> Result<()> {
-        let url = format!("{}/models", self.cfg.base_url);
+        let url = self.cfg.url_for("/models");
         let timeout = self.cfg.timeout.min(Duration::from_secs(10));
         let mut req = self.http.get(&url).timeout(timeout);
         if let Some(k) = &self.cfg.api_key {

@@ -126,7 +126,21 @@ impl LlmConfig {
 
     /// `{base}/chat/completions`.
     pub fn endpoint(&self) -> String {
-        format!("{}/chat/completions", self.base_url)
+        self.url_for("/chat/completions")
+    }
+
+    /// `{base}{path}`, the base URL's query (a gateway's `?api-key=...`)
+    /// kept after the path rather than before it.
+    pub fn url_for(&self, path: &str) -> String {
+        join_path(&self.base_url, path)
+    }
+
+    /// `{root}{path}`: the server's root is the base URL without a trailing
+    /// `/v1` (llama.cpp's `/props`, `/tokenize`), its query kept.
+    pub fn root_url_for(&self, path: &str) -> String {
+        let (base, query) = split_query(&self.base_url);
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        join_path(&format!("{root}{query}"), path)
     }
 
     /// Cost in USD of the given token counts at the configured prices.
@@ -151,21 +165,52 @@ fn price(v: Option<String>, name: &str) -> Result<f64> {
 fn check_url(raw: &str) -> Result<String> {
     let t = raw.trim();
     let example = "e.g. http://127.0.0.1:8000/v1";
+    // Echo the value without its query or credentials: either may hold a key.
+    let shown = {
+        let (base, query) = split_query(t);
+        let base = match base.split_once("://") {
+            Some((scheme, rest)) => match rest.split_once('@') {
+                Some((_, host)) => format!("{scheme}://***@{host}"),
+                None => base.to_string(),
+            },
+            None => base.to_string(),
+        };
+        if query.is_empty() {
+            base
+        } else {
+            format!("{base}?***")
+        }
+    };
     let url = match reqwest::Url::parse(t) {
         Ok(u) => u,
-        Err(_) => bail!("KGROUTE_LLM_URL must include a scheme and host, {example}; got {t:?}"),
+        Err(_) => bail!("KGROUTE_LLM_URL must include a scheme and host, {example}; got {shown:?}"),
     };
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
-        bail!("KGROUTE_LLM_URL must include a scheme and host, {example}; got {t:?}");
+        bail!("KGROUTE_LLM_URL must include a scheme and host, {example}; got {shown:?}");
     }
     if !url.username().is_empty() || url.password().is_some() {
         bail!(
             "KGROUTE_LLM_URL must not carry credentials; put the key in OPENAI_API_KEY ({example})"
         );
     }
-    let s = t.trim_end_matches('/');
-    let s = s.strip_suffix("/chat/completions").unwrap_or(s);
-    Ok(s.to_string())
+    let (base, query) = split_query(t);
+    let base = base.trim_end_matches('/');
+    let base = base.strip_suffix("/chat/completions").unwrap_or(base);
+    Ok(format!("{base}{query}"))
+}
+
+/// `(before the query, "?query" or "")`.
+fn split_query(url: &str) -> (&str, &str) {
+    match url.find('?') {
+        Some(i) => (&url[..i], &url[i..]),
+        None => (url, ""),
+    }
+}
+
+/// `path` appended to `url`'s path, its query (if any) after it.
+fn join_path(url: &str, path: &str) -> String {
+    let (base, query) = split_query(url);
+    format!("{base}{path}{query}")
 }
 
 #[cfg(test)]
@@ -200,6 +245,33 @@ mod tests {
                 == "http://h/v1/chat/completions"
         );
         assert!(LlmConfig::new("http://h/v1", " ").is_err());
+    }
+
+    #[test]
+    fn a_key_in_the_query_stays_after_every_path_and_out_of_errors() {
+        let c = LlmConfig::new("https://gw.example/v1/?api-key=K123", "m").unwrap();
+        assert_eq!(
+            c.endpoint(),
+            "https://gw.example/v1/chat/completions?api-key=K123"
+        );
+        assert_eq!(
+            c.url_for("/models"),
+            "https://gw.example/v1/models?api-key=K123"
+        );
+        assert_eq!(
+            c.root_url_for("/props"),
+            "https://gw.example/props?api-key=K123"
+        );
+        let c = LlmConfig::new("http://h:8080/v1/chat/completions?api-key=K1", "m").unwrap();
+        assert_eq!(c.endpoint(), "http://h:8080/v1/chat/completions?api-key=K1");
+        for bad in [
+            "htp//gw.example/v1?api-key=K123",
+            "ftp://gw.example/v1?api-key=K123",
+        ] {
+            let e = LlmConfig::new(bad, "m").unwrap_err().to_string();
+            assert!(!e.contains("K123"), "{e}");
+            assert!(e.contains("?***"), "{e}");
+        }
     }
 
     #[test]

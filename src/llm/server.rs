@@ -18,11 +18,6 @@ pub struct ServerInfo {
     pub slots: Option<u32>,
 }
 
-/// The server's root: the base URL without a trailing `/v1`.
-fn root(base_url: &str) -> &str {
-    base_url.strip_suffix("/v1").unwrap_or(base_url)
-}
-
 /// A probe waits at most this long (or the idle timeout, when shorter).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -35,7 +30,7 @@ pub async fn probe(client: &LlmClient) -> Option<ServerInfo> {
     let cfg = client.config();
     let mut req = client
         .http()
-        .get(format!("{}/props", root(&cfg.base_url)))
+        .get(cfg.root_url_for("/props"))
         .timeout(probe_timeout(client));
     if let Some(k) = &cfg.api_key {
         req = req.bearer_auth(k.expose());
@@ -64,7 +59,7 @@ pub async fn count_tokens(client: &LlmClient, text: &str) -> Option<u64> {
     let cfg = client.config();
     let mut req = client
         .http()
-        .post(format!("{}/tokenize", root(&cfg.base_url)))
+        .post(cfg.root_url_for("/tokenize"))
         .timeout(probe_timeout(client))
         .json(&json!({"content": text, "add_special": false}));
     if let Some(k) = &cfg.api_key {
@@ -84,7 +79,12 @@ pub async fn count_tokens(client: &LlmClient, text: &str) -> Option<u64> {
 mod tests {
     #[test]
     fn root_drops_v1() {
-        assert_eq!(super::root("http://h:1/v1"), "http://h:1");
-        assert_eq!(super::root("http://h:1/api"), "http://h:1/api");
+        let root = |base: &str| {
+            crate::llm::LlmConfig::new(base, "m")
+                .unwrap()
+                .root_url_for("/props")
+        };
+        assert_eq!(root("http://h:1/v1"), "http://h:1/props");
+        assert_eq!(root("http://h:1/api"), "http://h:1/api/props");
     }
 }
