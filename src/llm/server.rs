@@ -18,6 +18,22 @@ pub struct ServerInfo {
     pub slots: Option<u32>,
 }
 
+/// Sends a probe (with the key, when one is set) and reads its JSON body;
+/// `None` for any failure: a server without the endpoint is not an error.
+async fn answer_json(
+    cfg: &crate::llm::LlmConfig,
+    mut req: reqwest::RequestBuilder,
+) -> Option<Value> {
+    if let Some(k) = &cfg.api_key {
+        req = req.bearer_auth(k.expose());
+    }
+    let resp = req.send().await.ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    resp.json().await.ok()
+}
+
 /// A probe waits at most this long (or the idle timeout, when shorter).
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -28,18 +44,11 @@ fn probe_timeout(client: &LlmClient) -> Duration {
 /// `GET {root}/props`; `None` when the server has no such endpoint.
 pub async fn probe(client: &LlmClient) -> Option<ServerInfo> {
     let cfg = client.config();
-    let mut req = client
+    let req = client
         .http()
         .get(cfg.root_url_for("/props"))
         .timeout(probe_timeout(client));
-    if let Some(k) = &cfg.api_key {
-        req = req.bearer_auth(k.expose());
-    }
-    let resp = req.send().await.ok()?;
-    if !resp.status().is_success() {
-        return None;
-    }
-    let v: Value = resp.json().await.ok()?;
+    let v = answer_json(cfg, req).await?;
     let n = |p: &str| {
         v.pointer(p)
             .and_then(Value::as_u64)
@@ -57,19 +66,12 @@ pub async fn probe(client: &LlmClient) -> Option<ServerInfo> {
 /// the server does not offer it.
 pub async fn count_tokens(client: &LlmClient, text: &str) -> Option<u64> {
     let cfg = client.config();
-    let mut req = client
+    let req = client
         .http()
         .post(cfg.root_url_for("/tokenize"))
         .timeout(probe_timeout(client))
         .json(&json!({"content": text, "add_special": false}));
-    if let Some(k) = &cfg.api_key {
-        req = req.bearer_auth(k.expose());
-    }
-    let resp = req.send().await.ok()?;
-    if !resp.status().is_success() {
-        return None;
-    }
-    let v: Value = resp.json().await.ok()?;
+    let v = answer_json(cfg, req).await?;
     v.get("tokens")
         .and_then(Value::as_array)
         .map(|t| t.len() as u64)
