@@ -9,13 +9,38 @@ use crate::llm::cache::{hex, key};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// One cached answer: the validated model output (before ontology pruning)
-/// and what it cost when it was made.
+/// One cached answer: the validated model output (before ontology pruning),
+/// what it cost when it was made, and who paid for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedAnswer {
     pub output: ModelOutput,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// The batch and document whose request made this answer
+    /// ([`payer`]); `None` in entries written before it was kept.
+    #[serde(default)]
+    pub paid_by: Option<String>,
+}
+
+/// What the cache keeps of an answer cut at `max_tokens`: the piece is
+/// never sent whole again, and the tokens the cut answer cost are counted
+/// like a [`CachedAnswer`]'s.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutAnswer {
+    pub max_tokens: u32,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    #[serde(default)]
+    pub paid_by: Option<String>,
+}
+
+/// Who pays for a request: one document of one batch. A resumed batch that
+/// finds its own answer to the same document in the cache counts the tokens
+/// as spent (its first run paid them and no saved outcome holds them); an
+/// answer made by another batch, or for another document of this one
+/// (counted there), costs this section nothing.
+pub fn payer(batch_id: &str, doc_id: &str) -> String {
+    format!("{batch_id}/{doc_id}")
 }
 
 /// sha256 of the ontology's types and meanings (stable: sorted maps).

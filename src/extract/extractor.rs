@@ -5,7 +5,7 @@
 //! retry loop, the repair retry, the cache, and the counters that progress
 //! bars read. Share it with `Arc`.
 
-use super::answer_cache::{cache_key, ontology_hash, CachedAnswer};
+use super::answer_cache::{cache_key, ontology_hash, payer, CachedAnswer, CutAnswer};
 use super::config::{ExtractorConfig, PROMPT_VERSION};
 use super::prompt;
 use super::validate::{self, ModelOutput};
@@ -152,6 +152,9 @@ pub struct Extractor {
     wire_schema: Value,
     /// What the server said about its limits at preflight.
     server: OnceLock<ServerInfo>,
+    /// The batch this extractor answers for ([`Self::for_batch`]): cached
+    /// answers it paid for itself keep their tokens on a resume.
+    batch_id: OnceLock<String>,
 }
 
 /// Called once per section just before its first request is sent (never
@@ -300,7 +303,18 @@ impl Extractor {
             breaker: OnceLock::new(),
             wire_schema: prompt::wire_schema(),
             server: OnceLock::new(),
+            batch_id: OnceLock::new(),
         })
+    }
+
+    /// Names the batch the answers are paid by (set once, when the batch's
+    /// manifest is known). Without it every cache hit costs nothing.
+    pub fn for_batch(&self, batch_id: &str) {
+        let _ = self.batch_id.set(batch_id.to_string());
+    }
+
+    fn payer(&self, doc_id: &str) -> Option<String> {
+        self.batch_id.get().map(|b| payer(b, doc_id))
     }
 
     /// What a batch records to refuse a resume with another extractor:
@@ -653,9 +667,16 @@ impl Extractor {
             let cut_key = crate::llm::cache::key(&[&key, "cut"]);
             if let Some(cache) = &self.cache {
                 // An answer cut before: go straight to the halves.
-                if cache.get::<u32>(&cut_key).await.is_some() {
+                if let Some(cut) = cache.get::<CutAnswer>(&cut_key).await {
                     if let Some((a, b)) = split::halve(&piece) {
-                        return self.both(client, a, b, gate, profile).await;
+                        let mut out = self.both(client, a, b, gate, profile).await;
+                        if cut.paid_by.is_some() && cut.paid_by == self.payer(&piece.doc_id) {
+                            if let Some(first) = out.first_mut() {
+                                first.tokens_in += cut.tokens_in;
+                                first.tokens_out += cut.tokens_out;
+                            }
+                        }
+                        return out;
                     }
                 }
             }
@@ -681,7 +702,13 @@ impl Extractor {
                     PieceOutcome::Cut(spent) => {
                         self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
                         if let Some(cache) = &self.cache {
-                            let _ = cache.put(&cut_key, &max_tokens.unwrap_or(0)).await;
+                            let cut = CutAnswer {
+                                max_tokens: max_tokens.unwrap_or(0),
+                                tokens_in: spent.tokens_in,
+                                tokens_out: spent.tokens_out,
+                                paid_by: self.payer(&piece.doc_id),
+                            };
+                            let _ = cache.put(&cut_key, &cut).await;
                         }
                         let Some((a, b)) = split::halve(&piece) else {
                             return vec![PieceResult {
@@ -832,10 +859,18 @@ impl Extractor {
         if let Some(cache) = &self.cache {
             if let Some(hit) = cache.get::<CachedAnswer>(key).await {
                 self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+                // Tokens this batch already paid for this document (a run
+                // killed before the document was saved) still count.
+                let ours = hit.paid_by.is_some() && hit.paid_by == self.payer(&piece.doc_id);
+                let (tokens_in, tokens_out) = if ours {
+                    (hit.tokens_in, hit.tokens_out)
+                } else {
+                    (0, 0)
+                };
                 return PieceOutcome::Done(PieceResult {
                     output: Some(hit.output),
-                    tokens_in: 0,
-                    tokens_out: 0,
+                    tokens_in,
+                    tokens_out,
                     status: SectionStatus::Cached,
                 });
             }
@@ -889,6 +924,7 @@ impl Extractor {
                             output: output.clone(),
                             tokens_in: tin,
                             tokens_out: tout,
+                            paid_by: self.payer(&piece.doc_id),
                         };
                         // A cache that cannot be written only costs a re-run.
                         let _ = cache.put(key, &entry).await;

@@ -259,6 +259,8 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         }
     }
 
+    extractor.for_batch(&manifest.batch_id);
+
     // The manifest first: a kill right after it leaves a resumable batch,
     // never a non-empty folder without one.
     std::fs::create_dir_all(&cfg.out_dir)

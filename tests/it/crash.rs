@@ -312,10 +312,12 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
     };
     let reference = work.path().join("reference");
     run_ok(with_llm(&reference, &work.path().join("cache-ref")));
-    // A cache hit is reported as such (`cached`, no tokens spent now): the
-    // one honest difference between a resumed and an uninterrupted run.
-    let volatile = ["status", "tokens_in", "tokens_out"];
+    // A cache hit is reported as such (`cached`): the one honest difference
+    // between a resumed and an uninterrupted run. Its tokens are not: the
+    // killed run paid them, so the resumed batch counts them.
+    let volatile = ["status"];
     let expected = outputs(&reference, &volatile);
+    let expected_tokens = token_totals(&reference);
     assert!(server.requests() > 20, "the fixtures send many sections");
 
     let mut resent_total = 0;
@@ -356,6 +358,11 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
             "kill {i}: sections answered before the kill were sent again: {resent:?}"
         );
         assert_no_duplicates(&out);
+        assert_eq!(
+            token_totals(&out),
+            expected_tokens,
+            "kill {i} at {at:?}: summary.json token totals differ from the uninterrupted run"
+        );
         let got = outputs(&out, &volatile);
         for (file, rows) in &expected {
             assert!(
@@ -369,6 +376,24 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
         interrupted >= 5,
         "only {interrupted} of 10 kills landed inside a batch"
     );
+}
+
+/// summary.json's batch token totals: extraction in and out, title
+/// mapping in and out.
+fn token_totals(out: &Path) -> [u64; 4] {
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let t = &s["totals"];
+    let n = |v: &serde_json::Value| {
+        v.as_u64()
+            .unwrap_or_else(|| panic!("no token count in {t}"))
+    };
+    [
+        n(&t["tokens_in"]),
+        n(&t["tokens_out"]),
+        n(&t["title_mapping"]["tokens_in"]),
+        n(&t["title_mapping"]["tokens_out"]),
+    ]
 }
 
 /// Copies `src` into `dir` under a stem unique to this run, so each batch

@@ -421,10 +421,12 @@ async fn cache_hits_make_zero_requests_and_failures_are_not_cached() {
     let mut inputs = sections(4);
     inputs[3].text = "POISON".into();
     let first = extractor(llm(&server), 8, Some(dir.path()));
+    first.for_batch("batch-1");
     let out1 = first.extract_all(inputs.clone()).await;
     assert_eq!(server.requests(), 4);
 
     let second = extractor(llm(&server), 8, Some(dir.path()));
+    second.for_batch("batch-2");
     let out2 = second.extract_all(inputs.clone()).await;
     assert_eq!(
         server.requests(),
@@ -441,6 +443,17 @@ async fn cache_hits_make_zero_requests_and_failures_are_not_cached() {
     }
     assert!(matches!(out2[3].status, SectionStatus::Failed(_)));
     assert_eq!(second.counters().snapshot().cache_hits, 3);
+
+    // The batch that paid for the answers, resumed, still counts them.
+    let resumed = extractor(llm(&server), 8, Some(dir.path()));
+    resumed.for_batch("batch-1");
+    let out3 = resumed.extract_all(inputs[..3].to_vec()).await;
+    assert_eq!(server.requests(), 5, "a resume asks nothing again");
+    for (a, c) in out1.iter().zip(&out3) {
+        assert_eq!(c.status, SectionStatus::Cached);
+        assert!(a.tokens_in > 0);
+        assert_eq!((c.tokens_in, c.tokens_out), (a.tokens_in, a.tokens_out));
+    }
 
     // A changed section text is a miss.
     let mut changed = inputs[..1].to_vec();
