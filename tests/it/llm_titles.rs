@@ -505,6 +505,40 @@ fn a_title_request_that_times_out_counts_toward_the_circuit_breaker() {
     );
 }
 
+/// A hung endpoint holds title mapping for `--section-timeout` at most, over
+/// every attempt and wait (it held it for six request timeouts, 303 s), and
+/// the document's sections are then sent as if nothing had been mapped.
+#[test]
+fn a_hung_title_request_is_bounded_by_the_section_timeout() {
+    let rt = runtime();
+    let server = server_with(&rt, Reply::Hang);
+    let w = Work::new();
+    let a = w
+        .ingest(&server.base_url(), "h")
+        .args(["--timeout", "60", "--section-timeout", "2"])
+        .args(["--breaker-after", "100", "--no-cache"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&a.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("LLM title mapping failed")
+            && stdout.contains("time bound of 2 s (--section-timeout)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        server.title_requests(),
+        1,
+        "the bound stops the retries too"
+    );
+    let m = w.title_mapping("h");
+    assert_eq!(
+        (m["failed"].as_u64(), m["sections_mapped"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(w.row("h", "Events of Default")["status"], "ok");
+    assert_eq!(w.row("h", "Yield Protection")["match_method"], "none");
+}
+
 /// A credit agreement of its own per `tag`: one title the answer maps
 /// (skipped), one the index knows, and four unmatched titles of its own,
 /// so each document asks its own titles and sends five sections.

@@ -468,3 +468,66 @@ fn an_api_key_in_the_llm_url_is_never_printed() {
     assert!(!all.contains("TOPSECRET42"), "{all}");
     assert!(all.contains("api-key=***"), "{all}");
 }
+
+/// A subfolder that cannot be listed is that folder's error, not the
+/// batch's: the other documents run, the folder is named, exit code 1.
+/// Run as an unprivileged user (root lists any folder): `nobody` through
+/// `setpriv` when the tests run as root.
+#[test]
+fn an_unlistable_subfolder_is_an_error_of_its_own_and_the_rest_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    let d = dir.path();
+    let docs = d.join("docs");
+    let locked = docs.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    std::fs::copy(fixture("memo.txt"), docs.join("memo.txt")).unwrap();
+    std::fs::copy(fixture("supply_agreement.txt"), locked.join("supply.txt")).unwrap();
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    mode(d, 0o777);
+    mode(&docs, 0o755);
+    mode(&locked, 0o000);
+    let bin = assert_cmd::cargo::cargo_bin("kgroute");
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    let mut c = if is_root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let out = d.join("out");
+    c.arg("ingest")
+        .arg(&docs)
+        .arg("--index")
+        .arg(repo().join("indices"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(d.join("history.csv"))
+        .env("HOME", d)
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env_remove("NEO4J_URI");
+    let run = c.output().unwrap();
+    mode(&locked, 0o755);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if is_root && stderr.contains("setpriv") && run.status.code() != Some(1) {
+        eprintln!("skipped: cannot drop to an unprivileged user here: {stderr}");
+        return;
+    }
+    assert_eq!(run.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("locked") && stderr.contains("cannot list folder"),
+        "the folder is named: {stderr}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
+    let docs_in_batch = summary["per_document"].as_array().unwrap();
+    assert_eq!(docs_in_batch.len(), 1, "memo.txt ran: {summary}");
+}
