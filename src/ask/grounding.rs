@@ -2,10 +2,12 @@
 //! graph knows (organisations, defined terms, roles, people) are looked up,
 //! their relations listed with provenance, and the sections that mention
 //! them favoured in the ranking. With the files sink this reads the batch's
-//! `graph/graph.jsonl` (streamed: only the lines that can match are parsed).
+//! `graph/graph.jsonl` (streamed: only the lines that can match are parsed);
+//! with Neo4j it asks the database ([`super::grounding_neo4j`]). Both decide
+//! what is named by the same rules ([`is_named_type`], [`named_in`]).
 
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -58,6 +60,38 @@ impl Grounding {
             .iter()
             .any(|e| e.sections.iter().any(|(d, n)| d == doc_id && n == node_id))
     }
+
+    /// Adds an entity found named, or its further sections when its key is
+    /// already here (a global entity met in several documents).
+    pub(crate) fn add_entity(&mut self, e: NamedEntity) {
+        match self.entities.iter_mut().find(|x| x.key == e.key) {
+            Some(x) => x.sections.extend(e.sections),
+            None => self.entities.push(e),
+        }
+    }
+}
+
+/// True for entity types that are names a question can use.
+pub(crate) fn is_named_type(entity_type: &str) -> bool {
+    let t = entity_type.to_lowercase().replace(['_', ' '], "");
+    NAMED_TYPES.contains(&t.as_str())
+}
+
+/// True when the name or one of its aliases is whole words of the question
+/// (`question_words` as made by [`question_words`]).
+pub(crate) fn named_in<'a>(
+    question_words: &str,
+    mut names: impl Iterator<Item = &'a String>,
+) -> bool {
+    names.any(|n| {
+        n.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
+            && question_words.contains(&words(n))
+    })
+}
+
+/// The question's words as [`named_in`] reads them.
+pub(crate) fn question_words(question: &str) -> String {
+    words(question)
 }
 
 #[derive(Deserialize)]
@@ -122,15 +156,9 @@ pub fn from_files(
             continue;
         }
         let Some(e) = rec.entity else { continue };
-        let t = e.entity_type.to_lowercase().replace(['_', ' '], "");
-        if !NAMED_TYPES.contains(&t.as_str()) {
-            continue;
-        }
-        let named = std::iter::once(&e.name).chain(e.aliases.iter()).any(|n| {
-            n.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
-                && q.contains(&words(n))
-        });
-        if !named {
+        if !is_named_type(&e.entity_type)
+            || !named_in(&q, std::iter::once(&e.name).chain(e.aliases.iter()))
+        {
             continue;
         }
         keys.insert(e.key.clone());
@@ -139,26 +167,16 @@ pub fn from_files(
             .iter()
             .map(|n| (rec.doc_id.clone(), n.clone()))
             .collect();
-        match g.entities.iter_mut().find(|x| x.key == e.key) {
-            Some(x) => x.sections.extend(sections),
-            None => g.entities.push(NamedEntity {
-                name: e.name,
-                entity_type: e.entity_type,
-                key: e.key,
-                sections,
-            }),
-        }
+        g.add_entity(NamedEntity {
+            name: e.name,
+            entity_type: e.entity_type,
+            key: e.key,
+            sections,
+        });
     }
     if keys.is_empty() {
         return Ok(Some(g));
     }
-    let name_of = |k: &str| {
-        g.entities
-            .iter()
-            .find(|e| e.key == k)
-            .map(|e| e.name.clone())
-            .unwrap_or_else(|| k.rsplit(':').next().unwrap_or(k).to_string())
-    };
     // Second pass: only relation lines naming a matched key are parsed.
     let file = std::fs::File::open(&path)?;
     let mut relations = Vec::new();
@@ -178,13 +196,49 @@ pub fn from_files(
             continue;
         }
         relations.push(GroundRelation {
-            source: name_of(&rec.source),
+            source: rec.source,
             rel_type: rec.rel_type,
-            target: name_of(&rec.target),
+            target: rec.target,
             provenance: rec.provenance,
         });
         if relations.len() >= MAX_RELATIONS {
             break;
+        }
+    }
+    // The relations hold keys; each gets its entity's name, the named ones'
+    // from above, the others' from one more pass over their entity lines.
+    let mut names: HashMap<String, String> = g
+        .entities
+        .iter()
+        .map(|e| (e.key.clone(), e.name.clone()))
+        .collect();
+    let others: HashSet<&String> = relations
+        .iter()
+        .flat_map(|r| [&r.source, &r.target])
+        .filter(|k| !names.contains_key(*k))
+        .collect();
+    if !others.is_empty() {
+        let file = std::fs::File::open(&path)?;
+        let mut found = HashMap::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line?;
+            if !line.contains("\"kind\":\"entity\"")
+                || !others.iter().any(|k| line.contains(k.as_str()))
+            {
+                continue;
+            }
+            let rec: Line = serde_json::from_str(&line)?;
+            if let Some(e) = rec.entity.filter(|e| others.contains(&e.key)) {
+                found.entry(e.key).or_insert(e.name);
+            }
+        }
+        names.extend(found);
+    }
+    for r in &mut relations {
+        for k in [&mut r.source, &mut r.target] {
+            if let Some(n) = names.get(k.as_str()) {
+                *k = n.clone();
+            }
         }
     }
     g.relations = relations;

@@ -5,6 +5,7 @@
 
 pub mod eval;
 pub mod grounding;
+pub mod grounding_neo4j;
 pub mod llm;
 pub mod render;
 

@@ -12,7 +12,13 @@ Examples:
   kgroute ask \"termination for convenience\" --doc supply_agreement.txt --top 1 --format json
 
 Needs the batch's search index (written by `ingest`; `kgroute index-search
-BATCH` builds it for an older batch). Works offline.";
+BATCH` builds it for an older batch). Works offline.
+
+Grounding: names in the question that the batch's graph knows (parties,
+defined terms, roles) raise the sections that mention them, and their
+relations are listed with where they were found. The graph is read from the
+batch's graph/graph.jsonl, or, for a batch written to Neo4j, from the
+database (--neo4j or NEO4J_URI, NEO4J_USERNAME, NEO4J_PASSWORD).";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum AskFormat {
@@ -52,6 +58,14 @@ pub struct AskArgs {
     /// With an LLM: only retrieve (and re-rank); no written answer.
     #[arg(long)]
     pub no_answer: bool,
+    /// Neo4j Bolt URI to ground the question in, for a batch whose graph was
+    /// written there [env: NEO4J_URI]. Credentials from NEO4J_USERNAME and
+    /// NEO4J_PASSWORD.
+    #[arg(long, value_name = "URI")]
+    pub neo4j: Option<String>,
+    /// Neo4j database name [default: the server's default].
+    #[arg(long, value_name = "NAME")]
+    pub neo4j_database: Option<String>,
 }
 
 /// Candidates the LLM re-ranks per section asked for.
@@ -61,7 +75,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
     if args.top == 0 {
         anyhow::bail!("--top must be at least 1, e.g. --top 3");
     }
-    let batch = match args.batch {
+    let batch = match args.batch.clone() {
         Some(b) => b,
         None => newest_indexed(Path::new("reports")).ok_or_else(|| {
             anyhow::anyhow!(
@@ -79,7 +93,11 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
             )
         })?),
     };
-    let grounding = crate::ask::grounding::from_files(&batch, &args.question, doc_id.as_deref())?;
+    let grounding =
+        match crate::ask::grounding::from_files(&batch, &args.question, doc_id.as_deref())? {
+            Some(g) => Some(g),
+            None => ground_in_neo4j(&args, &batch, doc_id.as_deref())?,
+        };
     let llm = crate::extract::LlmConfig::from_env_and_flags(args.llm_url, args.model)?;
     let answer = match llm {
         None => {
@@ -134,6 +152,68 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
         AskFormat::Json => println!("{}", crate::ask::render::json(&answer)?),
     }
     Ok(Outcome::Success)
+}
+
+/// Grounding for a batch without graph files: from Neo4j when one is
+/// configured, else nothing (with a note when the batch's graph is there).
+fn ground_in_neo4j(
+    args: &AskArgs,
+    batch: &Path,
+    doc_id: Option<&str>,
+) -> anyhow::Result<Option<crate::ask::grounding::Grounding>> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let summary = read_summary(batch);
+    let Some(uri) = args.neo4j.clone().or_else(|| env("NEO4J_URI")) else {
+        let sink = summary
+            .as_ref()
+            .and_then(|s| s["sink"].as_str().map(str::to_string));
+        if let Some(sink) = sink.filter(|s| s.starts_with("Neo4j")) {
+            eprintln!(
+                "kgroute: note: not grounded in the graph: the batch's graph is in {sink}; give --neo4j URI (or NEO4J_URI) to use it"
+            );
+        }
+        return Ok(None);
+    };
+    let docs: Vec<String> = match doc_id {
+        Some(d) => vec![d.to_string()],
+        None => summary
+            .as_ref()
+            .and_then(|s| s["per_document"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|d| d["doc_id"].as_str().map(str::to_string))
+            .collect(),
+    };
+    if docs.is_empty() {
+        anyhow::bail!(
+            "{}: no summary.json listing the batch's documents, so the graph in Neo4j cannot be limited to them; finish the batch (ingest --resume) first",
+            batch.display()
+        );
+    }
+    let password = crate::secret::Secret::new(env("NEO4J_PASSWORD").unwrap_or_default());
+    let user = env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let db = crate::sink::neo4j::Neo4jSink::connect(
+            &uri,
+            &user,
+            &password,
+            args.neo4j_database.as_deref(),
+            1,
+        )
+        .await?;
+        crate::ask::grounding_neo4j::from_neo4j(db.graph(), &args.question, &docs)
+            .await
+            .map(Some)
+    })
+}
+
+/// The batch's summary.json, when there is one that parses.
+fn read_summary(batch: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(batch.join("summary.json")).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// The most recently modified batch folder under `dir` that has an index.

@@ -19,8 +19,8 @@ use crate::extract::{SectionExtraction, SectionStatus};
 use crate::index::Ontology;
 use crate::route::{Route, RoutePlan};
 use crate::tree::{DocTree, NodeKind};
-use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::{BTreeSet, HashMap};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Child node id -> parent node id, from a document tree.
 pub fn parents_from_tree(tree: &DocTree) -> HashMap<String, String> {
@@ -109,6 +109,8 @@ pub fn build_document_graph(
         index: HashMap::new(),
         names: HashMap::new(),
         by_name: HashMap::new(),
+        edges: HashMap::new(),
+        provenances: HashSet::new(),
         dropped: Vec::new(),
     };
 
@@ -227,6 +229,11 @@ struct Builder<'a> {
     names: HashMap<(String, String), String>,
     /// normalised name or alias -> entity keys of any type, first seen first.
     by_name: HashMap<String, Vec<String>>,
+    /// (source, type, target) -> its edge, and the provenances each edge
+    /// has: looked up, not scanned, since one role can hold an edge from
+    /// every section of a document (a scan made 100k headings quadratic).
+    edges: HashMap<(NodeIndex, String, NodeIndex), EdgeIndex>,
+    provenances: HashSet<(EdgeIndex, Provenance)>,
     dropped: Vec<Dropped>,
 }
 
@@ -402,27 +409,23 @@ impl Builder<'_> {
                 node_id: node_id.to_string(),
                 evidence: rel.evidence.clone(),
             };
-            let existing = self
-                .graph
-                .edges_connecting(a, b)
-                .find(|e| e.weight().rel_type == rel_type)
-                .map(|e| petgraph::visit::EdgeRef::id(&e));
-            match existing {
-                Some(e) => {
-                    let edge = &mut self.graph[e];
-                    if !edge.provenance.contains(&prov) {
-                        edge.provenance.push(prov);
+            match self.edges.get(&(a, rel_type.clone(), b)) {
+                Some(&e) => {
+                    if self.provenances.insert((e, prov.clone())) {
+                        self.graph[e].provenance.push(prov);
                     }
                 }
                 None => {
-                    self.graph.add_edge(
+                    let e = self.graph.add_edge(
                         a,
                         b,
                         RelationEdge {
-                            rel_type,
-                            provenance: vec![prov],
+                            rel_type: rel_type.clone(),
+                            provenance: vec![prov.clone()],
                         },
                     );
+                    self.edges.insert((a, rel_type, b), e);
+                    self.provenances.insert((e, prov));
                 }
             }
         }

@@ -250,3 +250,116 @@ async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_c
         assert!(asked.contains(s["text"].as_str().unwrap().trim()));
     }
 }
+
+/// `(name, type)` of the grounding's entities and `(source, type, target,
+/// node ids)` of its relations, sorted, for comparing two groundings.
+fn grounding_view(a: &serde_json::Value) -> (Vec<String>, Vec<String>) {
+    let g = &a["grounding"];
+    let mut entities: Vec<String> = g["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let mut secs: Vec<String> = e["sections"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s[1].as_str().unwrap().to_string())
+                .collect();
+            secs.sort();
+            format!("{} {} {:?}", e["entity_type"], e["name"], secs)
+        })
+        .collect();
+    entities.sort();
+    let mut relations: Vec<String> = g["relations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut at: Vec<&str> = r["provenance"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["node_id"].as_str().unwrap())
+                .collect();
+            at.sort();
+            format!(
+                "{} -{}-> {} {at:?}",
+                r["source"], r["rel_type"], r["target"]
+            )
+        })
+        .collect();
+    relations.sort();
+    (entities, relations)
+}
+
+/// A batch written to Neo4j is grounded by a Cypher look-up of the batch's
+/// documents, and it says what the files of the same document say.
+#[test]
+fn ask_a_neo4j_batch_is_grounded_like_its_files() {
+    let (uri, user, _) = super::graph_neo4j::neo4j_env();
+    let tmp = tempdir();
+    let doc = super::crash::unique_copy(&fixture("supply_agreement.txt"), tmp.path(), "ask_neo4j");
+    let files = tmp.path().join("files");
+    let neo = tmp.path().join("neo4j");
+    let index = repo().join("indices");
+    super::util::ingest_offline_cmd(
+        std::slice::from_ref(&doc),
+        &index,
+        &files,
+        &tmp.path().join("h1.csv"),
+    )
+    .arg("--quiet")
+    .assert()
+    .success();
+    super::util::ingest_offline_cmd(&[doc], &index, &neo, &tmp.path().join("h2.csv"))
+        .args(["--quiet", "--neo4j", &uri])
+        .env("NEO4J_USERNAME", &user)
+        .assert()
+        .success();
+    assert!(!neo.join("graph").exists(), "the graph went to Neo4j");
+
+    let q = "What must Northwind Industries, Inc. pay the Supplier?";
+    let from_files = ask_json(&files, q, &[]);
+    let without = kgroute()
+        .args(["ask", q, "--format", "json", "--batch"])
+        .arg(&neo)
+        .env_remove("NEO4J_URI")
+        .output()
+        .unwrap();
+    assert!(without.status.success());
+    let stderr = String::from_utf8_lossy(&without.stderr);
+    assert!(
+        stderr.contains("not grounded") && stderr.contains("--neo4j"),
+        "a batch in Neo4j asked without it says so: {stderr}"
+    );
+    let from_neo4j = ask_json(&neo, q, &["--neo4j", &uri]);
+
+    let (files_entities, files_relations) = grounding_view(&from_files);
+    let (neo_entities, neo_relations) = grounding_view(&from_neo4j);
+    assert!(
+        files_entities
+            .iter()
+            .any(|e| e.contains("Northwind Industries"))
+            && files_entities.iter().any(|e| e.contains("Supplier")),
+        "{files_entities:?}"
+    );
+    assert_eq!(neo_entities, files_entities);
+    assert!(!files_relations.is_empty());
+    if files_relations.len() < kgroute::ask::grounding::MAX_RELATIONS {
+        assert_eq!(neo_relations, files_relations);
+    } else {
+        // Both stop at the cap, each at its own first relations.
+        assert_eq!(neo_relations.len(), kgroute::ask::grounding::MAX_RELATIONS);
+    }
+    // The same sections come back, raised by the same names.
+    let nodes = |a: &serde_json::Value| -> Vec<String> {
+        a["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["node_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(nodes(&from_neo4j), nodes(&from_files));
+}
