@@ -18,15 +18,23 @@ use std::collections::HashSet;
 
 /// Where the list of parties opens.
 static OPENS: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(?:by\s+and\s+)?(?:between|among|amongst)\b(?:\s+and\s+among)?|\b(?:made|entered\s+into)\s+by\b|\bBETWEEN:?").unwrap()
+    Regex::new(r"(?i)\b(?:(?:made|entered\s+into)\s+)?(?:by\s+and\s+)?(?:between|among|amongst)\b(?:\s+and\s+among)?:?|\b(?:made|entered\s+into)\s+by\b").unwrap()
 });
 
 /// A parenthetical that defines names: `("Ginkgo")`, `(the "Licensee")`,
 /// `(referred to as "Marketing Affiliate" or "MA")`, `(hereinafter "TL")`.
-static DEFINING_PAREN: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r#"\(\s*[^()"]{0,80}?"[^"]{1,60}"[^()]{0,120}?\)"#).unwrap());
+/// Also in single quotes (`('the Manufacturer')`), and a bare role
+/// (`(as Company)`, `(as Repairer)`).
+static DEFINING_PAREN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#"\(\s*[^()"]{0,80}?"[^"]{1,60}"[^()]{0,120}?\)|\(\s*(?:the\s+|hereinafter\s+)?'[^'()]{1,60}'\s*\)|\(\s*as\s+(?:the\s+)?[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)?\s*\)"#)
+        .unwrap()
+});
 
-static QUOTED: Lazy<Regex> = Lazy::new(|| Regex::new(r#""([^"]{1,60})""#).unwrap());
+/// A defined name in a defining parenthetical.
+static QUOTED: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#""([^"]{1,60})"|^\(\s*(?:the\s+|hereinafter\s+)?'([^'()]{1,60})'|^\(\s*as\s+(?:the\s+)?([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)?)\s*\)"#)
+        .unwrap()
+});
 
 /// What ends the parties clause: the recitals or the operative words.
 static CLAUSE_END: Lazy<Regex> = Lazy::new(|| {
@@ -63,6 +71,33 @@ const DOCUMENT_WORDS: &[&str] = &[
     "contract",
 ];
 
+/// Parties clauses that a layout spreads over paragraphs (`BETWEEN:` /
+/// a party's name and address / `(hereinafter called "MLX")` / `- and -`
+/// / ...): each paragraph that opens a list of parties without closing
+/// it, joined with the paragraphs that follow up to the one holding the
+/// recitals or the operative words (at most 12 paragraphs).
+pub(super) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, p) in paragraphs.iter().enumerate() {
+        let Some(open) = OPENS.find(p) else {
+            continue;
+        };
+        if CLAUSE_END.find_at(p, open.end()).is_some() || i + 1 == paragraphs.len() {
+            continue;
+        }
+        let mut joined = p.clone();
+        for q in paragraphs.iter().skip(i + 1).take(11) {
+            joined.push(' ');
+            joined.push_str(q);
+            if CLAUSE_END.is_match(q) || joined.len() > 4000 {
+                break;
+            }
+        }
+        out.push(joined);
+    }
+    out
+}
+
 /// The parties clause of paragraph `p`: DEFINED_AS and HAS_ROLE for each
 /// party it names.
 pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
@@ -85,7 +120,10 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
     let mut parties: Vec<&OrgMatch> = Vec::new();
     let mut from = open.end();
     for o in &found {
-        let before = p[from..o.start].trim_end().to_ascii_lowercase();
+        // `(hereinafter called "MLX") - and - HEALTHCENTRAL.COM INC.`
+        let before = p[from..o.start]
+            .trim_end_matches(|c: char| c == '-' || c.is_whitespace())
+            .to_ascii_lowercase();
         let first = parties.is_empty() && p[open.end()..o.start].trim().len() <= 4;
         let separated = before.ends_with(',')
             || before.ends_with(';')
@@ -117,18 +155,27 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
         let full = format!("{}{}", org.raw, &seg[..paren.end()]);
         let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
         for q in QUOTED.captures_iter(paren.as_str()) {
+            let Some(name) = q.get(1).or(q.get(2)).or(q.get(3)) else {
+                continue;
+            };
+            let name = name.as_str();
             // The quote holds the defined name: past the limit (a long
             // address between the name and its parenthetical) it is the
             // words around the name, not the cut-off description.
             let evidence = if full.chars().count() <= limit {
                 truncate(&full, limit)
             } else {
-                snippet_around(&full, &q[1])
+                snippet_around(&full, name)
             };
-            let term = normalize_ws(q[1].trim_matches([',', '.', ' ']));
+            let term = normalize_ws(name.trim_matches([',', '.', ' ']));
+            // `the Manufacturer` in single quotes: the name without its article.
+            let term = term
+                .strip_prefix("the ")
+                .map(str::to_string)
+                .unwrap_or(term);
             let low = term.to_ascii_lowercase();
             let last = low.rsplit(' ').next().unwrap_or("");
-            if !valid_term(&term)
+            if !party_term(&term)
                 || COLLECTIVE.contains(&low.as_str())
                 || DOCUMENT_WORDS.contains(&last)
             {
@@ -142,6 +189,16 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
             }
         }
     }
+}
+
+/// A party's defined name: a term, or a short name written in lower case
+/// first (`"eDiets"`, `"iVillage"`).
+fn party_term(t: &str) -> bool {
+    valid_term(t)
+        || (t.chars().next().is_some_and(char::is_lowercase)
+            && t.chars().any(char::is_uppercase)
+            && t.split_whitespace().count() <= 3
+            && t.len() <= 40)
 }
 
 /// A defined name that is a role of the party rather than a short form of

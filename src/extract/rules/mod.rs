@@ -29,7 +29,7 @@ mod terms;
 mod text;
 
 use builder::Builder;
-use clause::parties_clause;
+use clause::{parties_clause, spread_parties_clauses};
 use law::governing_law;
 use obligations::*;
 use own::OwnSection;
@@ -86,6 +86,9 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     }
     let term_re = term_regex(&terms);
 
+    for joined in spread_parties_clauses(&paragraphs) {
+        parties_clause(&mut b, &joined, &term_set);
+    }
     let own = OwnSection::of(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut event_list: Option<String> = None;

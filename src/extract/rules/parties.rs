@@ -14,10 +14,11 @@ use std::collections::{HashMap, HashSet};
 pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
-        \b(?P<lead>(?:(?:[A-Z][A-Za-z0-9&'.\-]*|[0-9]+[A-Za-z][A-Za-z0-9&'.\-]*|[a-z][a-z0-9\-]*\.(?:com|COM|net))\s+(?:(?:of|OF|&|and)\s+)?){0,8})
-        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.
-           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH)\b)
-         |(?P<last>[A-Z][A-Za-z0-9&'\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.P\.|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|S\.A\.|N\.A\.|B\.V\.|N\.V\.|GmbH\b|PLC\b|plc\b))
+        \b(?P<lead>(?:(?:[A-Z][A-Za-z0-9&'./\-]*|[0-9]+[A-Za-z][A-Za-z0-9&'.\-]*|[0-9]{1,6}|[a-z](?:\.[a-z])+\.|[a-z]{1,2}[A-Z][A-Za-z0-9&'.\-]*|[a-z][a-z0-9\-]*\.(?:com|COM|net))\s+(?:(?:of|OF|&|and)\s+)?){0,8})
+        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.|S\.R\.L\.
+           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH
+              |L\.L\.C|L\.P|LP|Ltd|LTD|Corp|CORP|Inc|INC|S\.A|B\.V|A/S|S/A|SRL|SpA|SPA)\b)
+         |(?P<last>[A-Z][A-Za-z0-9&'./\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.L\.C\b|L\.P\.|L\.P\b|LP\b|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|Corp\b|S\.A\.|S\.A\b|N\.A\.|B\.V\.|B\.V\b|N\.V\.|GmbH\b|PLC\b|plc\b))
         (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
@@ -181,6 +182,9 @@ pub(super) struct OrgMatch {
     /// stop words).
     pub(super) start: usize,
     pub(super) end: usize,
+    /// A role word written glued in front of the name (`DISTRIBUTOR
+    /// MOBILEVISION COMMUNICATIONS LTD.` in a signature block).
+    pub(super) lead_role: Option<String>,
 }
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
@@ -188,6 +192,44 @@ pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     orgs_in(p, 0, defined, &mut out);
     out
 }
+
+/// Headings that a layout glues in front of a name, with their number
+/// (`Schedule A Erchonia Corporation`).
+const HEADING_WORDS: &[&str] = &["schedule", "exhibit", "attachment", "annex", "appendix"];
+
+/// Signature-block fields and recital words glued in front of a name.
+const FIELD_WORDS: &[&str] = &[
+    "name",
+    "title",
+    "by",
+    "its",
+    "signature",
+    "date",
+    "dated",
+    "whereas",
+    "witness",
+    "attest",
+    "accepted",
+    "agreed",
+];
+
+/// Role labels of cover pages and signature blocks that are no
+/// [`ROLE_HEADS`] word.
+const LABEL_ROLES: &[&str] = &["sender", "shipper", "sponsor(s)"];
+
+/// Words of running text that no organisation name holds.
+const SENTENCE_WORDS: &[&str] = &[
+    "shall",
+    "will",
+    "not",
+    "including",
+    "but",
+    "may",
+    "must",
+    "whereas",
+    "hereby",
+    "herein",
+];
 
 /// Corporate words: a run of words holding one is a whole name.
 const CORPORATE: &[&str] = &[
@@ -215,6 +257,12 @@ const CORPORATE: &[&str] = &[
     "ag",
     "n.a",
     "branch",
+    "lp",
+    "a/s",
+    "s/a",
+    "srl",
+    "spa",
+    "s.r.l",
 ];
 
 fn corporate(w: &str) -> bool {
@@ -309,6 +357,56 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         if lead_stop < kept.len() {
             kept = &kept[lead_stop..];
         }
+        // `a Delaware Corporation`, `an Ohio Limited Liability Company`:
+        // what a party is, not its name.
+        let article = |w: &str| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an");
+        let word_before = p[..offset_in(p, kept[0])]
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        if article(word_before) {
+            continue;
+        }
+        // Words glued in front of a name by a layout: a clause or list
+        // number (`2.1`, `551` is kept only inside a name), a heading
+        // (`Schedule A`), a signature-block field (`Name Title`) or a role
+        // label (`DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD.`,
+        // `SHIPPER ECOPETROL S.A.`); `Bank of America` keeps its `Bank`.
+        let mut lead_role: Option<&str> = None;
+        loop {
+            let Some(first) = kept.first() else { break };
+            let next = kept.get(1).copied().unwrap_or("");
+            let bare = first.trim_end_matches([':', ',']);
+            let low = bare.to_ascii_lowercase();
+            let numeric = bare.chars().all(|c| c.is_ascii_digit() || c == '.');
+            let heading = HEADING_WORDS.contains(&low.as_str()) && kept.len() > 3;
+            let field = FIELD_WORDS.contains(&low.as_str());
+            let glued_role = (is_role(bare) || LABEL_ROLES.contains(&low.as_str()))
+                && kept.len() > 2
+                && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
+            if numeric || field {
+                kept = &kept[1..];
+            } else if heading {
+                kept = &kept[2..];
+            } else if glued_role {
+                lead_role = Some(bare);
+                kept = &kept[1..];
+            } else {
+                break;
+            }
+        }
+        if kept.is_empty() {
+            continue;
+        }
+        // `IN NO EVENT SHALL COMPANY`, `INCLUDING BUT NOT LIMITED`: a
+        // sentence in capitals, not a name.
+        if kept
+            .iter()
+            .any(|w| SENTENCE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            continue;
+        }
         let tail = c.name("tail").map_or("", |t| t.as_str().trim());
         if kept.len() < 2 && tail.is_empty() {
             continue;
@@ -330,6 +428,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             raw,
             start: base + start,
             end: base + whole.end(),
+            lead_role: lead_role.map(str::to_string),
         });
     }
 }

@@ -875,3 +875,154 @@ fn duties_rights_and_conditions_of_any_party() {
     );
     assert_eq!(targets("Borrower", "OBLIGATED_TO").len(), 1);
 }
+
+#[test]
+fn corporate_forms_without_their_dots_and_lower_case_names() {
+    let o = extract(&input(
+        "Preamble",
+        "This Agreement is made by and between e.l.f. Beauty, Inc. (\"elf\"), Google Inc whose place of \
+         business is in California, AbbVie Biotechnology Ltd, a Bermuda corporation, IREYA B.V having an \
+         address in Leiden, Establishment Labs, S.A a corporation of Costa Rica, LEO PHARMA A/S of \
+         Ballerup, PPD Development, LP, a Texas limited partnership, SCULPTOR CAPITAL LP, \
+         Peregrine/Bridge Transfer Corporation, E.PIPHANY, INC., eGain Communications Corporation, \
+         NETWORK 1 FINANCIAL, INC. and Clarus IV-D, L.P.",
+    ));
+    let names = org_names(&o);
+    for n in [
+        "e.l.f. Beauty, Inc.",
+        "Google Inc",
+        "AbbVie Biotechnology Ltd",
+        "IREYA B.V",
+        "Establishment Labs, S.A",
+        "LEO PHARMA A/S",
+        "PPD Development, LP",
+        "SCULPTOR CAPITAL LP",
+        "Peregrine/Bridge Transfer Corporation",
+        "E.PIPHANY, INC.",
+        "eGain Communications Corporation",
+        "NETWORK 1 FINANCIAL, INC.",
+        "Clarus IV-D, L.P",
+    ] {
+        assert!(
+            o.entities.iter().any(|e| e.entity_type == "Organization"
+                && (e.name == n || e.aliases.iter().any(|a| a == n))),
+            "{n} in {names:?}"
+        );
+    }
+}
+
+#[test]
+fn descriptions_headings_labels_and_shouting_are_no_organisations() {
+    let o = extract(&input(
+        "Preamble",
+        "This Agreement is made by and between SFG Financial Corp, a Delaware Corporation whose address \
+         is in New York (\"Licensor\"), and PSiTech Corporation, a BVI Corporation (\"Licensee\").\n\n\
+         Schedule A Erchonia Corporation price list.\n\n\
+         SHIPPER ECOPETROL S.A. TAX ID 899.999.068-1\n\n\
+         IN NO EVENT SHALL COMPANY BE LIABLE, INCLUDING BUT NOT LIMITED TO LOST PROFITS.\n\n\
+         2.1 Company shall deliver the goods. Bank of America, N.A. is the bank.",
+    ));
+    let names = org_names(&o);
+    assert!(
+        has(&o, "PSiTech Corporation", "HAS_ROLE", "Licensee"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "SFG Financial Corp", "HAS_ROLE", "Licensor"),
+        "{:#?}",
+        o.relations
+    );
+    for n in [
+        "Erchonia Corporation",
+        "Ecopetrol S.A.",
+        "Bank of America, N.A.",
+    ] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    for bad in [
+        "Delaware Corporation",
+        "BVI Corporation",
+        "1 Company",
+        "Company",
+    ] {
+        assert!(!names.contains(&bad), "{bad} in {names:?}");
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("Schedule") || n.contains("Shipper") || n.contains("Shall")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn parties_clause_forms_across_layouts() {
+    let mut i = input(
+        "Preamble",
+        "This COLLABORATION AGREEMENT is made by and between THERAVANCE, INC., a Delaware corporation, \
+         and having its principal office at 901 Gateway Boulevard, South San Francisco ( \"Theravance\"), \
+         and GLAXO GROUP LIMITED, a United Kingdom corporation (\"GSK\"). RECITALS follow.\n\n\
+         This Agreement is entered into by and between WOMEN.COM NETWORKS, INC. (\"Women.com\"), and \
+         EDIETS.COM, INC., a Delaware corporation (\"eDiets\"). WHEREAS, eDiets maintains a site.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    assert!(
+        has(&o, "Theravance", "DEFINED_AS", "Theravance, Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(&o, "GSK", "DEFINED_AS", "Glaxo Group Limited"));
+    assert!(
+        has(&o, "eDiets", "DEFINED_AS", "EDIETS.COM, Inc."),
+        "{:#?}",
+        o.relations
+    );
+}
+
+#[test]
+fn a_parties_clause_spread_over_paragraphs() {
+    let mut i = input(
+        "Preamble",
+        "THIS AGREEMENT made as of the 30th day of June 1999\n\nBETWEEN:\n\n\
+         MEDIALINX INTERACTIVE, L.P., represented herein by its general partner MediaLinx Interactive Inc.\n\
+         a corporation incorporated under the laws of the Province of Ontario, 20 Richmond Street East\n\n\
+         (hereinafter called \"MLX\")\n\n- and -\n\n\
+         HEALTHCENTRAL.COM INC. a corporation incorporated under the laws of the state of California\n\n\
+         (hereinafter called \"HCI\")\n\n\
+         BETWEEN: ORGANIC PREPARATIONS INC. 2nd Floor, Port Vila, Vanuatu ('the Manufacturer') of one part\n\n\
+         AND: AGAPE ATP INTERNATIONAL HOLDING LIMITED Unit 05, Kowloon, Hong Kong ('the Customer') of the \
+         other part, and AZUL LINHAS S/A (as Company).\n\n\
+         WHEREAS MLX owns an Internet service.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    assert!(
+        has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive, L.P."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "HCI", "DEFINED_AS", "HEALTHCENTRAL.COM Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(!has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive Inc."));
+    assert!(
+        has(&o, "Organic Preparations Inc.", "HAS_ROLE", "Manufacturer"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(
+        &o,
+        "Agape ATP International Holding Limited",
+        "HAS_ROLE",
+        "Customer"
+    ));
+    assert!(
+        has(&o, "Azul Linhas S/A", "HAS_ROLE", "Company"),
+        "{:#?}",
+        o.relations
+    );
+}
