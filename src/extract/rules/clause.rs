@@ -85,7 +85,12 @@ pub(super) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
         if CLAUSE_END.find_at(p, open.end()).is_some() || i + 1 == paragraphs.len() {
             continue;
         }
-        let mut joined = p.clone();
+        // The paragraph before says what is agreed (`THIS AGREEMENT made as
+        // of ...` above `BETWEEN:`).
+        let mut joined = match i.checked_sub(1).map(|k| &paragraphs[k]) {
+            Some(prev) if !OPENS.is_match(prev) => format!("{prev} {p}"),
+            _ => p.clone(),
+        };
         for q in paragraphs.iter().skip(i + 1).take(11) {
             joined.push(' ');
             joined.push_str(q);

@@ -25,6 +25,7 @@ mod law;
 mod obligations;
 mod own;
 mod parties;
+mod signature;
 mod terms;
 mod text;
 
@@ -34,6 +35,7 @@ use law::governing_law;
 use obligations::*;
 use own::OwnSection;
 use parties::*;
+use signature::signatories;
 use terms::*;
 use text::*;
 
@@ -89,6 +91,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     for joined in spread_parties_clauses(&paragraphs) {
         parties_clause(&mut b, &joined, &term_set);
     }
+    signatories(&mut b, &paragraphs, &term_set);
     let own = OwnSection::of(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut event_list: Option<String> = None;

@@ -231,6 +231,44 @@ const SENTENCE_WORDS: &[&str] = &[
     "herein",
 ];
 
+/// Words of a signer's title, never of a company's name.
+const OFFICER_WORDS: &[&str] = &[
+    "officer",
+    "president",
+    "signatory",
+    "director",
+    "secretary",
+    "treasurer",
+    "chairman",
+    "ceo",
+    "cfo",
+    "coo",
+];
+
+/// Corporate words that close a name (not `Bank`, `Trust`, `Company`,
+/// which also sit inside one: `Deutsche Bank Trust Company Americas`).
+fn closing(w: &str) -> bool {
+    let l = w.trim_end_matches(',').to_ascii_lowercase();
+    [
+        "inc",
+        "corp",
+        "ltd",
+        "llc",
+        "l.l.c",
+        "l.p",
+        "lp",
+        "plc",
+        "gmbh",
+        "s.a",
+        "b.v",
+        "n.v",
+        "limited",
+        "corporation",
+        "incorporated",
+    ]
+    .contains(&l.trim_end_matches('.'))
+}
+
 /// Corporate words: a run of words holding one is a whole name.
 const CORPORATE: &[&str] = &[
     "gmbh",
@@ -349,6 +387,34 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             kept = &kept[i + 1..];
             start = offset_in(p, kept[0]);
         }
+        // Two names side by side (signature blocks in columns: `Inktomi
+        // Corp Microsoft Corp`, `PC Financial Services Private Limited
+        // Mobimagic Co., Ltd.`): a closing corporate word followed by more
+        // name ends the first.
+        while let Some(j) = (0..kept.len().saturating_sub(2)).find(|&j| {
+            closing(kept[j]) && j > 0 && {
+                let n = kept[j + 1];
+                !corporate(n)
+                    && !["of", "and", "&"].contains(&n.to_ascii_lowercase().as_str())
+                    && n.chars().next().is_some_and(char::is_uppercase)
+            }
+        }) {
+            let from = offset_in(p, kept[0]);
+            let to = offset_in(p, kept[j]) + kept[j].len();
+            orgs_in(&p[from..to], base + from, defined, out);
+            kept = &kept[j + 1..];
+            start = offset_in(p, kept[0]);
+        }
+        // A signer's name and title written before the name (`Thomas Sipp
+        // Chief Financial Officer SCULPTOR CAPITAL LP`): the name is after
+        // the title.
+        if let Some(j) = kept.iter().rposition(|w| {
+            OFFICER_WORDS.contains(&w.trim_end_matches([',', '.']).to_ascii_lowercase().as_str())
+        }) {
+            if j + 2 < kept.len() {
+                kept = &kept[j + 1..];
+            }
+        }
         // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
         let lead_stop = kept
             .iter()
@@ -365,7 +431,11 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             .rsplit(char::is_whitespace)
             .next()
             .unwrap_or("");
-        if article(word_before) {
+        let generic = c.name("suffix").is_some_and(|m| {
+            ["corporation", "company", "limited"]
+                .contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
+        if article(word_before) && generic {
             continue;
         }
         // Words glued in front of a name by a layout: a clause or list
@@ -385,7 +455,8 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let glued_role = (is_role(bare) || LABEL_ROLES.contains(&low.as_str()))
                 && kept.len() > 2
                 && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
-            if numeric || field {
+            let orphan = closing(bare) && kept.len() > 2;
+            if numeric || field || orphan {
                 kept = &kept[1..];
             } else if heading {
                 kept = &kept[2..];

@@ -882,10 +882,10 @@ fn corporate_forms_without_their_dots_and_lower_case_names() {
         "Preamble",
         "This Agreement is made by and between e.l.f. Beauty, Inc. (\"elf\"), Google Inc whose place of \
          business is in California, AbbVie Biotechnology Ltd, a Bermuda corporation, IREYA B.V having an \
-         address in Leiden, Establishment Labs, S.A a corporation of Costa Rica, LEO PHARMA A/S of \
+         address in Leiden, Establishment Labs, S.A a corporation of Costa Rica, LEO PHARMA A/S, in \
          Ballerup, PPD Development, LP, a Texas limited partnership, SCULPTOR CAPITAL LP, \
          Peregrine/Bridge Transfer Corporation, E.PIPHANY, INC., eGain Communications Corporation, \
-         NETWORK 1 FINANCIAL, INC. and Clarus IV-D, L.P.",
+         NETWORK 1 FINANCIAL, INC. and Clarus IV-D, L.P, a partnership.",
     ));
     let names = org_names(&o);
     for n in [
@@ -1024,5 +1024,74 @@ fn a_parties_clause_spread_over_paragraphs() {
         has(&o, "Azul Linhas S/A", "HAS_ROLE", "Company"),
         "{:#?}",
         o.relations
+    );
+}
+
+#[test]
+fn signature_blocks_name_the_parties_that_sign() {
+    let mut i = input(
+        "Signatures",
+        "IN WITNESS WHEREOF, the undersigned execute this Agreement as of July 6, 2020.\n\n\
+         SCULPTOR CAPITAL LP\n\nBy: /s/ Thomas Sipp\n\nThomas Sipp Chief Financial Officer SCULPTOR MASTER FUND LTD\n\n\
+         By: /s/ Thomas Sipp\n\n\
+         WOMEN.COM NETWORKS, INC. EDIETS.COM, INC. By: /S/ Bud Ward By: /S/ David Humble\n\n\
+         APOLLO LIFE ASSET, L.P. By: Apollo Life Asset GP, LLC, its general partner By: /s/ W. Kuesel\n\n\
+         PURCHASER: PEEK Investments LLC Date: July 16, 2012\n\n\
+         DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD. By: Name Andrew Zhang\n\n\
+         Party B: Xinyu Xinwei New Energy Co., Ltd. (seal)\n\n\
+         Inktomi Corp Microsoft Corp By: /s/ A By: /s/ B\n\n\
+         Notices shall be sent to Acme Holdings, Inc. by courier.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    for n in [
+        "Sculptor Capital LP",
+        "Sculptor Master Fund LTD",
+        "WOMEN.COM Networks, Inc.",
+        "EDIETS.COM, Inc.",
+        "Apollo Life Asset, L.P.",
+        "Inktomi Corp",
+        "Microsoft Corp",
+    ] {
+        assert!(
+            has(&o, n, "HAS_ROLE", "Signatory"),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
+    assert!(has(
+        &o,
+        "Apollo Life Asset GP, LLC",
+        "HAS_ROLE",
+        "General Partner"
+    ));
+    assert!(
+        has(&o, "Peek Investments LLC", "HAS_ROLE", "Purchaser"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(
+        &o,
+        "Mobilevision Communications Ltd.",
+        "HAS_ROLE",
+        "Distributor"
+    ));
+    assert!(has(
+        &o,
+        "Party B",
+        "DEFINED_AS",
+        "Xinyu Xinwei New Energy Co., Ltd."
+    ));
+    // Named in running text, not signing.
+    assert!(!o
+        .relations
+        .iter()
+        .any(|r| r.source == "Acme Holdings, Inc." && r.relation_type == "HAS_ROLE"));
+    let names = org_names(&o);
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("Officer") || n.contains("Inktomi Corp Microsoft")),
+        "{names:?}"
     );
 }
