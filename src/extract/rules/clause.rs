@@ -142,56 +142,101 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
         }
         from = o.end;
     }
+    // Parties listed without a parenthetical of their own, waiting for a
+    // collective one (`X, Y and Z (collectively, the "Marathon Parties")`).
+    let mut pending: Vec<&OrgMatch> = Vec::new();
     for (i, org) in parties.iter().enumerate() {
         let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
         let seg = &p[org.end..seg_end];
-        let seg = SENTENCE_END
-            .find(seg)
-            .map_or(seg, |m| &seg[..m.start() + 2]);
+        let seg = sentence_end(seg).map_or(seg, |at| &seg[..at]);
         // The first defining parenthetical of the segment is the party's.
         let Some(paren) = DEFINING_PAREN.find(seg) else {
+            pending.push(org);
             continue;
         };
         // Not one far into another sentence.
         if paren.start() > 400 {
+            pending.clear();
             continue;
         }
-        let o = b.org(org);
-        let full = format!("{}{}", org.raw, &seg[..paren.end()]);
-        let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
-        for q in QUOTED.captures_iter(paren.as_str()) {
-            let Some(name) = q.get(1).or(q.get(2)).or(q.get(3)) else {
-                continue;
-            };
-            let name = name.as_str();
-            // The quote holds the defined name: past the limit (a long
-            // address between the name and its parenthetical) it is the
-            // words around the name, not the cut-off description.
-            let evidence = if full.chars().count() <= limit {
-                truncate(&full, limit)
-            } else {
-                snippet_around(&full, name)
-            };
-            let term = normalize_ws(name.trim_matches([',', '.', ' ']));
-            // `the Manufacturer` in single quotes: the name without its article.
-            let term = term
-                .strip_prefix("the ")
-                .map(str::to_string)
-                .unwrap_or(term);
-            let low = term.to_ascii_lowercase();
-            let last = low.rsplit(' ').next().unwrap_or("");
-            if !party_term(&term)
-                || COLLECTIVE.contains(&low.as_str())
-                || DOCUMENT_WORDS.contains(&last)
-            {
-                continue;
-            }
-            let d = b.entity(&term, "DefinedTerm", "");
-            b.relate(&d, "DEFINED_AS", &o, &evidence);
-            if role_name(&term, &org.raw) {
-                let r = b.entity(&singular_role(&term), "Role", "");
-                b.relate(&o, "HAS_ROLE", &r, &evidence);
-            }
+        let low = paren.as_str().to_ascii_lowercase();
+        let collective = low.contains("collectively") || low.contains("together");
+        let mut named: Vec<&OrgMatch> = if collective {
+            std::mem::take(&mut pending)
+        } else {
+            pending.clear();
+            Vec::new()
+        };
+        named.push(org);
+        for party in named {
+            define(
+                b,
+                party,
+                &p[party.end..org.end + paren.end()],
+                paren.as_str(),
+            );
+        }
+    }
+}
+
+/// Where a sentence ends in a party's segment: a full stop before a
+/// capitalised word, when running text follows before the next
+/// parenthetical (`... as Agent. Capitalized terms used herein ...`), not
+/// in an address (`Mt. Kemble Ave`, `St. Georges Bldg`, `Port Vila.
+/// Vanuatu ('the Manufacturer')`).
+fn sentence_end(seg: &str) -> Option<usize> {
+    SENTENCE_END
+        .find_iter(seg)
+        .map(|m| m.start() + 2)
+        .find(|&at| {
+            let rest = &seg[at..];
+            let upto = rest.find('(').map_or(rest, |i| &rest[..i]);
+            upto.split_whitespace().any(|w| {
+                w.len() >= 4
+                    && w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c == ',' || c == ';')
+            })
+        })
+}
+
+/// DEFINED_AS (and HAS_ROLE for a role) from the names of `paren`, the
+/// defining parenthetical that ends `seg` (the text after the party's name).
+fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) {
+    let o = b.org(org);
+    let full = format!("{}{}", org.raw, seg);
+    let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
+    for q in QUOTED.captures_iter(paren) {
+        let Some(name) = q.get(1).or(q.get(2)).or(q.get(3)) else {
+            continue;
+        };
+        let name = name.as_str();
+        // The quote holds the defined name: past the limit (a long
+        // address between the name and its parenthetical) it is the
+        // words around the name, not the cut-off description.
+        let evidence = if full.chars().count() <= limit {
+            truncate(&full, limit)
+        } else {
+            snippet_around(&full, name)
+        };
+        let term = normalize_ws(name.trim_matches([',', '.', ' ']));
+        // `the Manufacturer` in single quotes: the name without its article.
+        let term = term
+            .strip_prefix("the ")
+            .map(str::to_string)
+            .unwrap_or(term);
+        let low = term.to_ascii_lowercase();
+        let last = low.rsplit(' ').next().unwrap_or("");
+        if !party_term(&term)
+            || COLLECTIVE.contains(&low.as_str())
+            || DOCUMENT_WORDS.contains(&last)
+        {
+            continue;
+        }
+        let d = b.entity(&term, "DefinedTerm", "");
+        b.relate(&d, "DEFINED_AS", &o, &evidence);
+        if role_name(&term, &org.raw) {
+            let r = b.entity(&singular_role(&term), "Role", "");
+            b.relate(&o, "HAS_ROLE", &r, &evidence);
         }
     }
 }

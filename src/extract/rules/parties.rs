@@ -229,7 +229,19 @@ const SENTENCE_WORDS: &[&str] = &[
     "whereas",
     "hereby",
     "herein",
+    "or",
+    "any",
+    "which",
+    "be",
+    "to",
 ];
+
+/// Only stop words (`the`, `each of the`): a name's start keeps them.
+fn stop_led(words: &str) -> bool {
+    words
+        .split_whitespace()
+        .all(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+}
 
 /// Words of a signer's title, never of a company's name.
 const OFFICER_WORDS: &[&str] = &[
@@ -333,6 +345,7 @@ fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> 
             || seg.iter().any(|w| {
                 let l = w.to_ascii_lowercase();
                 corporate(w)
+                    || w.chars().all(|c| c.is_ascii_digit())
                     || STOP_LEAD.contains(&l.as_str())
                     || is_role(w)
                     || defined.contains(*w)
@@ -380,6 +393,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         // `Bank of America and Citibank, N.A.`: the names before the `and`
         // are found on their own, first.
         let mut start = whole.start();
+        let mut end = whole.end();
         if let Some(i) = and_between_names(kept, defined) {
             let from = offset_in(p, kept[0]);
             let to = offset_in(p, kept[i]);
@@ -456,7 +470,8 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 && kept.len() > 2
                 && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
             let orphan = closing(bare) && kept.len() > 2;
-            if numeric || field || orphan {
+            let stop = STOP_LEAD.contains(&low.as_str()) && kept.len() > 1;
+            if numeric || field || orphan || stop {
                 kept = &kept[1..];
             } else if heading {
                 kept = &kept[2..];
@@ -470,6 +485,11 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         if kept.is_empty() {
             continue;
         }
+        if lead_role.is_some()
+            || start < offset_in(p, kept[0]) && !stop_led(&p[start..offset_in(p, kept[0])])
+        {
+            start = offset_in(p, kept[0]);
+        }
         // `IN NO EVENT SHALL COMPANY`, `INCLUDING BUT NOT LIMITED`: a
         // sentence in capitals, not a name.
         if kept
@@ -478,7 +498,22 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         {
             continue;
         }
-        let tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        let mut tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        // `Bank of New York`, `Trust Company of New York`; not `LEO PHARMA
+        // A/S of Industriparken`, an address.
+        let of_name = c.name("suffix").is_some_and(|m| {
+            ["bank", "trust", "company", "corporation"]
+                .contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
+        if !of_name && (tail.starts_with("of ") || tail.starts_with("OF ")) {
+            let n = tail.split_whitespace().count();
+            if kept.len() > n {
+                kept = &kept[..kept.len() - n];
+                let last = kept[kept.len() - 1];
+                end = offset_in(p, last) + last.len();
+            }
+            tail = "";
+        }
         if kept.len() < 2 && tail.is_empty() {
             continue;
         }
@@ -498,7 +533,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         out.push(OrgMatch {
             raw,
             start: base + start,
-            end: base + whole.end(),
+            end: base + end,
             lead_role: lead_role.map(str::to_string),
         });
     }

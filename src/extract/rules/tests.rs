@@ -1095,3 +1095,69 @@ fn signature_blocks_name_the_parties_that_sign() {
         "{names:?}"
     );
 }
+
+#[test]
+fn collective_names_addresses_and_numbers_in_a_parties_clause() {
+    let mut i = input(
+        "Preamble",
+        "This Cooperation Agreement is entered into by and between Acme Beauty, Inc., a Delaware \
+         corporation (the \"Company\"), and Marathon Partners Equity Management, LLC (\"Marathon\"), \
+         Marathon Partners L.P., Marathon Focus Fund L.P. and Mario Cibelli (collectively, the \
+         \"Marathon Parties\").\n\n\
+         This Agreement is made as of August 2014 by and between Capsugel US, LLC with an address at \
+         412 Mt. Kemble Ave, Suite 200C, Morristown, NJ 07960 ( \"CAPSUGEL\") and Johnson Matthey Company, \
+         Inc., having a mailing address of 30 Bond Street, Ward Hill, MA 01835-8099 and Nanophase \
+         Technologies Corporation, a Delaware corporation (\"NTC\"), and PC Quote, Inc., with offices \
+         in Chicago, Illinois 60605 and AB Wately, Inc. (hereinafter referred to as \"ABW\"), and LEO \
+         PHARMA A/S of Industriparken 55, Ballerup (\"LEO\").\n\n\
+         LIABILITY WHICH CANNOT BE EXCLUDED OR LIMITED shall survive.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    for n in ["Marathon Partners L.P.", "Marathon Focus Fund L.P."] {
+        assert!(
+            has(&o, "Marathon Parties", "DEFINED_AS", n),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
+    assert!(!has(
+        &o,
+        "Marathon Parties",
+        "DEFINED_AS",
+        "Acme Beauty, Inc."
+    ));
+    assert!(
+        has(&o, "CAPSUGEL", "DEFINED_AS", "Capsugel US, LLC"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(
+            &o,
+            "NTC",
+            "DEFINED_AS",
+            "Nanophase Technologies Corporation"
+        ),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "ABW", "DEFINED_AS", "AB Wately, Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "LEO", "DEFINED_AS", "LEO Pharma A/S"),
+        "{:#?}",
+        o.relations
+    );
+    let names = org_names(&o);
+    assert!(
+        !names.iter().any(|n| n.starts_with("and ")
+            || n.contains("60605")
+            || n.contains("Industriparken")
+            || n.contains("Excluded")),
+        "{names:?}"
+    );
+}
