@@ -252,6 +252,7 @@ const OFFICER_WORDS: &[&str] = &[
     "secretary",
     "treasurer",
     "chairman",
+    "counsel",
     "ceo",
     "cfo",
     "coo",
@@ -422,8 +423,13 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         // A signer's name and title written before the name (`Thomas Sipp
         // Chief Financial Officer SCULPTOR CAPITAL LP`): the name is after
         // the title.
+        // So does a postcode (`Austin, Texas 78741 Sibannac, Inc.`) or a
+        // document's title (`ODM Supply Agreement 2 Organic Preparations`).
         if let Some(j) = kept.iter().rposition(|w| {
-            OFFICER_WORDS.contains(&w.trim_end_matches([',', '.']).to_ascii_lowercase().as_str())
+            let l = w.trim_end_matches([',', '.']).to_ascii_lowercase();
+            l.split('/').any(|part| OFFICER_WORDS.contains(&part))
+                || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
+                || l == "agreement"
         }) {
             if j + 2 < kept.len() {
                 kept = &kept[j + 1..];

@@ -1040,7 +1040,10 @@ fn signature_blocks_name_the_parties_that_sign() {
          DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD. By: Name Andrew Zhang\n\n\
          Party B: Xinyu Xinwei New Energy Co., Ltd. (seal)\n\n\
          Inktomi Corp Microsoft Corp By: /s/ A By: /s/ B\n\n\
-         Notices shall be sent to Acme Holdings, Inc. by courier.",
+         Notices shall be sent to Acme Holdings, Inc. by courier.\n\n\
+         1 Main St, Austin, Texas 78741 Sibannac, Inc. By: /s/ C\n\n\
+         CEO/President Verso Backhaul Solutions, Inc. By: /s/ D\n\n\
+         ODM Supply Agreement 2 Organic Preparations INC. By: /s/ E",
     );
     i.doc_type = "commercial".into();
     let o = extract(&i);
@@ -1082,6 +1085,17 @@ fn signature_blocks_name_the_parties_that_sign() {
         "DEFINED_AS",
         "Xinyu Xinwei New Energy Co., Ltd."
     ));
+    for n in [
+        "Sibannac, Inc.",
+        "Verso Backhaul Solutions, Inc.",
+        "Organic Preparations INC.",
+    ] {
+        assert!(
+            has(&o, n, "HAS_ROLE", "Signatory"),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
     // Named in running text, not signing.
     assert!(!o
         .relations
@@ -1089,9 +1103,11 @@ fn signature_blocks_name_the_parties_that_sign() {
         .any(|r| r.source == "Acme Holdings, Inc." && r.relation_type == "HAS_ROLE"));
     let names = org_names(&o);
     assert!(
-        !names
-            .iter()
-            .any(|n| n.contains("Officer") || n.contains("Inktomi Corp Microsoft")),
+        !names.iter().any(|n| n.contains("Officer")
+            || n.contains("Inktomi Corp Microsoft")
+            || n.contains("78741")
+            || n.contains("CEO")
+            || n.contains("Agreement")),
         "{names:?}"
     );
 }
