@@ -99,6 +99,8 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     // Lien ..., except:`) goes on in the list clauses that follow; their
     // amounts and references are its own.
     let mut list_owner: Option<String> = None;
+    // A termination list (`may be terminated ...:` then `(b) by Parent ...`).
+    let mut terminable = false;
     for p in &paragraphs {
         // A contents page (or its lines inside a preamble) lists headings;
         // it states no relation.
@@ -140,6 +142,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             event_list = Some("Event of Default".to_string());
             continue;
         }
+        terminable = termination_list(&mut b, p, terminable, &own);
         parties(&mut b, p, credit, &term_set);
         parties_clause(&mut b, p, &term_set);
         governing_law(&mut b, p);

@@ -1177,3 +1177,38 @@ fn collective_names_addresses_and_numbers_in_a_parties_clause() {
         "{names:?}"
     );
 }
+
+#[test]
+fn a_termination_list_gives_each_named_party_its_right() {
+    let mut onto = Ontology::default();
+    for t in ["HOLDS_RIGHT", "TERMINATES"] {
+        onto.relation_types.insert(t.into(), String::new());
+    }
+    let mut i = input(
+        "Section 10.01 Termination",
+        "Section 10.01 Termination. This Agreement may be terminated at any time prior to the Closing:\n\
+         (a) by mutual written agreement of the Company and Parent; or\n\
+         (b) by either the Company or Parent, if:\n\
+         (i) the Merger has not been consummated on or before the End Date; or\n\
+         (ii) there shall be in effect any Order enjoining the Merger;\n\
+         (c) by Parent, if an Adverse Recommendation Change shall have occurred;\n\
+         (d) by the Company, if the Board has determined to accept a Superior Proposal.\n\n\
+         The Company shall pay the Termination Fee by wire transfer.",
+    );
+    i.doc_type = "m_and_a".into();
+    let o = extract_for(&i, &onto);
+    let rights = |s: &str| -> Vec<String> {
+        o.relations
+            .iter()
+            .filter(|r| r.source == s && r.relation_type == "TERMINATES")
+            .map(|r| r.target.clone())
+            .collect()
+    };
+    assert_eq!(rights("Parent").len(), 2, "{:#?}", o.relations);
+    assert_eq!(rights("Company").len(), 2, "{:#?}", o.relations);
+    assert!(rights("Company")
+        .iter()
+        .any(|r| r.contains("Superior Proposal")));
+    // Mutual consent is no party's right.
+    assert!(!o.relations.iter().any(|r| r.target.contains("mutual")));
+}
