@@ -464,8 +464,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         // label (`DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD.`,
         // `SHIPPER ECOPETROL S.A.`); `Bank of America` keeps its `Bank`.
         let mut lead_role: Option<&str> = None;
-        loop {
-            let Some(first) = kept.first() else { break };
+        while let Some(first) = kept.first() {
             let next = kept.get(1).copied().unwrap_or("");
             let bare = first.trim_end_matches([':', ',']);
             let low = bare.to_ascii_lowercase();
