@@ -18,15 +18,23 @@ use std::collections::HashSet;
 
 /// Where the list of parties opens.
 static OPENS: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(?:by\s+and\s+)?(?:between|among|amongst)\b(?:\s+and\s+among)?|\b(?:made|entered\s+into)\s+by\b|\bBETWEEN:?").unwrap()
+    Regex::new(r"(?i)\b(?:(?:made|entered\s+into)\s+)?(?:by\s+and\s+)?(?:between|among|amongst)\b(?:\s+and\s+among)?:?|\b(?:made|entered\s+into)\s+by\b").unwrap()
 });
 
 /// A parenthetical that defines names: `("Ginkgo")`, `(the "Licensee")`,
 /// `(referred to as "Marketing Affiliate" or "MA")`, `(hereinafter "TL")`.
-static DEFINING_PAREN: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r#"\(\s*[^()"]{0,80}?"[^"]{1,60}"[^()]{0,120}?\)"#).unwrap());
+/// Also in single quotes (`('the Manufacturer')`), and a bare role
+/// (`(as Company)`, `(as Repairer)`).
+static DEFINING_PAREN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#"\(\s*[^()"]{0,80}?"[^"]{1,60}"[^()]{0,120}?\)|\(\s*(?:the\s+|hereinafter\s+)?'[^'()]{1,60}'\s*\)|\(\s*as\s+(?:the\s+)?[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)?\s*\)"#)
+        .unwrap()
+});
 
-static QUOTED: Lazy<Regex> = Lazy::new(|| Regex::new(r#""([^"]{1,60})""#).unwrap());
+/// A defined name in a defining parenthetical.
+static QUOTED: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#""([^"]{1,60})"|^\(\s*(?:the\s+|hereinafter\s+)?'([^'()]{1,60})'|^\(\s*as\s+(?:the\s+)?([A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)?)\s*\)"#)
+        .unwrap()
+});
 
 /// What ends the parties clause: the recitals or the operative words.
 static CLAUSE_END: Lazy<Regex> = Lazy::new(|| {
@@ -63,6 +71,38 @@ const DOCUMENT_WORDS: &[&str] = &[
     "contract",
 ];
 
+/// Parties clauses that a layout spreads over paragraphs (`BETWEEN:` /
+/// a party's name and address / `(hereinafter called "MLX")` / `- and -`
+/// / ...): each paragraph that opens a list of parties without closing
+/// it, joined with the paragraphs that follow up to the one holding the
+/// recitals or the operative words (at most 12 paragraphs).
+pub(super) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, p) in paragraphs.iter().enumerate() {
+        let Some(open) = OPENS.find(p) else {
+            continue;
+        };
+        if CLAUSE_END.find_at(p, open.end()).is_some() || i + 1 == paragraphs.len() {
+            continue;
+        }
+        // The paragraph before says what is agreed (`THIS AGREEMENT made as
+        // of ...` above `BETWEEN:`).
+        let mut joined = match i.checked_sub(1).map(|k| &paragraphs[k]) {
+            Some(prev) if !OPENS.is_match(prev) => format!("{prev} {p}"),
+            _ => p.clone(),
+        };
+        for q in paragraphs.iter().skip(i + 1).take(11) {
+            joined.push(' ');
+            joined.push_str(q);
+            if CLAUSE_END.is_match(q) || joined.len() > 4000 {
+                break;
+            }
+        }
+        out.push(joined);
+    }
+    out
+}
+
 /// The parties clause of paragraph `p`: DEFINED_AS and HAS_ROLE for each
 /// party it names.
 pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
@@ -85,7 +125,10 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
     let mut parties: Vec<&OrgMatch> = Vec::new();
     let mut from = open.end();
     for o in &found {
-        let before = p[from..o.start].trim_end().to_ascii_lowercase();
+        // `(hereinafter called "MLX") - and - HEALTHCENTRAL.COM INC.`
+        let before = p[from..o.start]
+            .trim_end_matches(|c: char| c == '-' || c.is_whitespace())
+            .to_ascii_lowercase();
         let first = parties.is_empty() && p[open.end()..o.start].trim().len() <= 4;
         let separated = before.ends_with(',')
             || before.ends_with(';')
@@ -99,49 +142,113 @@ pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
         }
         from = o.end;
     }
+    // Parties listed without a parenthetical of their own, waiting for a
+    // collective one (`X, Y and Z (collectively, the "Marathon Parties")`).
+    let mut pending: Vec<&OrgMatch> = Vec::new();
     for (i, org) in parties.iter().enumerate() {
         let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
         let seg = &p[org.end..seg_end];
-        let seg = SENTENCE_END
-            .find(seg)
-            .map_or(seg, |m| &seg[..m.start() + 2]);
+        let seg = sentence_end(seg).map_or(seg, |at| &seg[..at]);
         // The first defining parenthetical of the segment is the party's.
         let Some(paren) = DEFINING_PAREN.find(seg) else {
+            pending.push(org);
             continue;
         };
         // Not one far into another sentence.
         if paren.start() > 400 {
+            pending.clear();
             continue;
         }
-        let o = b.org(org);
-        let full = format!("{}{}", org.raw, &seg[..paren.end()]);
-        let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
-        for q in QUOTED.captures_iter(paren.as_str()) {
-            // The quote holds the defined name: past the limit (a long
-            // address between the name and its parenthetical) it is the
-            // words around the name, not the cut-off description.
-            let evidence = if full.chars().count() <= limit {
-                truncate(&full, limit)
-            } else {
-                snippet_around(&full, &q[1])
-            };
-            let term = normalize_ws(q[1].trim_matches([',', '.', ' ']));
-            let low = term.to_ascii_lowercase();
-            let last = low.rsplit(' ').next().unwrap_or("");
-            if !valid_term(&term)
-                || COLLECTIVE.contains(&low.as_str())
-                || DOCUMENT_WORDS.contains(&last)
-            {
-                continue;
-            }
-            let d = b.entity(&term, "DefinedTerm", "");
-            b.relate(&d, "DEFINED_AS", &o, &evidence);
-            if role_name(&term, &org.raw) {
-                let r = b.entity(&singular_role(&term), "Role", "");
-                b.relate(&o, "HAS_ROLE", &r, &evidence);
-            }
+        let low = paren.as_str().to_ascii_lowercase();
+        let collective = low.contains("collectively") || low.contains("together");
+        let mut named: Vec<&OrgMatch> = if collective {
+            std::mem::take(&mut pending)
+        } else {
+            pending.clear();
+            Vec::new()
+        };
+        named.push(org);
+        for party in named {
+            define(
+                b,
+                party,
+                &p[party.end..org.end + paren.end()],
+                paren.as_str(),
+            );
         }
     }
+}
+
+/// Where a sentence ends in a party's segment: a full stop before a
+/// capitalised word, when running text follows before the next
+/// parenthetical (`... as Agent. Capitalized terms used herein ...`), not
+/// in an address (`Mt. Kemble Ave`, `St. Georges Bldg`, `Port Vila.
+/// Vanuatu ('the Manufacturer')`).
+fn sentence_end(seg: &str) -> Option<usize> {
+    SENTENCE_END
+        .find_iter(seg)
+        .map(|m| m.start() + 2)
+        .find(|&at| {
+            let rest = &seg[at..];
+            let upto = rest.find('(').map_or(rest, |i| &rest[..i]);
+            upto.split_whitespace().any(|w| {
+                w.len() >= 4
+                    && w.chars()
+                        .all(|c| c.is_ascii_lowercase() || c == ',' || c == ';')
+            })
+        })
+}
+
+/// DEFINED_AS (and HAS_ROLE for a role) from the names of `paren`, the
+/// defining parenthetical that ends `seg` (the text after the party's name).
+fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) {
+    let o = b.org(org);
+    let full = format!("{}{}", org.raw, seg);
+    let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
+    for q in QUOTED.captures_iter(paren) {
+        let Some(name) = q.get(1).or(q.get(2)).or(q.get(3)) else {
+            continue;
+        };
+        let name = name.as_str();
+        // The quote holds the defined name: past the limit (a long
+        // address between the name and its parenthetical) it is the
+        // words around the name, not the cut-off description.
+        let evidence = if full.chars().count() <= limit {
+            truncate(&full, limit)
+        } else {
+            snippet_around(&full, name)
+        };
+        let term = normalize_ws(name.trim_matches([',', '.', ' ']));
+        // `the Manufacturer` in single quotes: the name without its article.
+        let term = term
+            .strip_prefix("the ")
+            .map(str::to_string)
+            .unwrap_or(term);
+        let low = term.to_ascii_lowercase();
+        let last = low.rsplit(' ').next().unwrap_or("");
+        if !party_term(&term)
+            || COLLECTIVE.contains(&low.as_str())
+            || DOCUMENT_WORDS.contains(&last)
+        {
+            continue;
+        }
+        let d = b.entity(&term, "DefinedTerm", "");
+        b.relate(&d, "DEFINED_AS", &o, &evidence);
+        if role_name(&term, &org.raw) {
+            let r = b.entity(&singular_role(&term), "Role", "");
+            b.relate(&o, "HAS_ROLE", &r, &evidence);
+        }
+    }
+}
+
+/// A party's defined name: a term, or a short name written in lower case
+/// first (`"eDiets"`, `"iVillage"`).
+fn party_term(t: &str) -> bool {
+    valid_term(t)
+        || (t.chars().next().is_some_and(char::is_lowercase)
+            && t.chars().any(char::is_uppercase)
+            && t.split_whitespace().count() <= 3
+            && t.len() <= 40)
 }
 
 /// A defined name that is a role of the party rather than a short form of

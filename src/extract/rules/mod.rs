@@ -25,15 +25,17 @@ mod law;
 mod obligations;
 mod own;
 mod parties;
+mod signature;
 mod terms;
 mod text;
 
 use builder::Builder;
-use clause::parties_clause;
+use clause::{parties_clause, spread_parties_clauses};
 use law::governing_law;
 use obligations::*;
 use own::OwnSection;
 use parties::*;
+use signature::signatories;
 use terms::*;
 use text::*;
 
@@ -86,6 +88,10 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     }
     let term_re = term_regex(&terms);
 
+    for joined in spread_parties_clauses(&paragraphs) {
+        parties_clause(&mut b, &joined, &term_set);
+    }
+    signatories(&mut b, &paragraphs, &term_set);
     let own = OwnSection::of(input);
     let credit = input.doc_type.to_ascii_lowercase().contains("credit");
     let mut event_list: Option<String> = None;
@@ -93,6 +99,8 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     // Lien ..., except:`) goes on in the list clauses that follow; their
     // amounts and references are its own.
     let mut list_owner: Option<String> = None;
+    // A termination list (`may be terminated ...:` then `(b) by Parent ...`).
+    let mut terminable = false;
     for p in &paragraphs {
         // A contents page (or its lines inside a preamble) lists headings;
         // it states no relation.
@@ -134,6 +142,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             event_list = Some("Event of Default".to_string());
             continue;
         }
+        terminable = termination_list(&mut b, p, terminable, &own);
         parties(&mut b, p, credit, &term_set);
         parties_clause(&mut b, p, &term_set);
         governing_law(&mut b, p);

@@ -464,3 +464,52 @@ pub(super) fn appointments(b: &mut Builder, p: &str) {
         b.relate(&a, "AGENT_FOR", &l, &evidence);
     }
 }
+
+/// `This Agreement may be terminated at any time ...`: what follows lists
+/// who may end it.
+static TERMINABLE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)\bmay\s+be\s+terminated\b").unwrap());
+
+/// A clause of a termination list naming who may end the agreement: `(b)
+/// by either Parent or the Company, if ...`, `(c) by Licensor upon ...`.
+static BY_PARTY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?:^|\s)\((?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s+by\s+(?:either\s+)?(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}[A-Z][A-Za-z\-]*)(?:\s+or\s+(?:by\s+)?(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}[A-Z][A-Za-z\-]*))?")
+        .unwrap()
+});
+
+/// Termination rights written in the passive (`This Agreement may be
+/// terminated ...: (b) by either Parent or the Company, if ...`): each
+/// party named after `by` in a clause of the list holds the right that
+/// clause states (`HOLDS_RIGHT`, and `TERMINATES` when the ontology has it).
+/// `in_list` says a previous paragraph opened the list; returns whether
+/// the list goes on after `p`.
+pub(super) fn termination_list(b: &mut Builder, p: &str, in_list: bool, own: &OwnSection) -> bool {
+    let opens = TERMINABLE.find(p);
+    let from = match (opens, in_list) {
+        (Some(m), _) => m.end(),
+        (None, true) if LIST_CLAUSE.is_match(p) => 0,
+        _ => return false,
+    };
+    for c in BY_PARTY.captures_iter(&p[from..]) {
+        let at = from + c.get(0).unwrap().start();
+        let at = at + p[at..].find('(').unwrap_or(0);
+        let clause = clause_at(p, at);
+        // The clause says who and when, the list's opening what.
+        let name = clause_name(&format!("Termination right {clause}"));
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        for g in [c.get(1), c.get(2)].into_iter().flatten() {
+            let party = normalize_ws(g.as_str());
+            if party.eq_ignore_ascii_case("mutual") || party.split_whitespace().count() > 3 {
+                continue;
+            }
+            let pt = party_entity(b, &singular_role(&party));
+            let r = b.entity(&name, "Right", &truncate(clause, 200));
+            b.relate(&pt, "HOLDS_RIGHT", &r, &evidence);
+            if let Some(t) = b.terminates {
+                b.relate(&pt, t, &r, &evidence);
+            }
+            clause_links(b, &r, clause, own);
+        }
+    }
+    p.trim_end().ends_with(':') || (in_list && LIST_CLAUSE.is_match(p)) || opens.is_some()
+}

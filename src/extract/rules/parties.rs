@@ -14,10 +14,11 @@ use std::collections::{HashMap, HashSet};
 pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"(?x)
-        \b(?P<lead>(?:(?:[A-Z][A-Za-z0-9&'.\-]*|[0-9]+[A-Za-z][A-Za-z0-9&'.\-]*|[a-z][a-z0-9\-]*\.(?:com|COM|net))\s+(?:(?:of|OF|&|and)\s+)?){0,8})
-        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.
-           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH)\b)
-         |(?P<last>[A-Z][A-Za-z0-9&'\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.P\.|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|S\.A\.|N\.A\.|B\.V\.|N\.V\.|GmbH\b|PLC\b|plc\b))
+        \b(?P<lead>(?:(?:[A-Z][A-Za-z0-9&'./\-]*|[0-9]+[A-Za-z][A-Za-z0-9&'.\-]*|[0-9]{1,6}|[a-z](?:\.[a-z])+\.|[a-z]{1,2}[A-Z][A-Za-z0-9&'.\-]*|[a-z][a-z0-9\-]*\.(?:com|COM|net))\s+(?:(?:of|OF|&|and)\s+)?){0,8})
+        (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.|S\.R\.L\.
+           |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH
+              |L\.L\.C|L\.P|LP|Ltd|LTD|Corp|CORP|Inc|INC|S\.A|B\.V|A/S|S/A|SRL|SpA|SPA)\b)
+         |(?P<last>[A-Z][A-Za-z0-9&'./\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.L\.C\b|L\.P\.|L\.P\b|LP\b|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|Corp\b|S\.A\.|S\.A\b|N\.A\.|B\.V\.|B\.V\b|N\.V\.|GmbH\b|PLC\b|plc\b))
         (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
@@ -181,12 +182,104 @@ pub(super) struct OrgMatch {
     /// stop words).
     pub(super) start: usize,
     pub(super) end: usize,
+    /// A role word written glued in front of the name (`DISTRIBUTOR
+    /// MOBILEVISION COMMUNICATIONS LTD.` in a signature block).
+    pub(super) lead_role: Option<String>,
 }
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
     let mut out = Vec::new();
     orgs_in(p, 0, defined, &mut out);
     out
+}
+
+/// Headings that a layout glues in front of a name, with their number
+/// (`Schedule A Erchonia Corporation`).
+const HEADING_WORDS: &[&str] = &["schedule", "exhibit", "attachment", "annex", "appendix"];
+
+/// Signature-block fields and recital words glued in front of a name.
+const FIELD_WORDS: &[&str] = &[
+    "name",
+    "title",
+    "by",
+    "its",
+    "signature",
+    "date",
+    "dated",
+    "whereas",
+    "witness",
+    "attest",
+    "accepted",
+    "agreed",
+];
+
+/// Role labels of cover pages and signature blocks that are no
+/// [`ROLE_HEADS`] word.
+const LABEL_ROLES: &[&str] = &["sender", "shipper", "sponsor(s)"];
+
+/// Words of running text that no organisation name holds.
+const SENTENCE_WORDS: &[&str] = &[
+    "shall",
+    "will",
+    "not",
+    "including",
+    "but",
+    "may",
+    "must",
+    "whereas",
+    "hereby",
+    "herein",
+    "or",
+    "any",
+    "which",
+    "be",
+    "to",
+];
+
+/// Only stop words (`the`, `each of the`): a name's start keeps them.
+fn stop_led(words: &str) -> bool {
+    words
+        .split_whitespace()
+        .all(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Words of a signer's title, never of a company's name.
+const OFFICER_WORDS: &[&str] = &[
+    "officer",
+    "president",
+    "signatory",
+    "director",
+    "secretary",
+    "treasurer",
+    "chairman",
+    "counsel",
+    "ceo",
+    "cfo",
+    "coo",
+];
+
+/// Corporate words that close a name (not `Bank`, `Trust`, `Company`,
+/// which also sit inside one: `Deutsche Bank Trust Company Americas`).
+fn closing(w: &str) -> bool {
+    let l = w.trim_end_matches(',').to_ascii_lowercase();
+    [
+        "inc",
+        "corp",
+        "ltd",
+        "llc",
+        "l.l.c",
+        "l.p",
+        "lp",
+        "plc",
+        "gmbh",
+        "s.a",
+        "b.v",
+        "n.v",
+        "limited",
+        "corporation",
+        "incorporated",
+    ]
+    .contains(&l.trim_end_matches('.'))
 }
 
 /// Corporate words: a run of words holding one is a whole name.
@@ -215,6 +308,12 @@ const CORPORATE: &[&str] = &[
     "ag",
     "n.a",
     "branch",
+    "lp",
+    "a/s",
+    "s/a",
+    "srl",
+    "spa",
+    "s.r.l",
 ];
 
 fn corporate(w: &str) -> bool {
@@ -247,6 +346,7 @@ fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> 
             || seg.iter().any(|w| {
                 let l = w.to_ascii_lowercase();
                 corporate(w)
+                    || w.chars().all(|c| c.is_ascii_digit())
                     || STOP_LEAD.contains(&l.as_str())
                     || is_role(w)
                     || defined.contains(*w)
@@ -294,12 +394,46 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         // `Bank of America and Citibank, N.A.`: the names before the `and`
         // are found on their own, first.
         let mut start = whole.start();
+        let mut end = whole.end();
         if let Some(i) = and_between_names(kept, defined) {
             let from = offset_in(p, kept[0]);
             let to = offset_in(p, kept[i]);
             orgs_in(&p[from..to], base + from, defined, out);
             kept = &kept[i + 1..];
             start = offset_in(p, kept[0]);
+        }
+        // Two names side by side (signature blocks in columns: `Inktomi
+        // Corp Microsoft Corp`, `PC Financial Services Private Limited
+        // Mobimagic Co., Ltd.`): a closing corporate word followed by more
+        // name ends the first.
+        while let Some(j) = (0..kept.len().saturating_sub(2)).find(|&j| {
+            closing(kept[j]) && j > 0 && {
+                let n = kept[j + 1];
+                !corporate(n)
+                    && !["of", "and", "&"].contains(&n.to_ascii_lowercase().as_str())
+                    && n.chars().next().is_some_and(char::is_uppercase)
+            }
+        }) {
+            let from = offset_in(p, kept[0]);
+            let to = offset_in(p, kept[j]) + kept[j].len();
+            orgs_in(&p[from..to], base + from, defined, out);
+            kept = &kept[j + 1..];
+            start = offset_in(p, kept[0]);
+        }
+        // A signer's name and title written before the name (`Thomas Sipp
+        // Chief Financial Officer SCULPTOR CAPITAL LP`): the name is after
+        // the title.
+        // So does a postcode (`Austin, Texas 78741 Sibannac, Inc.`) or a
+        // document's title (`ODM Supply Agreement 2 Organic Preparations`).
+        if let Some(j) = kept.iter().rposition(|w| {
+            let l = w.trim_end_matches([',', '.']).to_ascii_lowercase();
+            l.split('/').any(|part| OFFICER_WORDS.contains(&part))
+                || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
+                || l == "agreement"
+        }) {
+            if j + 2 < kept.len() {
+                kept = &kept[j + 1..];
+            }
         }
         // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
         let lead_stop = kept
@@ -309,7 +443,82 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         if lead_stop < kept.len() {
             kept = &kept[lead_stop..];
         }
-        let tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        // `a Delaware Corporation`, `an Ohio Limited Liability Company`:
+        // what a party is, not its name.
+        let article = |w: &str| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an");
+        let word_before = p[..offset_in(p, kept[0])]
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        let generic = c.name("suffix").is_some_and(|m| {
+            ["corporation", "company", "limited"]
+                .contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
+        if article(word_before) && generic {
+            continue;
+        }
+        // Words glued in front of a name by a layout: a clause or list
+        // number (`2.1`, `551` is kept only inside a name), a heading
+        // (`Schedule A`), a signature-block field (`Name Title`) or a role
+        // label (`DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD.`,
+        // `SHIPPER ECOPETROL S.A.`); `Bank of America` keeps its `Bank`.
+        let mut lead_role: Option<&str> = None;
+        while let Some(first) = kept.first() {
+            let next = kept.get(1).copied().unwrap_or("");
+            let bare = first.trim_end_matches([':', ',']);
+            let low = bare.to_ascii_lowercase();
+            let numeric = bare.chars().all(|c| c.is_ascii_digit() || c == '.');
+            let heading = HEADING_WORDS.contains(&low.as_str()) && kept.len() > 3;
+            let field = FIELD_WORDS.contains(&low.as_str());
+            let glued_role = (is_role(bare) || LABEL_ROLES.contains(&low.as_str()))
+                && kept.len() > 2
+                && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
+            let orphan = closing(bare) && kept.len() > 2;
+            let stop = STOP_LEAD.contains(&low.as_str()) && kept.len() > 1;
+            if numeric || field || orphan || stop {
+                kept = &kept[1..];
+            } else if heading {
+                kept = &kept[2..];
+            } else if glued_role {
+                lead_role = Some(bare);
+                kept = &kept[1..];
+            } else {
+                break;
+            }
+        }
+        if kept.is_empty() {
+            continue;
+        }
+        if lead_role.is_some()
+            || start < offset_in(p, kept[0]) && !stop_led(&p[start..offset_in(p, kept[0])])
+        {
+            start = offset_in(p, kept[0]);
+        }
+        // `IN NO EVENT SHALL COMPANY`, `INCLUDING BUT NOT LIMITED`: a
+        // sentence in capitals, not a name.
+        if kept
+            .iter()
+            .any(|w| SENTENCE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            continue;
+        }
+        let mut tail = c.name("tail").map_or("", |t| t.as_str().trim());
+        // `Bank of New York`, `Trust Company of New York`; not `LEO PHARMA
+        // A/S of Industriparken`, an address.
+        let of_name = c.name("suffix").is_some_and(|m| {
+            ["bank", "trust", "company", "corporation"]
+                .contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
+        if !of_name && (tail.starts_with("of ") || tail.starts_with("OF ")) {
+            let n = tail.split_whitespace().count();
+            if kept.len() > n {
+                kept = &kept[..kept.len() - n];
+                let last = kept[kept.len() - 1];
+                end = offset_in(p, last) + last.len();
+            }
+            tail = "";
+        }
         if kept.len() < 2 && tail.is_empty() {
             continue;
         }
@@ -329,7 +538,8 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         out.push(OrgMatch {
             raw,
             start: base + start,
-            end: base + whole.end(),
+            end: base + end,
+            lead_role: lead_role.map(str::to_string),
         });
     }
 }

@@ -875,3 +875,340 @@ fn duties_rights_and_conditions_of_any_party() {
     );
     assert_eq!(targets("Borrower", "OBLIGATED_TO").len(), 1);
 }
+
+#[test]
+fn corporate_forms_without_their_dots_and_lower_case_names() {
+    let o = extract(&input(
+        "Preamble",
+        "This Agreement is made by and between e.l.f. Beauty, Inc. (\"elf\"), Google Inc whose place of \
+         business is in California, AbbVie Biotechnology Ltd, a Bermuda corporation, IREYA B.V having an \
+         address in Leiden, Establishment Labs, S.A a corporation of Costa Rica, LEO PHARMA A/S, in \
+         Ballerup, PPD Development, LP, a Texas limited partnership, SCULPTOR CAPITAL LP, \
+         Peregrine/Bridge Transfer Corporation, E.PIPHANY, INC., eGain Communications Corporation, \
+         NETWORK 1 FINANCIAL, INC. and Clarus IV-D, L.P, a partnership.",
+    ));
+    let names = org_names(&o);
+    for n in [
+        "e.l.f. Beauty, Inc.",
+        "Google Inc",
+        "AbbVie Biotechnology Ltd",
+        "IREYA B.V",
+        "Establishment Labs, S.A",
+        "LEO PHARMA A/S",
+        "PPD Development, LP",
+        "SCULPTOR CAPITAL LP",
+        "Peregrine/Bridge Transfer Corporation",
+        "E.PIPHANY, INC.",
+        "eGain Communications Corporation",
+        "NETWORK 1 FINANCIAL, INC.",
+        "Clarus IV-D, L.P",
+    ] {
+        assert!(
+            o.entities.iter().any(|e| e.entity_type == "Organization"
+                && (e.name == n || e.aliases.iter().any(|a| a == n))),
+            "{n} in {names:?}"
+        );
+    }
+}
+
+#[test]
+fn descriptions_headings_labels_and_shouting_are_no_organisations() {
+    let o = extract(&input(
+        "Preamble",
+        "This Agreement is made by and between SFG Financial Corp, a Delaware Corporation whose address \
+         is in New York (\"Licensor\"), and PSiTech Corporation, a BVI Corporation (\"Licensee\").\n\n\
+         Schedule A Erchonia Corporation price list.\n\n\
+         SHIPPER ECOPETROL S.A. TAX ID 899.999.068-1\n\n\
+         IN NO EVENT SHALL COMPANY BE LIABLE, INCLUDING BUT NOT LIMITED TO LOST PROFITS.\n\n\
+         2.1 Company shall deliver the goods. Bank of America, N.A. is the bank.",
+    ));
+    let names = org_names(&o);
+    assert!(
+        has(&o, "PSiTech Corporation", "HAS_ROLE", "Licensee"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "SFG Financial Corp", "HAS_ROLE", "Licensor"),
+        "{:#?}",
+        o.relations
+    );
+    for n in [
+        "Erchonia Corporation",
+        "Ecopetrol S.A.",
+        "Bank of America, N.A.",
+    ] {
+        assert!(names.contains(&n), "{n} in {names:?}");
+    }
+    for bad in [
+        "Delaware Corporation",
+        "BVI Corporation",
+        "1 Company",
+        "Company",
+    ] {
+        assert!(!names.contains(&bad), "{bad} in {names:?}");
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("Schedule") || n.contains("Shipper") || n.contains("Shall")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn parties_clause_forms_across_layouts() {
+    let mut i = input(
+        "Preamble",
+        "This COLLABORATION AGREEMENT is made by and between THERAVANCE, INC., a Delaware corporation, \
+         and having its principal office at 901 Gateway Boulevard, South San Francisco ( \"Theravance\"), \
+         and GLAXO GROUP LIMITED, a United Kingdom corporation (\"GSK\"). RECITALS follow.\n\n\
+         This Agreement is entered into by and between WOMEN.COM NETWORKS, INC. (\"Women.com\"), and \
+         EDIETS.COM, INC., a Delaware corporation (\"eDiets\"). WHEREAS, eDiets maintains a site.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    assert!(
+        has(&o, "Theravance", "DEFINED_AS", "Theravance, Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(&o, "GSK", "DEFINED_AS", "Glaxo Group Limited"));
+    assert!(
+        has(&o, "eDiets", "DEFINED_AS", "EDIETS.COM, Inc."),
+        "{:#?}",
+        o.relations
+    );
+}
+
+#[test]
+fn a_parties_clause_spread_over_paragraphs() {
+    let mut i = input(
+        "Preamble",
+        "THIS AGREEMENT made as of the 30th day of June 1999\n\nBETWEEN:\n\n\
+         MEDIALINX INTERACTIVE, L.P., represented herein by its general partner MediaLinx Interactive Inc.\n\
+         a corporation incorporated under the laws of the Province of Ontario, 20 Richmond Street East\n\n\
+         (hereinafter called \"MLX\")\n\n- and -\n\n\
+         HEALTHCENTRAL.COM INC. a corporation incorporated under the laws of the state of California\n\n\
+         (hereinafter called \"HCI\")\n\n\
+         BETWEEN: ORGANIC PREPARATIONS INC. 2nd Floor, Port Vila, Vanuatu ('the Manufacturer') of one part\n\n\
+         AND: AGAPE ATP INTERNATIONAL HOLDING LIMITED Unit 05, Kowloon, Hong Kong ('the Customer') of the \
+         other part, and AZUL LINHAS S/A (as Company).\n\n\
+         WHEREAS MLX owns an Internet service.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    assert!(
+        has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive, L.P."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "HCI", "DEFINED_AS", "HEALTHCENTRAL.COM Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(!has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive Inc."));
+    assert!(
+        has(&o, "Organic Preparations Inc.", "HAS_ROLE", "Manufacturer"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(
+        &o,
+        "Agape ATP International Holding Limited",
+        "HAS_ROLE",
+        "Customer"
+    ));
+    assert!(
+        has(&o, "Azul Linhas S/A", "HAS_ROLE", "Company"),
+        "{:#?}",
+        o.relations
+    );
+}
+
+#[test]
+fn signature_blocks_name_the_parties_that_sign() {
+    let mut i = input(
+        "Signatures",
+        "IN WITNESS WHEREOF, the undersigned execute this Agreement as of July 6, 2020.\n\n\
+         SCULPTOR CAPITAL LP\n\nBy: /s/ Thomas Sipp\n\nThomas Sipp Chief Financial Officer SCULPTOR MASTER FUND LTD\n\n\
+         By: /s/ Thomas Sipp\n\n\
+         WOMEN.COM NETWORKS, INC. EDIETS.COM, INC. By: /S/ Bud Ward By: /S/ David Humble\n\n\
+         APOLLO LIFE ASSET, L.P. By: Apollo Life Asset GP, LLC, its general partner By: /s/ W. Kuesel\n\n\
+         PURCHASER: PEEK Investments LLC Date: July 16, 2012\n\n\
+         DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD. By: Name Andrew Zhang\n\n\
+         Party B: Xinyu Xinwei New Energy Co., Ltd. (seal)\n\n\
+         Inktomi Corp Microsoft Corp By: /s/ A By: /s/ B\n\n\
+         Notices shall be sent to Acme Holdings, Inc. by courier.\n\n\
+         1 Main St, Austin, Texas 78741 Sibannac, Inc. By: /s/ C\n\n\
+         CEO/President Verso Backhaul Solutions, Inc. By: /s/ D\n\n\
+         ODM Supply Agreement 2 Organic Preparations INC. By: /s/ E",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    for n in [
+        "Sculptor Capital LP",
+        "Sculptor Master Fund LTD",
+        "WOMEN.COM Networks, Inc.",
+        "EDIETS.COM, Inc.",
+        "Apollo Life Asset, L.P.",
+        "Inktomi Corp",
+        "Microsoft Corp",
+    ] {
+        assert!(
+            has(&o, n, "HAS_ROLE", "Signatory"),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
+    assert!(has(
+        &o,
+        "Apollo Life Asset GP, LLC",
+        "HAS_ROLE",
+        "General Partner"
+    ));
+    assert!(
+        has(&o, "Peek Investments LLC", "HAS_ROLE", "Purchaser"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(has(
+        &o,
+        "Mobilevision Communications Ltd.",
+        "HAS_ROLE",
+        "Distributor"
+    ));
+    assert!(has(
+        &o,
+        "Party B",
+        "DEFINED_AS",
+        "Xinyu Xinwei New Energy Co., Ltd."
+    ));
+    for n in [
+        "Sibannac, Inc.",
+        "Verso Backhaul Solutions, Inc.",
+        "Organic Preparations INC.",
+    ] {
+        assert!(
+            has(&o, n, "HAS_ROLE", "Signatory"),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
+    // Named in running text, not signing.
+    assert!(!o
+        .relations
+        .iter()
+        .any(|r| r.source == "Acme Holdings, Inc." && r.relation_type == "HAS_ROLE"));
+    let names = org_names(&o);
+    assert!(
+        !names.iter().any(|n| n.contains("Officer")
+            || n.contains("Inktomi Corp Microsoft")
+            || n.contains("78741")
+            || n.contains("CEO")
+            || n.contains("Agreement")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn collective_names_addresses_and_numbers_in_a_parties_clause() {
+    let mut i = input(
+        "Preamble",
+        "This Cooperation Agreement is entered into by and between Acme Beauty, Inc., a Delaware \
+         corporation (the \"Company\"), and Marathon Partners Equity Management, LLC (\"Marathon\"), \
+         Marathon Partners L.P., Marathon Focus Fund L.P. and Mario Cibelli (collectively, the \
+         \"Marathon Parties\").\n\n\
+         This Agreement is made as of August 2014 by and between Capsugel US, LLC with an address at \
+         412 Mt. Kemble Ave, Suite 200C, Morristown, NJ 07960 ( \"CAPSUGEL\") and Johnson Matthey Company, \
+         Inc., having a mailing address of 30 Bond Street, Ward Hill, MA 01835-8099 and Nanophase \
+         Technologies Corporation, a Delaware corporation (\"NTC\"), and PC Quote, Inc., with offices \
+         in Chicago, Illinois 60605 and AB Wately, Inc. (hereinafter referred to as \"ABW\"), and LEO \
+         PHARMA A/S of Industriparken 55, Ballerup (\"LEO\").\n\n\
+         LIABILITY WHICH CANNOT BE EXCLUDED OR LIMITED shall survive.",
+    );
+    i.doc_type = "commercial".into();
+    let o = extract(&i);
+    for n in ["Marathon Partners L.P.", "Marathon Focus Fund L.P."] {
+        assert!(
+            has(&o, "Marathon Parties", "DEFINED_AS", n),
+            "{n}: {:#?}",
+            o.relations
+        );
+    }
+    assert!(!has(
+        &o,
+        "Marathon Parties",
+        "DEFINED_AS",
+        "Acme Beauty, Inc."
+    ));
+    assert!(
+        has(&o, "CAPSUGEL", "DEFINED_AS", "Capsugel US, LLC"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(
+            &o,
+            "NTC",
+            "DEFINED_AS",
+            "Nanophase Technologies Corporation"
+        ),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "ABW", "DEFINED_AS", "AB Wately, Inc."),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "LEO", "DEFINED_AS", "LEO Pharma A/S"),
+        "{:#?}",
+        o.relations
+    );
+    let names = org_names(&o);
+    assert!(
+        !names.iter().any(|n| n.starts_with("and ")
+            || n.contains("60605")
+            || n.contains("Industriparken")
+            || n.contains("Excluded")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_termination_list_gives_each_named_party_its_right() {
+    let mut onto = Ontology::default();
+    for t in ["HOLDS_RIGHT", "TERMINATES"] {
+        onto.relation_types.insert(t.into(), String::new());
+    }
+    let mut i = input(
+        "Section 10.01 Termination",
+        "Section 10.01 Termination. This Agreement may be terminated at any time prior to the Closing:\n\
+         (a) by mutual written agreement of the Company and Parent; or\n\
+         (b) by either the Company or Parent, if:\n\
+         (i) the Merger has not been consummated on or before the End Date; or\n\
+         (ii) there shall be in effect any Order enjoining the Merger;\n\
+         (c) by Parent, if an Adverse Recommendation Change shall have occurred;\n\
+         (d) by the Company, if the Board has determined to accept a Superior Proposal.\n\n\
+         The Company shall pay the Termination Fee by wire transfer.",
+    );
+    i.doc_type = "m_and_a".into();
+    let o = extract_for(&i, &onto);
+    let rights = |s: &str| -> Vec<String> {
+        o.relations
+            .iter()
+            .filter(|r| r.source == s && r.relation_type == "TERMINATES")
+            .map(|r| r.target.clone())
+            .collect()
+    };
+    assert_eq!(rights("Parent").len(), 2, "{:#?}", o.relations);
+    assert_eq!(rights("Company").len(), 2, "{:#?}", o.relations);
+    assert!(rights("Company")
+        .iter()
+        .any(|r| r.contains("Superior Proposal")));
+    // Mutual consent is no party's right.
+    assert!(!o.relations.iter().any(|r| r.target.contains("mutual")));
+}
