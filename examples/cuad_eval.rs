@@ -16,7 +16,8 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files]
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained]
+//! (`--unexplained`: every section whose text is dropped without a reason)
 
 use kgroute::index::doctype::UNKNOWN_TYPE;
 use kgroute::index::IndexSet;
@@ -39,7 +40,7 @@ fn main() -> anyhow::Result<()> {
                 .find(|p| p.is_dir())
         })
         .unwrap_or_else(|| repo.join("../shared/corpora"));
-    let (mut misses, mut files) = (false, false);
+    let (mut misses, mut files, mut why) = (false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -47,8 +48,9 @@ fn main() -> anyhow::Result<()> {
             "--corpora" => corpora = args.next().map(PathBuf::from).unwrap_or(corpora),
             "--misses" => misses = true,
             "--files" => files = true,
+            "--unexplained" => why = true,
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained]"
             ),
         }
     }
@@ -85,6 +87,13 @@ fn main() -> anyhow::Result<()> {
                     d.stats.payload_cut_pct,
                     d.unexplained
                 );
+            }
+            if why {
+                for (route, kind, title, n, head) in &d.why {
+                    println!(
+                        "  ? {n:>6} {route:<6} {kind:<10} {title:<40.40} {rel}\n           {head}"
+                    );
+                }
             }
             acc.add(d);
         }
@@ -137,6 +146,9 @@ struct DocEval {
     lost: BTreeMap<(String, String, String), usize>,
     /// Characters not sent with no reason a user could accept.
     unexplained: usize,
+    /// The sections behind `unexplained`: route, kind, title, characters,
+    /// the start of their text.
+    why: Vec<(String, String, String, usize, String)>,
     missed: Vec<(String, String)>,
 }
 
@@ -150,6 +162,7 @@ fn evaluate(
         plan_document_in(path, set, None, &RouteOptions::default(), true)?;
     let stats = PlanStats::of(&plan, None);
     let chars = source.text.chars().count();
+    let why = unexplained_sections(&source, &plan);
     let usable = (chars >= LONG_CHARS).then(|| usable_tree(&tree, chars));
     let (collapsed, map) = collapse(&source.text);
     let mut d = DocEval {
@@ -162,7 +175,8 @@ fn evaluate(
         not_found: 0,
         by_category: BTreeMap::new(),
         lost: BTreeMap::new(),
-        unexplained: unexplained_chars(&source, &plan),
+        unexplained: why.iter().map(|w| w.3).sum(),
+        why,
         missed: Vec::new(),
         stats,
     };
@@ -278,22 +292,38 @@ fn sent_fraction(plan: &RoutePlan, b0: usize, b1: usize) -> (f64, Option<usize>)
 /// Characters not sent for no reason a user could accept: any unsent
 /// character of a preamble or fallback node (the tree found no heading
 /// there, so no title could justify a skip), the own text beyond the
-/// heading line of an `empty` node, and a `noise` node whose text runs as
-/// sentences (a contents page is short entries, not long lines).
-fn unexplained_chars(source: &SourceText, plan: &RoutePlan) -> usize {
-    let mut n = 0;
+/// heading line of an `empty` node, a contents or signature node whose
+/// text reads as running prose (`TreeHealth::noise_running_text`), and any
+/// other `noise` node whose text runs on long lines.
+fn unexplained_sections(
+    source: &SourceText,
+    plan: &RoutePlan,
+) -> Vec<(String, String, String, usize, String)> {
+    let mut out = Vec::new();
     for s in &plan.sections {
         if s.route == Route::Llm || s.end_byte <= s.start_byte {
             continue;
         }
         let text = source.byte_span_text(s.start_byte, s.end_byte);
-        match s.kind {
-            NodeKind::Preamble | NodeKind::Fallback => n += s.chars,
+        let n = match s.kind {
+            NodeKind::Preamble | NodeKind::Fallback => s.chars,
             _ if s.route == Route::Empty => {
                 let own = text.chars().count().saturating_sub(s.title.chars().count());
                 let words = text.split_whitespace().count();
                 if words > 30 {
-                    n += own;
+                    own
+                } else {
+                    0
+                }
+            }
+            // A contents or signature node: the tree's own test
+            // (`tree --check` warns about the same nodes).
+            NodeKind::Toc | NodeKind::Signature if s.route == Route::Noise => {
+                let h = &plan.tree_health.noise_running_text;
+                if h.iter().any(|(t, _)| *t == s.title) {
+                    s.chars
+                } else {
+                    0
                 }
             }
             _ if s.route == Route::Noise => {
@@ -303,13 +333,25 @@ fn unexplained_chars(source: &SourceText, plan: &RoutePlan) -> usize {
                     .map(|l| l.chars().count())
                     .sum();
                 if long * 2 > s.chars {
-                    n += s.chars;
+                    s.chars
+                } else {
+                    0
                 }
             }
-            _ => {}
+            _ => 0,
+        };
+        if n > 0 {
+            let head: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push((
+                format!("{:?}", s.route).to_lowercase(),
+                format!("{:?}", s.kind),
+                s.title.clone(),
+                n,
+                head.chars().take(160).collect(),
+            ));
         }
     }
-    n
+    out
 }
 
 #[derive(Default)]

@@ -254,13 +254,21 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
 }
 
 /// A heading with children whose own span is at most this long is only
-/// their lead-in: the heading line and a sentence or two (`SCHEDULE
-/// 1.1(a)`, `The Borrower covenants that, so long as any Loan is
-/// outstanding, it shall:`). It gets no call of its own; its children are
+/// their lead-in, when the tree has no text to look at (a gold heading
+/// list). With text, the tree decides: a heading with children and no text
+/// of its own, or only the lead-in line that introduces its clauses, is
+/// `structural`; one with a clause of its own (run onto its line or below)
+/// is routed by its title like any section. Either way the children are
 /// routed by their own titles, with this heading in their breadcrumb
-/// (Proxy-Pointer's near-empty structural rule, widened to the lead-in
-/// sentence that expert raters score Low or Very Low whatever the title).
+/// (Proxy-Pointer's near-empty structural rule).
 pub const LEAD_IN_CHARS: usize = 400;
+
+/// Whether a section read from a text holds more than its title, line
+/// breaks and a page number: `[Reserved]` followed by the next clause that
+/// ran into it (`17. [RESERVED.] 18. Assignment: The license ...`).
+fn has_own_text(node: &crate::tree::Node) -> bool {
+    node.end_byte > 0 && node.chars > node.title.chars().count() + 100
+}
 
 /// Routes every node of a tree. No LLM, no network.
 ///
@@ -284,14 +292,18 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
                 NodeKind::Fallback => TitleMatch::unmatched(),
                 _ => match_node(node, &p.parents, p.in_exhibit, &tree.party_names, index),
             };
-            let heading_only = !node.nodes.is_empty() && node.chars <= LEAD_IN_CHARS;
+            let heading_only =
+                !node.nodes.is_empty() && node.end_byte == 0 && node.chars <= LEAD_IN_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),
                 NodeKind::Preamble => (Route::Llm, matched.tier),
                 NodeKind::Fallback => (Route::Llm, None),
                 _ if heading_only => (Route::Empty, None),
                 NodeKind::Toc | NodeKind::Signature => (Route::Noise, None),
-                _ if matched.reserved => (Route::Empty, None),
+                // `[Reserved]` with text after it: the next clause ran into
+                // it, so it is read as a new section.
+                _ if matched.reserved && !has_own_text(node) => (Route::Empty, None),
+                _ if matched.reserved => (Route::Llm, None),
                 _ if matched.noise => (Route::Noise, None),
                 _ => match matched.tier {
                     Some(t) if t.is_sent() => (Route::Llm, Some(t)),

@@ -363,3 +363,21 @@ fn a_lead_in_of_a_heading_with_children_is_not_sent() {
         Route::Llm
     );
 }
+
+/// `[Reserved]` read from a text with the next clause run into it is a
+/// section with text (new, sent); alone it routes nowhere.
+#[test]
+fn a_reserved_heading_holding_the_next_clause_is_sent() {
+    let mut reserved = node("0001", "17. [RESERVED.]", NodeKind::Section, 1500, vec![]);
+    reserved.end_byte = 1500;
+    let p = plan(
+        &doc(vec![reserved.clone()]),
+        &index(),
+        &RouteOptions::default(),
+    );
+    assert_eq!(route_of(&p, "0001").0, Route::Llm);
+    reserved.chars = 30;
+    reserved.end_byte = 30;
+    let p = plan(&doc(vec![reserved]), &index(), &RouteOptions::default());
+    assert_eq!(route_of(&p, "0001").0, Route::Empty);
+}
