@@ -16,8 +16,10 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained]
-//! (`--unexplained`: every section whose text is dropped without a reason)
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]
+//! (`--unexplained`: every section whose text is dropped without a reason;
+//! `--sent`: characters sent per matched entry, and how many of them lie in
+//! sections holding no labelled clause: where a skip would cut payload)
 
 use kgroute::index::doctype::UNKNOWN_TYPE;
 use kgroute::index::IndexSet;
@@ -40,7 +42,7 @@ fn main() -> anyhow::Result<()> {
                 .find(|p| p.is_dir())
         })
         .unwrap_or_else(|| repo.join("../shared/corpora"));
-    let (mut misses, mut files, mut why) = (false, false, false);
+    let (mut misses, mut files, mut why, mut sent) = (false, false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -49,8 +51,9 @@ fn main() -> anyhow::Result<()> {
             "--misses" => misses = true,
             "--files" => files = true,
             "--unexplained" => why = true,
+            "--sent" => sent = true,
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]"
             ),
         }
     }
@@ -98,6 +101,9 @@ fn main() -> anyhow::Result<()> {
             acc.add(d);
         }
         acc.print(misses);
+        if sent {
+            acc.print_sent();
+        }
     }
     Ok(())
 }
@@ -150,6 +156,9 @@ struct DocEval {
     /// the start of their text.
     why: Vec<(String, String, String, usize, String)>,
     missed: Vec<(String, String)>,
+    /// Per matched entry (`new` when none) of a sent section: (chars sent,
+    /// chars sent in sections with no labelled clause, labelled clauses).
+    sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
 }
 
 fn evaluate(
@@ -178,8 +187,10 @@ fn evaluate(
         unexplained: why.iter().map(|w| w.3).sum(),
         why,
         missed: Vec::new(),
+        sent_by_entry: BTreeMap::new(),
         stats,
     };
+    let mut labels_in = vec![0usize; plan.sections.len()];
     let Some(cats) = clauses.as_object() else {
         return Ok(d);
     };
@@ -191,11 +202,13 @@ fn evaluate(
                 continue;
             }
             let mut best: Option<(f64, Option<usize>)> = None;
+            let mut best_at = (0, 0);
             for (at, _) in collapsed.match_indices(needle.as_str()).take(200) {
                 let (b0, b1) = (map[at], map[at + needle.len() - 1] + 1);
                 let (frac, sec) = sent_fraction(&plan, b0, b1);
                 if best.is_none_or(|(f, _)| frac > f) {
                     best = Some((frac, sec));
+                    best_at = (b0, b1);
                 }
                 if frac >= 1.0 {
                     break;
@@ -205,6 +218,11 @@ fn evaluate(
                 d.not_found += 1;
                 continue;
             };
+            for (i, sec) in plan.sections.iter().enumerate() {
+                if sec.start_byte < best_at.1 && best_at.0 < sec.end_byte {
+                    labels_in[i] += 1;
+                }
+            }
             let e = d.by_category.entry(cat.clone()).or_default();
             e.0 += 1;
             d.found += 1;
@@ -224,6 +242,21 @@ fn evaluate(
                     .push((cat.clone(), span.chars().take(90).collect::<String>()));
             }
         }
+    }
+    for (i, sec) in plan.sections.iter().enumerate() {
+        if sec.route != Route::Llm {
+            continue;
+        }
+        let key = match (&sec.matched.entry, sec.predicted_tier) {
+            (Some(e), Some(t)) => format!("{e} ({})", t.key()),
+            _ => format!("new: {}", sec.name.to_lowercase()),
+        };
+        let e = d.sent_by_entry.entry(key).or_default();
+        e.0 += sec.chars;
+        if labels_in[i] == 0 {
+            e.1 += sec.chars;
+        }
+        e.2 += labels_in[i];
     }
     Ok(d)
 }
@@ -370,12 +403,19 @@ struct Acc {
     by_category: BTreeMap<String, (usize, usize)>,
     lost: Vec<(usize, String, String, String, String)>,
     missed: Vec<(String, String, String)>,
+    sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
     untyped: Vec<String>,
 }
 
 impl Acc {
     fn add(&mut self, d: DocEval) {
         self.docs += 1;
+        for (k, v) in &d.sent_by_entry {
+            let e = self.sent_by_entry.entry(k.clone()).or_default();
+            e.0 += v.0;
+            e.1 += v.1;
+            e.2 += v.2;
+        }
         if let Some(u) = d.usable {
             self.long += 1;
             self.usable += usize::from(u);
@@ -404,6 +444,16 @@ impl Acc {
         }
         for (c, s) in d.missed {
             self.missed.push((d.rel.clone(), c, s));
+        }
+    }
+
+    /// The entries that send the most characters holding no labelled clause.
+    fn print_sent(&self) {
+        let mut rows: Vec<_> = self.sent_by_entry.iter().collect();
+        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1));
+        println!("-- sent characters per entry (new: per heading name): sent, of them in sections with no label, labels");
+        for (k, (all, none, labels)) in rows.into_iter().take(60) {
+            println!("  {all:>9} {none:>9} {labels:>5}  {k}");
         }
     }
 

@@ -141,15 +141,13 @@ pub fn heading_name(node: &Node) -> String {
 /// Matches a node's name in the context of its ancestors' names, falling
 /// back to its kind for exhibits (and unknown headings inside an exhibit)
 /// and the preamble.
-fn match_node(
-    node: &Node,
-    parents: &[String],
-    in_exhibit: bool,
-    own_names: &[String],
-    index: &GraphabilityIndex,
-) -> TitleMatch {
+fn match_node(p: &Placed<'_>, own_names: &[String], index: &GraphabilityIndex) -> TitleMatch {
+    let (node, parents, in_exhibit) = (p.node, p.parents.as_slice(), p.in_exhibit);
     let m = index.match_heading(&heading_name(node), &MatchContext { parents, own_names });
-    if m.method != MatchMethod::None || m.reserved {
+    if m.method != MatchMethod::None
+        || m.reserved
+        || (p.opens_document && !is_form_name(&heading_name(node)))
+    {
         return m;
     }
     // An unknown heading inside an exhibit is part of that form, and a
@@ -200,6 +198,11 @@ struct Placed<'a> {
     node: &'a Node,
     parents: Vec<String>,
     in_exhibit: bool,
+    /// An exhibit or schedule heading that opens the document (nothing but
+    /// a preamble or contents before it): the filing's own exhibit label
+    /// over the agreement (`EXHIBIT D JOINT FILING AGREEMENT`), not an
+    /// attachment to it.
+    opens_document: bool,
 }
 
 /// `EXHIBIT 10.1`, `Exhibit 99.2 ...`: an SEC exhibit number (a dotted
@@ -232,17 +235,25 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
         in_exhibit: bool,
         out: &mut Vec<Placed<'a>>,
     ) {
+        let mut opening = parents.is_empty();
         for n in nodes {
+            let opens_document =
+                opening && matches!(n.kind, NodeKind::Exhibit | NodeKind::Schedule);
+            opening &= matches!(n.kind, NodeKind::Preamble | NodeKind::Toc);
             out.push(Placed {
                 node: n,
                 parents: parents.clone(),
                 in_exhibit,
+                opens_document,
             });
             parents.push(heading_name(n));
             walk(
                 &n.nodes,
                 parents,
-                in_exhibit || (n.kind == NodeKind::Exhibit && !is_filing_exhibit_number(&n.title)),
+                in_exhibit
+                    || (n.kind == NodeKind::Exhibit
+                        && !opens_document
+                        && !is_filing_exhibit_number(&n.title)),
                 out,
             );
             parents.pop();
@@ -290,7 +301,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
             let matched = match node.kind {
                 NodeKind::Preamble => preamble_match(index),
                 NodeKind::Fallback => TitleMatch::unmatched(),
-                _ => match_node(node, &p.parents, p.in_exhibit, &tree.party_names, index),
+                _ => match_node(&p, &tree.party_names, index),
             };
             let heading_only =
                 !node.nodes.is_empty() && node.end_byte == 0 && node.chars <= LEAD_IN_CHARS;
