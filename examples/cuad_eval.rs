@@ -450,7 +450,7 @@ impl Acc {
     /// The entries that send the most characters holding no labelled clause.
     fn print_sent(&self) {
         let mut rows: Vec<_> = self.sent_by_entry.iter().collect();
-        rows.sort_by(|a, b| b.1 .1.cmp(&a.1 .1));
+        rows.sort_by_key(|b| std::cmp::Reverse(b.1 .1));
         println!("-- sent characters per entry (new: per heading name): sent, of them in sections with no label, labels");
         for (k, (all, none, labels)) in rows.into_iter().take(60) {
             println!("  {all:>9} {none:>9} {labels:>5}  {k}");
