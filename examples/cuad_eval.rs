@@ -16,7 +16,10 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files]
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]
+//! (`--unexplained`: every section whose text is dropped without a reason;
+//! `--sent`: characters sent per matched entry, and how many of them lie in
+//! sections holding no labelled clause: where a skip would cut payload)
 
 use kgroute::index::doctype::UNKNOWN_TYPE;
 use kgroute::index::IndexSet;
@@ -39,7 +42,7 @@ fn main() -> anyhow::Result<()> {
                 .find(|p| p.is_dir())
         })
         .unwrap_or_else(|| repo.join("../shared/corpora"));
-    let (mut misses, mut files) = (false, false);
+    let (mut misses, mut files, mut why, mut sent) = (false, false, false, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -47,8 +50,10 @@ fn main() -> anyhow::Result<()> {
             "--corpora" => corpora = args.next().map(PathBuf::from).unwrap_or(corpora),
             "--misses" => misses = true,
             "--files" => files = true,
+            "--unexplained" => why = true,
+            "--sent" => sent = true,
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]"
             ),
         }
     }
@@ -86,9 +91,19 @@ fn main() -> anyhow::Result<()> {
                     d.unexplained
                 );
             }
+            if why {
+                for (route, kind, title, n, head) in &d.why {
+                    println!(
+                        "  ? {n:>6} {route:<6} {kind:<10} {title:<40.40} {rel}\n           {head}"
+                    );
+                }
+            }
             acc.add(d);
         }
         acc.print(misses);
+        if sent {
+            acc.print_sent();
+        }
     }
     Ok(())
 }
@@ -137,7 +152,13 @@ struct DocEval {
     lost: BTreeMap<(String, String, String), usize>,
     /// Characters not sent with no reason a user could accept.
     unexplained: usize,
+    /// The sections behind `unexplained`: route, kind, title, characters,
+    /// the start of their text.
+    why: Vec<(String, String, String, usize, String)>,
     missed: Vec<(String, String)>,
+    /// Per matched entry (`new` when none) of a sent section: (chars sent,
+    /// chars sent in sections with no labelled clause, labelled clauses).
+    sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
 }
 
 fn evaluate(
@@ -150,6 +171,7 @@ fn evaluate(
         plan_document_in(path, set, None, &RouteOptions::default(), true)?;
     let stats = PlanStats::of(&plan, None);
     let chars = source.text.chars().count();
+    let why = unexplained_sections(&source, &plan);
     let usable = (chars >= LONG_CHARS).then(|| usable_tree(&tree, chars));
     let (collapsed, map) = collapse(&source.text);
     let mut d = DocEval {
@@ -162,10 +184,13 @@ fn evaluate(
         not_found: 0,
         by_category: BTreeMap::new(),
         lost: BTreeMap::new(),
-        unexplained: unexplained_chars(&source, &plan),
+        unexplained: why.iter().map(|w| w.3).sum(),
+        why,
         missed: Vec::new(),
+        sent_by_entry: BTreeMap::new(),
         stats,
     };
+    let mut labels_in = vec![0usize; plan.sections.len()];
     let Some(cats) = clauses.as_object() else {
         return Ok(d);
     };
@@ -177,11 +202,13 @@ fn evaluate(
                 continue;
             }
             let mut best: Option<(f64, Option<usize>)> = None;
+            let mut best_at = (0, 0);
             for (at, _) in collapsed.match_indices(needle.as_str()).take(200) {
                 let (b0, b1) = (map[at], map[at + needle.len() - 1] + 1);
                 let (frac, sec) = sent_fraction(&plan, b0, b1);
                 if best.is_none_or(|(f, _)| frac > f) {
                     best = Some((frac, sec));
+                    best_at = (b0, b1);
                 }
                 if frac >= 1.0 {
                     break;
@@ -191,6 +218,11 @@ fn evaluate(
                 d.not_found += 1;
                 continue;
             };
+            for (i, sec) in plan.sections.iter().enumerate() {
+                if sec.start_byte < best_at.1 && best_at.0 < sec.end_byte {
+                    labels_in[i] += 1;
+                }
+            }
             let e = d.by_category.entry(cat.clone()).or_default();
             e.0 += 1;
             d.found += 1;
@@ -210,6 +242,21 @@ fn evaluate(
                     .push((cat.clone(), span.chars().take(90).collect::<String>()));
             }
         }
+    }
+    for (i, sec) in plan.sections.iter().enumerate() {
+        if sec.route != Route::Llm {
+            continue;
+        }
+        let key = match (&sec.matched.entry, sec.predicted_tier) {
+            (Some(e), Some(t)) => format!("{e} ({})", t.key()),
+            _ => format!("new: {}", sec.name.to_lowercase()),
+        };
+        let e = d.sent_by_entry.entry(key).or_default();
+        e.0 += sec.chars;
+        if labels_in[i] == 0 {
+            e.1 += sec.chars;
+        }
+        e.2 += labels_in[i];
     }
     Ok(d)
 }
@@ -278,22 +325,38 @@ fn sent_fraction(plan: &RoutePlan, b0: usize, b1: usize) -> (f64, Option<usize>)
 /// Characters not sent for no reason a user could accept: any unsent
 /// character of a preamble or fallback node (the tree found no heading
 /// there, so no title could justify a skip), the own text beyond the
-/// heading line of an `empty` node, and a `noise` node whose text runs as
-/// sentences (a contents page is short entries, not long lines).
-fn unexplained_chars(source: &SourceText, plan: &RoutePlan) -> usize {
-    let mut n = 0;
+/// heading line of an `empty` node, a contents or signature node whose
+/// text reads as running prose (`TreeHealth::noise_running_text`), and any
+/// other `noise` node whose text runs on long lines.
+fn unexplained_sections(
+    source: &SourceText,
+    plan: &RoutePlan,
+) -> Vec<(String, String, String, usize, String)> {
+    let mut out = Vec::new();
     for s in &plan.sections {
         if s.route == Route::Llm || s.end_byte <= s.start_byte {
             continue;
         }
         let text = source.byte_span_text(s.start_byte, s.end_byte);
-        match s.kind {
-            NodeKind::Preamble | NodeKind::Fallback => n += s.chars,
+        let n = match s.kind {
+            NodeKind::Preamble | NodeKind::Fallback => s.chars,
             _ if s.route == Route::Empty => {
                 let own = text.chars().count().saturating_sub(s.title.chars().count());
                 let words = text.split_whitespace().count();
                 if words > 30 {
-                    n += own;
+                    own
+                } else {
+                    0
+                }
+            }
+            // A contents or signature node: the tree's own test
+            // (`tree --check` warns about the same nodes).
+            NodeKind::Toc | NodeKind::Signature if s.route == Route::Noise => {
+                let h = &plan.tree_health.noise_running_text;
+                if h.iter().any(|(t, _)| *t == s.title) {
+                    s.chars
+                } else {
+                    0
                 }
             }
             _ if s.route == Route::Noise => {
@@ -303,13 +366,25 @@ fn unexplained_chars(source: &SourceText, plan: &RoutePlan) -> usize {
                     .map(|l| l.chars().count())
                     .sum();
                 if long * 2 > s.chars {
-                    n += s.chars;
+                    s.chars
+                } else {
+                    0
                 }
             }
-            _ => {}
+            _ => 0,
+        };
+        if n > 0 {
+            let head: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push((
+                format!("{:?}", s.route).to_lowercase(),
+                format!("{:?}", s.kind),
+                s.title.clone(),
+                n,
+                head.chars().take(160).collect(),
+            ));
         }
     }
-    n
+    out
 }
 
 #[derive(Default)]
@@ -328,12 +403,19 @@ struct Acc {
     by_category: BTreeMap<String, (usize, usize)>,
     lost: Vec<(usize, String, String, String, String)>,
     missed: Vec<(String, String, String)>,
+    sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
     untyped: Vec<String>,
 }
 
 impl Acc {
     fn add(&mut self, d: DocEval) {
         self.docs += 1;
+        for (k, v) in &d.sent_by_entry {
+            let e = self.sent_by_entry.entry(k.clone()).or_default();
+            e.0 += v.0;
+            e.1 += v.1;
+            e.2 += v.2;
+        }
         if let Some(u) = d.usable {
             self.long += 1;
             self.usable += usize::from(u);
@@ -362,6 +444,16 @@ impl Acc {
         }
         for (c, s) in d.missed {
             self.missed.push((d.rel.clone(), c, s));
+        }
+    }
+
+    /// The entries that send the most characters holding no labelled clause.
+    fn print_sent(&self) {
+        let mut rows: Vec<_> = self.sent_by_entry.iter().collect();
+        rows.sort_by_key(|b| std::cmp::Reverse(b.1 .1));
+        println!("-- sent characters per entry (new: per heading name): sent, of them in sections with no label, labels");
+        for (k, (all, none, labels)) in rows.into_iter().take(60) {
+            println!("  {all:>9} {none:>9} {labels:>5}  {k}");
         }
     }
 

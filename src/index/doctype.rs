@@ -33,6 +33,14 @@ pub struct DetectSpec {
     /// Words of the body typical of the type (`borrower`, `tenant`).
     #[serde(default)]
     pub terms: Vec<String>,
+    /// Words of the family's agreement names: a title in the title block
+    /// that ends in `agreement` or `contract` with one of these among its
+    /// words (`CONTENT LICENSE, MARKETING AND SALES AGREEMENT`,
+    /// `Real Estate Education Training Program Development Agreement`)
+    /// counts as a title phrase of the type, so a family's vocabulary
+    /// covers its compound names.
+    #[serde(default)]
+    pub title_words: Vec<String>,
 }
 
 /// The name given to a document that fits no index.
@@ -350,7 +358,8 @@ impl IndexSet {
             .iter()
             .zip(&term_hits)
             .map(|(i, &hits)| {
-                let title = first_title_phrase(&block, &i.detect.titles);
+                let title = first_title_phrase(&block, &i.detect.titles)
+                    .or_else(|| first_title_word(&block, &i.detect.title_words));
                 let title_vote = title.map_or(0.0, |_| 1.0);
                 let term_vote = if all_hits > 0.0 {
                     hits / all_hits * dens_factor
@@ -391,20 +400,89 @@ fn round3(x: f64) -> f64 {
 
 /// The opening words of each line of the first characters, lower-cased,
 /// whitespace and letter-spacing collapsed (`L E A S E` -> `lease`),
-/// joined by ` | `.
+/// joined by ` | `. A longer line (a page that PDF extraction ran into one
+/// line) also gives each run of two or more capitals words inside it (a
+/// title written in capitals after a confidentiality legend: `... Exchange
+/// Commission. STRATEGIC ALLIANCE AGREEMENT This Strategic ...`) and the
+/// words after each `This` (the opening's naming clause).
 fn title_block(text: &str) -> String {
     let head: String = text.chars().take(TITLE_BLOCK_CHARS).collect();
-    head.lines()
-        .map(|l| {
-            l.split_whitespace()
+    let mut lines: Vec<String> = Vec::new();
+    for l in head.lines() {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        lines.push(
+            words
+                .iter()
                 .take(TITLE_LINE_WORDS)
+                .copied()
                 .collect::<Vec<_>>()
-                .join(" ")
-        })
+                .join(" "),
+        );
+        if words.len() > TITLE_LINE_WORDS {
+            lines.extend(capitals_runs(&words));
+            // The opening's naming clause: `This Amendment #3 to the
+            // Manufacturing Agreement (this "Amendment") ...`.
+            for (k, w) in words.iter().enumerate() {
+                if matches!(*w, "This" | "THIS") {
+                    let end = (k + 1 + TITLE_LINE_WORDS / 2).min(words.len());
+                    lines.push(words[k..end].join(" "));
+                }
+            }
+        }
+    }
+    lines
+        .iter()
         .filter(|l| !l.is_empty())
-        .map(|l| title_line(&l))
+        .map(|l| title_line(l))
         .collect::<Vec<_>>()
         .join(" | ")
+}
+
+/// Runs of two or more words in capitals (`AND`, `OF`, `,` inside allowed).
+fn capitals_runs(words: &[&str]) -> Vec<String> {
+    let is_caps = |w: &str| {
+        let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
+        letters.len() >= 2 && letters.iter().all(|c| c.is_uppercase())
+    };
+    let mut out = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for &w in words {
+        if is_caps(w) {
+            run.push(w);
+            continue;
+        }
+        if run.len() >= 2 {
+            out.push(run.join(" "));
+        }
+        run.clear();
+    }
+    if run.len() >= 2 {
+        out.push(run.join(" "));
+    }
+    out
+}
+
+/// Whether (and where) the title block names an agreement (`... agreement`
+/// or `... contract`) with one of `words` among the five words before it.
+fn first_title_word(block: &str, words: &[String]) -> Option<usize> {
+    if words.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let mut at = 0;
+    for line in block.split(" | ") {
+        let toks: Vec<&str> = line.split(' ').collect();
+        for (k, t) in toks.iter().enumerate() {
+            if matches!(*t, "agreement" | "contract") {
+                let from = k.saturating_sub(5);
+                if toks[from..k].iter().any(|w| words.iter().any(|x| x == w)) {
+                    return Some(at);
+                }
+            }
+        }
+        at += line.len() + 3;
+    }
+    None
 }
 
 /// One line of the title block, normalised.
@@ -475,5 +553,35 @@ mod tests {
             Some(7)
         );
         assert_eq!(first_title_phrase("released", &["lease".into()]), None);
+    }
+
+    /// A title in capitals inside a long first line is in the title block;
+    /// a family's title words type a compound agreement name.
+    #[test]
+    fn capitals_title_inside_a_long_line_and_family_title_words() {
+        let text = "Exhibit 10.1 Text Marked By [* * *] Has Been Omitted Pursuant To A \
+                    Request For Confidential Treatment. STRATEGIC ALLIANCE AGREEMENT Effective \
+                    Date: April 17, 2017 THIS STRATEGIC ALLIANCE AGREEMENT is entered into";
+        let block = title_block(text);
+        assert!(
+            first_title_phrase(&block, &["strategic alliance agreement".into()]).is_some(),
+            "{block}"
+        );
+        let block = title_block("CONTENT LICENSE, MARKETING AND SALES AGREEMENT\nThis agreement");
+        assert!(first_title_phrase(&block, &["content license agreement".into()]).is_none());
+        assert!(first_title_word(&block, &["license".into()]).is_some());
+        assert!(first_title_word(&block, &["services".into()]).is_none());
+        // The opening's naming clause inside a long line.
+        let block = title_block(
+            "Confidential treatment has been requested with respect to portions of this \
+             agreement as indicated. Amendment #3 to the Manufacturing Agreement This \
+             Amendment #3 to the Manufacturing Agreement (this \"Amendment\") is made",
+        );
+        assert!(
+            first_title_word(&block, &["manufacturing".into()]).is_some(),
+            "{block}"
+        );
+        // Not an agreement's name: the word alone.
+        assert!(first_title_word("license fees", &["license".into()]).is_none());
     }
 }

@@ -141,15 +141,13 @@ pub fn heading_name(node: &Node) -> String {
 /// Matches a node's name in the context of its ancestors' names, falling
 /// back to its kind for exhibits (and unknown headings inside an exhibit)
 /// and the preamble.
-fn match_node(
-    node: &Node,
-    parents: &[String],
-    in_exhibit: bool,
-    own_names: &[String],
-    index: &GraphabilityIndex,
-) -> TitleMatch {
+fn match_node(p: &Placed<'_>, own_names: &[String], index: &GraphabilityIndex) -> TitleMatch {
+    let (node, parents, in_exhibit) = (p.node, p.parents.as_slice(), p.in_exhibit);
     let m = index.match_heading(&heading_name(node), &MatchContext { parents, own_names });
-    if m.method != MatchMethod::None || m.reserved {
+    if m.method != MatchMethod::None
+        || m.reserved
+        || (p.opens_document && !is_form_name(&heading_name(node)))
+    {
         return m;
     }
     // An unknown heading inside an exhibit is part of that form, and a
@@ -200,6 +198,11 @@ struct Placed<'a> {
     node: &'a Node,
     parents: Vec<String>,
     in_exhibit: bool,
+    /// An exhibit or schedule heading that opens the document (nothing but
+    /// a preamble or contents before it): the filing's own exhibit label
+    /// over the agreement (`EXHIBIT D JOINT FILING AGREEMENT`), not an
+    /// attachment to it.
+    opens_document: bool,
 }
 
 /// `EXHIBIT 10.1`, `Exhibit 99.2 ...`: an SEC exhibit number (a dotted
@@ -232,17 +235,25 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
         in_exhibit: bool,
         out: &mut Vec<Placed<'a>>,
     ) {
+        let mut opening = parents.is_empty();
         for n in nodes {
+            let opens_document =
+                opening && matches!(n.kind, NodeKind::Exhibit | NodeKind::Schedule);
+            opening &= matches!(n.kind, NodeKind::Preamble | NodeKind::Toc);
             out.push(Placed {
                 node: n,
                 parents: parents.clone(),
                 in_exhibit,
+                opens_document,
             });
             parents.push(heading_name(n));
             walk(
                 &n.nodes,
                 parents,
-                in_exhibit || (n.kind == NodeKind::Exhibit && !is_filing_exhibit_number(&n.title)),
+                in_exhibit
+                    || (n.kind == NodeKind::Exhibit
+                        && !opens_document
+                        && !is_filing_exhibit_number(&n.title)),
                 out,
             );
             parents.pop();
@@ -254,13 +265,21 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
 }
 
 /// A heading with children whose own span is at most this long is only
-/// their lead-in: the heading line and a sentence or two (`SCHEDULE
-/// 1.1(a)`, `The Borrower covenants that, so long as any Loan is
-/// outstanding, it shall:`). It gets no call of its own; its children are
+/// their lead-in, when the tree has no text to look at (a gold heading
+/// list). With text, the tree decides: a heading with children and no text
+/// of its own, or only the lead-in line that introduces its clauses, is
+/// `structural`; one with a clause of its own (run onto its line or below)
+/// is routed by its title like any section. Either way the children are
 /// routed by their own titles, with this heading in their breadcrumb
-/// (Proxy-Pointer's near-empty structural rule, widened to the lead-in
-/// sentence that expert raters score Low or Very Low whatever the title).
+/// (Proxy-Pointer's near-empty structural rule).
 pub const LEAD_IN_CHARS: usize = 400;
+
+/// Whether a section read from a text holds more than its title, line
+/// breaks and a page number: `[Reserved]` followed by the next clause that
+/// ran into it (`17. [RESERVED.] 18. Assignment: The license ...`).
+fn has_own_text(node: &crate::tree::Node) -> bool {
+    node.end_byte > 0 && node.chars > node.title.chars().count() + 100
+}
 
 /// Routes every node of a tree. No LLM, no network.
 ///
@@ -282,16 +301,20 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
             let matched = match node.kind {
                 NodeKind::Preamble => preamble_match(index),
                 NodeKind::Fallback => TitleMatch::unmatched(),
-                _ => match_node(node, &p.parents, p.in_exhibit, &tree.party_names, index),
+                _ => match_node(&p, &tree.party_names, index),
             };
-            let heading_only = !node.nodes.is_empty() && node.chars <= LEAD_IN_CHARS;
+            let heading_only =
+                !node.nodes.is_empty() && node.end_byte == 0 && node.chars <= LEAD_IN_CHARS;
             let (mut route, predicted_tier) = match node.kind {
                 NodeKind::Structural => (Route::Empty, None),
                 NodeKind::Preamble => (Route::Llm, matched.tier),
                 NodeKind::Fallback => (Route::Llm, None),
                 _ if heading_only => (Route::Empty, None),
                 NodeKind::Toc | NodeKind::Signature => (Route::Noise, None),
-                _ if matched.reserved => (Route::Empty, None),
+                // `[Reserved]` with text after it: the next clause ran into
+                // it, so it is read as a new section.
+                _ if matched.reserved && !has_own_text(node) => (Route::Empty, None),
+                _ if matched.reserved => (Route::Llm, None),
                 _ if matched.noise => (Route::Noise, None),
                 _ => match matched.tier {
                     Some(t) if t.is_sent() => (Route::Llm, Some(t)),

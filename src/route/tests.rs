@@ -363,3 +363,56 @@ fn a_lead_in_of_a_heading_with_children_is_not_sent() {
         Route::Llm
     );
 }
+
+/// `[Reserved]` read from a text with the next clause run into it is a
+/// section with text (new, sent); alone it routes nowhere.
+#[test]
+fn a_reserved_heading_holding_the_next_clause_is_sent() {
+    let mut reserved = node("0001", "17. [RESERVED.]", NodeKind::Section, 1500, vec![]);
+    reserved.end_byte = 1500;
+    let p = plan(
+        &doc(vec![reserved.clone()]),
+        &index(),
+        &RouteOptions::default(),
+    );
+    assert_eq!(route_of(&p, "0001").0, Route::Llm);
+    reserved.chars = 30;
+    reserved.end_byte = 30;
+    let p = plan(&doc(vec![reserved]), &index(), &RouteOptions::default());
+    assert_eq!(route_of(&p, "0001").0, Route::Empty);
+}
+
+/// An exhibit heading that opens the document (the filing's exhibit
+/// letter over the agreement) is not an attachment: its unknown title is
+/// new and sent; the same heading after the body is an exhibit, skipped.
+#[test]
+fn an_exhibit_that_opens_the_document_is_the_document() {
+    let exhibit = || {
+        node(
+            "0001",
+            "EXHIBIT D JOINT FILING AGREEMENT",
+            NodeKind::Exhibit,
+            3000,
+            vec![],
+        )
+    };
+    let opts = RouteOptions::default();
+    let alone = doc(vec![
+        node("0000", "Preamble", NodeKind::Preamble, 200, vec![]),
+        exhibit(),
+    ]);
+    let p = plan(&alone, &index(), &opts);
+    assert_eq!(route_of(&p, "0001"), (Route::Llm, None, Override::None));
+    let after = doc(vec![
+        node(
+            "0002",
+            "Section 5.01 Liens; Negative Pledge",
+            NodeKind::Section,
+            5000,
+            vec![],
+        ),
+        exhibit(),
+    ]);
+    let p = plan(&after, &index(), &opts);
+    assert_eq!(route_of(&p, "0001").0, Route::Skip);
+}

@@ -44,9 +44,38 @@ impl Heading {
     }
 }
 
-/// A heading with no more than this many non-blank characters of its own
-/// (beyond the title) and with children is `structural`.
-const STRUCTURAL_MAX_CHARS: usize = 100;
+/// A heading with children is `structural` (routed `empty`: no text of its
+/// own) when, beyond its title, it holds no more than this many non-blank
+/// characters (a page number, `[***]`, a running header) ...
+const STRUCTURAL_MAX_CHARS: usize = 30;
+/// ... or only the lead-in that introduces its clauses, at most this many
+/// words and ending in a colon (`The Borrower covenants that:`). A first
+/// clause run onto the heading's line (`5. Compliance. Neither party shall
+/// ...`) or a longer lead-in is text of its own.
+const LEAD_IN_MAX_WORDS: usize = 30;
+
+/// Whether a heading's own text is only a lead-in to its clauses: it ends
+/// in a colon or a dash, or announces them (`... agrees as follows.`).
+fn is_lead_in(own: &str) -> bool {
+    let bare = own.trim_end_matches(['.', ' ']).to_ascii_lowercase();
+    own.ends_with(':')
+        || own.ends_with('-')
+        || own.ends_with('\u{2014}')
+        || bare.ends_with("as follows")
+        || bare.ends_with("the following")
+}
+
+/// `s` after its first `n` non-blank characters.
+fn after_non_blank(s: &str, n: usize) -> &str {
+    let mut seen = 0;
+    for (i, c) in s.char_indices() {
+        if seen == n {
+            return &s[i..];
+        }
+        seen += usize::from(!c.is_whitespace());
+    }
+    ""
+}
 /// Text before the first heading becomes a preamble when it holds at least
 /// this many letters and digits.
 const PREAMBLE_MIN_ALNUM: usize = 20;
@@ -119,21 +148,14 @@ pub(crate) fn assemble(
         let chars = count_chars(text);
         let start = source.line_of_offset(start_byte);
         let end = source.line_of_offset(end_byte - 1);
-        let own_body = if h.kind != NodeKind::Section {
-            0
-        } else if h.offset > 0 {
-            // A heading inside a line: its title is followed by its body
-            // on the same line, so the body is the span less the title.
+        // Its own body: the span less its title, so a body that runs on
+        // the heading's own line (`2. Services. eGain will provide ...`)
+        // counts as much as one on the next line.
+        let no_own_text = h.kind == NodeKind::Section && {
             let in_title = count_non_blank(&h.title, usize::MAX);
-            count_non_blank(text, in_title + STRUCTURAL_MAX_CHARS + 1).saturating_sub(in_title)
-        } else {
-            let body_from = h.title_end.max(h.line) + 1;
-            if body_from <= end {
-                let body = &source.text[source.line_start(body_from)..end_byte];
-                count_non_blank(body, STRUCTURAL_MAX_CHARS + 1)
-            } else {
-                0
-            }
+            let own = after_non_blank(text, in_title).trim();
+            count_non_blank(own, STRUCTURAL_MAX_CHARS + 1) <= STRUCTURAL_MAX_CHARS
+                || (own.split_whitespace().nth(LEAD_IN_MAX_WORDS).is_none() && is_lead_in(own))
         };
         let kind = refine_kind(h.kind, &title);
         let (label, name) = match kind {
@@ -170,7 +192,7 @@ pub(crate) fn assemble(
             nodes: Vec::new(),
         });
         children.push(Vec::new());
-        bodiless.push(kind == NodeKind::Section && own_body <= STRUCTURAL_MAX_CHARS);
+        bodiless.push(kind == NodeKind::Section && no_own_text);
         match parent {
             Some(p) => children[p].push(idx),
             None => roots.push(idx),

@@ -680,3 +680,26 @@ fn a_third_level_the_contents_list_is_a_heading_below_a_bare_section() {
         "{got:?}"
     );
 }
+
+/// A heading is `structural` (routed `empty`) only when it has no text of
+/// its own: a first clause run onto its line is text, a short lead-in
+/// ending in a colon is not.
+#[test]
+fn a_clause_run_onto_a_heading_line_is_its_own_text() {
+    let body = "The parties agree as set out below and in the schedules. ".repeat(3);
+    let text = format!(
+        "1. Compliance. Neither party shall engage in any practice that breaks the Fair Credit Reporting Act. {body}\n\n\
+         1.1 Records. {body}\n\n1.2 Audits. {body}\n\n\
+         2. Payments\n\nEach party agrees that:\n\n2.1 Fees. {body}\n\n2.2 Taxes. {body}\n"
+    );
+    let t = tree_of(&text);
+    let kind = |title: &str| {
+        t.iter()
+            .find(|n| n.title.starts_with(title))
+            .unwrap_or_else(|| panic!("no {title} in {:?}", headings_of(&t)))
+            .kind
+    };
+    assert_eq!(kind("1. Compliance"), NodeKind::Section);
+    assert_eq!(kind("2. Payments"), NodeKind::Structural);
+    assert_tiles(&text, &t);
+}
