@@ -1,9 +1,10 @@
 //! Benchmark: one document of 10k, 30k and 100k headings through `kgroute
 //! plan` and an offline `kgroute ingest` (the real binary, so every
 //! per-heading path is in it: tree, routing, unmatched titles, extraction,
-//! graph, reports). Prints the wall time per size and the 100k/10k ratio:
-//! linear paths give about 10x; the quadratic dedup of unmatched titles
-//! gave 77 s at 100k (47x the 10k time).
+//! graph, reports). Prints the wall time and the CPU time (user + system of
+//! the child, which load on a shared machine does not inflate) per size,
+//! and the 100k/10k ratio of CPU time: linear paths give about 10x; the
+//! quadratic dedup of unmatched titles gave 77 s at 100k (47x the 10k time).
 //!
 //! `cargo bench --bench headings` (add `--profile dev` to reuse the debug
 //! build; the figures are then slower but the ratio is what matters).
@@ -25,7 +26,18 @@ fn document(n: usize) -> String {
     s
 }
 
-fn run(args: &[&str], dir: &Path) -> f64 {
+/// CPU seconds (user + system) of the children reaped so far.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
+/// Runs kgroute; (wall seconds, CPU seconds).
+fn run(args: &[&str], dir: &Path) -> (f64, f64) {
+    let cpu = children_cpu();
     let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_kgroute"))
         .args(args)
@@ -40,7 +52,7 @@ fn run(args: &[&str], dir: &Path) -> f64 {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    secs
+    (secs, children_cpu() - cpu)
 }
 
 fn main() {
@@ -73,13 +85,16 @@ fn main() {
             ],
             dir.path(),
         );
-        println!("headings {n:>7}: plan {plan:7.2} s, ingest {ingest:7.2} s");
-        ingest_times.push((n, ingest));
+        println!(
+            "headings {n:>7}: plan {:7.2} s wall {:7.2} s CPU, ingest {:7.2} s wall {:7.2} s CPU",
+            plan.0, plan.1, ingest.0, ingest.1
+        );
+        ingest_times.push((n, ingest.1));
     }
     if let (Some(&(n0, t0)), Some(&(n1, t1))) = (ingest_times.first(), ingest_times.last()) {
         if n1 > n0 {
             println!(
-                "ingest {n1}/{n0} headings: time x{:.1} for size x{:.1} (linear: about the same)",
+                "ingest {n1}/{n0} headings: CPU time x{:.1} for size x{:.1} (linear: about the same)",
                 t1 / t0,
                 n1 as f64 / n0 as f64
             );
