@@ -167,6 +167,22 @@ mod tests {
     use crate::extract::CounterSnapshot;
 
     #[test]
+    fn a_large_document_gets_a_line_and_a_small_one_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        let f = std::fs::File::create(&big).unwrap();
+        // Sparse: the size is what counts, not the bytes on disk.
+        f.set_len(LARGE_DOCUMENT_BYTES + 1).unwrap();
+        let small = dir.path().join("small.txt");
+        std::fs::write(&small, "Section 1. Term.").unwrap();
+        assert_eq!(
+            large_document_line("big.txt", &big).as_deref(),
+            Some("big.txt: 10.5 MB, reading and routing (large document)")
+        );
+        assert_eq!(large_document_line("small.txt", &small), None);
+    }
+
+    #[test]
     fn title_mapping_requests_show_apart_from_the_sections() {
         let t = Totals {
             sections_done: 3,
