@@ -143,6 +143,11 @@ pub struct Extractor {
     client: Option<LlmClient>,
     cache: Option<Cache>,
     semaphore: Semaphore,
+    /// Sections the rules read at once: one per core. The rules are CPU
+    /// work, and every thread that runs them grows its own regex caches
+    /// (a document's sections all at once took one blocking thread each,
+    /// and peak memory grew with the batch).
+    rules_permits: Semaphore,
     counters: Counters,
     /// Transport failures in a row (any answer resets it).
     transport_failures: AtomicU32,
@@ -294,6 +299,9 @@ impl Extractor {
         };
         Ok(Extractor {
             semaphore: Semaphore::new(cfg.concurrency),
+            rules_permits: Semaphore::new(
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            ),
             profile,
             cfg,
             client,
@@ -553,6 +561,7 @@ impl Extractor {
                 // becomes a failed section, not a failed run.
                 let (onto, density) = (profile.ontology.clone(), profile.density);
                 let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
+                let _permit = self.rules_permits.acquire().await;
                 match tokio::task::spawn_blocking(move || rules_extraction(&onto, &density, &input))
                     .await
                 {
