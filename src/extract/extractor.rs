@@ -16,7 +16,7 @@ use crate::llm::cache::Cache;
 use crate::llm::server::{self, ServerInfo};
 use crate::llm::{CallError, ChatAnswer, LlmClient, RetryPolicy};
 use crate::route::{Route, RoutePlan};
-use crate::tree::SourceText;
+use crate::tree::{NodeKind, SourceText};
 use anyhow::Result;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -218,20 +218,66 @@ pub fn section_inputs(
     plan.sections
         .iter()
         .filter(|s| s.route == Route::Llm)
-        .map(|s| SectionInput {
-            doc_id: doc_id.to_string(),
-            doc_type: doc_type.to_string(),
-            node_id: s.node_id.clone(),
-            title: s.title.clone(),
-            label: s.label.clone(),
-            name: s.name.clone(),
-            breadcrumb: s.breadcrumb.clone(),
-            start_line: s.start_line,
-            end_line: s.end_line,
-            text: source.byte_span_text(s.start_byte, s.end_byte).to_string(),
-            anchor: s.matched.anchor,
-        })
+        .map(|s| section_input(s, doc_id, doc_type, source))
         .collect()
+}
+
+/// The sections the router did not send that the rules still read, free:
+/// skipped by prediction and noise (signature pages name the parties), but
+/// not contents pages nor sections without text of their own.
+pub fn skipped_section_inputs(
+    plan: &RoutePlan,
+    doc_id: &str,
+    doc_type: &str,
+    source: &SourceText,
+) -> Vec<SectionInput> {
+    plan.sections
+        .iter()
+        .filter(|s| matches!(s.route, Route::Skip | Route::Noise) && s.kind != NodeKind::Toc)
+        .map(|s| section_input(s, doc_id, doc_type, source))
+        .collect()
+}
+
+fn section_input(
+    s: &crate::route::RoutedSection,
+    doc_id: &str,
+    doc_type: &str,
+    source: &SourceText,
+) -> SectionInput {
+    SectionInput {
+        doc_id: doc_id.to_string(),
+        doc_type: doc_type.to_string(),
+        node_id: s.node_id.clone(),
+        title: s.title.clone(),
+        label: s.label.clone(),
+        name: s.name.clone(),
+        breadcrumb: s.breadcrumb.clone(),
+        start_line: s.start_line,
+        end_line: s.end_line,
+        text: source.byte_span_text(s.start_byte, s.end_byte).to_string(),
+        anchor: s.matched.anchor,
+    }
+}
+
+/// The rules extractor over sections the router did not send, with
+/// `profile`'s ontology: no request, no counters, no budget. A panic in
+/// the rules leaves these sections without facts.
+pub async fn rules_on_skipped(
+    inputs: Vec<SectionInput>,
+    profile: &ExtractionProfile,
+) -> Vec<SectionExtraction> {
+    if inputs.is_empty() {
+        return Vec::new();
+    }
+    let (onto, density) = (profile.ontology.clone(), profile.density);
+    tokio::task::spawn_blocking(move || {
+        inputs
+            .iter()
+            .map(|i| rules_extraction(&onto, &density, i))
+            .collect()
+    })
+    .await
+    .unwrap_or_default()
 }
 
 /// Whether a request that is not a section's was sent, and how it ended

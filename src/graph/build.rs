@@ -8,7 +8,7 @@
 //! `Role` anywhere in the document is one `Role` node, never also a
 //! `DefinedTerm` node (the "Borrower" is the borrower role); class words
 //! (`Person`, `Agreement`) are no entities; and nothing is taken from a
-//! contents, noise or signature section.
+//! contents section (signature and noise sections give what the rules find).
 
 use super::identity::{
     entity_key, is_class_word, is_global, is_org, is_valid_relation_type, name_rank,
@@ -65,8 +65,11 @@ pub fn build_document_graph(
             end_line: s.end_line,
             chars: s.chars,
             predicted_tier: s.predicted_tier,
+            // Only a sent section has an actual tier: the rules' reading of
+            // a skipped one is no rating.
             actual_tier: by_node
                 .get(s.node_id.as_str())
+                .filter(|_| s.route == Route::Llm)
                 .filter(|e| !matches!(e.status, SectionStatus::Failed(_)))
                 .map(|e| e.actual_tier),
             route: s.route,
@@ -85,20 +88,14 @@ pub fn build_document_graph(
         .filter(|e| type_key(&e.entity_type) == "role")
         .map(|e| normalize_name(&e.name))
         .collect();
-    // Sections nothing is taken from: contents pages, signature blocks and
-    // sections routed as noise.
+    // Sections nothing is taken from: contents pages. Signature pages and
+    // noise sections are never sent to the LLM, but the rules read them
+    // (the parties sign there).
     let barren: HashMap<&str, &str> = plan
         .sections
         .iter()
-        .filter_map(|s| {
-            let why = match (s.kind, s.route) {
-                (NodeKind::Toc, _) => "a contents section",
-                (NodeKind::Signature, _) => "a signature section",
-                (_, Route::Noise) => "a noise section",
-                _ => return None,
-            };
-            Some((s.node_id.as_str(), why))
-        })
+        .filter(|s| s.kind == NodeKind::Toc)
+        .map(|s| (s.node_id.as_str(), "a contents section"))
         .collect();
 
     let mut b = Builder {
@@ -252,9 +249,20 @@ impl Builder<'_> {
         // Names resolvable inside this section, which win over the rest of
         // the document when a relation endpoint is looked up.
         let mut local: HashMap<String, String> = HashMap::new();
+        // `Agreement GOVERNED_BY <place>`: there the word is this
+        // document's agreement (one node per document), not any agreement.
+        let governed: HashSet<String> = ext
+            .relations
+            .iter()
+            .filter(|r| r.relation_type.eq_ignore_ascii_case("GOVERNED_BY"))
+            .map(|r| normalize_name(&r.source))
+            .collect();
         for ent in &ext.entities {
             let norm = normalize_name(&ent.name);
-            if !norm.is_empty() && is_class_word(&ent.entity_type, &norm) {
+            if !norm.is_empty()
+                && is_class_word(&ent.entity_type, &norm)
+                && (is_global(&ent.entity_type) || !governed.contains(&norm))
+            {
                 self.drop_item(
                     node_id,
                     "entity",
@@ -408,6 +416,11 @@ impl Builder<'_> {
                 doc_id: self.doc_id.to_string(),
                 node_id: node_id.to_string(),
                 evidence: rel.evidence.clone(),
+                source: if ext.extractor == crate::extract::rules::EXTRACTOR {
+                    super::SOURCE_RULES.to_string()
+                } else {
+                    "llm".to_string()
+                },
             };
             match self.edges.get(&(a, rel_type.clone(), b)) {
                 Some(&e) => {
@@ -450,10 +463,10 @@ mod tests {
 
     fn ontology() -> Ontology {
         let mut o = Ontology::default();
-        for t in ["Organization", "Role", "DefinedTerm"] {
+        for t in ["Organization", "Role", "DefinedTerm", "Jurisdiction"] {
             o.entity_types.insert(t.into(), String::new());
         }
-        for t in ["ROLE_OF", "REFERENCES", "bad type"] {
+        for t in ["ROLE_OF", "REFERENCES", "GOVERNED_BY", "bad type"] {
             o.relation_types.insert(t.into(), String::new());
         }
         o
@@ -641,5 +654,68 @@ mod tests {
         let tiers: Vec<_> = g.sections.iter().map(|s| s.actual_tier).collect();
         assert_eq!(tiers, [Some(Tier::Medium), None, None]);
         assert_eq!(g.sections[1].parent_uid.as_deref(), Some("d#0001"));
+    }
+
+    #[test]
+    fn rules_on_unsent_sections_give_facts_marked_rules_but_no_tier() {
+        // 0001 sent to the LLM, 0002 a signature page (noise), 0003
+        // skipped by prediction, 0004 a contents page.
+        let mut p = plan(&["0001", "0002", "0003", "0004"]);
+        p.sections[1].kind = NodeKind::Signature;
+        p.sections[1].route = Route::Noise;
+        p.sections[2].route = Route::Skip;
+        p.sections[3].kind = NodeKind::Toc;
+        p.sections[3].route = Route::Noise;
+        let mut llm = ext(
+            "d",
+            "0001",
+            &[("Borrower", "Role", &[]), ("Acme", "Organization", &[])],
+            &[("Borrower", "ROLE_OF", "Acme")],
+        );
+        llm.extractor = "llm:m".into();
+        let exts = [
+            llm,
+            ext(
+                "d",
+                "0002",
+                &[
+                    ("Zenith Ltd.", "Organization", &[]),
+                    ("Lender", "Role", &[]),
+                ],
+                &[("Lender", "ROLE_OF", "Zenith Ltd.")],
+            ),
+            ext(
+                "d",
+                "0003",
+                &[
+                    ("Borrower", "Role", &[]),
+                    ("Acme", "Organization", &[]),
+                    ("Agreement", "DefinedTerm", &[]),
+                    ("Delaware", "Jurisdiction", &[]),
+                ],
+                &[
+                    ("Borrower", "ROLE_OF", "Acme"),
+                    ("Agreement", "GOVERNED_BY", "Delaware"),
+                ],
+            ),
+            ext("d", "0004", &[("Contents Co", "Organization", &[])], &[]),
+        ];
+        let g = build_document_graph(&meta(), &p, &HashMap::new(), &exts, &ontology());
+        let sources: HashMap<String, &str> = g
+            .relations()
+            .map(|(a, e, _)| (a.name.clone(), e.source()))
+            .collect();
+        // Found by the LLM too: llm; found only on the signature page: rules.
+        assert_eq!(sources["Borrower"], "llm");
+        assert_eq!(sources["Lender"], "rules");
+        // The class word `Agreement` is kept as the document's agreement
+        // where it is governed by a law.
+        assert_eq!(sources["Agreement"], "rules");
+        assert!(g
+            .dropped
+            .iter()
+            .any(|d| d.reason.contains("0004 is a contents section")));
+        let tiers: Vec<_> = g.sections.iter().map(|s| s.actual_tier).collect();
+        assert_eq!(tiers, [Some(Tier::Medium), None, None, None]);
     }
 }

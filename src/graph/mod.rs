@@ -128,7 +128,25 @@ pub struct Provenance {
     pub doc_id: String,
     pub node_id: String,
     pub evidence: String,
+    /// Which extractor found it: `rules` or `llm` (empty when read back
+    /// from a store that does not keep it).
+    pub source: String,
 }
+
+impl RelationEdge {
+    /// `rules` when only the rules extractor found the relation (offline,
+    /// or in a section the router did not send), else `llm`.
+    pub fn source(&self) -> &str {
+        if self.provenance.iter().any(|p| p.source != SOURCE_RULES) {
+            "llm"
+        } else {
+            SOURCE_RULES
+        }
+    }
+}
+
+/// The [`Provenance::source`] of a fact the rules extractor found.
+pub const SOURCE_RULES: &str = "rules";
 
 /// A deduplicated relation: one edge per (source, type, target).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -229,6 +229,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
                 path: d.path.clone(),
                 plan: None,
                 extractions: Vec::new(),
+                rules_on_skipped: Vec::new(),
                 title_mapping: Default::default(),
                 error: Some(
                     d.error

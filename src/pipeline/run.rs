@@ -13,7 +13,7 @@ use super::document::{plan_one, Planned};
 use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
-use crate::extract::extractor::{section_inputs, Gate};
+use crate::extract::extractor::{rules_on_skipped, section_inputs, skipped_section_inputs, Gate};
 use crate::extract::{
     ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
 };
@@ -91,6 +91,10 @@ pub(super) struct SavedDocument {
     /// The LLM title mapping's request and tokens (absent in older saves).
     #[serde(default)]
     title_mapping: TitleMappingUse,
+    /// The rules over the sections the router did not send (absent in
+    /// older saves).
+    #[serde(default)]
+    rules_on_skipped: Vec<SectionExtraction>,
 }
 
 impl SavedDocument {
@@ -579,6 +583,7 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
                 path: key.to_path_buf(),
                 plan: None,
                 extractions: Vec::new(),
+                rules_on_skipped: Vec::new(),
                 title_mapping: TitleMappingUse::default(),
                 error: Some(msg),
             })
@@ -674,6 +679,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
 
     let profile = profile_for(batch, &plan.doc_type)?;
     let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
+    let skipped = skipped_section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
     if let Some(search) = batch.search.lock().expect("search").as_ref() {
@@ -687,12 +693,14 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
             .map(|input| extract_within_budget(batch, input, &profile)),
     )
     .await;
+    let rules_on_skipped = rules_on_skipped(skipped, &profile).await;
 
     let saved = SavedDocument {
         meta,
         plan,
         extractions,
         title_mapping,
+        rules_on_skipped,
     };
     save_document(batch, &saved)?;
     set_state(
@@ -703,13 +711,13 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         None,
     );
 
-    let graph = build_document_graph(
-        &saved.meta,
-        &saved.plan,
-        &parents,
-        &saved.extractions,
-        profile.ontology(),
-    );
+    let all: Vec<SectionExtraction> = saved
+        .extractions
+        .iter()
+        .chain(&saved.rules_on_skipped)
+        .cloned()
+        .collect();
+    let graph = build_document_graph(&saved.meta, &saved.plan, &parents, &all, profile.ontology());
     batch
         .sink
         .lock()
@@ -864,6 +872,7 @@ pub(super) fn outcome_from(
         path: key.to_path_buf(),
         plan: Some(saved.plan),
         extractions: saved.extractions,
+        rules_on_skipped: saved.rules_on_skipped,
         title_mapping: saved.title_mapping,
         error,
     }

@@ -43,6 +43,10 @@ pub struct DocumentOutcome {
     /// One per section that was sent (or answered from cache), matched to
     /// the plan by `node_id`.
     pub extractions: Vec<SectionExtraction>,
+    /// The rules over the sections the router did not send (skipped by
+    /// prediction, noise): their facts are in the graph with source
+    /// `rules`, counted apart in the summary.
+    pub rules_on_skipped: Vec<SectionExtraction>,
     /// The LLM title mapping's request and tokens (counted apart from
     /// extraction in the summary).
     pub title_mapping: crate::index::llm_titles::TitleMappingUse,

@@ -80,6 +80,37 @@ pub struct Stats {
     /// are not in `tokens_in`/`tokens_out`, its cost not in `cost_usd`).
     #[serde(default)]
     pub title_mapping: TitleMappingStats,
+    /// What the rules found, free, in the sections the router did not send
+    /// (skipped by prediction, noise); apart from the extraction figures.
+    #[serde(default)]
+    pub rules_on_skipped: RulesOnSkipped,
+}
+
+/// The rules over sections not sent: how many were read, and the entities
+/// and relations they gave (before the graph's deduplication).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesOnSkipped {
+    pub sections: usize,
+    /// Of those, the sections that gave at least one entity or relation.
+    pub sections_with_facts: usize,
+    pub entities: usize,
+    pub relations: usize,
+}
+
+impl RulesOnSkipped {
+    fn add(&mut self, e: &crate::extract::SectionExtraction) {
+        self.sections += 1;
+        self.sections_with_facts += usize::from(!e.entities.is_empty() || !e.relations.is_empty());
+        self.entities += e.entities.len();
+        self.relations += e.relations.len();
+    }
+
+    fn merge(&mut self, o: &RulesOnSkipped) {
+        self.sections += o.sections;
+        self.sections_with_facts += o.sections_with_facts;
+        self.entities += o.entities;
+        self.relations += o.relations;
+    }
 }
 
 /// The LLM title mapping of one document or a batch: at most one request
@@ -217,6 +248,7 @@ impl Stats {
         self.audited += o.audited;
         self.audited_medium_plus += o.audited_medium_plus;
         self.title_mapping.merge(&o.title_mapping);
+        self.rules_on_skipped.merge(&o.rules_on_skipped);
     }
 
     /// Computes the rates and the cost from the counts.
@@ -373,6 +405,9 @@ impl SummaryBuilder {
             stats.add_section(&v);
         }
         stats.title_mapping.add(&doc.title_mapping);
+        for e in &doc.rules_on_skipped {
+            stats.rules_on_skipped.add(e);
+        }
         self.totals.merge(&stats);
         stats.finish(pin, pout);
         let plan = doc.plan.as_ref();
@@ -550,6 +585,13 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
             l.answers_cut, l.stalls, l.splits
         );
     }
+    let r = &t.rules_on_skipped;
+    let _ = writeln!(
+        out,
+        "Rules on sections not sent (skipped by prediction, noise; free, apart from the figures above): \
+         {} sections read, {} with facts, {} entities, {} relations (in the graph with `source: rules`).\n",
+        r.sections, r.sections_with_facts, r.entities, r.relations
+    );
 
     out.push_str("## Alignment\n\n");
     out.push_str(

@@ -59,13 +59,14 @@ pub const NODE_HEADER: [&str; 21] = [
 ];
 
 /// Header of `relationships.csv`.
-pub const REL_HEADER: [&str; 8] = [
+pub const REL_HEADER: [&str; 9] = [
     ":START_ID",
     ":END_ID",
     ":TYPE",
     "doc_id",
     "node_id",
     "evidence",
+    "source",
     "node_ids:string[]",
     "evidences:string[]",
 ];
@@ -216,12 +217,14 @@ impl FileSink {
                 doc_id,
                 first.map(|p| p.node_id.as_str()).unwrap_or(""),
                 first.map(|p| p.evidence.as_str()).unwrap_or(""),
+                edge.source(),
                 &node_ids,
                 &evidences,
             ]);
             part.jsonl.push(
                 json!({"kind": "relation", "doc_id": doc_id, "source": a.key,
-                "type": edge.rel_type, "target": b.key, "provenance": edge.provenance}),
+                "type": edge.rel_type, "target": b.key, "found_by": edge.source(),
+                "provenance": edge.provenance}),
             );
             stats.relations += 1;
         }

@@ -11,7 +11,8 @@
 //!   chars, predicted_tier, actual_tier, route})-[:IN_DOCUMENT]->(:Document)`,
 //!   `(:Section)-[:CHILD_OF]->(:Section)`
 //! - `(:Entity:<Type> {key, name, type, doc_id?, aliases})-[:MENTIONED_IN]->(:Section)`
-//! - `(:Entity)-[:<RELATION_TYPE> {doc_id, node_id, evidence, node_ids, evidences}]->(:Entity)`
+//! - `(:Entity)-[:<RELATION_TYPE> {doc_id, node_id, evidence, source, node_ids, evidences}]->(:Entity)`
+//!   (`source`: `rules` when only the rules found it, else `llm`)
 //!
 //! Relation provenance: one relationship per (document, source, type,
 //! target). `node_id`/`evidence` hold the first place it was found in that
@@ -370,6 +371,7 @@ impl Neo4jSink {
                     ("dst", b.key.as_str().into()),
                     ("node_id", first.map(|p| p.node_id.clone()).into()),
                     ("evidence", first.map(|p| p.evidence.clone()).into()),
+                    ("source", edge.source().into()),
                     ("node_ids", list(|p| p.node_id.clone())),
                     ("evidences", list(|p| p.evidence.clone())),
                 ]));
@@ -473,7 +475,7 @@ fn relation_statement(rel_type: &str) -> anyhow::Result<String> {
     Ok(format!(
         "UNWIND $rows AS row \
          MATCH (a:Entity {{key: row.src}}) MATCH (b:Entity {{key: row.dst}}) \
-         CREATE (a)-[r:`{rel_type}` {{doc_id: $doc_id, node_id: row.node_id, evidence: row.evidence}}]->(b) \
+         CREATE (a)-[r:`{rel_type}` {{doc_id: $doc_id, node_id: row.node_id, evidence: row.evidence, source: row.source}}]->(b) \
          SET r.node_ids = row.node_ids, r.evidences = row.evidences"
     ))
 }

@@ -1070,8 +1070,7 @@ const EXPECTED_MERGES: &[&[&str]] = &[
     &[
         "HSBC Bank USA, N.A.",
         "HSBC BANK USA, N.A.",
-        // Its all-caps spelling is only on Emerson's signature pages, a
-        // signature section the graph takes nothing from.
+        // Its all-caps spelling is only on Emerson's signature pages.
         "HSBC Bank USA, National Association",
     ],
     &["Bank of America, N.A.", "BANK OF AMERICA, N.A."],
@@ -1187,9 +1186,11 @@ fn whole_corpus_one_node_per_organisation_in_the_import_files() {
             "relation" => {
                 for p in r["provenance"].as_array().unwrap() {
                     let at = (doc.clone(), p["node_id"].as_str().unwrap().to_string());
+                    // Noise sections (signature pages) give only what the
+                    // rules find there.
                     assert!(
-                        !noise.contains(&at),
-                        "relation from a contents/noise/signature section: {r}"
+                        !noise.contains(&at) || p["source"] == "rules",
+                        "relation from a noise section not found by the rules: {r}"
                     );
                 }
             }

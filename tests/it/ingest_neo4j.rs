@@ -97,8 +97,15 @@ fn saved_graph_counts(out: &Path, doc_id: &str, path: &Path) -> GraphCounts {
     let v: serde_json::Value =
         serde_json::from_str(&read(&out.join("docs").join(format!("{doc_id}.json")))).unwrap();
     let plan: RoutePlan = serde_json::from_value(v["plan"].clone()).unwrap();
-    let extractions: Vec<kgroute::extract::SectionExtraction> =
+    // The sent sections, then the rules over the ones not sent.
+    let mut extractions: Vec<kgroute::extract::SectionExtraction> =
         serde_json::from_value(v["extractions"].clone()).unwrap();
+    extractions.extend(
+        serde_json::from_value::<Vec<kgroute::extract::SectionExtraction>>(
+            v["rules_on_skipped"].clone(),
+        )
+        .unwrap(),
+    );
     let index = GraphabilityIndex::load(&[index_file()]).unwrap();
     let tree = kgroute::tree::build_tree(&kgroute::tree::SourceText::read(path, false).unwrap());
     let meta = DocumentMeta::from_file(path, doc_id, &index.document_type).unwrap();

@@ -1112,3 +1112,110 @@ async fn the_servers_context_limit_is_respected() {
     assert_eq!(server.max_in_flight(), 1, "one slot: one request at a time");
     assert!(server.probes() > 1);
 }
+
+/// A small credit agreement (written for this test): its Governing Law is
+/// predicted Very Low (skipped) and its signature page is noise.
+const SKIPPED_LAW: &str = "CREDIT AGREEMENT\n\n\
+This CREDIT AGREEMENT is entered into by and between Quillmark Holdings, Inc., a Delaware \
+corporation (the \"Borrower\"), and Harbor Stone Bank, N.A. (the \"Lender\").\n\n\
+ARTICLE I\nDEFINITIONS\n\n\
+Section 1.01 Defined Terms. As used in this Agreement, \"Loans\" means the loans made by the \
+Lender to the Borrower under Section 2.01.\n\n\
+ARTICLE II\nTHE LOANS\n\n\
+Section 2.01 Commitment. The Lender agrees to make Loans to the Borrower in an aggregate amount \
+not exceeding $5,000,000.\n\n\
+Section 2.02 Repayment. The Borrower shall repay the Loans in full on the Maturity Date.\n\n\
+ARTICLE III\nMISCELLANEOUS\n\n\
+Section 3.01 Governing Law. This Agreement shall be governed by and construed in accordance \
+with the laws of the State of Delaware.\n\n\
+IN WITNESS WHEREOF, the parties have executed this Agreement.\n\n\
+SIGNATURE PAGE\n\nQUILLMARK HOLDINGS, INC.\nBy: /s/ Ann Reed\nName: Ann Reed\n\
+Title: Chief Executive Officer\n";
+
+/// The relationships of the file sink as (type, source) pairs, and the
+/// batch's `rules_on_skipped` figures.
+fn rules_on_skipped_outcome(out: &Path) -> (Vec<(String, String)>, serde_json::Value) {
+    let rels = super::ingest::csv_rows(&out.join("graph").join("relationships.csv"));
+    let pairs = rels
+        .iter()
+        .map(|r| (r[":TYPE"].clone(), r["source"].clone()))
+        .collect();
+    let summary: serde_json::Value =
+        serde_json::from_str(&super::util::read(&out.join("summary.json"))).unwrap();
+    let md = super::util::read(&out.join("summary.md"));
+    assert!(md.contains("Rules on sections not sent"), "{md}");
+    (pairs, summary["totals"]["rules_on_skipped"].clone())
+}
+
+#[test]
+fn a_skipped_governing_law_still_gives_its_jurisdiction_from_the_rules() {
+    let rt = runtime();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["test-model"])
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let dir = super::util::tempdir();
+    let doc = dir.path().join("loan.txt");
+    std::fs::write(&doc, SKIPPED_LAW).unwrap();
+    let mut c = super::util::kgroute();
+    c.arg("ingest")
+        .arg(&doc)
+        .arg("--index")
+        .arg(repo_index())
+        .arg("--out")
+        .arg(dir.path().join("b"))
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .env("KGROUTE_LLM_URL", server.base_url())
+        .env("KGROUTE_MODEL", "test-model")
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("NEO4J_URI")
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    // The Governing Law section was never sent.
+    assert!(server.received().iter().all(|r| !r
+        .section_message()
+        .contains("laws of the State of Delaware")));
+    let (rels, counts) = rules_on_skipped_outcome(&dir.path().join("b"));
+    assert!(
+        rels.contains(&("GOVERNED_BY".into(), "rules".into())),
+        "{rels:?}"
+    );
+    assert!(
+        rels.contains(&("HAS_ROLE".into(), "llm".into())),
+        "{rels:?}"
+    );
+    // Governing Law (skipped) and the signature page (noise).
+    assert_eq!(counts["sections"], 2, "{counts}");
+    assert!(counts["relations"].as_u64().unwrap() >= 1, "{counts}");
+}
+
+#[test]
+fn offline_the_rules_also_read_the_sections_not_routed() {
+    let dir = super::util::tempdir();
+    let doc = dir.path().join("loan.txt");
+    std::fs::write(&doc, SKIPPED_LAW).unwrap();
+    let out = dir.path().join("b");
+    super::util::ingest_offline_cmd(&[doc], &repo_index(), &out, &dir.path().join("h.csv"))
+        .assert()
+        .success();
+    let (rels, counts) = rules_on_skipped_outcome(&out);
+    assert!(
+        rels.contains(&("GOVERNED_BY".into(), "rules".into())),
+        "{rels:?}"
+    );
+    // Structural edges (IN_DOCUMENT, MENTIONED_IN) have no source.
+    assert!(
+        rels.iter().all(|(_, s)| s.is_empty() || s == "rules"),
+        "{rels:?}"
+    );
+    assert_eq!(counts["sections"], 2, "{counts}");
+}

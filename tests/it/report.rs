@@ -181,6 +181,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions,
+        rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
     };
@@ -203,6 +204,7 @@ fn sample_batch() -> BatchReport {
             tree_health: Default::default(),
         }),
         extractions: vec![extraction("att-2", "0001", Tier::Medium, &[])],
+        rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
     };
@@ -212,6 +214,7 @@ fn sample_batch() -> BatchReport {
         path: PathBuf::from("broken.txt"),
         plan: None,
         extractions: vec![],
+        rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: Some("not UTF-8 at byte 17".into()),
     };
@@ -966,6 +969,7 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
             tree_health: Default::default(),
         }),
         extractions,
+        rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
     }
