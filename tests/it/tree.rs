@@ -1020,6 +1020,9 @@ fn a_headingless_contract_is_one_node_that_tiles_the_text() {
 /// inside lines were found.
 #[test]
 fn cuad_trees_tile_find_headings_and_are_mostly_usable() {
+    if super::util::corpora_or_skip().is_none() {
+        return;
+    }
     let furniture = Regex::new(r"^(Source: |\d{1,3}$|\[\*+\]$)").unwrap();
     let mut usable = [0usize; 2];
     let mut long = [0usize; 2];
