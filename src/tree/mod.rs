@@ -227,5 +227,5 @@ fn plain_tree(
     toc: &[(String, EntryStatus)],
 ) -> DocTree {
     plain_signature::split_after_signatures(source, &mut plain);
-    assemble::assemble(source, DocFormat::Text, plain, &toc)
+    assemble::assemble(source, DocFormat::Text, plain, toc)
 }
