@@ -299,7 +299,7 @@ pub(crate) fn clean_title(raw: &str, keep_trailing: bool) -> String {
 
 /// Kinds that follow from the title alone: annexes, tables of contents and
 /// signature pages found by Markdown headings.
-fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
+pub(crate) fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
     if kind != NodeKind::Section {
         return kind;
     }

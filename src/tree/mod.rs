@@ -19,6 +19,7 @@ mod markdown;
 mod markdown_tests;
 mod md_signature;
 pub mod party_names;
+mod plain_signature;
 mod plaintext;
 pub mod source;
 #[cfg(test)]
@@ -212,8 +213,19 @@ fn headings_tree(source: &SourceText) -> DocTree {
             markdown::extra_nodes(source, &mut md);
             return assemble::assemble(source, DocFormat::Markdown, md, &[]);
         }
-        return assemble::assemble(source, DocFormat::Text, plain, &toc);
+        return plain_tree(source, plain, &toc);
     }
     let (plain, toc) = plaintext::headings(source);
-    assemble::assemble(source, DocFormat::Text, plain, &toc)
+    plain_tree(source, plain, &toc)
+}
+
+/// A plain-text tree: the decoder's headings plus a node for the content
+/// after each signature page's last block.
+fn plain_tree(
+    source: &SourceText,
+    mut plain: Vec<assemble::Heading>,
+    toc: &[(String, EntryStatus)],
+) -> DocTree {
+    plain_signature::split_after_signatures(source, &mut plain);
+    assemble::assemble(source, DocFormat::Text, plain, toc)
 }

@@ -703,3 +703,79 @@ fn a_clause_run_onto_a_heading_line_is_its_own_text() {
     assert_eq!(kind("2. Payments"), NodeKind::Structural);
     assert_tiles(&text, &t);
 }
+
+/// A short agreement whose signature page is followed by `tail` with no
+/// heading the decoder knows.
+fn signed_then(tail: &str) -> String {
+    format!(
+        "\
+SUPPLY AGREEMENT between Alpha Widgets Inc. and Beta Stores LLC, dated as of June 1, 2021.
+
+1. Supply. Alpha shall supply the widgets listed by Beta in each purchase order it accepts.
+
+2. Price. Beta shall pay the prices agreed in writing within thirty days of each invoice.
+
+IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first written above.
+ALPHA WIDGETS INC.   BETA STORES LLC
+By: /s/ Ann Example   By: /s/ Bob Example
+Name: Ann Example   Name: Bob Example
+Title: President   Title: Chief Executive Officer
+Address: 1 Main Street   Fax: 555 0100
+Page 7 of 9
+
+{tail}"
+    )
+}
+
+#[test]
+fn a_signature_page_ends_after_its_last_block() {
+    let text = signed_then(
+        "The parties further agree that the supplier shall keep a stock of spare parts for each \
+         model for five years after the last delivery, and that each party bears its own costs.\n\
+         Either party may audit the other's records of these parts once a year on notice.\n",
+    );
+    let t = tree_of(&text);
+    assert_tiles(&text, &t);
+    let sig = t
+        .iter()
+        .find(|n| n.kind == NodeKind::Signature)
+        .expect("signature node");
+    let sig_text = &text[sig.start_byte..sig.end_byte];
+    assert!(sig_text.contains("Title: President"));
+    assert!(!sig_text.contains("spare parts"), "{sig_text}");
+    let after = t
+        .find(&format!("{}-fallback", sig.node_id))
+        .expect("an untitled node after the pages");
+    assert_eq!(after.kind, NodeKind::Fallback);
+    assert!(text[after.start_byte..after.end_byte].starts_with("The parties further agree"));
+}
+
+#[test]
+fn the_content_after_a_signature_page_takes_its_title_line() {
+    let text = signed_then(
+        "SPARE PARTS ANNEX\n\
+         The supplier shall keep a stock of spare parts for each model for five years after the \
+         last delivery, and each party bears its own costs of doing so.\n",
+    );
+    let t = tree_of(&text);
+    assert_tiles(&text, &t);
+    let after = t
+        .iter()
+        .find(|n| n.title == "SPARE PARTS ANNEX")
+        .expect("titled node after the pages");
+    assert!(after.node_id.ends_with("-section"), "{}", after.node_id);
+    assert_eq!(after.level, 1);
+}
+
+#[test]
+fn footers_after_a_signature_page_stay_in_it() {
+    let text = signed_then("Page 8 of 9\n[Signature Page to Supply Agreement]\n");
+    let t = tree_of(&text);
+    assert_tiles(&text, &t);
+    let sig = t
+        .iter()
+        .find(|n| n.kind == NodeKind::Signature)
+        .expect("signature node");
+    assert_eq!(sig.end_byte, text.len());
+    assert!(t.iter().all(|n| !n.node_id.contains('-')));
+}
