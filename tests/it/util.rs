@@ -33,13 +33,25 @@ pub fn corpora_dir() -> Option<PathBuf> {
 /// `let Some(_c) = util::corpora_or_skip() else { return };`. When they are
 /// absent (a fresh clone) the test says so once and passes as skipped.
 pub fn corpora_or_skip() -> Option<PathBuf> {
+    use std::io::Write;
+    static SAID: std::sync::Once = std::sync::Once::new();
     let dir = corpora_dir();
     if dir.is_none() {
         let test = std::thread::current()
             .name()
             .unwrap_or("this test")
             .to_string();
-        eprintln!("{test}: skipped: shared corpora not found (set KGROUTE_CORPORA)");
+        // Straight to the process's stderr: `eprintln!` in a passing test
+        // is captured, and the skip would never be seen.
+        let mut err = std::io::stderr().lock();
+        SAID.call_once(|| {
+            let _ = writeln!(
+                err,
+                "skipped: shared corpora not found next to {} or above (set KGROUTE_CORPORA); the tests that read them pass as skipped:",
+                repo().display()
+            );
+        });
+        let _ = writeln!(err, "  skipped: {test}");
     }
     dir
 }
