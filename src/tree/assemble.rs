@@ -334,6 +334,20 @@ pub(crate) fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
     }
 }
 
+/// Adds headings found after the decoder (content after signature pages),
+/// marked `extra`, in line order; a line that already starts a heading
+/// keeps it.
+pub(super) fn insert_extra(headings: &mut Vec<Heading>, extra: Vec<Heading>) {
+    for mut h in extra {
+        h.extra = true;
+        let at = headings.partition_point(|x| x.line < h.line);
+        if headings.get(at).is_some_and(|x| x.line == h.line) {
+            continue;
+        }
+        headings.insert(at, h);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

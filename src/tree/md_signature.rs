@@ -13,7 +13,7 @@
 //! and exhibit headings after the pages become top-level. Every node added
 //! here is an extra node: the real headings keep the reference ids.
 
-use super::assemble::Heading;
+use super::assemble::{insert_extra, Heading};
 use super::label::{split_heading, LabelKind};
 use super::lines::{is_furniture, is_prose, is_title_line};
 use super::{NodeKind, SourceText};
@@ -99,14 +99,7 @@ pub(crate) fn signature_pages(source: &SourceText, headings: &mut Vec<Heading>) 
         extra.push(a);
     }
     lift_annexes(headings, end + 1);
-    for mut h in extra {
-        h.extra = true;
-        let at = headings.partition_point(|x| x.line < h.line);
-        if headings.get(at).is_some_and(|x| x.line == h.line) {
-            continue;
-        }
-        headings.insert(at, h);
-    }
+    insert_extra(headings, extra);
 }
 
 /// First and last 0-based line of the signature pages within `from..to`:

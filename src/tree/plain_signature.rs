@@ -10,7 +10,7 @@
 //! by its first line when that reads as a title, else an untitled
 //! `fallback` node (never matched against the index, always sent).
 
-use super::assemble::{refine_kind, Heading};
+use super::assemble::{insert_extra, refine_kind, Heading};
 use super::label::{split_heading, LabelKind};
 use super::lines::{is_furniture, is_prose, is_title_line};
 use super::{NodeKind, SourceText};
@@ -40,14 +40,7 @@ pub(crate) fn split_after_signatures(source: &SourceText, headings: &mut Vec<Hea
             extra.push(a);
         }
     }
-    for mut h in extra {
-        h.extra = true;
-        let at = headings.partition_point(|x| x.line < h.line);
-        if headings.get(at).is_some_and(|x| x.line == h.line) {
-            continue;
-        }
-        headings.insert(at, h);
-    }
+    insert_extra(headings, extra);
 }
 
 /// The heading of the content after the signature blocks in lines

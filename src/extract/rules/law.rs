@@ -80,18 +80,7 @@ pub(super) fn governing_law(b: &mut Builder, p: &str) {
         let place = if place.chars().any(char::is_lowercase) {
             place
         } else {
-            place
-                .split(' ')
-                .map(|w| {
-                    let mut cs = w.chars();
-                    cs.next().map_or(String::new(), |f| {
-                        f.to_uppercase()
-                            .chain(cs.flat_map(char::to_lowercase))
-                            .collect()
-                    })
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
+            super::text::titled(&place)
         };
         let j = b.entity(&place, "Jurisdiction", "governing law");
         let a = b.entity("Agreement", "DefinedTerm", "");

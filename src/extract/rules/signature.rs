@@ -12,7 +12,7 @@
 
 use super::builder::Builder;
 use super::parties::{is_role, orgs, singular_role, OrgMatch};
-use super::text::{normalize_ws, truncate, SIGNATURE_FIELD};
+use super::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -41,21 +41,6 @@ static LABEL: Lazy<Regex> = Lazy::new(|| {
 
 /// `Party A`, `Party B`: the name a contract gives a party by its place.
 static PARTY_LETTER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^Party\s+[A-Z0-9]$").unwrap());
-
-/// `LICENSOR` -> `Licensor`.
-fn titled(s: &str) -> String {
-    s.split_whitespace()
-        .map(|w| {
-            let mut cs = w.chars();
-            cs.next().map_or(String::new(), |f| {
-                f.to_uppercase()
-                    .chain(cs.flat_map(char::to_lowercase))
-                    .collect()
-            })
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 /// A paragraph that is a signature field (`By: ...`, `Name: ...`, `/s/ ...`).
 fn field(p: &str) -> bool {

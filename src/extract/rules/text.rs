@@ -264,3 +264,19 @@ pub(super) fn contents_like(p: &str) -> bool {
         .count();
     capital * 10 >= words.len() * 9
 }
+
+/// Each word with a capital first letter and the rest in lower case:
+/// `LICENSOR` -> `Licensor`, `NEW YORK` -> `New York`.
+pub fn titled(s: &str) -> String {
+    s.split_whitespace()
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next().map_or(String::new(), |f| {
+                f.to_uppercase()
+                    .chain(cs.flat_map(char::to_lowercase))
+                    .collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
