@@ -52,6 +52,7 @@ fn sections(n: usize) -> Vec<SectionInput> {
                     "Acme Corp (the \"Borrower\") shall repay the Loans under Section {i}.01."
                 ),
                 anchor: false,
+                parties: Vec::new(),
             }
         })
         .collect()

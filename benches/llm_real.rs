@@ -99,6 +99,7 @@ fn main() {
                 end_line: 1,
                 text: p.to_string(),
                 anchor: false,
+                parties: Vec::new(),
             };
             let messages = vec![
                 json!({"role": "system", "content": system}),

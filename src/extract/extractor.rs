@@ -207,56 +207,57 @@ impl<'a> Gate<'a> {
     }
 }
 
+/// What every section of one document is given beside its own text.
+pub struct DocContext<'a> {
+    pub doc_id: &'a str,
+    pub doc_type: &'a str,
+    pub source: &'a SourceText,
+    /// The short names the opening gives the parties (`("Miltenyi")`,
+    /// from the tree): a section's duties are written with them.
+    pub parties: &'a [String],
+}
+
 /// The inputs of the extraction stage for a planned document: one per
 /// section routed to the LLM, with its whole text by its byte span.
-pub fn section_inputs(
-    plan: &RoutePlan,
-    doc_id: &str,
-    doc_type: &str,
-    source: &SourceText,
-) -> Vec<SectionInput> {
-    plan.sections
-        .iter()
-        .filter(|s| s.route == Route::Llm)
-        .map(|s| section_input(s, doc_id, doc_type, source))
-        .collect()
+pub fn section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
+    inputs_where(plan, doc, |s| s.route == Route::Llm)
 }
 
 /// The sections the router did not send that the rules still read, free:
 /// skipped by prediction and noise (signature pages name the parties), but
 /// not contents pages nor sections without text of their own.
-pub fn skipped_section_inputs(
+pub fn skipped_section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
+    inputs_where(plan, doc, |s| {
+        matches!(s.route, Route::Skip | Route::Noise) && s.kind != NodeKind::Toc
+    })
+}
+
+fn inputs_where(
     plan: &RoutePlan,
-    doc_id: &str,
-    doc_type: &str,
-    source: &SourceText,
+    doc: &DocContext,
+    keep: impl Fn(&crate::route::RoutedSection) -> bool,
 ) -> Vec<SectionInput> {
     plan.sections
         .iter()
-        .filter(|s| matches!(s.route, Route::Skip | Route::Noise) && s.kind != NodeKind::Toc)
-        .map(|s| section_input(s, doc_id, doc_type, source))
+        .filter(|s| keep(s))
+        .map(|s| SectionInput {
+            doc_id: doc.doc_id.to_string(),
+            doc_type: doc.doc_type.to_string(),
+            node_id: s.node_id.clone(),
+            title: s.title.clone(),
+            label: s.label.clone(),
+            name: s.name.clone(),
+            breadcrumb: s.breadcrumb.clone(),
+            start_line: s.start_line,
+            end_line: s.end_line,
+            text: doc
+                .source
+                .byte_span_text(s.start_byte, s.end_byte)
+                .to_string(),
+            anchor: s.matched.anchor,
+            parties: doc.parties.to_vec(),
+        })
         .collect()
-}
-
-fn section_input(
-    s: &crate::route::RoutedSection,
-    doc_id: &str,
-    doc_type: &str,
-    source: &SourceText,
-) -> SectionInput {
-    SectionInput {
-        doc_id: doc_id.to_string(),
-        doc_type: doc_type.to_string(),
-        node_id: s.node_id.clone(),
-        title: s.title.clone(),
-        label: s.label.clone(),
-        name: s.name.clone(),
-        breadcrumb: s.breadcrumb.clone(),
-        start_line: s.start_line,
-        end_line: s.end_line,
-        text: source.byte_span_text(s.start_byte, s.end_byte).to_string(),
-        anchor: s.matched.anchor,
-    }
 }
 
 /// The rules extractor over sections the router did not send, with

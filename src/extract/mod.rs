@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the extractor is given for one section: the whole section by its
 /// line pointers, with its place in the document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SectionInput {
     pub doc_id: String,
     pub doc_type: String,
@@ -51,6 +51,10 @@ pub struct SectionInput {
     pub text: String,
     /// The matched index entry is an ontological anchor (pinned Very High).
     pub anchor: bool,
+    /// The document's party short names (`Miltenyi`, `Bellicum`), which
+    /// its sections use as subjects (`Bellicum will pay ...`).
+    #[serde(default)]
+    pub parties: Vec<String>,
 }
 
 /// A named thing found in a section.

@@ -282,6 +282,7 @@ mod tests {
             end_line: 100 + text.split('\n').count() - 1,
             text: text.into(),
             anchor: false,
+            parties: Vec::new(),
         }
     }
 

@@ -13,7 +13,9 @@ use super::document::{plan_one, Planned};
 use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
-use crate::extract::extractor::{rules_on_skipped, section_inputs, skipped_section_inputs, Gate};
+use crate::extract::extractor::{
+    rules_on_skipped, section_inputs, skipped_section_inputs, DocContext, Gate,
+};
 use crate::extract::{
     ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
 };
@@ -678,8 +680,14 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
 
     let profile = profile_for(batch, &plan.doc_type)?;
-    let inputs = section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
-    let skipped = skipped_section_inputs(&plan, &meta.doc_id, &meta.doc_type, &source);
+    let doc = DocContext {
+        doc_id: &meta.doc_id,
+        doc_type: &meta.doc_type,
+        source: &source,
+        parties: &tree.party_names,
+    };
+    let inputs = section_inputs(&plan, &doc);
+    let skipped = skipped_section_inputs(&plan, &doc);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
     if let Some(search) = batch.search.lock().expect("search").as_ref() {

@@ -98,6 +98,7 @@ fn input(rel: &str, start: usize, end: usize, title: &str, text: &str) -> Sectio
         end_line: end,
         text: text.into(),
         anchor: false,
+        parties: Vec::new(),
     }
 }
 
@@ -680,6 +681,7 @@ fn tree_sections(rel: &str) -> Vec<SectionInput> {
             end_line: n.end_line,
             text: src.span_text(n.start_line, n.end_line).to_string(),
             anchor: false,
+            parties: Vec::new(),
         })
         .collect()
 }
@@ -903,7 +905,13 @@ fn sections_inside_a_line_are_sent_from_their_heading_on() {
     let tree = build_tree(&src);
     let index = kgroute::index::GraphabilityIndex::default();
     let p = plan(&tree, &index, &RouteOptions::default());
-    let inputs = kgroute::extract::extractor::section_inputs(&p, &tree.doc_id, "credit", &src);
+    let doc = kgroute::extract::extractor::DocContext {
+        doc_id: &tree.doc_id,
+        doc_type: "credit",
+        source: &src,
+        parties: &tree.party_names,
+    };
+    let inputs = kgroute::extract::extractor::section_inputs(&p, &doc);
     let mut inside = 0;
     for (i, s) in inputs.iter().zip(
         p.sections

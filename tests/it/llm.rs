@@ -53,6 +53,7 @@ fn section(i: usize, text: &str) -> SectionInput {
         end_line: i * 10 + 2,
         text: text.into(),
         anchor: false,
+        parties: Vec::new(),
     }
 }
 

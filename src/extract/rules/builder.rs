@@ -23,9 +23,26 @@ pub(super) struct Builder {
     /// How the section spells words of organisation names in mixed case
     /// (see [`super::parties::spellings`]).
     pub(super) spellings: HashMap<String, String>,
+    /// `PAYS`, `LICENSES`, `LEASES_TO` and `LEASES` when the ontology has
+    /// them.
+    pub(super) pays: Option<&'static str>,
+    pub(super) licenses: Option<&'static str>,
+    pub(super) leases_to: Option<&'static str>,
+    pub(super) leases: Option<&'static str>,
+    /// The document's party short names (`Miltenyi`): subjects a duty or
+    /// a right can bind, like a role.
+    pub(super) parties: HashSet<String>,
+    /// The cross-references the current paragraph's clauses took.
+    pub(super) clause_refs: HashSet<String>,
 }
 
 impl Builder {
+    /// A subject that can hold a duty or a right: a role (`the Tenant`) or
+    /// one of the document's party short names (`Bellicum`).
+    pub(super) fn bindable(&self, subject: &str) -> bool {
+        super::parties::is_role(subject) || self.parties.contains(subject)
+    }
+
     /// Adds (or finds) an entity; returns its canonical name.
     pub(super) fn entity(&mut self, name: &str, ty: &'static str, desc: &str) -> String {
         let name = normalize_ws(name);

@@ -21,6 +21,7 @@ use std::collections::HashSet;
 
 mod builder;
 mod clause;
+mod grants;
 mod law;
 mod obligations;
 mod own;
@@ -31,6 +32,7 @@ mod text;
 
 use builder::Builder;
 use clause::{parties_clause, spread_parties_clauses};
+use grants::{leases, licence_grants};
 use law::governing_law;
 use obligations::*;
 use own::OwnSection;
@@ -68,6 +70,11 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
         rate_of: ontology_name(&ontology.relation_types, "RATE_OF").map(|_| "RATE_OF"),
         terminates: ontology_name(&ontology.relation_types, "TERMINATES").map(|_| "TERMINATES"),
+        pays: ontology_name(&ontology.relation_types, "PAYS").map(|_| "PAYS"),
+        licenses: ontology_name(&ontology.relation_types, "LICENSES").map(|_| "LICENSES"),
+        leases_to: ontology_name(&ontology.relation_types, "LEASES_TO").map(|_| "LEASES_TO"),
+        leases: ontology_name(&ontology.relation_types, "LEASES").map(|_| "LEASES"),
+        parties: input.parties.iter().map(|p| normalize_ws(p)).collect(),
         spellings: spellings(&paragraphs),
         ..Builder::default()
     };
@@ -150,8 +157,22 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         guarantees_and_liens(&mut b, p, &term_set);
         commitment_rows(&mut b, p, &term_set);
         appointments(&mut b, p);
-        if let Some(ob) = obligations(&mut b, p, &term_set, &own) {
-            list_owner = p.trim_end().ends_with(':').then_some(ob);
+        licence_grants(&mut b, p);
+        leases(&mut b, p);
+        b.clause_refs.clear();
+        // A recital (`WHEREAS, ... Vyera will Commercialize ...`) states
+        // what the parties intend, not what binds them.
+        let recital = p.trim_start().to_ascii_uppercase().starts_with("WHEREAS");
+        if let Some((ob, to_end)) = (!recital)
+            .then(|| obligations(&mut b, p, &term_set, &own))
+            .flatten()
+        {
+            // `... Miltenyi shall provide notice. ... Miltenyi shall have no
+            // obligation to Bellicum:` opens a list that is no duty's.
+            list_owner = (to_end && p.trim_end().ends_with(':')).then_some(ob);
+            // References outside the duties' clauses (`as described in
+            // Article 4; ... Bellicum will pay ...`) stay the section's.
+            section_references(&mut b, p, &own);
             continue;
         }
         if let (Some(owner), Some(lc)) = (&list_owner, LIST_CLAUSE.captures(p)) {
@@ -162,22 +183,27 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         // A cross-reference written in body text is the section's own.
         // Amounts and rates outside a definition or an obligation have no
         // clear holder: none is guessed.
-        // Its own subsections (`Section 2.04.4` inside 2.04) are no
-        // cross-reference.
-        let refs: Vec<String> = section_refs(p)
-            .into_iter()
-            .filter(|r| !own.is_itself_or_within(r))
-            .collect();
-        if refs.is_empty() {
-            continue;
-        }
-        let subject = b.entity(&own.name, "SectionRef", &own.title);
-        for sref in refs {
-            let t = b.entity(&sref, "SectionRef", "");
-            b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
-        }
+        section_references(&mut b, p, &own);
     }
     b.finish()
+}
+
+/// The paragraph's cross-references that no clause of it took, as the
+/// section's own. Its own subsections (`Section 2.04.4` inside 2.04) are
+/// no cross-reference.
+fn section_references(b: &mut Builder, p: &str, own: &OwnSection) {
+    let refs: Vec<String> = section_refs(p)
+        .into_iter()
+        .filter(|r| !own.is_itself_or_within(r) && !b.clause_refs.contains(r))
+        .collect();
+    if refs.is_empty() {
+        return;
+    }
+    let subject = b.entity(&own.name, "SectionRef", &own.title);
+    for sref in refs {
+        let t = b.entity(&sref, "SectionRef", "");
+        b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
 
 use super::builder::Builder;
+use super::grants::payment;
 use super::own::OwnSection;
 use super::parties::*;
 use super::terms::*;
@@ -11,10 +12,12 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
 
-/// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`.
+/// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`;
+/// a bare subject after a comma or `and` (`..., and Landlord shall ...`) and
+/// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?:\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+|(?:^|[.;:]\s+|\)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([a-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -31,7 +34,7 @@ pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
 /// to ...`, `each Party is entitled to ...`; `may not` restricts.
 pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -90,6 +93,10 @@ pub(super) const NON_OBLIGATION_VERBS: &[&str] = &[
     "in",
     "thereupon",
     "automatically",
+    // `shall only be invoiced`, `shall receive the entire award`: a
+    // protection or an entitlement, not a duty.
+    "only",
+    "receive",
 ];
 
 /// `shall not be required/obligated/liable ...`: a relief, not a covenant.
@@ -102,17 +109,31 @@ pub(super) const RELIEF: &[&str] = &[
     "entitled",
 ];
 
+/// `shall not suffer any liability`, `will not incur any responsibility`:
+/// the words after the verb name a liability the party is freed of.
+fn frees_from_liability(p: &str, c: &regex::Captures) -> bool {
+    p[c.get(0).unwrap().end()..]
+        .split_whitespace()
+        .take(3)
+        .any(|w| {
+            let w = w.to_ascii_lowercase();
+            w.starts_with("liab") || w.starts_with("responsib")
+        })
+}
+
 pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
 
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
-/// Returns the last obligation or covenant found in the paragraph.
+/// Returns the last obligation or covenant found in the paragraph, and
+/// whether its clause runs to the paragraph's end (so a list the
+/// paragraph opens with `:` is its own).
 pub(super) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
     own: &OwnSection,
-) -> Option<String> {
+) -> Option<(String, bool)> {
     let mut last = None;
     for c in NEITHER.captures_iter(p) {
         let first = normalize_ws(&c[1]);
@@ -131,14 +152,16 @@ pub(super) fn obligations(
             b.relate(&ob, "RESTRICTS", &pt, &evidence);
         }
         clause_links(b, &ob, clause, own);
-        last = Some(ob);
+        last = Some((ob, runs_to_end(p, clause)));
     }
     for c in OBLIGATION.captures_iter(p) {
         let Some(party) = subject(&c[1]) else {
             continue;
         };
-        let negative = c.get(2).is_some();
-        let verb = c[3].to_string();
+        // `shall not, and shall cause its Affiliates not to, grant`: the
+        // `not` stands alone before an aside.
+        let negative = c.get(2).is_some() || &c[3] == "not";
+        let verb = c[3].to_ascii_lowercase();
         if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
             continue;
         }
@@ -149,14 +172,14 @@ pub(super) fn obligations(
             .unwrap_or("");
         // `shall not be included ...` states a status; `shall not be
         // required to ...` relieves a party: neither restricts anything.
-        if negative && (verb == "be" || RELIEF.contains(&next)) {
+        if negative && (verb == "be" || RELIEF.contains(&next) || frees_from_liability(p, &c)) {
             continue;
         }
         // Only a party can be bound (`the Borrower`, `each Lender`), not a
         // rate or an amount (`the Eurocurrency Rate shall in no event ...`),
         // and only as the subject: in `the ratio of Debt of the Borrower
         // shall not exceed` the ratio is bound, not the Borrower.
-        if !is_role(&party)
+        if !b.bindable(&party)
             || inside_noun_phrase(p, c.get(0).unwrap().start())
             || conditional(p, c.get(1).unwrap().start())
         {
@@ -179,6 +202,9 @@ pub(super) fn obligations(
                 "OBLIGATED_TO"
             };
             b.relate(&pt, rel, &ob, &evidence);
+            if verb == "pay" {
+                payment(b, &pt, &p[c.get(3).unwrap().end()..], &evidence);
+            }
             if let Some(l) = LENDS_TO.captures(clause) {
                 let borrower = singular_role(&normalize_ws(&l[1]));
                 let bt = b.entity(&borrower, "Role", "");
@@ -187,7 +213,7 @@ pub(super) fn obligations(
             ob
         };
         clause_links(b, &ob, clause, own);
-        last = Some(ob);
+        last = Some((ob, runs_to_end(p, clause)));
     }
     for c in RIGHT.captures_iter(p) {
         let Some(party) = subject(&c[1]) else {
@@ -196,7 +222,7 @@ pub(super) fn obligations(
         let negative = c.get(2).is_some();
         let verb = c[3].to_string();
         let at = c.get(1).unwrap().start();
-        if !is_role(&party)
+        if !b.bindable(&party)
             || NON_RIGHT_VERBS.contains(&verb.as_str())
             || inside_noun_phrase(p, c.get(0).unwrap().start())
             || conditional(p, at)
@@ -222,7 +248,7 @@ pub(super) fn obligations(
             r
         };
         clause_links(b, &r, clause, own);
-        last = Some(r);
+        last = Some((r, runs_to_end(p, clause)));
     }
     last
 }
@@ -286,7 +312,15 @@ fn conditional(p: &str, at: usize) -> bool {
         " in case",
     ]
     .iter()
-    .any(|w| before.ends_with(w) || before == w.trim_start())
+    .any(|w| {
+        let w = w.trim_start();
+        before.strip_suffix(w).is_some_and(|head| {
+            !head
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric())
+        })
+    })
 }
 
 /// `the Guarantor hereby unconditionally guarantees ... the Obligations`.
@@ -392,14 +426,30 @@ pub(super) fn clause_at(p: &str, start: usize) -> &str {
             (ch == ';' || ch == '.')
                 && rest[i + 1..].starts_with(' ')
                 && !rest[..i].ends_with(char::is_uppercase)
+                && !(ch == '.' && abbreviation(&rest[..i]))
         })
         .map_or(rest.len(), |(i, _)| i);
     &rest[..end]
 }
 
+/// True when `clause` (a slice of `p`) ends where the paragraph's text
+/// ends.
+fn runs_to_end(p: &str, clause: &str) -> bool {
+    let end = clause.as_ptr() as usize - p.as_ptr() as usize + clause.len();
+    end >= p.trim_end().len().saturating_sub(1)
+}
+
+/// True when the text before a dot ends in a dotted abbreviation (`p.m`,
+/// `i.e`, `U.S`): that dot ends no sentence.
+fn abbreviation(before: &str) -> bool {
+    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    word.len() <= 4 && word.contains('.') && word.chars().all(|c| c.is_alphabetic() || c == '.')
+}
+
 /// Section references, amounts and rates inside an obligation's clause.
 pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &OwnSection) {
     for sref in section_refs(clause) {
+        b.clause_refs.insert(sref.clone());
         if !own.is_itself(&sref) {
             let s = b.entity(&sref, "SectionRef", "");
             b.relate(ob, "REFERENCES", &s, &snippet_around(clause, &sref));

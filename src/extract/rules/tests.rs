@@ -17,6 +17,7 @@ fn input(title: &str, text: &str) -> SectionInput {
         end_line: text.lines().count(),
         text: text.into(),
         anchor: false,
+        parties: Vec::new(),
     }
 }
 
@@ -1211,4 +1212,198 @@ fn a_termination_list_gives_each_named_party_its_right() {
         .any(|r| r.contains("Superior Proposal")));
     // Mutual consent is no party's right.
     assert!(!o.relations.iter().any(|r| r.target.contains("mutual")));
+}
+
+/// An ontology offering `types`.
+fn onto(types: &[&str]) -> Ontology {
+    let mut o = Ontology::default();
+    for t in types {
+        o.relation_types.insert((*t).into(), String::new());
+    }
+    o
+}
+
+fn of_type<'a>(o: &'a RulesOutput, t: &str) -> Vec<(&'a str, &'a str)> {
+    o.relations
+        .iter()
+        .filter(|r| r.relation_type == t)
+        .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect()
+}
+
+#[test]
+fn party_short_names_bind_duties_and_payments() {
+    let text = "8.1 Upfront Payment. As consideration for the supply described in Article 4, \
+                Bellicum will pay to Miltenyi a non-refundable upfront fee of EUR 2,000,000 \
+                (the \"Upfront Fee\"). Miltenyi may invoice the Upfront Fee in two installments.";
+    let mut i = input("8.1 Upfront Payment", text);
+    i.doc_type = "commercial".into();
+    let ontology = onto(&["PAYS", "OBLIGATED_TO", "HOLDS_RIGHT", "REFERENCES"]);
+    // Without the document's parties, `Bellicum` is just a capitalised word.
+    let bare = extract_for(&i, &ontology);
+    assert!(
+        of_type(&bare, "OBLIGATED_TO").is_empty(),
+        "{:#?}",
+        bare.relations
+    );
+    i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+    let o = extract_for(&i, &ontology);
+    let pays = of_type(&o, "PAYS");
+    assert_eq!(pays.len(), 1, "{:#?}", o.relations);
+    assert_eq!(pays[0].0, "Bellicum");
+    assert!(pays[0]
+        .1
+        .starts_with("non-refundable upfront fee of EUR 2,000,000"));
+    assert!(of_type(&o, "OBLIGATED_TO")
+        .iter()
+        .any(|(s, t)| *s == "Bellicum" && t.contains("will pay to Miltenyi")));
+    assert!(of_type(&o, "HOLDS_RIGHT")
+        .iter()
+        .any(|(s, t)| *s == "Miltenyi" && t.contains("invoice")));
+    // The reference before the duty's clause stays the section's own.
+    assert!(
+        has(&o, "Section 8.1", "REFERENCES", "Article 4"),
+        "{:#?}",
+        o.relations
+    );
+    // Without PAYS in the ontology, the duty stays and no payment is made up.
+    let no_pays = extract_for(&i, &onto(&["OBLIGATED_TO"]));
+    assert!(of_type(&no_pays, "PAYS").is_empty());
+}
+
+#[test]
+fn bare_subjects_after_a_comma_and_asides_around_the_modal() {
+    let i = input(
+        "5. Delinquent Payment",
+        "5. Delinquent Payment. Rent is delinquent after the fifth day; additionally, \
+         Landlord, in addition to all other rights and remedies available to it, may charge \
+         Tenant a fee equal to $50.00. If any check is not honored, Tenant shall, in addition \
+         to any other remedies available to Landlord, pay Landlord a \"NSF\" fee of $75.00, \
+         and Landlord may require that all future payments be made by cash.",
+    );
+    let o = extract(&i);
+    let rights = of_type(&o, "HOLDS_RIGHT");
+    assert!(rights
+        .iter()
+        .any(|(s, t)| *s == "Landlord" && t.contains("may charge Tenant")));
+    assert!(rights
+        .iter()
+        .any(|(s, t)| *s == "Landlord" && t.contains("may require")));
+    assert!(of_type(&o, "OBLIGATED_TO")
+        .iter()
+        .any(|(s, t)| *s == "Tenant" && t.contains("NSF")));
+}
+
+#[test]
+fn licence_grants_and_leases_name_both_parties() {
+    let ontology = onto(&[
+        "LICENSES",
+        "HOLDS_RIGHT",
+        "LEASES_TO",
+        "LEASES",
+        "RESTRICTS",
+    ]);
+    let mut i = input(
+        "10.2 Limited License",
+        "10.2 Limited License. Miltenyi hereby grants to Bellicum a limited, non-exclusive \
+         right and license under the Miltenyi Technology for the Permitted Use. \
+         Subcontractors shall not have the right to grant sublicenses.",
+    );
+    i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+    let o = extract_for(&i, &ontology);
+    let grant = of_type(&o, "LICENSES");
+    assert_eq!(grant.len(), 1, "{:#?}", o.relations);
+    assert_eq!(grant[0].0, "Miltenyi");
+    assert!(of_type(&o, "HOLDS_RIGHT").contains(&("Bellicum", grant[0].1)));
+
+    let lease = input(
+        "2. Lease Grant",
+        "2. Lease Grant. Subject to the terms of this Lease, Landlord leases to Tenant, and \
+         Tenant leases from Landlord, the Premises.",
+    );
+    let o = extract_for(&lease, &ontology);
+    assert_eq!(of_type(&o, "LEASES_TO"), vec![("Landlord", "Tenant")]);
+    assert_eq!(of_type(&o, "LEASES"), vec![("Tenant", "Premises")]);
+    // A grant between words that are no party gives nothing.
+    let other = input(
+        "2.1 Grant",
+        "2.1 Grant. Management hereby grants to Marketing a license to use the logo.",
+    );
+    assert!(of_type(&extract_for(&other, &ontology), "LICENSES").is_empty());
+}
+
+#[test]
+fn what_reads_as_a_duty_but_binds_no_one() {
+    let mut i = input(
+        "2.5 Restrictions",
+        "WHEREAS, the Parties desire that Vyera will Commercialize Licensed Products.\n\n\
+         2.5 Restrictions. Vyera shall not Commercialize any Licensed Product outside the \
+         Territory. CytoDyn shall not, and shall cause its Affiliates not to, grant rights \
+         that conflict with this Agreement. Airspan shall not suffer any liability for late \
+         performance. Bellicum shall only be invoiced for quantities delivered. (d)If any \
+         Lender shall subsequently recoup any costs, it shall refund them. The Servicing \
+         Agent shall, by 1:00 p.m. ET on TD+1, remit funds to the custodian.",
+    );
+    i.parties = vec![
+        "Vyera".into(),
+        "CytoDyn".into(),
+        "Airspan".into(),
+        "Bellicum".into(),
+    ];
+    let o = extract(&i);
+    let restricts = of_type(&o, "RESTRICTS");
+    let duties = of_type(&o, "OBLIGATED_TO");
+    // `shall not Commercialize` and `shall not, and shall cause ... not to,
+    // grant` restrict; neither is a duty.
+    assert!(restricts
+        .iter()
+        .any(|(c, p)| *p == "Vyera" && c.contains("Commercialize")));
+    assert!(restricts
+        .iter()
+        .any(|(c, p)| *p == "CytoDyn" && c.contains("grant rights")));
+    assert!(
+        !duties.iter().any(|(s, _)| *s == "Vyera" || *s == "CytoDyn"),
+        "{duties:#?}"
+    );
+    // A recital, a relief from liability, a protection and a condition
+    // bind no one.
+    assert!(
+        !restricts.iter().any(|(_, p)| *p == "Airspan"),
+        "{restricts:#?}"
+    );
+    assert!(
+        !duties
+            .iter()
+            .any(|(s, _)| *s == "Bellicum" || *s == "Lender"),
+        "{duties:#?}"
+    );
+    // `p.m.` ends no sentence: the duty keeps its act.
+    assert!(duties
+        .iter()
+        .any(|(s, t)| *s == "Servicing Agent" && t.contains("remit funds")));
+}
+
+#[test]
+fn a_list_opened_by_a_later_sentence_is_no_earlier_duty_s() {
+    let mut i = input(
+        "5.6 Minimum Purchases",
+        "5.6 Minimum Purchases. Miltenyi shall provide written notice to Bellicum of such \
+         shortfall. If Bellicum fails to cure it, then Miltenyi shall have no obligation to \
+         Bellicum under this Agreement:\n\n\
+         (1) to provide Regulatory Work in accordance with Section 4.3.",
+    );
+    i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+    let o = extract(&i);
+    assert!(
+        !o.relations
+            .iter()
+            .any(|r| r.source.starts_with("Miltenyi shall provide") && r.target == "Section 4.3"),
+        "{:#?}",
+        o.relations
+    );
+    assert!(
+        has(&o, "Section 5.6", "REFERENCES", "Section 4.3"),
+        "{:#?}",
+        o.relations
+    );
 }
