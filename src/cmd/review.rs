@@ -57,6 +57,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     } else {
         None
     };
+    warn_offline_retiers(&mut std::io::stderr().lock(), &args.sections_csv)?;
     if args.index.is_dir() {
         return run_folder(&args);
     }
@@ -173,6 +174,36 @@ fn run_folder(args: &ReviewArgs) -> anyhow::Result<Outcome> {
         writeln!(err, "add --write to apply")?;
     }
     Ok(outcome)
+}
+
+/// Warns, before anything is applied, when the report comes from an
+/// offline batch (summary.json beside it names the rules extractor) and
+/// holds `retier:` decisions: its actual tiers are lower bounds.
+fn warn_offline_retiers(err: &mut impl Write, report: &std::path::Path) -> anyhow::Result<()> {
+    let summary = report.with_file_name("summary.json");
+    let Ok(bytes) = std::fs::read(&summary) else {
+        return Ok(());
+    };
+    let Ok(summary) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+        return Ok(());
+    };
+    let extractor = summary["extractor"].as_str().unwrap_or("");
+    let Some(note) = crate::report::summary::offline_tiers_note(extractor) else {
+        return Ok(());
+    };
+    let (decisions, _) = review::decision::read_decisions(report)?;
+    let retiers = decisions
+        .iter()
+        .filter(|d| matches!(d.action, review::decision::Action::Retier(_)))
+        .count();
+    if retiers > 0 {
+        writeln!(
+            err,
+            "warning: {}: {retiers} retier decision(s) taken from an offline batch. {note}",
+            report.display()
+        )?;
+    }
+    Ok(())
 }
 
 /// Prints the rows no index could take; partial failure when there are any.

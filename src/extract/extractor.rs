@@ -207,6 +207,10 @@ impl<'a> Gate<'a> {
     }
 }
 
+/// The run-header line of the offline rules extractor (summary.json's
+/// `extractor`), by which reports and `review` know a batch was offline.
+pub const OFFLINE_EXTRACTOR: &str = "offline rules extractor (no LLM configured)";
+
 /// What every section of one document is given beside its own text.
 pub struct DocContext<'a> {
     pub doc_id: &'a str,
@@ -448,7 +452,7 @@ impl Extractor {
     /// configured)` or `LLM gpt-4o-mini at http://127.0.0.1:8000/v1 ...`.
     pub fn describe(&self) -> String {
         match &self.cfg.llm {
-            None => "offline rules extractor (no LLM configured)".to_string(),
+            None => OFFLINE_EXTRACTOR.to_string(),
             Some(l) => format!(
                 "LLM {} at {} (concurrency {}, cache {})",
                 l.model,

@@ -356,6 +356,11 @@ fn write_summary_sheet(
     }
     sheet.set_column_width(0, name_width.min(MAX_WIDTH) as f64)?;
     sheet.set_freeze_panes(1, 1)?;
+    if let Some(note) = super::summary::offline_tiers_note(&summary.extractor) {
+        let below = summary.per_document.len() as u32 + 3;
+        sheet.write_string_with_format(below, 0, "Offline tiers", header)?;
+        sheet.write_string(below, 1, note)?;
+    }
     Ok(())
 }
 

@@ -513,6 +513,19 @@ pub fn render_summary_md(batch: &BatchReport, summary: &BatchSummary) -> String 
     out
 }
 
+/// What summary.md, sections.xlsx and `review` say of a batch the offline
+/// rules read: their relations under-count what an LLM finds, so an actual
+/// tier is a lower bound and a `retier:` taken from it may lower an entry
+/// that deserves its tier.
+pub fn offline_tiers_note(extractor: &str) -> Option<&'static str> {
+    (extractor == crate::extract::extractor::OFFLINE_EXTRACTOR).then_some(
+        "Actual tiers here come from the offline rules extractor, which finds fewer relations \
+         than an LLM: an actual tier is a lower bound, and a mismatch where it is below the \
+         predicted tier is no evidence that the entry is worth less. Take `retier:` decisions \
+         from a batch run with an LLM.",
+    )
+}
+
 /// `summary.md` before the documents: the batch's tables and counts, all
 /// from the summary (so it can be written after the documents' parts).
 pub fn render_summary_head(summary: &BatchSummary) -> String {
@@ -527,6 +540,9 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
         md(&summary.sink),
         summary.finished_at
     );
+    if let Some(note) = offline_tiers_note(&summary.extractor) {
+        let _ = writeln!(out, "> **Offline tiers.** {note}\n");
+    }
     out.push_str("## Batch\n\n");
     out.push_str(
         "Each row adds up: sections = sent + skipped + noise + empty, chars total = chars sent + \

@@ -236,3 +236,72 @@ fn a_one_file_review_writes_only_the_rows_of_that_files_type() {
         Some(Tier::Medium)
     );
 }
+
+/// A `retier:` decided on a report of an offline batch is warned about
+/// before anything is applied (the rules under-count relations, so an
+/// actual tier is a lower bound); summary.md says the same. A report with
+/// no offline summary beside it gets no such warning.
+#[test]
+fn retier_decisions_from_an_offline_batch_are_warned_about() {
+    let dir = tempdir();
+    let batch = dir.path().join("batch");
+    let history = dir.path().join("history.csv");
+    let indices = super::util::repo().join("indices");
+    super::util::ingest_offline_cmd(
+        &[super::util::repo().join("fixtures")],
+        &indices,
+        &batch,
+        &history,
+    )
+    .assert()
+    .success();
+    assert!(read(&batch.join("summary.md")).contains("Offline tiers"));
+
+    // The reviewer retiers one matched entry in the report, in place.
+    let sections = batch.join("sections.csv");
+    let mut reader = csv::Reader::from_path(&sections).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let mut rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    let row = rows
+        .iter_mut()
+        .find(|r| !r[col("matched_entry")].is_empty() && r[col("doc_type")] != "unknown")
+        .expect("a matched row");
+    row[col("decision")] = "retier:very_low".into();
+    let mut writer = csv::Writer::from_path(&sections).unwrap();
+    writer.write_record(&headers).unwrap();
+    for r in &rows {
+        writer.write_record(r).unwrap();
+    }
+    writer.flush().unwrap();
+
+    let copy = dir.path().join("indices");
+    std::fs::create_dir_all(&copy).unwrap();
+    for e in std::fs::read_dir(&indices).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, copy.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let run = |report: &Path| {
+        let a = kgroute()
+            .arg("review")
+            .arg(report)
+            .arg("--index")
+            .arg(&copy)
+            .assert();
+        String::from_utf8_lossy(&a.get_output().stderr).into_owned()
+    };
+    let err = run(&sections);
+    assert!(
+        err.contains("1 retier decision(s) taken from an offline batch"),
+        "{err}"
+    );
+    // The same rows without the batch's summary beside them: no warning.
+    let elsewhere = dir.path().join("reviewed.csv");
+    std::fs::copy(&sections, &elsewhere).unwrap();
+    assert!(!run(&elsewhere).contains("offline batch"));
+}
