@@ -18,7 +18,7 @@ pub(super) static ORG: Lazy<Regex> = Lazy::new(|| {
         (?:(?P<suffix>Co\.|CO\.|Corp\.|CORP\.|Inc\.|INC\.|L\.L\.C\.|L\.P\.|L\.L\.P\.|Ltd\.|LTD\.|S\.A\.|B\.V\.|N\.V\.|S\.p\.A\.|S\.R\.L\.
            |(?:Corporation|CORPORATION|Incorporated|INCORPORATED|Company|COMPANY|LLC|LLP|Limited|LIMITED|plc|PLC|Bank|BANK|Trust|TRUST|AG|GmbH|GMBH
               |L\.L\.C|L\.P|LP|Ltd|LTD|Corp|CORP|Inc|INC|S\.A|B\.V|A/S|S/A|SRL|SpA|SPA)\b)
-         |(?P<last>[A-Z][A-Za-z0-9&'./\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.L\.C\b|L\.P\.|L\.P\b|LP\b|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|Corp\b|S\.A\.|S\.A\b|N\.A\.|B\.V\.|B\.V\b|N\.V\.|GmbH\b|PLC\b|plc\b))
+         |(?P<last>[A-Z][A-Za-z0-9&'./\-]*|[a-z]{1,2}[A-Z][A-Za-z0-9&'.\-]*|[0-9]*[A-Za-z][A-Za-z0-9\-]*\.(?:com|COM|net)),\s+(?P<suffix2>Inc\.|INC\.|inc\.|Inc\b|INC\b|Incorporated\b|INCORPORATED\b|LLC\b|L\.L\.C\.|L\.L\.C\b|L\.P\.|L\.P\b|LP\b|LLP\b|Ltd\.|LTD\.|Ltd\b|LTD\b|Limited\b|LIMITED\b|Corp\.|CORP\.|Corp\b|S\.A\.|S\.A\b|N\.A\.|B\.V\.|B\.V\b|N\.V\.|GmbH\b|PLC\b|plc\b))
         (?P<tail>(?:\s+USA\b)?(?:\s+(?:of|OF)(?:\s+[A-Z][A-Za-z]+){1,3})?
            (?:,?\s+(?:N\.A\.|National\s+Association|NATIONAL\s+ASSOCIATION|Inc\.|INC\.|LLC|L\.P\.|Ltd\.|plc|PLC))?)",
     )
@@ -363,6 +363,7 @@ fn offset_in(whole: &str, part: &str) -> usize {
 
 fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMatch>) {
     for c in ORG.captures_iter(p) {
+        let (glued, unglued): (Vec<&str>, Vec<&str>);
         let whole = c.get(0).unwrap();
         let words: Vec<&str> = whole.as_str().split_whitespace().collect();
         let skip = words
@@ -522,6 +523,76 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         if kept.len() < 2 && tail.is_empty() {
             continue;
         }
+        // `Form of Opinion of Milbank LLP`, `Law Department of X`: a
+        // heading or a department before the name.
+        if kept.len() > 3
+            && (kept[0].eq_ignore_ascii_case("form") && kept[1].eq_ignore_ascii_case("of")
+                || kept[1].eq_ignore_ascii_case("department") && kept[2].eq_ignore_ascii_case("of"))
+        {
+            if let Some(j) = (2..kept.len() - 1).find(|&j| kept[j].eq_ignore_ascii_case("of")) {
+                start = offset_in(p, kept[j + 1]);
+                kept = &kept[j + 1..];
+            }
+        }
+        // `the Surviving Corporation`, `the Operating Company`: a defined
+        // name made of a participle and a corporate word, not a company.
+        if kept.len() == 2
+            && ["corporation", "company"].contains(&kept[1].to_ascii_lowercase().as_str())
+            && (kept[0].ends_with("ing") || kept[0].ends_with("ed"))
+            && p[..offset_in(p, kept[0])]
+                .trim_end()
+                .to_ascii_lowercase()
+                .ends_with("the")
+        {
+            continue;
+        }
+        // `Florida Business Corporation Act`, `General Corporation Law`: a
+        // statute's name; `Signed by ... of Your Company`: a form's blank.
+        let after = p[end..].trim_start();
+        let statute = ["Act", "Law", "Code", "ACT", "LAW", "CODE"]
+            .iter()
+            .any(|w| {
+                after
+                    .strip_prefix(w)
+                    .is_some_and(|r| !r.starts_with(char::is_alphanumeric))
+            });
+        if statute
+            || kept
+                .iter()
+                .any(|w| ["your", "our"].contains(&w.to_ascii_lowercase().as_str()))
+        {
+            continue;
+        }
+        // `Managing DirectorBanco Santander S.A.`, `WALT DISNEY
+        // COMPANYMizuho Bank, Ltd.`: a signer's title or the previous
+        // column glued to the name's first word by a PDF layout; the name
+        // starts where the glued word does.
+        if let Some((i, cut)) = kept
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, w)| glued_prefix(w).map(|n| (i, n)))
+        {
+            {
+                start = offset_in(p, kept[i]) + cut;
+                let first = &p[start..offset_in(p, kept[i]) + kept[i].len()];
+                let mut rest = vec![first];
+                rest.extend_from_slice(&kept[i + 1..]);
+                glued = rest;
+                kept = &glued;
+            }
+        }
+        // `Royal Bank of CANADAby`: a field word glued after the name.
+        if let Some(last) = kept.last() {
+            if let Some(stem) = glued_field_suffix(last) {
+                end = offset_in(p, last) + stem.len();
+                let mut v = kept[..kept.len() - 1].to_vec();
+                v.push(stem);
+                unglued = v;
+                kept = &unglued;
+                tail = "";
+            }
+        }
         // `Standard  Standard & Poor's`: a word doubled by a typo.
         let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
         for w in kept {
@@ -542,6 +613,48 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             lead_role: lead_role.map(str::to_string),
         });
     }
+}
+
+/// Signature titles, fields and corporate words a PDF layout glues to the
+/// next column's first word.
+fn glue_word(w: &str) -> bool {
+    let l = w.to_ascii_lowercase();
+    OFFICER_WORDS.contains(&l.as_str())
+        || FIELD_WORDS.contains(&l.as_str())
+        || ["company", "corporation", "agent", "bank"].contains(&l.as_str())
+}
+
+/// In `DirectorBanco` or `COMPANYMizuho`, where the glued word ends: a
+/// glue word followed by a capital that starts a word in lower case
+/// (`PricewaterhouseCoopers`, `McGraw` begin with no glue word).
+fn glued_prefix(w: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = w.char_indices().collect();
+    let mixed = (3..chars.len().saturating_sub(1)).find_map(|k| {
+        let (at, c) = chars[k];
+        let next = chars[k + 1].1;
+        (c.is_uppercase() && next.is_lowercase() && glue_word(&w[..at])).then_some(at)
+    });
+    // In capitals (`COMPANYGOLDMAN`) only a title or a corporate word
+    // counts, with a word of four letters or more after it.
+    mixed.or_else(|| {
+        if !all_caps(w) {
+            return None;
+        }
+        let l = w.to_ascii_lowercase();
+        OFFICER_WORDS
+            .iter()
+            .chain(&["company", "corporation"])
+            .find(|g| l.starts_with(*g) && l.len() >= g.len() + 4)
+            .map(|g| g.len())
+    })
+}
+
+/// `CANADAby`: a word in capitals with a lower-case field word glued on.
+fn glued_field_suffix(w: &str) -> Option<&str> {
+    ["by", "its", "name", "title"].iter().find_map(|f| {
+        let stem = w.strip_suffix(f)?;
+        (stem.len() >= 2 && stem.chars().all(|c| c.is_ascii_uppercase())).then_some(stem)
+    })
 }
 
 /// A word that ends a sentence: a full stop that is not an abbreviation

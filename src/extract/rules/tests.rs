@@ -779,8 +779,8 @@ fn dot_com_and_foreign_forms_are_organisations() {
     let o = extract(&input(
         "Preamble",
         "This Agreement is made by and between 2THEMART.COM, INC., a Nevada corporation (\"2TheMart\"), \
-         theglobe.com, inc. (\"theglobe\"), OntoChem GmbH (\"OntoChem\"), Kiromic, Inc (\"Kiromic\") and \
-         Skype Communications, S.A. (\"Skype\").",
+         theglobe.com, inc. (\"theglobe\"), OntoChem GmbH (\"OntoChem\"), Kiromic, Inc (\"Kiromic\"), \
+         iVillage, Inc., (\"iVillage\") and Skype Communications, S.A. (\"Skype\").",
     ));
     let names = org_names(&o);
     for n in [
@@ -788,6 +788,7 @@ fn dot_com_and_foreign_forms_are_organisations() {
         "theglobe.com, inc.",
         "OntoChem GmbH",
         "Kiromic, Inc",
+        "iVillage, Inc.",
         "Skype Communications, S.A.",
     ] {
         assert!(
@@ -1406,4 +1407,39 @@ fn a_list_opened_by_a_later_sentence_is_no_earlier_duty_s() {
         "{:#?}",
         o.relations
     );
+}
+
+#[test]
+fn statutes_blanks_defined_names_and_glued_columns_are_no_organisations() {
+    let o = extract(&input(
+        "Signatures",
+        "This Agreement is subject to the Florida Business Corporation Act and the Delaware \
+         General Corporation Law. Signed by an Authorized Representative of Your Company. \
+         The Exchange Agent and the Surviving Corporation shall cooperate.\n\n\
+         Managing DirectorBanco Santander S.A.\n\n\
+         THE WALT DISNEY COMPANYMizuho Bank, Ltd.\n\n\
+         THE WALT DISNEY COMPANYGOLDMAN SACHS LENDING PARTNERS LLC\n\n\
+         ROYAL BANK OF CANADAby\n\n\
+         Form of Opinion of Milbank LLP, counsel to the Borrower",
+    ));
+    let names = org_names(&o);
+    for bad in [
+        "Corporation",
+        "Your Company",
+        "DirectorBanco",
+        "COMPANYMizuho",
+        "CANADAby",
+        "Form of",
+    ] {
+        assert!(!names.iter().any(|n| n.contains(bad)), "{bad} in {names:?}");
+    }
+    for good in [
+        "Banco Santander S.A.",
+        "Mizuho Bank, Ltd.",
+        "Goldman Sachs Lending Partners LLC",
+        "Royal Bank of Canada",
+        "Milbank LLP",
+    ] {
+        assert!(names.contains(&good), "{good} in {names:?}");
+    }
 }
