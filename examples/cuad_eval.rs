@@ -341,8 +341,13 @@ fn unexplained_sections(
         let n = match s.kind {
             NodeKind::Preamble | NodeKind::Fallback => s.chars,
             _ if s.route == Route::Empty => {
+                // The tree's own test: beyond its title, a lead-in of at
+                // most 30 words (`assemble::LEAD_IN_MAX_WORDS`).
                 let own = text.chars().count().saturating_sub(s.title.chars().count());
-                let words = text.split_whitespace().count();
+                let words = text
+                    .split_whitespace()
+                    .count()
+                    .saturating_sub(s.title.split_whitespace().count());
                 if words > 30 {
                     own
                 } else {

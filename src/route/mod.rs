@@ -315,7 +315,16 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
                 // it, so it is read as a new section.
                 _ if matched.reserved && !has_own_text(node) => (Route::Empty, None),
                 _ if matched.reserved => (Route::Llm, None),
-                _ if matched.noise => (Route::Noise, None),
+                // A section the tree kept as a clause although it is named
+                // as the signature pages (`12.9. Signatures. This Agreement
+                // may be signed in counterparts ...`): its title is no reason
+                // to drop it.
+                _ if matched.noise
+                    && !(node.kind == NodeKind::Section
+                        && crate::tree::names_signature_pages(&node.name)) =>
+                {
+                    (Route::Noise, None)
+                }
                 _ => match matched.tier {
                     Some(t) if t.is_sent() => (Route::Llm, Some(t)),
                     Some(t) => (Route::Skip, Some(t)),

@@ -6,6 +6,7 @@
 use super::contents::EntryStatus;
 use super::health::{self, TreeHealth};
 use super::label::split_heading;
+use super::plain_signature::opens_with_clause;
 use super::{DocFormat, DocTree, Node, NodeKind, SourceText};
 
 /// A heading found by one of the detectors, before nesting.
@@ -157,13 +158,26 @@ pub(crate) fn assemble(
             count_non_blank(own, STRUCTURAL_MAX_CHARS + 1) <= STRUCTURAL_MAX_CHARS
                 || (own.split_whitespace().nth(LEAD_IN_MAX_WORDS).is_none() && is_lead_in(own))
         };
-        let kind = refine_kind(h.kind, &title);
+        let mut kind = refine_kind(h.kind, &title);
         let (label, name) = match kind {
             NodeKind::Preamble | NodeKind::Toc | NodeKind::Signature | NodeKind::Fallback => {
                 (None, clean_title(&title, false))
             }
             _ => split_heading(&title),
         };
+        // A heading named as the signature pages (`Signatures`, `12.9.
+        // Signatures`) is them unless its text opens with a clause (`This
+        // Agreement may be signed in two counterparts ...`): then it is a
+        // provision of the agreement, routed by its title like any section
+        // (`route::plan` does not read its noise title as noise).
+        if h.kind == NodeKind::Section && names_signature_pages(&name) {
+            let in_title = count_non_blank(&h.title, usize::MAX);
+            kind = if opens_with_clause(after_non_blank(text, in_title)) {
+                NodeKind::Section
+            } else {
+                NodeKind::Signature
+            };
+        }
         let idx = nodes.len();
         let node_id = if h.extra {
             let kind_name = serde_json::to_value(kind)
@@ -332,6 +346,12 @@ pub(crate) fn refine_kind(kind: NodeKind, title: &str) -> NodeKind {
     } else {
         kind
     }
+}
+
+/// Whether a heading's name (its title without its label) names the
+/// signature pages (`Signatures`, `Signature Page`).
+pub(crate) fn names_signature_pages(name: &str) -> bool {
+    refine_kind(NodeKind::Section, name.trim()) == NodeKind::Signature
 }
 
 /// Adds headings found after the decoder (content after signature pages),

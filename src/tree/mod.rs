@@ -7,6 +7,7 @@
 //! numbers are for provenance and reports.
 
 mod assemble;
+mod capitals;
 pub mod contents;
 mod decode;
 mod doc_id;
@@ -219,6 +220,14 @@ fn headings_tree(source: &SourceText) -> DocTree {
     plain_tree(source, plain, &toc)
 }
 
+/// Whether a section's name (its title without its label) names the
+/// signature pages. The tree keeps a section so named as a `section` only
+/// when its text opens with a clause (a counterparts provision titled
+/// `Signatures`), so the router does not read that title as noise.
+pub fn names_signature_pages(name: &str) -> bool {
+    assemble::names_signature_pages(name)
+}
+
 /// A plain-text tree: the decoder's headings plus a node for the content
 /// after each signature page's last block.
 fn plain_tree(
@@ -226,6 +235,7 @@ fn plain_tree(
     mut plain: Vec<assemble::Heading>,
     toc: &[(String, EntryStatus)],
 ) -> DocTree {
+    capitals::add_capitals_headings(source, &mut plain);
     plain_signature::split_after_signatures(source, &mut plain);
     assemble::assemble(source, DocFormat::Text, plain, toc)
 }

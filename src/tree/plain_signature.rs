@@ -206,3 +206,48 @@ fn is_page_footer(line: &str) -> bool {
             .split_whitespace()
             .all(|w| w == "of" || w.chars().all(|c| c.is_ascii_digit()))
 }
+
+/// Words a sentence needs to read as a clause rather than a caption.
+const CLAUSE_MIN_WORDS: usize = 8;
+
+/// Whether a node's own text (after its title) opens with a clause of the
+/// agreement: a first sentence of some length that holds no signature
+/// field and is not the signing formula (`IN WITNESS WHEREOF`, `The
+/// parties have executed this Agreement ...`). A section titled
+/// `Signatures` whose text starts so (`This Agreement may be signed in
+/// two counterparts, ...`) is a provision, not the signature pages.
+pub(crate) fn opens_with_clause(own: &str) -> bool {
+    let own = own.trim_start_matches(|c: char| c.is_whitespace() || c == '.' || c == ':');
+    let line = own.lines().next().unwrap_or("");
+    let first = first_sentence(line);
+    if first.split_whitespace().count() < CLAUSE_MIN_WORDS || has_field(first) {
+        return false;
+    }
+    let lower = first.to_lowercase();
+    let formula = [
+        "witness",
+        "have executed",
+        "has executed",
+        "duly executed",
+        "caused",
+        "have signed",
+        "has signed",
+        "hereunto",
+        "set their hand",
+        "signature page",
+        "signatures follow",
+        "intentionally left blank",
+    ];
+    !formula.iter().any(|f| lower.contains(f))
+}
+
+/// `line` up to its first sentence end (`. ` before a capital).
+fn first_sentence(line: &str) -> &str {
+    let b = line.as_bytes();
+    for i in 1..b.len().saturating_sub(1) {
+        if b[i - 1] == b'.' && b[i] == b' ' && b[i + 1].is_ascii_uppercase() {
+            return &line[..i];
+        }
+    }
+    line
+}

@@ -149,3 +149,48 @@ fn a_heading_naming_a_party_matches_as_the_plain_heading() {
     assert_eq!(entry("Acme Trademarks"), entry("Trademarks"));
     assert!(entry("Trademarks").is_some());
 }
+
+/// A numbered clause titled `Signatures` whose text is a counterparts
+/// provision (`12.9. Signatures. This Agreement may be signed in two
+/// counterparts ...`, a CUAD consulting agreement) is a clause, sent;
+/// a signature page that opens with the signing formula stays noise.
+#[test]
+fn a_clause_titled_signatures_is_sent_and_the_signature_page_is_noise() {
+    use kgroute::route::{plan_document_in, Route, RouteOptions};
+    use kgroute::tree::NodeKind;
+    let Some(corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let set = kgroute::index::IndexSet::load(&[repo().join("indices")]).unwrap();
+    let path = corpora
+        .join("cuad/consulting/drivendeliveries_inc_05_22_2020_ex_10_4_consulting_agreement.txt");
+    let (_, _, plan, _) =
+        plan_document_in(&path, &set, None, &RouteOptions::default(), true).unwrap();
+    let s = plan
+        .sections
+        .iter()
+        .find(|s| s.title.starts_with("12.9"))
+        .expect("the Signatures clause");
+    assert_eq!((s.kind, s.route), (NodeKind::Section, Route::Llm), "{s:?}");
+
+    let dir = super::util::tempdir();
+    let p = dir.path().join("signed.txt");
+    let body = "The Consultant shall provide the services described in this Agreement with due care and skill, and the Company shall pay the fees when due.\n\n";
+    let text = format!(
+        "1. Services\n\n{}2. Fees\n\n{}3. Signatures\n\nIN WITNESS WHEREOF, the parties have executed this Agreement as of the date first written above.\n\nACME INC.\n\nBy: /s/ Jane Roe\nName: Jane Roe\nTitle: President\n",
+        body.repeat(3),
+        body.repeat(3)
+    );
+    std::fs::write(&p, text).unwrap();
+    let (_, _, plan, _) = plan_document_in(&p, &set, None, &RouteOptions::default(), true).unwrap();
+    let s = plan
+        .sections
+        .iter()
+        .find(|s| s.title == "3. Signatures")
+        .unwrap();
+    assert_eq!(
+        (s.kind, s.route),
+        (NodeKind::Signature, Route::Noise),
+        "{s:?}"
+    );
+}

@@ -1135,3 +1135,62 @@ fn a_contents_page_never_holds_running_sentences() {
         .unwrap();
     assert_eq!(holder.kind, NodeKind::Preamble, "{holder:?}");
 }
+
+/// Unnumbered capitals headings standing alone between paragraphs, with
+/// siblings in the same style, are the sections of a contract that has no
+/// numbered heading; the agreement's title, the opening's `WHEREAS` and a
+/// running page header met on every page are not.
+#[test]
+fn unnumbered_capitals_headings_between_paragraphs_are_sections() {
+    let para = "The Provider shall perform the services described in this section with reasonable skill and care, and the Customer shall pay the fees set out below within thirty days.\n\n";
+    let mut text = String::from("HOSTING AGREEMENT\n\nThis Agreement is made between Acme Inc. and Beta LLC, who agree as follows.\n\nWHEREAS\n\n");
+    text.push_str(&para.repeat(2));
+    for title in [
+        "SERVICES PROVIDED TO THE CUSTOMER",
+        "FEES AND PAYMENT",
+        "TERM AND TERMINATION",
+        "GOVERNING LAW",
+    ] {
+        text.push_str(&format!("ACME - BETA HOSTING\n\n{title}\n\n"));
+        text.push_str(&para.repeat(8));
+    }
+    let (src, tree) = tree_of(&text);
+    assert_tiles(&src, &tree);
+    let titles: Vec<&str> = tree.iter().map(|n| n.title.as_str()).collect();
+    for want in [
+        "SERVICES PROVIDED TO THE CUSTOMER",
+        "FEES AND PAYMENT",
+        "TERM AND TERMINATION",
+        "GOVERNING LAW",
+    ] {
+        assert!(titles.contains(&want), "{want} not a heading: {titles:?}");
+    }
+    for not in ["HOSTING AGREEMENT", "WHEREAS", "ACME - BETA HOSTING"] {
+        assert!(!titles.contains(&not), "{not} is a heading: {titles:?}");
+    }
+    assert_eq!(tree.structure[0].kind, NodeKind::Preamble);
+    assert!(tree.health.usable(), "{:?}", tree.health);
+    // One capitals line alone is a caption, not a structure.
+    let lone = text.replacen("FEES AND PAYMENT", "Fees and payment", 1);
+    let lone = lone.replacen("TERM AND TERMINATION", "Term and termination", 1);
+    let lone = lone.replacen("GOVERNING LAW", "Governing law", 1);
+    let (_, tree) = tree_of(&lone);
+    assert_eq!(tree.iter().count(), 1, "{:?}", tree.structure);
+}
+
+/// A CUAD supply agreement whose sections are unnumbered capitals lines
+/// (`LOCATIONS OF SUPPLY`, `QUALITY`): they are its headings.
+#[test]
+fn a_cuad_contract_titled_in_capitals_lines_has_them_as_headings() {
+    let Some(_corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let (src, tree) = load(&corpus_file(
+        "cuad/supply/westpharmaceuticalservicesinc_20200116_8_k_ex_10_1_11947529_ex_10_1_supply_agreement.txt",
+    ));
+    assert_tiles(&src, &tree);
+    let titles: Vec<&str> = tree.iter().map(|n| n.title.as_str()).collect();
+    for want in ["LOCATIONS OF SUPPLY", "QUALITY", "TECHNICAL SUPPORT"] {
+        assert!(titles.contains(&want), "{want} not a heading: {titles:?}");
+    }
+}
