@@ -371,13 +371,6 @@ fn tune(
         ),
     ];
     grid.push((
-        "default, question words out".into(),
-        RetrieveOptions {
-            frame_words: kgroute::ask::expand::QUESTION_WORDS,
-            ..d
-        },
-    ));
-    grid.push((
         "default, crumb 0.75".into(),
         RetrieveOptions {
             crumb_boost: 0.75,
@@ -385,13 +378,27 @@ fn tune(
         },
     ));
     grid.push((
-        "default, extra chunks 0.05".into(),
+        "default, one feedback chunk per document".into(),
         RetrieveOptions {
-            extra_chunk_weight: 0.05,
+            feedback_one_per_doc: true,
             ..d
         },
     ));
-    for (n, k, w) in [(20, 10, 0.7), (20, 15, 0.5), (20, 20, 0.7), (20, 15, 1.0)] {
+    grid.push((
+        "default, one per document, 30 chunks".into(),
+        RetrieveOptions {
+            feedback_one_per_doc: true,
+            feedback_chunks: 30,
+            ..d
+        },
+    ));
+    for (n, k, w) in [
+        (20, 20, 0.7),
+        (20, 30, 1.0),
+        (20, 20, 1.0),
+        (30, 20, 0.7),
+        (10, 20, 0.7),
+    ] {
         grid.push((
             format!("feedback {n} chunks, {k} terms, weight {w}"),
             RetrieveOptions {
@@ -402,6 +409,14 @@ fn tune(
             },
         ));
     }
+    grid.push((
+        "feedback 20/20/0.7, crumb 0.75".into(),
+        RetrieveOptions {
+            feedback_terms: 20,
+            crumb_boost: 0.75,
+            ..d
+        },
+    ));
     if !full {
         grid.retain(|(n, _)| {
             n == "default" || n == "plain BM25" || n.starts_with("extra 0, crumb 2")

@@ -87,7 +87,16 @@ pub fn query_terms(
     if opts.feedback_chunks == 0 || opts.feedback_terms == 0 || terms.is_empty() {
         return Ok(terms);
     }
-    let hits = index.search_terms(&terms, opts.crumb_boost, None, opts.feedback_chunks)?;
+    let hits = if opts.feedback_one_per_doc {
+        let many = index.search_terms(&terms, opts.crumb_boost, None, opts.feedback_chunks * 10)?;
+        let mut seen = std::collections::HashSet::new();
+        many.into_iter()
+            .filter(|h| seen.insert(h.pointer.doc_id.clone()))
+            .take(opts.feedback_chunks)
+            .collect()
+    } else {
+        index.search_terms(&terms, opts.crumb_boost, None, opts.feedback_chunks)?
+    };
     let total: f32 = hits.iter().map(|h| h.score).sum();
     if total <= 0.0 {
         return Ok(terms);

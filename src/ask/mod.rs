@@ -79,17 +79,21 @@ pub struct RetrieveOptions {
     pub feedback_chunks: usize,
     pub feedback_terms: usize,
     pub feedback_weight: f32,
+    /// Read at most one feedback chunk per document, so the words learned
+    /// are what many contracts share rather than one long contract's.
+    pub feedback_one_per_doc: bool,
 }
 
 impl Default for RetrieveOptions {
     fn default() -> Self {
         Self {
-            crumb_boost: crate::search::reader::CRUMB_BOOST,
+            crumb_boost: 0.75,
             extra_chunk_weight: 0.0,
             frame_words: &[],
-            feedback_chunks: 20,
-            feedback_terms: 15,
-            feedback_weight: 0.7,
+            feedback_chunks: 30,
+            feedback_terms: 20,
+            feedback_weight: 1.0,
+            feedback_one_per_doc: true,
         }
     }
 }
@@ -104,6 +108,7 @@ impl RetrieveOptions {
             feedback_chunks: 0,
             feedback_terms: 0,
             feedback_weight: 0.0,
+            feedback_one_per_doc: false,
         }
     }
 }
