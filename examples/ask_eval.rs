@@ -12,7 +12,9 @@
 //! `--variants` first prints hit@1/hit@3 on the tuning half for a grid of
 //! retrieval options (how the defaults of `RetrieveOptions` were chosen).
 //!
-//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants]
+//! `--chunk-sizes` does the same for sections cut into other chunk sizes.
+//!
+//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes]
 
 use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
 use kgroute::ask::expand::query_terms;
