@@ -9,12 +9,19 @@
 //! contracts have a clause of a category, from the index alone, as
 //! precision/recall against the labels.
 //!
-//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category]
+//! `--variants` first prints hit@1/hit@3 on the tuning half for a grid of
+//! retrieval options (how the defaults of `RetrieveOptions` were chosen).
+//!
+//! `--chunk-sizes` does the same for sections cut into other chunk sizes.
+//!
+//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes]
 
 use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
-use kgroute::ask::{rank_sections, retrieve};
+use kgroute::ask::expand::query_terms;
+use kgroute::ask::{rank_sections_with, retrieve_terms, RetrieveOptions};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RouteOptions;
+use kgroute::search::reader::WeightedTerm;
 use kgroute::search::{Chunk, SearchIndex, SearchIndexWriter, SectionPointer};
 use kgroute::tree::source::ReadOptions;
 use kgroute::tree::{build_tree, SourceText};
@@ -44,6 +51,7 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or("../shared/corpora/cuad"),
     );
     let per_category = args.iter().any(|a| a == "--per-category");
+    let variants = args.iter().any(|a| a == "--variants");
     let description_only = args.iter().any(|a| a == "--description-only");
     let labels: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("labels.json"))?)?;
@@ -110,6 +118,15 @@ fn main() -> anyhow::Result<()> {
     let indices = kgroute::index::IndexSet::load(&[PathBuf::from("indices")])?;
     let misses_of = std::env::var("KGROUTE_ASK_MISSES").ok();
     let sections = SearchIndexWriter::in_ram()?;
+    // --variants: the same sections cut into smaller and larger chunks.
+    let sized: Vec<(usize, SearchIndexWriter)> = if args.iter().any(|a| a == "--chunk-sizes") {
+        [450, 1800]
+            .into_iter()
+            .map(|b| Ok((b, SearchIndexWriter::in_ram()?)))
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        Vec::new()
+    };
     let flat = SearchIndexWriter::in_ram()?;
     let (mut t_tree, mut t_sections, mut t_flat) = (0.0, 0.0, 0.0);
     let mut contracts = Vec::new();
@@ -131,6 +148,15 @@ fn main() -> anyhow::Result<()> {
         t_tree += t.elapsed().as_secs_f64();
         let t = Instant::now();
         sections.add(&plan, &source, &path)?;
+        for (bytes, w) in &sized {
+            let (p, c) = kgroute::search::chunk::section_chunks_sized(
+                &plan,
+                &source,
+                &path.display().to_string(),
+                *bytes,
+            );
+            w.add_chunks(&p, &c)?;
+        }
         t_sections += t.elapsed().as_secs_f64();
         let t = Instant::now();
         add_flat(&flat, &tree.doc_id, &path, &source.text)?;
@@ -181,6 +207,30 @@ fn main() -> anyhow::Result<()> {
         t_commit
     );
     println!("hit: a returned unit overlaps a labelled span; MRR over the first {DEPTH}\n");
+    if variants {
+        tune(&sections, &contracts, &questions, true)?;
+    }
+    {
+        for (bytes, w) in sized {
+            let index = w.into_index()?;
+            println!(
+                "-- chunks of about {bytes} bytes instead of {}",
+                kgroute::search::chunk::CHUNK_BYTES
+            );
+            tune(&index, &contracts, &questions, false)?;
+        }
+    }
+    let opts = RetrieveOptions::default();
+    let plain = RetrieveOptions::plain();
+    // One query per question (the same for every contract): made once.
+    let mut ours_q: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
+    let mut base_q: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
+    let t = Instant::now();
+    for q in questions.values() {
+        ours_q.insert(q, query_terms(&sections, q, &opts)?);
+        base_q.insert(q, query_terms(&flat, q, &plain)?);
+    }
+    let expand_ms = 1000.0 * t.elapsed().as_secs_f64() / questions.len().max(1) as f64;
 
     let mut ask_time = 0.0;
     let mut asked = 0usize;
@@ -193,7 +243,13 @@ fn main() -> anyhow::Result<()> {
             for (cat, spans) in &c.spans {
                 let q = &questions[cat];
                 let t = Instant::now();
-                let hits = retrieve(&sections, q, Some(&c.doc_id), DEPTH)?;
+                let hits = retrieve_terms(
+                    &sections,
+                    &ours_q[q.as_str()],
+                    Some(&c.doc_id),
+                    DEPTH,
+                    &opts,
+                )?;
                 ask_time += t.elapsed().as_secs_f64();
                 asked += 1;
                 let r = first_hit(
@@ -205,7 +261,12 @@ fn main() -> anyhow::Result<()> {
                     hits.iter()
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
                 );
-                if dev && misses_of.as_deref() == Some(cat.as_str()) && r.is_none_or(|r| r > 3) {
+                if dev
+                    && misses_of
+                        .as_deref()
+                        .is_some_and(|m| m.split(',').any(|m| m == cat))
+                    && r.is_none_or(|r| r > 3)
+                {
                     let got: Vec<String> = hits
                         .iter()
                         .take(3)
@@ -216,8 +277,24 @@ fn main() -> anyhow::Result<()> {
                             )
                         })
                         .collect();
+                    let all = retrieve_terms(
+                        &sections,
+                        &ours_q[q.as_str()],
+                        Some(&c.doc_id),
+                        10_000,
+                        &opts,
+                    )?;
+                    let labelled = all
+                        .iter()
+                        .enumerate()
+                        .find(|(_, h)| {
+                            let (a, b) = (h.pointer.start_byte, h.pointer.end_byte);
+                            spans.iter().any(|(s, e)| a < *e && *s < b)
+                        })
+                        .map(|(i, h)| format!("#{} {}", i + 1, h.pointer.breadcrumb))
+                        .unwrap_or_else(|| "no indexed section matches".into());
                     println!(
-                        "MISS {} span {:?}: got {}",
+                        "MISS {cat} {} span {:?}: got {}; labelled: {labelled}",
                         c.key,
                         spans[0],
                         got.join(" | ")
@@ -225,7 +302,8 @@ fn main() -> anyhow::Result<()> {
                 }
                 ours.entry(cat.clone()).or_default().add(r);
                 all_ours.add(r);
-                let hits = retrieve(&flat, q, Some(&c.doc_id), DEPTH)?;
+                let hits =
+                    retrieve_terms(&flat, &base_q[q.as_str()], Some(&c.doc_id), DEPTH, &plain)?;
                 let r = first_hit(
                     hits.iter()
                         .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
@@ -261,10 +339,122 @@ fn main() -> anyhow::Result<()> {
         println!();
     }
     println!(
-        "ask: {asked} questions, {:.2} ms each (retrieve and rank, in memory)\n",
+        "ask: {asked} questions, {:.2} ms each (retrieve and rank, in memory) after {expand_ms:.2} ms per question to make its query\n",
         1000.0 * ask_time / asked.max(1) as f64
     );
     corpus_wide(&sections, &contracts, &questions)?;
+    Ok(())
+}
+
+/// Hit@1/hit@3 on the tuning half for a grid of retrieval options.
+fn tune(
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+    full: bool,
+) -> anyhow::Result<()> {
+    let d = RetrieveOptions::default();
+    let mut grid: Vec<(String, RetrieveOptions)> = vec![
+        ("plain BM25".into(), RetrieveOptions::plain()),
+        ("default".into(), d),
+        (
+            "default, no feedback".into(),
+            RetrieveOptions {
+                feedback_chunks: 0,
+                ..d
+            },
+        ),
+        (
+            "default, frame words and document nouns out".into(),
+            RetrieveOptions {
+                frame_words: kgroute::ask::expand::FRAME_WORDS,
+                ..d
+            },
+        ),
+    ];
+    grid.push((
+        "default, crumb 0.75".into(),
+        RetrieveOptions {
+            crumb_boost: 0.75,
+            ..d
+        },
+    ));
+    grid.push((
+        "default, one feedback chunk per document".into(),
+        RetrieveOptions {
+            feedback_one_per_doc: true,
+            ..d
+        },
+    ));
+    grid.push((
+        "default, one per document, 30 chunks".into(),
+        RetrieveOptions {
+            feedback_one_per_doc: true,
+            feedback_chunks: 30,
+            ..d
+        },
+    ));
+    for (n, k, w) in [
+        (20, 20, 0.7),
+        (20, 30, 1.0),
+        (20, 20, 1.0),
+        (30, 20, 0.7),
+        (10, 20, 0.7),
+    ] {
+        grid.push((
+            format!("feedback {n} chunks, {k} terms, weight {w}"),
+            RetrieveOptions {
+                feedback_chunks: n,
+                feedback_terms: k,
+                feedback_weight: w,
+                ..d
+            },
+        ));
+    }
+    grid.push((
+        "feedback 20/20/0.7, crumb 0.75".into(),
+        RetrieveOptions {
+            feedback_terms: 20,
+            crumb_boost: 0.75,
+            ..d
+        },
+    ));
+    if !full {
+        grid.retain(|(n, _)| {
+            n == "default" || n == "plain BM25" || n.starts_with("extra 0, crumb 2")
+        });
+    }
+    println!("== variants, tuning half");
+    for (name, o) in grid {
+        let mut s = RankScores::default();
+        let mut qs: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
+        for q in questions.values() {
+            qs.insert(q, query_terms(index, q, &o)?);
+        }
+        for c in contracts.iter().filter(|c| c.dev) {
+            for (cat, spans) in &c.spans {
+                let hits = retrieve_terms(
+                    index,
+                    &qs[questions[cat].as_str()],
+                    Some(&c.doc_id),
+                    DEPTH,
+                    &o,
+                )?;
+                s.add(first_hit(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                    spans,
+                ));
+            }
+        }
+        println!(
+            "{name:<44} hit@1 {:5.1}% hit@3 {:5.1}% MRR {:.3}",
+            s.hit1(),
+            s.hit3(),
+            s.mrr()
+        );
+    }
+    println!();
     Ok(())
 }
 
@@ -358,13 +548,15 @@ fn corpus_wide(
         "Change Of Control",
         "Most Favored Nation",
     ];
-    const SHARES: [f32; 7] = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+    const SHARES: [f32; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95];
     let by_id: HashMap<&str, &Contract> =
         contracts.iter().map(|c| (c.doc_id.as_str(), c)).collect();
     println!("== corpus-wide: which contracts have a clause (index only)");
     let score = |cat: &str, dev: bool, share: f32| -> anyhow::Result<(f64, f64, usize)> {
-        let hits = index.search(&questions[cat], None, 20_000)?;
-        let ranked = rank_sections(hits);
+        let opts = RetrieveOptions::default();
+        let terms = query_terms(index, &questions[cat], &opts)?;
+        let hits = index.search_terms(&terms, opts.crumb_boost, None, 20_000)?;
+        let ranked = rank_sections_with(hits, opts.extra_chunk_weight);
         let best = ranked
             .iter()
             .filter(|h| {

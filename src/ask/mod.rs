@@ -4,11 +4,13 @@
 //! consumer never gets the chunk, it gets the contiguous section).
 
 pub mod eval;
+pub mod expand;
 pub mod grounding;
 pub mod grounding_neo4j;
 pub mod llm;
 pub mod render;
 
+use crate::search::reader::WeightedTerm;
 use crate::search::{ChunkHit, SearchIndex, SectionPointer};
 use crate::tree::source::ReadOptions;
 use crate::tree::SourceText;
@@ -60,16 +62,72 @@ pub struct Answer {
 /// How much a section that mentions a name of the question gains.
 pub const GROUNDED_BOOST: f32 = 0.5;
 
+/// How a question becomes ranked sections (the figures in README were
+/// tuned on the CUAD tuning half with `scripts/ask-eval --variants`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RetrieveOptions {
+    /// Weight of a breadcrumb match against a body match.
+    pub crumb_boost: f32,
+    /// Weight of a section's further matching chunks against its best one.
+    pub extra_chunk_weight: f32,
+    /// Words left out of the question: they frame it rather than say what
+    /// it is about ([`expand::FRAME_WORDS`]; empty: none).
+    pub frame_words: &'static [&'static str],
+    /// Pseudo-relevance feedback: how many of the best chunks of the whole
+    /// corpus are read for expansion terms (0: none), how many terms are
+    /// added, and the weight of the strongest against a question word.
+    pub feedback_chunks: usize,
+    pub feedback_terms: usize,
+    pub feedback_weight: f32,
+    /// Read at most one feedback chunk per document, so the words learned
+    /// are what many contracts share rather than one long contract's.
+    pub feedback_one_per_doc: bool,
+}
+
+impl Default for RetrieveOptions {
+    fn default() -> Self {
+        Self {
+            crumb_boost: 0.75,
+            extra_chunk_weight: 0.0,
+            frame_words: &[],
+            feedback_chunks: 30,
+            feedback_terms: 20,
+            feedback_weight: 1.0,
+            feedback_one_per_doc: true,
+        }
+    }
+}
+
+impl RetrieveOptions {
+    /// The question's words as they are, BM25 alone (the baseline's way).
+    pub fn plain() -> Self {
+        Self {
+            crumb_boost: crate::search::reader::CRUMB_BOOST,
+            extra_chunk_weight: EXTRA_CHUNK_WEIGHT,
+            frame_words: &[],
+            feedback_chunks: 0,
+            feedback_terms: 0,
+            feedback_weight: 0.0,
+            feedback_one_per_doc: false,
+        }
+    }
+}
+
 /// Groups chunk hits by section (a section scores its best chunk plus a
 /// little for each further one), best section first.
 pub fn rank_sections(hits: Vec<ChunkHit>) -> Vec<SectionHit> {
+    rank_sections_with(hits, EXTRA_CHUNK_WEIGHT)
+}
+
+/// [`rank_sections`] with a section's further chunks weighted `extra`.
+pub fn rank_sections_with(hits: Vec<ChunkHit>, extra: f32) -> Vec<SectionHit> {
     let mut order: Vec<SectionHit> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
     for h in hits {
         let key = (h.pointer.doc_id.clone(), h.pointer.node_id.clone());
         match at.get(&key) {
             Some(&i) => {
-                order[i].score += EXTRA_CHUNK_WEIGHT * h.score;
+                order[i].score += extra * h.score;
                 order[i].chunks.push((h.chunk_start, h.chunk_end));
             }
             None => {
@@ -93,8 +151,27 @@ pub fn retrieve(
     doc: Option<&str>,
     top: usize,
 ) -> anyhow::Result<Vec<SectionHit>> {
-    let hits = index.search(question, doc, (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS))?;
-    let mut ranked = rank_sections(hits);
+    let opts = RetrieveOptions::default();
+    let terms = expand::query_terms(index, question, &opts)?;
+    retrieve_terms(index, &terms, doc, top, &opts)
+}
+
+/// The `top` best sections for a query already made by
+/// [`expand::query_terms`].
+pub fn retrieve_terms(
+    index: &SearchIndex,
+    terms: &[WeightedTerm],
+    doc: Option<&str>,
+    top: usize,
+    opts: &RetrieveOptions,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let hits = index.search_terms(
+        terms,
+        opts.crumb_boost,
+        doc,
+        (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS),
+    )?;
+    let mut ranked = rank_sections_with(hits, opts.extra_chunk_weight);
     ranked.truncate(top);
     Ok(ranked)
 }

@@ -63,6 +63,17 @@ pub fn section_chunks(
     source: &SourceText,
     path: &str,
 ) -> (Vec<SectionPointer>, Vec<Chunk>) {
+    section_chunks_sized(plan, source, path, CHUNK_BYTES)
+}
+
+/// [`section_chunks`] aiming at `target` bytes a chunk (the evaluation
+/// compares sizes).
+pub fn section_chunks_sized(
+    plan: &RoutePlan,
+    source: &SourceText,
+    path: &str,
+    target: usize,
+) -> (Vec<SectionPointer>, Vec<Chunk>) {
     let doc_name = std::path::Path::new(path)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -92,7 +103,7 @@ pub fn section_chunks(
             start_line: s.start_line,
             end_line: s.end_line,
         });
-        for (a, b) in split_span(text, CHUNK_BYTES) {
+        for (a, b) in split_span(text, target) {
             let body = text[a..b].trim();
             if body.is_empty() {
                 continue;

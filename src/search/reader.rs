@@ -1,6 +1,8 @@
 //! Reads the search index: a question becomes a BM25 query over the chunks'
 //! text and breadcrumbs (optionally within one document), and each hit
-//! comes back with its section pointer.
+//! comes back with its section pointer. A query is a list of weighted
+//! analysed terms, so the ask stage can drop a question's frame words and
+//! add terms learned from the corpus (see `ask::expand`).
 
 use super::schema::{self, Fields};
 use super::SectionPointer;
@@ -28,7 +30,13 @@ pub struct ChunkHit {
     pub pointer: SectionPointer,
     pub chunk_start: usize,
     pub chunk_end: usize,
+    /// The chunk's indexed text (breadcrumb line and body); empty for an
+    /// index written before the text was stored.
+    pub text: String,
 }
+
+/// An analysed query term and how much it counts.
+pub type WeightedTerm = (String, f32);
 
 impl SearchIndex {
     /// Opens the index of a batch folder.
@@ -60,16 +68,21 @@ impl SearchIndex {
 
     /// The distinct analysed terms of `text` (stemmed, stop words out).
     pub fn terms(&self, text: &str) -> Vec<String> {
-        let mut a = schema::analyzer();
-        let mut stream = a.token_stream(text);
         let mut out: Vec<String> = Vec::new();
-        while stream.advance() {
-            let t = stream.token().text.clone();
+        for t in analysed(text) {
             if !out.contains(&t) {
                 out.push(t);
             }
         }
         out
+    }
+
+    /// In how many chunks the analysed `term` occurs in the body text.
+    pub fn doc_freq(&self, term: &str) -> u64 {
+        self.reader
+            .searcher()
+            .doc_freq(&Term::from_field_text(self.fields.text, term))
+            .unwrap_or(0)
     }
 
     /// The best `limit` chunks for `question`, optionally only of the
@@ -80,26 +93,44 @@ impl SearchIndex {
         doc: Option<&str>,
         limit: usize,
     ) -> anyhow::Result<Vec<ChunkHit>> {
+        let terms: Vec<WeightedTerm> = self.terms(question).into_iter().map(|t| (t, 1.0)).collect();
+        self.search_terms(&terms, CRUMB_BOOST, doc, limit)
+    }
+
+    /// The best `limit` chunks for weighted analysed terms, each matched in
+    /// the body and, times `crumb_boost`, in the breadcrumb field.
+    pub fn search_terms(
+        &self,
+        terms: &[WeightedTerm],
+        crumb_boost: f32,
+        doc: Option<&str>,
+        limit: usize,
+    ) -> anyhow::Result<Vec<ChunkHit>> {
         let f = self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in self.terms(question) {
-            should.push((
-                Occur::Should,
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.text, &t),
-                    IndexRecordOption::WithFreqs,
-                )),
-            ));
+        for (t, w) in terms {
             should.push((
                 Occur::Should,
                 Box::new(BoostQuery::new(
                     Box::new(TermQuery::new(
-                        Term::from_field_text(f.crumb, &t),
+                        Term::from_field_text(f.text, t),
                         IndexRecordOption::WithFreqs,
                     )),
-                    CRUMB_BOOST,
+                    *w,
                 )),
             ));
+            if crumb_boost > 0.0 {
+                should.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(
+                        Box::new(TermQuery::new(
+                            Term::from_field_text(f.crumb, t),
+                            IndexRecordOption::WithFreqs,
+                        )),
+                        crumb_boost * w,
+                    )),
+                ));
+            }
         }
         if should.is_empty() {
             return Ok(Vec::new());
@@ -142,11 +173,17 @@ impl SearchIndex {
                     .and_then(|v| v.as_u64())
                     .unwrap_or_default() as usize
             };
+            let text = d
+                .get_first(f.text)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string();
             out.push(ChunkHit {
                 score,
                 pointer,
                 chunk_start: num(f.chunk_start),
                 chunk_end: num(f.chunk_end),
+                text,
             });
         }
         Ok(out)
@@ -183,6 +220,17 @@ impl SearchIndex {
         let pointer: SectionPointer = serde_json::from_str(json).context("search index pointer")?;
         Ok(Some(pointer.doc_id))
     }
+}
+
+/// Every analysed term of `text` in order, repeats kept (term counts).
+pub fn analysed(text: &str) -> Vec<String> {
+    let mut a = schema::analyzer();
+    let mut stream = a.token_stream(text);
+    let mut out = Vec::new();
+    while stream.advance() {
+        out.push(stream.token().text.clone());
+    }
+    out
 }
 
 fn term_query(field: tantivy::schema::Field, value: &str) -> Box<dyn Query> {

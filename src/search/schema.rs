@@ -16,7 +16,7 @@ pub const ANALYZER: &str = "kgroute_en";
 /// The fields of one chunk document.
 #[derive(Debug, Clone, Copy)]
 pub struct Fields {
-    /// Breadcrumb and chunk text (BM25).
+    /// Breadcrumb and chunk text (BM25; stored).
     pub text: Field,
     /// The section's breadcrumb alone (BM25, boosted: the method's
     /// structural location as its own signal).
@@ -40,7 +40,9 @@ pub fn schema() -> (Schema, Fields) {
             .set_tokenizer(ANALYZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
-    let text = b.add_text_field("text", analysed.clone());
+    // The text is stored too: the ask stage learns expansion terms from
+    // the best chunks' words (pseudo-relevance feedback).
+    let text = b.add_text_field("text", analysed.clone().set_stored());
     let crumb = b.add_text_field("crumb", analysed);
     let doc_id = b.add_text_field("doc_id", STRING);
     let doc_name = b.add_text_field("doc_name", STRING);

@@ -363,3 +363,77 @@ fn ask_a_neo4j_batch_is_grounded_like_its_files() {
     };
     assert_eq!(nodes(&from_neo4j), nodes(&from_files));
 }
+
+/// The fixtures routed as `ingest` routes them, in an in-memory index.
+fn fixtures_index() -> kgroute::search::SearchIndex {
+    use kgroute::tree::source::ReadOptions;
+    let indices = kgroute::index::IndexSet::load(&[repo().join("indices")]).unwrap();
+    let w = kgroute::search::SearchIndexWriter::in_ram().unwrap();
+    for name in ["credit_agreement.md", "supply_agreement.txt", "memo.txt"] {
+        let path = fixture(name);
+        let source = kgroute::tree::SourceText::read_with(&path, &ReadOptions::default()).unwrap();
+        let tree = kgroute::tree::build_tree(&source);
+        let (index, _) = indices.choose(&tree, &source, None).unwrap();
+        let empty = kgroute::index::GraphabilityIndex::default();
+        let plan = kgroute::route::plan(
+            &tree,
+            index.unwrap_or(&empty),
+            &kgroute::route::RouteOptions::default(),
+        );
+        w.add(&plan, &source, &path).unwrap();
+    }
+    w.into_index().unwrap()
+}
+
+#[test]
+fn a_question_is_expanded_with_the_words_of_its_best_chunks_across_the_corpus() {
+    use kgroute::ask::{expand::query_terms, RetrieveOptions};
+    let index = fixtures_index();
+    let q = "Which law governs the agreement?";
+    let plain = query_terms(&index, q, &RetrieveOptions::plain()).unwrap();
+    assert!(plain.iter().all(|(_, w)| *w == 1.0), "{plain:?}");
+    let terms = query_terms(&index, q, &RetrieveOptions::default()).unwrap();
+    // The question's own words at full weight, then words learned from the
+    // corpus's best chunks for it at less.
+    assert_eq!(&terms[..plain.len()], &plain[..]);
+    let added: Vec<&str> = terms[plain.len()..]
+        .iter()
+        .inspect(|(_, w)| assert!(*w > 0.0 && *w <= 1.0, "{terms:?}"))
+        .map(|(t, _)| t.as_str())
+        .collect();
+    // Both governing-law clauses name a State (Illinois, New York); the
+    // question does not.
+    assert!(added.contains(&"state"), "{added:?}");
+    // The chunks the expansion read carry their stored text.
+    let hits = index.search(q, None, 3).unwrap();
+    assert!(hits.iter().all(|h| h.text.starts_with('[')), "{hits:?}");
+    // And the expanded query still finds the clause first in each contract.
+    for doc in ["credit_agreement.md", "supply_agreement.txt"] {
+        let top = kgroute::ask::retrieve(&index, q, Some(doc), 1).unwrap();
+        assert!(
+            top[0].pointer.title.contains("Governing Law"),
+            "{doc}: {:?}",
+            top[0].pointer
+        );
+    }
+}
+
+#[test]
+fn question_frame_words_are_left_out_when_asked() {
+    use kgroute::ask::{expand, RetrieveOptions};
+    let index = fixtures_index();
+    let opts = RetrieveOptions {
+        frame_words: expand::QUESTION_WORDS,
+        feedback_chunks: 0,
+        ..RetrieveOptions::default()
+    };
+    let q = "Which law governs the agreement?";
+    let all: Vec<String> = index.terms(q);
+    assert!(all.iter().any(|t| t == "which"), "{all:?}");
+    let terms = expand::query_terms(&index, q, &opts).unwrap();
+    assert!(terms.iter().all(|(t, _)| t != "which"), "{terms:?}");
+    assert!(terms.iter().any(|(t, _)| t == "law"), "{terms:?}");
+    // A question of frame words only keeps them rather than asking nothing.
+    let only = expand::query_terms(&index, "Which?", &opts).unwrap();
+    assert_eq!(only, vec![("which".to_string(), 1.0)]);
+}
