@@ -66,7 +66,7 @@ impl CpuPool {
     {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let job: Job = Box::new(move || {
-            let out = std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(&p));
+            let out = std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|p| panic_message(&*p));
             let _ = tx.send(out);
         });
         if self.jobs.lock().expect("rules queue").send(job).is_err() {
