@@ -146,7 +146,8 @@ pub struct Extractor {
     /// Sections the rules read at once: one per core. The rules are CPU
     /// work, and every thread that runs them grows its own regex caches
     /// (a document's sections all at once took one blocking thread each,
-    /// and peak memory grew with the batch).
+    /// and peak memory grew with the batch); they run on the process's
+    /// fixed rules threads ([`super::cpu_pool`]).
     rules_permits: Semaphore,
     counters: Counters,
     /// Transport failures in a row (any answer resets it).
@@ -275,14 +276,15 @@ pub async fn rules_on_skipped(
         return Vec::new();
     }
     let (onto, density) = (profile.ontology.clone(), profile.density);
-    tokio::task::spawn_blocking(move || {
-        inputs
-            .iter()
-            .map(|i| rules_extraction(&onto, &density, i))
-            .collect()
-    })
-    .await
-    .unwrap_or_default()
+    super::cpu_pool::CpuPool::global()
+        .run(move || {
+            inputs
+                .iter()
+                .map(|i| rules_extraction(&onto, &density, i))
+                .collect()
+        })
+        .await
+        .unwrap_or_default()
 }
 
 /// Whether a request that is not a section's was sent, and how it ended
@@ -613,7 +615,8 @@ impl Extractor {
                 let (onto, density) = (profile.ontology.clone(), profile.density);
                 let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
                 let _permit = self.rules_permits.acquire().await;
-                match tokio::task::spawn_blocking(move || rules_extraction(&onto, &density, &input))
+                match super::cpu_pool::CpuPool::global()
+                    .run(move || rules_extraction(&onto, &density, &input))
                     .await
                 {
                     Ok(x) => x,

@@ -129,6 +129,7 @@ pub struct SectionExtraction {
 
 pub mod answer_cache;
 pub mod config;
+pub mod cpu_pool;
 pub mod extractor;
 pub mod prompt;
 pub mod rating;
