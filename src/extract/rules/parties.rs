@@ -534,15 +534,12 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 kept = &kept[j + 1..];
             }
         }
-        // `the Surviving Corporation`, `the Operating Company`: a defined
-        // name made of a participle and a corporate word, not a company.
+        // `the Surviving Corporation`, `the Operating Company`: the role a
+        // merger or a group structure gives a company, not its name (also
+        // where a list of defined terms writes it alone).
         if kept.len() == 2
             && ["corporation", "company"].contains(&kept[1].to_ascii_lowercase().as_str())
-            && (kept[0].ends_with("ing") || kept[0].ends_with("ed"))
-            && p[..offset_in(p, kept[0])]
-                .trim_end()
-                .to_ascii_lowercase()
-                .ends_with("the")
+            && STRUCTURE_PARTICIPLES.contains(&kept[0].to_ascii_lowercase().as_str())
         {
             continue;
         }
@@ -614,6 +611,21 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         });
     }
 }
+
+/// Words that make a corporate word the role of a company in a merger or a
+/// group (`Surviving Corporation`, `Holding Company`), never its name.
+const STRUCTURE_PARTICIPLES: &[&str] = &[
+    "surviving",
+    "acquiring",
+    "acquired",
+    "resulting",
+    "continuing",
+    "operating",
+    "holding",
+    "merging",
+    "disappearing",
+    "constituent",
+];
 
 /// Signature titles, fields and corporate words a PDF layout glues to the
 /// next column's first word.
