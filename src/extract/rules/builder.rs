@@ -29,6 +29,8 @@ pub(super) struct Builder {
     pub(super) licenses: Option<&'static str>,
     pub(super) leases_to: Option<&'static str>,
     pub(super) leases: Option<&'static str>,
+    /// `EXCLUSIVE_IN` (an exclusive grant -> its Territory or Field).
+    pub(super) exclusive_in: Option<&'static str>,
     /// The document's party short names (`Miltenyi`): subjects a duty or
     /// a right can bind, like a role.
     pub(super) parties: HashSet<String>,

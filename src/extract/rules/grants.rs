@@ -44,6 +44,33 @@ static LEASES_FROM: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 
+/// `exclusive ... in the Territory`, `exclusive ... throughout the Field`:
+/// where an exclusive grant holds (a defined place or field).
+static EXCLUSIVE_WHERE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(&format!(r"\b(?:in|throughout|within)\s+the\s+({NAME})\b")).unwrap());
+
+/// Capitalised words after `in the` that name a document or a time, not a
+/// territory or a field.
+const NOT_A_PLACE: &[&str] = &[
+    "Agreement",
+    "Term",
+    "Section",
+    "Article",
+    "Exhibit",
+    "Schedule",
+    "Effective",
+    "Event",
+];
+
+/// `exclusive` that is not `non-exclusive`.
+fn exclusive(clause: &str) -> bool {
+    let l = clause.to_ascii_lowercase();
+    l.match_indices("exclusive").any(|(i, _)| {
+        let before = &l[..i];
+        !(before.ends_with("non-") || before.ends_with("non ") || before.ends_with("non"))
+    })
+}
+
 /// Words that open no object of `pay` (`pay when due`, `pay for`).
 const NO_OBJECT: &[&str] = &[
     "for", "when", "on", "in", "as", "within", "to", "by", "at", "if", "upon", "over", "from",
@@ -140,6 +167,19 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
             b.relate(&from, rel, &right, &evidence);
         }
         b.relate(&to, "HOLDS_RIGHT", &right, &evidence);
+        // An exclusive grant is exclusive where the clause says: the
+        // Territory or Field it names (defined terms, capitalised).
+        if let (Some(rel), true) = (b.exclusive_in, exclusive(clause)) {
+            for w in EXCLUSIVE_WHERE.captures_iter(clause) {
+                let name = normalize_ws(&w[1]);
+                let first = name.split(' ').next().unwrap_or("");
+                if NOT_A_PLACE.contains(&first) {
+                    continue;
+                }
+                let place = b.entity(&name, "DefinedTerm", "");
+                b.relate(&right, rel, &place, &evidence);
+            }
+        }
     }
 }
 

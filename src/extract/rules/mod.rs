@@ -74,6 +74,8 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         licenses: ontology_name(&ontology.relation_types, "LICENSES").map(|_| "LICENSES"),
         leases_to: ontology_name(&ontology.relation_types, "LEASES_TO").map(|_| "LEASES_TO"),
         leases: ontology_name(&ontology.relation_types, "LEASES").map(|_| "LEASES"),
+        exclusive_in: ontology_name(&ontology.relation_types, "EXCLUSIVE_IN")
+            .map(|_| "EXCLUSIVE_IN"),
         parties: input.parties.iter().map(|p| normalize_ws(p)).collect(),
         spellings: spellings(&paragraphs),
         ..Builder::default()

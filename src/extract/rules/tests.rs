@@ -1317,6 +1317,24 @@ fn licence_grants_and_leases_name_both_parties() {
     assert_eq!(grant[0].0, "Miltenyi");
     assert!(of_type(&o, "HOLDS_RIGHT").contains(&("Bellicum", grant[0].1)));
 
+    // A non-exclusive grant is exclusive nowhere; an exclusive one is
+    // exclusive in the Territory it names.
+    let exclusive_onto = onto(&["LICENSES", "HOLDS_RIGHT", "EXCLUSIVE_IN"]);
+    assert!(of_type(&extract_for(&i, &exclusive_onto), "EXCLUSIVE_IN").is_empty());
+    let mut excl = input(
+        "2.1 License Grant",
+        "2.1 License Grant. CytoDyn hereby grants to Vyera an exclusive, royalty-bearing \
+         license under the CytoDyn Patents to Commercialize Licensed Products in the Field \
+         in the Territory during the Term of the Agreement, as provided in the Agreement.",
+    );
+    excl.parties = vec!["CytoDyn".into(), "Vyera".into()];
+    let o = extract_for(&excl, &exclusive_onto);
+    let places: Vec<&str> = of_type(&o, "EXCLUSIVE_IN")
+        .iter()
+        .map(|(_, t)| *t)
+        .collect();
+    assert_eq!(places, vec!["Field", "Territory"], "{:#?}", o.relations);
+
     let lease = input(
         "2. Lease Grant",
         "2. Lease Grant. Subject to the terms of this Lease, Landlord leases to Tenant, and \
