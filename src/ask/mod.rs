@@ -90,8 +90,8 @@ impl Default for RetrieveOptions {
             crumb_boost: 0.75,
             extra_chunk_weight: 0.0,
             frame_words: &[],
-            feedback_chunks: 30,
-            feedback_terms: 20,
+            feedback_chunks: 50,
+            feedback_terms: 40,
             feedback_weight: 1.0,
             feedback_one_per_doc: true,
         }
