@@ -65,10 +65,8 @@ const NOT_A_PLACE: &[&str] = &[
 /// `exclusive` that is not `non-exclusive`.
 fn exclusive(clause: &str) -> bool {
     let l = clause.to_ascii_lowercase();
-    l.match_indices("exclusive").any(|(i, _)| {
-        let before = &l[..i];
-        !(before.ends_with("non-") || before.ends_with("non ") || before.ends_with("non"))
-    })
+    l.match_indices("exclusive")
+        .any(|(i, _)| !l[..i].trim_end_matches(['-', ' ']).ends_with("non"))
 }
 
 /// Words that open no object of `pay` (`pay when due`, `pay for`).
@@ -186,31 +184,27 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
 /// `Landlord leases to Tenant` (LEASES_TO) and `Tenant leases from
 /// Landlord, the Premises` (LEASES).
 pub(super) fn leases(b: &mut Builder, p: &str) {
-    for c in LEASES_TO.captures_iter(p) {
-        let (Some(from), Some(to)) = (party(b, &c[1]), party(b, &c[2])) else {
-            continue;
-        };
-        let Some(rel) = b.leases_to else {
-            return;
-        };
-        let evidence = snippet_around(p, c.get(0).unwrap().as_str());
-        let (from, to) = (
-            super::obligations::party_entity(b, &from),
-            super::obligations::party_entity(b, &to),
-        );
-        b.relate(&from, rel, &to, &evidence);
+    if let Some(rel) = b.leases_to {
+        for c in LEASES_TO.captures_iter(p) {
+            let (Some(from), Some(to)) = (party(b, &c[1]), party(b, &c[2])) else {
+                continue;
+            };
+            let evidence = snippet_around(p, c.get(0).unwrap().as_str());
+            let from = super::obligations::party_entity(b, &from);
+            let to = super::obligations::party_entity(b, &to);
+            b.relate(&from, rel, &to, &evidence);
+        }
     }
-    for c in LEASES_FROM.captures_iter(p) {
-        let (Some(tenant), Some(_)) = (party(b, &c[1]), party(b, &c[2])) else {
-            continue;
-        };
-        let Some(rel) = b.leases else {
-            return;
-        };
-        let evidence = snippet_around(p, c.get(0).unwrap().as_str());
-        let tenant = super::obligations::party_entity(b, &tenant);
-        let premises = b.entity(&normalize_ws(&c[3]), "DefinedTerm", "");
-        b.relate(&tenant, rel, &premises, &evidence);
+    if let Some(rel) = b.leases {
+        for c in LEASES_FROM.captures_iter(p) {
+            let (Some(tenant), Some(_)) = (party(b, &c[1]), party(b, &c[2])) else {
+                continue;
+            };
+            let evidence = snippet_around(p, c.get(0).unwrap().as_str());
+            let tenant = super::obligations::party_entity(b, &tenant);
+            let premises = b.entity(&normalize_ws(&c[3]), "DefinedTerm", "");
+            b.relate(&tenant, rel, &premises, &evidence);
+        }
     }
 }
 

@@ -165,10 +165,12 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         // A recital (`WHEREAS, ... Vyera will Commercialize ...`) states
         // what the parties intend, not what binds them.
         let recital = p.trim_start().to_ascii_uppercase().starts_with("WHEREAS");
-        if let Some((ob, to_end)) = (!recital)
-            .then(|| obligations(&mut b, p, &term_set, &own))
-            .flatten()
-        {
+        let found = if recital {
+            None
+        } else {
+            obligations(&mut b, p, &term_set, &own)
+        };
+        if let Some((ob, to_end)) = found {
             // `... Miltenyi shall provide notice. ... Miltenyi shall have no
             // obligation to Bellicum:` opens a list that is no duty's.
             list_owner = (to_end && p.trim_end().ends_with(':')).then_some(ob);

@@ -570,14 +570,12 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             .rev()
             .find_map(|(i, w)| glued_prefix(w).map(|n| (i, n)))
         {
-            {
-                start = offset_in(p, kept[i]) + cut;
-                let first = &p[start..offset_in(p, kept[i]) + kept[i].len()];
-                let mut rest = vec![first];
-                rest.extend_from_slice(&kept[i + 1..]);
-                glued = rest;
-                kept = &glued;
-            }
+            start = offset_in(p, kept[i]) + cut;
+            let first = &p[start..offset_in(p, kept[i]) + kept[i].len()];
+            glued = std::iter::once(first)
+                .chain(kept[i + 1..].iter().copied())
+                .collect();
+            kept = &glued;
         }
         // `Royal Bank of CANADAby`: a field word glued after the name.
         if let Some(last) = kept.last() {

@@ -1343,6 +1343,12 @@ fn licence_grants_and_leases_name_both_parties() {
     let o = extract_for(&lease, &ontology);
     assert_eq!(of_type(&o, "LEASES_TO"), vec![("Landlord", "Tenant")]);
     assert_eq!(of_type(&o, "LEASES"), vec![("Tenant", "Premises")]);
+    // Each type on its own: an ontology with LEASES alone still gets it.
+    let only_leases = extract_for(&lease, &onto(&["LEASES"]));
+    assert_eq!(
+        of_type(&only_leases, "LEASES"),
+        vec![("Tenant", "Premises")]
+    );
     // A grant between words that are no party gives nothing.
     let other = input(
         "2.1 Grant",
