@@ -31,6 +31,13 @@ pub(super) struct Builder {
     pub(super) leases: Option<&'static str>,
     /// `EXCLUSIVE_IN` (an exclusive grant -> its Territory or Field).
     pub(super) exclusive_in: Option<&'static str>,
+    /// `CONDITIONED_ON` (a duty -> its Condition), `HAS_EXCEPTION` (-> its
+    /// Exception), `HAS_PERIOD` (-> its Period) and `TRIGGERS` when the
+    /// ontology has them.
+    pub(super) conditioned_on: Option<&'static str>,
+    pub(super) has_exception: Option<&'static str>,
+    pub(super) has_period: Option<&'static str>,
+    pub(super) triggers: Option<&'static str>,
     /// The document's party short names (`Miltenyi`): subjects a duty or
     /// a right can bind, like a role.
     pub(super) parties: HashSet<String>,

@@ -26,6 +26,7 @@ mod law;
 mod obligations;
 mod own;
 mod parties;
+mod qualifiers;
 mod signature;
 mod terms;
 mod text;
@@ -76,6 +77,12 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         leases: ontology_name(&ontology.relation_types, "LEASES").map(|_| "LEASES"),
         exclusive_in: ontology_name(&ontology.relation_types, "EXCLUSIVE_IN")
             .map(|_| "EXCLUSIVE_IN"),
+        conditioned_on: ontology_name(&ontology.relation_types, "CONDITIONED_ON")
+            .map(|_| "CONDITIONED_ON"),
+        has_exception: ontology_name(&ontology.relation_types, "HAS_EXCEPTION")
+            .map(|_| "HAS_EXCEPTION"),
+        has_period: ontology_name(&ontology.relation_types, "HAS_PERIOD").map(|_| "HAS_PERIOD"),
+        triggers: ontology_name(&ontology.relation_types, "TRIGGERS").map(|_| "TRIGGERS"),
         parties: input.parties.iter().map(|p| normalize_ws(p)).collect(),
         spellings: spellings(&paragraphs),
         ..Builder::default()
@@ -106,8 +113,9 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     let mut event_list: Option<String> = None;
     // An obligation whose sentence ends in `:` (`... will not create any
     // Lien ..., except:`) goes on in the list clauses that follow; their
-    // amounts and references are its own.
-    let mut list_owner: Option<String> = None;
+    // amounts and references are its own. After `except:` (or `other
+    // than:`) under a restriction, each clause is a permitted exception.
+    let mut list_owner: Option<(String, bool)> = None;
     // A termination list (`may be terminated ...:` then `(b) by Parent ...`).
     let mut terminable = false;
     for p in &paragraphs {
@@ -162,6 +170,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         licence_grants(&mut b, p);
         leases(&mut b, p);
         b.clause_refs.clear();
+        passive_assignment(&mut b, p, &own);
         // A recital (`WHEREAS, ... Vyera will Commercialize ...`) states
         // what the parties intend, not what binds them.
         let recital = p.trim_start().to_ascii_uppercase().starts_with("WHEREAS");
@@ -170,18 +179,23 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         } else {
             obligations(&mut b, p, &term_set, &own)
         };
-        if let Some((ob, to_end)) = found {
+        if let Some(f) = found {
             // `... Miltenyi shall provide notice. ... Miltenyi shall have no
             // obligation to Bellicum:` opens a list that is no duty's.
-            list_owner = (to_end && p.trim_end().ends_with(':')).then_some(ob);
+            let permits = f.restriction && opens_exceptions(p);
+            list_owner = (f.to_end && p.trim_end().ends_with(':')).then_some((f.node, permits));
             // References outside the duties' clauses (`as described in
             // Article 4; ... Bellicum will pay ...`) stay the section's.
             section_references(&mut b, p, &own);
             continue;
         }
-        if let (Some(owner), Some(lc)) = (&list_owner, LIST_CLAUSE.captures(p)) {
+        if let (Some((owner, permits)), Some(lc)) = (&list_owner, LIST_CLAUSE.captures(p)) {
             let clause = &p[lc.get(0).unwrap().end()..];
-            clause_links(&mut b, owner, clause, &own);
+            let holder = permits
+                .then(|| qualifiers::permitted(&mut b, owner, clause))
+                .flatten()
+                .unwrap_or_else(|| owner.clone());
+            clause_links(&mut b, &holder, clause, &own);
             continue;
         }
         // A cross-reference written in body text is the section's own.
@@ -190,6 +204,19 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         section_references(&mut b, p, &own);
     }
     b.finish()
+}
+
+/// True when a restriction's paragraph ends by opening a list of what it
+/// permits: `... will not create any Lien ..., except:`, `other than the
+/// following:`.
+fn opens_exceptions(p: &str) -> bool {
+    static EXCEPT_LIST: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:except|other\s+than|excluding|but\s+excluding)\b[^:;]{0,60}:\s*$",
+        )
+        .unwrap()
+    });
+    EXCEPT_LIST.is_match(p)
 }
 
 /// The paragraph's cross-references that no clause of it took, as the

@@ -5,6 +5,7 @@ use super::builder::Builder;
 use super::grants::payment;
 use super::own::OwnSection;
 use super::parties::*;
+use super::qualifiers::qualify;
 use super::terms::*;
 use super::text::*;
 use super::EVIDENCE_CHARS;
@@ -17,7 +18,7 @@ use std::collections::HashSet;
 /// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?:\b(?:the|each|any|such|no|The|Each|Any|Such|No)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -123,17 +124,26 @@ fn frees_from_liability(p: &str, c: &regex::Captures) -> bool {
 
 pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
 
+/// The last duty, right or restriction a paragraph states.
+pub(super) struct Found {
+    /// Its node's name.
+    pub node: String,
+    /// Its clause runs to the paragraph's end, so a list the paragraph
+    /// opens with `:` is its own.
+    pub to_end: bool,
+    /// It restricts (`shall not`, `Neither ... nor`, `may not`).
+    pub restriction: bool,
+}
+
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
-/// Returns the last obligation or covenant found in the paragraph, and
-/// whether its clause runs to the paragraph's end (so a list the
-/// paragraph opens with `:` is its own).
+/// Returns the last obligation or covenant found in the paragraph.
 pub(super) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
     own: &OwnSection,
-) -> Option<(String, bool)> {
+) -> Option<Found> {
     let mut last = None;
     for c in NEITHER.captures_iter(p) {
         let first = normalize_ws(&c[1]);
@@ -152,15 +162,22 @@ pub(super) fn obligations(
             b.relate(&ob, "RESTRICTS", &pt, &evidence);
         }
         clause_links(b, &ob, clause, own);
-        last = Some((ob, runs_to_end(p, clause)));
+        let verb_end = c.get(0).unwrap().end() - c.get(0).unwrap().start();
+        qualify(b, &ob, p, clause, verb_end, true);
+        last = Some(Found {
+            node: ob,
+            to_end: runs_to_end(p, clause),
+            restriction: true,
+        });
     }
     for c in OBLIGATION.captures_iter(p) {
-        let Some(party) = subject(&c[1]) else {
+        let Some((party, negated)) = subject(&c[1]) else {
             continue;
         };
         // `shall not, and shall cause its Affiliates not to, grant`: the
-        // `not` stands alone before an aside.
-        let negative = c.get(2).is_some() || &c[3] == "not";
+        // `not` stands alone before an aside. `Neither Party shall assign`
+        // restricts both.
+        let negative = negated || c.get(2).is_some() || &c[3] == "not";
         let verb = c[3].to_ascii_lowercase();
         if NON_OBLIGATION_VERBS.contains(&verb.as_str()) && !negative {
             continue;
@@ -213,13 +230,20 @@ pub(super) fn obligations(
             ob
         };
         clause_links(b, &ob, clause, own);
-        last = Some((ob, runs_to_end(p, clause)));
+        let verb_end = c.get(3).unwrap().end() - c.get(1).unwrap().start();
+        qualify(b, &ob, p, clause, verb_end, negative);
+        last = Some(Found {
+            node: ob,
+            to_end: runs_to_end(p, clause),
+            restriction: negative,
+        });
     }
     for c in RIGHT.captures_iter(p) {
-        let Some(party) = subject(&c[1]) else {
+        // `Neither Party may assign` restricts both, like `may not`.
+        let Some((party, negated)) = subject(&c[1]) else {
             continue;
         };
-        let negative = c.get(2).is_some();
+        let negative = negated || c.get(2).is_some();
         let verb = c[3].to_string();
         let at = c.get(1).unwrap().start();
         if !b.bindable(&party)
@@ -248,28 +272,38 @@ pub(super) fn obligations(
             r
         };
         clause_links(b, &r, clause, own);
-        last = Some((r, runs_to_end(p, clause)));
+        let verb_end = c.get(3).unwrap().end() - at;
+        qualify(b, &r, p, clause, verb_end, negative);
+        last = Some(Found {
+            node: r,
+            to_end: runs_to_end(p, clause),
+            restriction: negative,
+        });
     }
     last
 }
 
 /// The party a sentence opens with, without its article (`The Borrower`
-/// -> `Borrower`); none for `No Lender` / `Neither ...`, which negate.
-fn subject(raw: &str) -> Option<String> {
+/// -> `Borrower`), and whether the sentence negates it (`No Lender`,
+/// `Neither Party` followed by no `nor`: what follows binds it not to act).
+fn subject(raw: &str) -> Option<(String, bool)> {
     let s = normalize_ws(raw);
     let (first, rest) = match s.split_once(' ') {
         Some((f, r)) => (f.to_string(), r.to_string()),
         None => (s.clone(), String::new()),
     };
     match first.as_str() {
+        "No" | "Neither" | "NO" | "NEITHER" if !rest.is_empty() => {
+            subject(&rest).map(|(party, _)| (party, true))
+        }
         "No" | "Neither" | "NO" | "NEITHER" => None,
         "The" | "Each" | "Any" | "Such" | "Either" | "A" | "An" | "THE" | "EACH" | "ANY"
         | "SUCH" | "EITHER"
             if !rest.is_empty() =>
         {
-            Some(rest)
+            Some((rest, false))
         }
-        _ => Some(s),
+        _ => Some((s, false)),
     }
 }
 
@@ -496,6 +530,36 @@ static APPOINTS: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
+/// `This Agreement may not be assigned by either Party without ...`: a
+/// restriction on assignment written in the passive, on the party after
+/// `by` when one is named.
+static PASSIVE_ASSIGNMENT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:[Tt]his|[Tt]he)\s+Agreement\b[^.;]{0,120}?\b(?:shall|may|will|can)\s+not\s+be\s+(?:assigned|transferred|delegated)(?:[^.;]{0,60}?\bby\s+(?:either\s+|any\s+|the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}[A-Z][A-Za-z\-]*))?")
+        .unwrap()
+});
+
+/// `Covenant -RESTRICTS-> Assignment` (and the party named after `by`)
+/// for a passive restriction on assigning the agreement.
+pub(super) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
+    for c in PASSIVE_ASSIGNMENT.captures_iter(p) {
+        let start = c.get(0).unwrap().start();
+        let clause = clause_at(p, start);
+        let cov = b.entity(&clause_name(clause), "Covenant", &truncate(clause, 200));
+        let evidence = truncate(clause, EVIDENCE_CHARS);
+        let act = b.entity("Assignment", "Act", "");
+        b.relate(&cov, "RESTRICTS", &act, &evidence);
+        if let Some(party) = c.get(1).map(|m| singular_role(&normalize_ws(m.as_str()))) {
+            if b.bindable(&party) {
+                let pt = party_entity(b, &party);
+                b.relate(&cov, "RESTRICTS", &pt, &evidence);
+            }
+        }
+        clause_links(b, &cov, clause, own);
+        let verb_end = c.get(0).unwrap().end() - start;
+        qualify(b, &cov, p, clause, verb_end.min(clause.len()), true);
+    }
+}
+
 /// `Agent -AGENT_FOR-> Lender` where the lenders appoint the agent.
 pub(super) fn appointments(b: &mut Builder, p: &str) {
     for c in APPOINTS.captures_iter(p) {
@@ -559,6 +623,8 @@ pub(super) fn termination_list(b: &mut Builder, p: &str, in_list: bool, own: &Ow
                 b.relate(&pt, t, &r, &evidence);
             }
             clause_links(b, &r, clause, own);
+            let by_end = (from + c.get(0).unwrap().end()).saturating_sub(at);
+            qualify(b, &r, p, clause, by_end, false);
         }
     }
     p.trim_end().ends_with(':') || (in_list && LIST_CLAUSE.is_match(p)) || opens.is_some()
