@@ -109,7 +109,7 @@ const IF_AS_WHETHER: &[&str] = &[
 /// notice`, `for a period of two (2) years`.
 static PERIOD: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i)\b(?:within|after|before|following|for|at\s+least|not\s+less\s+than|no\s+less\s+than|not\s+more\s+than|no\s+more\s+than|no\s+later\s+than|not\s+later\s+than|upon|on|by|during|than|of)\s+(?:a\s+(?:period|term)\s+of\s+|the\s+)?(?:(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|and)(?:[\- ](?:one|two|three|four|five|six|seven|eight|nine|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|and)){0,3}\s+)?\(\d{1,4}\)|\d{1,4}|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety)(?:[\- ](?:one|two|three|four|five|six|seven|eight|nine))?)\s+(?:business\s+|calendar\s+|banking\s+|consecutive\s+|full\s+)?(?:days?|months?|years?|weeks?|quarters?)(?:['\u{2019}]s?)?(?:\s+(?:prior\s+|advance\s+)?(?:written\s+)?notice)?",
+        r"(?i)\b(?:within|after|before|following|for|at\s+least|not\s+less\s+than|no\s+less\s+than|not\s+more\s+than|no\s+more\s+than|no\s+later\s+than|not\s+later\s+than|upon|on|by|during|of)\s+(?:a\s+(?:period|term)\s+of\s+|the\s+)?(?:(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|and)(?:[\- ](?:one|two|three|four|five|six|seven|eight|nine|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|and)){0,3}\s+)?\(\d{1,4}\)|\d{1,4}|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|forty-five|fifty|sixty|ninety)(?:[\- ](?:one|two|three|four|five|six|seven|eight|nine))?)\s+(?:business\s+|calendar\s+|banking\s+|consecutive\s+|full\s+)?(?:days?|months?|years?|weeks?|quarters?)(?:['\u{2019}]s?)?(?:\s+(?:prior\s+|advance\s+)?(?:written\s+)?notice)?",
     )
     .unwrap()
 });
@@ -126,7 +126,7 @@ static DATED: Lazy<Regex> = Lazy::new(|| {
 /// terms of this Agreement`, `except as otherwise provided herein`).
 static VACUOUS: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i)^(?:subject\s+to\s+the\s+(?:other\s+)?(?:terms|provisions)(?:\s+and\s+conditions)?\s+(?:of|hereof)|except\s+as\s+(?:otherwise\s+|expressly\s+)*(?:provided|set\s+forth|permitted|contemplated|stated)\s+(?:herein|hereunder|in\s+this\s+agreement|by\s+this\s+agreement))(?:\s+(?:this\s+agreement|hereof|herein))?\s*$",
+        r"(?i)^(?:subject\s+to\s+the\s+(?:other\s+)?(?:terms|provisions)(?:\s+and\s+conditions)?\s+(?:of|hereof|set\s+forth\s+(?:herein|in))|except\s+as\s+(?:otherwise\s+|expressly\s+)*(?:provided|set\s+forth|permitted|contemplated|stated)\s+(?:herein|hereunder|in\s+this\s+agreement|by\s+this\s+agreement))(?:\s+(?:this\s+agreement|hereof|herein))?\s*$",
     )
     .unwrap()
 });
@@ -205,15 +205,18 @@ fn leading<'a>(p: &'a str, clause: &str) -> Option<&'a str> {
     let c = LEADING.captures(head.trim())?;
     let m = c.get(1)?;
     let text = m.as_str().trim();
-    (text.len() <= 400 && !VACUOUS.is_match(text)).then_some(text)
+    // `If necessary,`, `If so,`: an idiom, no condition.
+    let words = text.split_whitespace().count();
+    (words >= 3 && text.len() <= 400 && !VACUOUS.is_match(text)).then_some(text)
 }
 
 /// A second predicate in a clause: a subject after a comma or a
 /// conjunction, then its modal (`, and the Company will`, `and thereafter
-/// Tenant shall`), or a passive duty (`shall be paid by Tenant`).
+/// Tenant shall`), or a state of something else (`shall be paid by
+/// Tenant`, `the Cards shall be ready`).
 static NEXT_PREDICATE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?:,|\band\b|\bbut\b|\bfailing\s+which\b|\bwhereupon\b|\((?:[a-z]|[ivx]{1,4}|\d{1,2})\))\s+(?:(?:thereafter|then|thereupon),?\s+)?(?:(?:the|such|each|any)\s+(?:[a-z]+\s+){0,2})?[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}\s+(?:shall|will|may|must)\b|\b(?:shall|will)\s+be\s+(?:paid|payable|due|made|delivered|borne|reimbursed)\b",
+        r"(?:,|\band\b|\bbut\b|\bfailing\s+which\b|\bwhereupon\b|\((?:[a-z]|[ivx]{1,4}|\d{1,2})\))\s+(?:(?:thereafter|then|thereupon),?\s+)?(?:(?:the|such|each|any)\s+(?:[a-z]+\s+){0,2})?[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}\s+(?:shall|will|may|must)\b|\b(?:shall|will|must)\s+(?:not\s+)?be\b",
     )
     .unwrap()
 });
@@ -249,6 +252,12 @@ const UPON_AS_PREPOSITION: &[&str] = &[
     "set",
 ];
 
+/// Words before `subject to` that make it a state (`becomes subject to`).
+const SUBJECT_AS_STATE: &[&str] = &[
+    "become", "becomes", "becoming", "is", "are", "be", "been", "being", "was", "were", "remain",
+    "remains", "not",
+];
+
 /// The conditions and exceptions inside a clause's body, each up to the
 /// next one, the next comma or the body's end. One that runs to the
 /// body's end where another predicate starts (`..., provided that if no
@@ -280,8 +289,17 @@ fn trailing(body: &str, cut: usize) -> Vec<(Kind, &str)> {
                 let first = after.find([' ', ',', ')']).unwrap_or(after.len());
                 after[first..].starts_with([',', ')'])
             };
+            // `becomes subject to an inspection`, `content other than
+            // Licensed Content`: a predicate or a noun's modifier, not a
+            // qualifier of the clause.
+            let modifier = match word.split_whitespace().next() {
+                Some("subject") => SUBJECT_AS_STATE.contains(&prev.as_str()),
+                Some("other") => !body[..m.start()].trim_end().ends_with([',', '(']),
+                _ => false,
+            };
             let skip = relative
                 || idiom
+                || modifier
                 || match word.split_whitespace().next() {
                     Some("if") => IF_AS_WHETHER.contains(&prev.as_str()),
                     Some("upon") => UPON_AS_PREPOSITION.contains(&prev.as_str()),
@@ -401,9 +419,15 @@ mod tests {
             " pay the amount, if any, by which it exceeds",
             " cooperate, and if it is, enter into it",
             " pay all claims which, if unpaid, might give rise to a Lien",
+            " use content other than Licensed Content for the websites",
         ] {
             assert!(trailing(b, b.len()).is_empty(), "{b}");
         }
+        // `becomes subject to` is part of the condition, not another.
+        let b = " notify the other in the event that it becomes subject to any inspection";
+        let t = trailing(b, b.len());
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert!(t[0].1.ends_with("subject to any inspection"));
         let b = " not, however, except in an emergency, stop any service";
         assert_eq!(trailing(b, b.len())[0].1, "except in an emergency");
         // A condition that opens the next predicate is that one's.
@@ -424,6 +448,10 @@ mod tests {
         let p = "(b) If Tenant defaults, Landlord may cure the default.";
         let at = p.find("Landlord").unwrap();
         assert_eq!(leading(p, &p[at..]), Some("If Tenant defaults"));
+        let p = "If necessary, Ceres agrees to enter into a joint defense agreement.";
+        assert_eq!(leading(p, &p[p.find("Ceres").unwrap()..]), None);
+        let p = "Subject to the terms and conditions set forth herein, Customer may audit.";
+        assert_eq!(leading(p, &p[p.find("Customer").unwrap()..]), None);
         let p = "Tenant shall pay the Rent, and Landlord shall accept it.";
         let at = p.rfind("Landlord").unwrap();
         assert_eq!(leading(p, &p[at..]), None);
@@ -450,6 +478,8 @@ mod tests {
         }
         assert!(!PERIOD.is_match("the thirty-day period"));
         assert!(PERIOD.is_match("within one hundred twenty (120) days"));
+        // A comparison is no period.
+        assert!(!PERIOD.is_match("if such period is less than thirty (30) days"));
         // A period named before: `this thirty (30) day period` is none.
         assert!(!PERIOD.is_match("within this thirty (30) day period"));
         assert!(DATED.is_match("on or before March 1, 2020"));
