@@ -86,8 +86,8 @@ fn recitals_start(text: &str) -> Option<(usize, String)> {
         if !(line_start || after_sentence) {
             continue;
         }
-        if whereas.is_none() && (w == "WHEREAS" || w == "WHEREAS," || line_start && w == "Whereas,")
-        {
+        let bare = w.trim_end_matches([',', ':', ';']);
+        if whereas.is_none() && (bare == "WHEREAS" || line_start && bare == "Whereas") {
             whereas = Some(p);
         }
         if let Some((title, end)) = recitals_title(text, p, line_start) {
