@@ -11,6 +11,8 @@
 //! line the PDF extraction ran together, after a sentence end), and run to
 //! the first heading. Nothing is split when no heading follows: in a
 //! headingless document the text after the recitals is the agreement.
+//! Untitled recitals are titled by their opening word as written
+//! (`WHEREAS`), which the indices list with the parties.
 
 use super::assemble::Heading;
 use super::{NodeKind, SourceText};
@@ -74,7 +76,7 @@ pub(crate) fn add_recitals(source: &SourceText, headings: &mut Vec<Heading>) {
 /// Where the recitals start in `text` (the loose text before the first
 /// heading) and their title: a recitals title standing as a line of its
 /// own or after a sentence end, else the first `WHEREAS` that opens a
-/// sentence (titled `Recitals`).
+/// sentence (titled by that word as written).
 fn recitals_start(text: &str) -> Option<(usize, String)> {
     let mut whereas: Option<usize> = None;
     for (p, w) in words(text) {
@@ -105,7 +107,15 @@ fn recitals_start(text: &str) -> Option<(usize, String)> {
             }
         }
     }
-    whereas.map(|p| (p, "Recitals".to_owned()))
+    // Untitled: the opening word as written titles them (`WHEREAS`), so
+    // a node that starts inside a line starts with its title.
+    whereas.map(|p| {
+        let w = text[p..]
+            .split_ascii_whitespace()
+            .next()
+            .unwrap_or("WHEREAS");
+        (p, w.trim_end_matches([',', ':', ';']).to_owned())
+    })
 }
 
 /// The recitals title starting at byte `p` of `text` (a word start) and
@@ -164,7 +174,7 @@ mod tests {
         let t = "This Agreement is between A and B (the \"parties.\") WHEREAS, A owns a mark; WHEREAS, B wants it.";
         let (p, title) = recitals_start(t).unwrap();
         assert!(t[p..].starts_with("WHEREAS, A owns"));
-        assert_eq!(title, "Recitals");
+        assert_eq!(title, "WHEREAS");
         let t = "By and between A and B. W I T N E S S E T H: WHEREAS, A owns;";
         let (p, title) = recitals_start(t).unwrap();
         assert!(t[p..].starts_with("W I T N E S S E T H"));
