@@ -22,6 +22,7 @@ mod md_signature;
 pub mod party_names;
 mod plain_signature;
 mod plaintext;
+mod recitals;
 pub mod source;
 #[cfg(test)]
 mod tests;
@@ -237,5 +238,6 @@ fn plain_tree(
 ) -> DocTree {
     capitals::add_capitals_headings(source, &mut plain);
     plain_signature::split_after_signatures(source, &mut plain);
+    recitals::add_recitals(source, &mut plain);
     assemble::assemble(source, DocFormat::Text, plain, toc)
 }

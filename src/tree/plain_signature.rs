@@ -56,7 +56,7 @@ fn attachment(source: &SourceText, from: usize, to: usize, level: u8) -> Option<
             continue;
         }
         seen += 1;
-        if has_field(l) {
+        if has_field(l) || (last_field.is_some() && has_signing_line(l)) {
             last_field = Some(k);
             gap = 0;
             continue;
@@ -82,6 +82,7 @@ fn attachment(source: &SourceText, from: usize, to: usize, level: u8) -> Option<
             || is_furniture(l)
             || is_label_line(l)
             || is_page_footer(l)
+            || is_ordinal_residue(l)
             || (l.len() <= 160 && has_word_field(l, CONTACT_FIELDS))
             || continues(source.line(start - 1).trim())
         {
@@ -105,20 +106,21 @@ fn attachment(source: &SourceText, from: usize, to: usize, level: u8) -> Option<
     if alnum < ATTACHMENT_MIN_ALNUM {
         return None;
     }
-    let first = source.line(start).trim();
+    let line = source.line(start).trim();
+    // An annex's label and title at the start of a line that runs on into
+    // its body (`Attachment A   Sponsor Benefits Schedule   WCC agrees`,
+    // `SCHEDULE A        to the SPONSORSHIP AGREEMENT`): the title ends
+    // at the first gap the PDF text kept.
+    let first = match line.find("   ").map(|g| &line[..g]) {
+        Some(head) if !is_title_line(line) && annex_kind(head).is_some() => head,
+        _ => line,
+    };
     let letters = first.chars().filter(|c| c.is_alphabetic()).count();
     let (title, kind) = if is_title_line(first) && letters >= 3 {
-        let kind = match split_heading(first).0.map(|l| l.kind) {
-            Some(LabelKind::Exhibit) => NodeKind::Exhibit,
-            Some(
-                LabelKind::Schedule
-                | LabelKind::Annex
-                | LabelKind::Appendix
-                | LabelKind::Attachment,
-            ) => NodeKind::Schedule,
-            _ => NodeKind::Section,
-        };
-        (first.to_owned(), kind)
+        (
+            first.to_owned(),
+            annex_kind(first).unwrap_or(NodeKind::Section),
+        )
     } else {
         (
             "Attachment (after signature pages)".to_owned(),
@@ -126,6 +128,45 @@ fn attachment(source: &SourceText, from: usize, to: usize, level: u8) -> Option<
         )
     };
     Some(Heading::new(start, level, title, kind))
+}
+
+/// The node kind of a title that opens with an annex label (`Exhibit I`,
+/// `SCHEDULE A`, `Attachment A`).
+fn annex_kind(title: &str) -> Option<NodeKind> {
+    match split_heading(title).0.map(|l| l.kind) {
+        Some(LabelKind::Exhibit) => Some(NodeKind::Exhibit),
+        Some(
+            LabelKind::Schedule | LabelKind::Annex | LabelKind::Appendix | LabelKind::Attachment,
+        ) => Some(NodeKind::Schedule),
+        _ => None,
+    }
+}
+
+/// A run of this many dashes or underscores is a line to sign on.
+const SIGNING_LINE_MIN: usize = 10;
+
+/// Whether a line carries a line to sign on (`Partners, on behalf of
+/// themselves and ----------`): the caption of a further block, so the run
+/// of blocks goes on.
+fn has_signing_line(line: &str) -> bool {
+    let mut run = 0;
+    for b in line.bytes() {
+        if b == b'-' || b == b'_' {
+            run += 1;
+            if run >= SIGNING_LINE_MIN {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
+/// What PDF extraction leaves of a superscript ordinal (`23rd` split as
+/// `rd` on a line of its own).
+fn is_ordinal_residue(line: &str) -> bool {
+    matches!(line, "st" | "nd" | "rd" | "th")
 }
 
 /// Whether a line holds a signature field: `By:`, `Name:`, `Title:`,
