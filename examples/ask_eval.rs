@@ -510,6 +510,16 @@ fn structure_grid(
             },
         ));
     }
+    for (c, w) in [(0.5, 0.5), (1.0, 0.5), (0.75, 0.35), (0.75, 0.75)] {
+        grid.push((
+            format!("crumb {c}, title words 20 at {w}"),
+            RetrieveOptions {
+                crumb_boost: c,
+                title_weight: w,
+                ..d
+            },
+        ));
+    }
     grid.push((
         "further chunks 0.1".into(),
         RetrieveOptions {
