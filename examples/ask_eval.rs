@@ -14,11 +14,14 @@
 //!
 //! `--chunk-sizes` does the same for sections cut into other chunk sizes.
 //!
+//! `--structure` prints both halves for the title words learned from the
+//! corpus and the tree-shaped reorderings of `ask::structure`.
+//!
 //! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes]
 
 use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
-use kgroute::ask::expand::query_terms;
-use kgroute::ask::{rank_sections_with, retrieve_terms, RetrieveOptions};
+use kgroute::ask::expand::{query, query_terms, Query};
+use kgroute::ask::{rank_sections_with, retrieve_query, retrieve_terms, RetrieveOptions};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RouteOptions;
 use kgroute::search::reader::WeightedTerm;
@@ -210,6 +213,9 @@ fn main() -> anyhow::Result<()> {
     if variants {
         tune(&sections, &contracts, &questions, true)?;
     }
+    if args.iter().any(|a| a == "--structure") {
+        structure_grid(&sections, &contracts, &questions)?;
+    }
     {
         for (bytes, w) in sized {
             let index = w.into_index()?;
@@ -223,11 +229,11 @@ fn main() -> anyhow::Result<()> {
     let opts = RetrieveOptions::default();
     let plain = RetrieveOptions::plain();
     // One query per question (the same for every contract): made once.
-    let mut ours_q: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
+    let mut ours_q: HashMap<&str, Query> = HashMap::new();
     let mut base_q: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
     let t = Instant::now();
     for q in questions.values() {
-        ours_q.insert(q, query_terms(&sections, q, &opts)?);
+        ours_q.insert(q, query(&sections, q, &opts)?);
         base_q.insert(q, query_terms(&flat, q, &plain)?);
     }
     let expand_ms = 1000.0 * t.elapsed().as_secs_f64() / questions.len().max(1) as f64;
@@ -243,7 +249,7 @@ fn main() -> anyhow::Result<()> {
             for (cat, spans) in &c.spans {
                 let q = &questions[cat];
                 let t = Instant::now();
-                let hits = retrieve_terms(
+                let hits = retrieve_query(
                     &sections,
                     &ours_q[q.as_str()],
                     Some(&c.doc_id),
@@ -264,7 +270,7 @@ fn main() -> anyhow::Result<()> {
                 if dev
                     && misses_of
                         .as_deref()
-                        .is_some_and(|m| m.split(',').any(|m| m == cat))
+                        .is_some_and(|m| m.split(',').any(|m| m == cat || m == "*"))
                     && r.is_none_or(|r| r > 3)
                 {
                     let got: Vec<String> = hits
@@ -277,7 +283,7 @@ fn main() -> anyhow::Result<()> {
                             )
                         })
                         .collect();
-                    let all = retrieve_terms(
+                    let all = retrieve_query(
                         &sections,
                         &ours_q[q.as_str()],
                         Some(&c.doc_id),
@@ -434,13 +440,13 @@ fn tune(
     println!("== variants, tuning half");
     for (name, o) in grid {
         let mut s = RankScores::default();
-        let mut qs: HashMap<&str, Vec<WeightedTerm>> = HashMap::new();
+        let mut qs: HashMap<&str, Query> = HashMap::new();
         for q in questions.values() {
-            qs.insert(q, query_terms(index, q, &o)?);
+            qs.insert(q, query(index, q, &o)?);
         }
         for c in contracts.iter().filter(|c| c.dev) {
             for (cat, spans) in &c.spans {
-                let hits = retrieve_terms(
+                let hits = retrieve_query(
                     index,
                     &qs[questions[cat].as_str()],
                     Some(&c.doc_id),
@@ -459,6 +465,105 @@ fn tune(
             s.hit1(),
             s.hit3(),
             s.mrr()
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// Hit@1/hit@3/MRR on both halves for the title words learned from the
+/// corpus (`RetrieveOptions::title_terms`), for reshaping the ranking with
+/// the tree (`ask::structure`) and for adding a section's further chunks:
+/// chosen on the tuning half, the checking half shows whether it holds.
+fn structure_grid(
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+) -> anyhow::Result<()> {
+    use kgroute::ask::structure::ShapeOptions;
+    let d = RetrieveOptions::default();
+    let shape = |short_bytes, short_factor, sibling_factor| RetrieveOptions {
+        shape: ShapeOptions {
+            short_bytes,
+            short_factor,
+            sibling_factor,
+        },
+        ..d
+    };
+    let mut grid: Vec<(String, RetrieveOptions)> = vec![
+        ("default".into(), d),
+        (
+            "no title words".into(),
+            RetrieveOptions {
+                title_terms: 0,
+                ..d
+            },
+        ),
+    ];
+    for (n, w) in [(5, 0.5), (10, 0.5), (10, 1.0), (40, 0.5)] {
+        grid.push((
+            format!("title words {n} at {w}"),
+            RetrieveOptions {
+                title_terms: n,
+                title_weight: w,
+                ..d
+            },
+        ));
+    }
+    for (c, w) in [(0.5, 0.5), (1.0, 0.5), (0.75, 0.35), (0.75, 0.75)] {
+        grid.push((
+            format!("crumb {c}, title words 20 at {w}"),
+            RetrieveOptions {
+                crumb_boost: c,
+                title_weight: w,
+                ..d
+            },
+        ));
+    }
+    grid.push((
+        "further chunks 0.1".into(),
+        RetrieveOptions {
+            extra_chunk_weight: 0.1,
+            ..d
+        },
+    ));
+    for f in [0.9, 0.7, 1.1] {
+        grid.push((format!("siblings {f}"), shape(0, 1.0, f)));
+    }
+    for (b, f) in [(200, 0.5), (300, 0.7)] {
+        grid.push((format!("short {b} bytes from {f}"), shape(b, f, 1.0)));
+    }
+    println!("== ranking variants: hit@1 hit@3 MRR tuning half | checking half");
+    for (name, o) in grid {
+        let mut qs: HashMap<&str, Query> = HashMap::new();
+        for q in questions.values() {
+            qs.insert(q, query(index, q, &o)?);
+        }
+        let mut s = [RankScores::default(), RankScores::default()];
+        for c in contracts {
+            for (cat, spans) in &c.spans {
+                let hits = retrieve_query(
+                    index,
+                    &qs[questions[cat].as_str()],
+                    Some(&c.doc_id),
+                    DEPTH,
+                    &o,
+                )?;
+                s[usize::from(!c.dev)].add(first_hit(
+                    hits.iter()
+                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                    spans,
+                ));
+            }
+        }
+        println!(
+            "{name:<32} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
+            s[0].hit1(),
+            s[0].hit3(),
+            s[0].mrr(),
+            s[1].hit1(),
+            s[1].hit3(),
+            s[1].mrr()
         );
     }
     println!();

@@ -67,25 +67,63 @@ fn frame_terms(words: &[&str]) -> Vec<String> {
     analysed(&words.join(" "))
 }
 
-/// The weighted analysed terms to search for `question`.
-pub fn query_terms(
+/// The question's own analysed terms, frame words out, each at weight 1
+/// (a question of frame words only keeps them: it still asks something).
+pub fn question_terms(
     index: &SearchIndex,
     question: &str,
     opts: &RetrieveOptions,
-) -> anyhow::Result<Vec<WeightedTerm>> {
+) -> Vec<WeightedTerm> {
     let all = index.terms(question);
     let frame = frame_terms(opts.frame_words);
-    let mut terms: Vec<WeightedTerm> = all
+    let terms: Vec<WeightedTerm> = all
         .iter()
         .filter(|t| !frame.contains(t))
         .map(|t| (t.clone(), 1.0))
         .collect();
     if terms.is_empty() {
-        // A question of frame words only still asks something.
-        terms = all.into_iter().map(|t| (t, 1.0)).collect();
+        return all.into_iter().map(|t| (t, 1.0)).collect();
     }
-    if opts.feedback_chunks == 0 || opts.feedback_terms == 0 || terms.is_empty() {
-        return Ok(terms);
+    terms
+}
+
+/// A question made into a search.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// Matched in the body and the breadcrumb: the question's own words
+    /// (the first `asked`), then the words learned from the corpus.
+    pub terms: Vec<WeightedTerm>,
+    pub asked: usize,
+    /// Matched in the breadcrumb field only: the words the corpus titles
+    /// the question's sections with ([`title_feedback`]).
+    pub titles: Vec<WeightedTerm>,
+}
+
+/// The weighted analysed terms to search for `question` (the body terms
+/// of [`query`]).
+pub fn query_terms(
+    index: &SearchIndex,
+    question: &str,
+    opts: &RetrieveOptions,
+) -> anyhow::Result<Vec<WeightedTerm>> {
+    Ok(query(index, question, opts)?.terms)
+}
+
+/// `question` made into a search: its own words, frame words out, and
+/// what the best chunks of the corpus for it teach (their words for the
+/// body, their section titles for the breadcrumb), from one search.
+pub fn query(index: &SearchIndex, question: &str, opts: &RetrieveOptions) -> anyhow::Result<Query> {
+    let mut terms = question_terms(index, question, opts);
+    let asked = terms.len();
+    if opts.feedback_chunks == 0
+        || (opts.feedback_terms == 0 && opts.title_terms == 0)
+        || terms.is_empty()
+    {
+        return Ok(Query {
+            terms,
+            asked,
+            titles: Vec::new(),
+        });
     }
     let hits = if opts.feedback_one_per_doc {
         let many = index.search_terms(&terms, opts.crumb_boost, None, opts.feedback_chunks * 10)?;
@@ -97,12 +135,32 @@ pub fn query_terms(
     } else {
         index.search_terms(&terms, opts.crumb_boost, None, opts.feedback_chunks)?
     };
+    let titles = title_feedback(index, &hits, opts.title_terms);
+    learn_words(index, &mut terms, &hits, opts);
+    Ok(Query {
+        terms,
+        asked,
+        titles,
+    })
+}
+
+/// Adds to `terms` the strongest words of the feedback chunks `hits`.
+fn learn_words(
+    index: &SearchIndex,
+    terms: &mut Vec<WeightedTerm>,
+    hits: &[crate::search::ChunkHit],
+    opts: &RetrieveOptions,
+) {
+    if opts.feedback_terms == 0 {
+        return;
+    }
+    let frame = frame_terms(opts.frame_words);
     let total: f32 = hits.iter().map(|h| h.score).sum();
     if total <= 0.0 {
-        return Ok(terms);
+        return;
     }
     let mut share: HashMap<String, f32> = HashMap::new();
-    for h in &hits {
+    for h in hits {
         let words = analysed(&h.text);
         if words.is_empty() {
             continue;
@@ -136,10 +194,52 @@ pub fn query_terms(
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     scored.truncate(opts.feedback_terms);
     let Some(max) = scored.first().map(|s| s.1) else {
-        return Ok(terms);
+        return;
     };
     for (w, s) in scored {
         terms.push((w, opts.feedback_weight * s / max));
     }
-    Ok(terms)
+}
+
+/// Title words the corpus uses for what was asked: the section titles of
+/// the feedback chunks `hits`, each word weighted by its share of those
+/// titles (a chunk counting by its score) times its rarity; the `n`
+/// strongest, the first at weight 1, to be matched in the breadcrumb field.
+/// "Expiration date" learns "term" from the contracts whose clause on it
+/// is titled "Term", whatever the contract at hand calls its own.
+pub fn title_feedback(
+    index: &SearchIndex,
+    hits: &[crate::search::ChunkHit],
+    n: usize,
+) -> Vec<WeightedTerm> {
+    let total: f32 = hits.iter().map(|h| h.score).sum();
+    if n == 0 || total <= 0.0 {
+        return Vec::new();
+    }
+    let mut share: HashMap<String, f32> = HashMap::new();
+    for h in hits {
+        let mut words = analysed(&h.pointer.title);
+        words.sort();
+        words.dedup();
+        for w in words {
+            *share.entry(w).or_default() += h.score / total;
+        }
+    }
+    let chunks = index.chunk_count() as f32;
+    let mut scored: Vec<(String, f32)> = share
+        .into_iter()
+        .filter(|(w, _)| w.chars().count() > 2 && !w.chars().all(|c| c.is_ascii_digit()))
+        .map(|(w, p)| {
+            let df = index.doc_freq(&w) as f32;
+            let idf = ((chunks - df + 0.5) / (df + 0.5)).ln_1p();
+            (w, p * idf)
+        })
+        .filter(|(_, s)| *s > 0.0)
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    scored.truncate(n);
+    let Some(max) = scored.first().map(|s| s.1) else {
+        return Vec::new();
+    };
+    scored.into_iter().map(|(w, s)| (w, s / max)).collect()
 }

@@ -9,6 +9,7 @@ pub mod grounding;
 pub mod grounding_neo4j;
 pub mod llm;
 pub mod render;
+pub mod structure;
 
 use crate::search::reader::WeightedTerm;
 use crate::search::{ChunkHit, SearchIndex, SectionPointer};
@@ -59,6 +60,11 @@ pub struct Answer {
     pub answer: Option<llm::LlmAnswer>,
 }
 
+/// Title words learned per question and the weight of the strongest in
+/// the breadcrumb field (tuned on the CUAD tuning half).
+pub const TITLE_TERMS: usize = 20;
+pub const TITLE_WEIGHT: f32 = 0.5;
+
 /// How much a section that mentions a name of the question gains.
 pub const GROUNDED_BOOST: f32 = 0.5;
 
@@ -82,6 +88,13 @@ pub struct RetrieveOptions {
     /// Read at most one feedback chunk per document, so the words learned
     /// are what many contracts share rather than one long contract's.
     pub feedback_one_per_doc: bool,
+    /// How the tree's shape reorders the ranked sections
+    /// ([`structure`]: short sections discounted, parents spread).
+    pub shape: structure::ShapeOptions,
+    /// Title words learned from the feedback chunks' section titles (0:
+    /// none), matched in the breadcrumb field at up to `title_weight`.
+    pub title_terms: usize,
+    pub title_weight: f32,
 }
 
 impl Default for RetrieveOptions {
@@ -94,6 +107,9 @@ impl Default for RetrieveOptions {
             feedback_terms: 40,
             feedback_weight: 1.0,
             feedback_one_per_doc: true,
+            shape: structure::ShapeOptions::NONE,
+            title_terms: TITLE_TERMS,
+            title_weight: TITLE_WEIGHT,
         }
     }
 }
@@ -109,6 +125,9 @@ impl RetrieveOptions {
             feedback_terms: 0,
             feedback_weight: 0.0,
             feedback_one_per_doc: false,
+            shape: structure::ShapeOptions::NONE,
+            title_terms: 0,
+            title_weight: 0.0,
         }
     }
 }
@@ -152,8 +171,8 @@ pub fn retrieve(
     top: usize,
 ) -> anyhow::Result<Vec<SectionHit>> {
     let opts = RetrieveOptions::default();
-    let terms = expand::query_terms(index, question, &opts)?;
-    retrieve_terms(index, &terms, doc, top, &opts)
+    let query = expand::query(index, question, &opts)?;
+    retrieve_query(index, &query, doc, top, &opts)
 }
 
 /// The `top` best sections for a query already made by
@@ -171,9 +190,47 @@ pub fn retrieve_terms(
         doc,
         (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS),
     )?;
+    Ok(shape(hits, top, opts))
+}
+
+/// The `top` best sections for a [`expand::Query`]: its terms matched in
+/// the body and (times `crumb_boost`) the breadcrumb, its title words
+/// (times `title_weight`) in the breadcrumb only.
+pub fn retrieve_query(
+    index: &SearchIndex,
+    query: &expand::Query,
+    doc: Option<&str>,
+    top: usize,
+    opts: &RetrieveOptions,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let mut crumb: Vec<WeightedTerm> = query
+        .terms
+        .iter()
+        .map(|(t, w)| (t.clone(), opts.crumb_boost * w))
+        .collect();
+    for (t, w) in &query.titles {
+        let w = opts.title_weight * w;
+        match crumb.iter_mut().find(|(c, _)| c == t) {
+            Some(c) => c.1 += w,
+            None => crumb.push((t.clone(), w)),
+        }
+    }
+    let hits = index.search_fields(
+        &query.terms,
+        &crumb,
+        doc,
+        (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS),
+    )?;
+    Ok(shape(hits, top, opts))
+}
+
+/// Chunk hits to the `top` ranked sections.
+fn shape(hits: Vec<ChunkHit>, top: usize, opts: &RetrieveOptions) -> Vec<SectionHit> {
     let mut ranked = rank_sections_with(hits, opts.extra_chunk_weight);
+    structure::discount_short(&mut ranked, &opts.shape);
+    let mut ranked = structure::spread_parents(ranked, top, opts.shape.sibling_factor);
     ranked.truncate(top);
-    Ok(ranked)
+    ranked
 }
 
 /// Reads each section whole from its source file (each file read once).

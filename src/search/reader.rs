@@ -106,31 +106,46 @@ impl SearchIndex {
         doc: Option<&str>,
         limit: usize,
     ) -> anyhow::Result<Vec<ChunkHit>> {
+        let crumb: Vec<WeightedTerm> = if crumb_boost > 0.0 {
+            terms
+                .iter()
+                .map(|(t, w)| (t.clone(), crumb_boost * w))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.search_fields(terms, &crumb, doc, limit)
+    }
+
+    /// The best `limit` chunks for weighted terms matched in the body and
+    /// other weighted terms matched in the breadcrumb field.
+    pub fn search_fields(
+        &self,
+        body: &[WeightedTerm],
+        crumb: &[WeightedTerm],
+        doc: Option<&str>,
+        limit: usize,
+    ) -> anyhow::Result<Vec<ChunkHit>> {
         let f = self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (t, w) in terms {
+        let fields = body
+            .iter()
+            .map(|t| (f.text, t))
+            .chain(crumb.iter().map(|t| (f.crumb, t)));
+        for (field, (t, w)) in fields {
+            if *w <= 0.0 {
+                continue;
+            }
             should.push((
                 Occur::Should,
                 Box::new(BoostQuery::new(
                     Box::new(TermQuery::new(
-                        Term::from_field_text(f.text, t),
+                        Term::from_field_text(field, t),
                         IndexRecordOption::WithFreqs,
                     )),
                     *w,
                 )),
             ));
-            if crumb_boost > 0.0 {
-                should.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(
-                        Box::new(TermQuery::new(
-                            Term::from_field_text(f.crumb, t),
-                            IndexRecordOption::WithFreqs,
-                        )),
-                        crumb_boost * w,
-                    )),
-                ));
-            }
         }
         if should.is_empty() {
             return Ok(Vec::new());

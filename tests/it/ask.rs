@@ -437,3 +437,36 @@ fn question_frame_words_are_left_out_when_asked() {
     let only = expand::query_terms(&index, "Which?", &opts).unwrap();
     assert_eq!(only, vec![("which".to_string(), 1.0)]);
 }
+
+#[test]
+fn a_question_learns_the_titles_the_corpus_gives_its_clauses() {
+    use kgroute::ask::{expand, RetrieveOptions};
+    let index = fixtures_index();
+    // The question never says "governing"; the contracts title the clause
+    // that answers it "Governing Law".
+    let q = "Which state's laws apply to disputes?";
+    let query = expand::query(&index, q, &RetrieveOptions::default()).unwrap();
+    let titles: Vec<&str> = query.titles.iter().map(|(t, _)| t.as_str()).collect();
+    assert!(titles.contains(&"govern"), "{titles:?}");
+    assert_eq!(query.titles[0].1, 1.0, "{:?}", query.titles);
+    assert!(query.titles.iter().all(|(_, w)| *w > 0.0 && *w <= 1.0));
+    // The question's own words come first among the body terms.
+    assert_eq!(
+        query.asked,
+        expand::question_terms(&index, q, &RetrieveOptions::default()).len()
+    );
+    // Off: no title words.
+    let off = RetrieveOptions {
+        title_terms: 0,
+        ..RetrieveOptions::default()
+    };
+    assert!(expand::query(&index, q, &off).unwrap().titles.is_empty());
+    for doc in ["credit_agreement.md", "supply_agreement.txt"] {
+        let top = kgroute::ask::retrieve(&index, q, Some(doc), 1).unwrap();
+        assert!(
+            top[0].pointer.title.contains("Governing Law"),
+            "{doc}: {:?}",
+            top[0].pointer
+        );
+    }
+}
