@@ -156,9 +156,10 @@ mod tests {
         let text = words.join(" ");
         assert_eq!(tokens(&mut cached, &text), tokens(&mut plain, &text));
         let mut f = CachedEnglishStemmer.transform(SimpleTokenizer::default());
-        let mut s = f.token_stream(&text);
-        while s.advance() {}
-        drop(s);
+        {
+            let mut s = f.token_stream(&text);
+            while s.advance() {}
+        }
         assert!(f.cache.len() <= CACHE_WORDS);
     }
 }
