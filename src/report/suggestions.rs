@@ -42,7 +42,8 @@ struct SuggestionsFile<'a> {
 #[derive(Default)]
 struct Group {
     count: usize,
-    titles: Vec<String>,
+    /// Display title -> occurrences (distinct titles, not every occurrence).
+    titles: BTreeMap<String, usize>,
     tiers: BTreeMap<Tier, usize>,
     documents: BTreeSet<String>,
     headings: Vec<String>,
@@ -78,8 +79,9 @@ impl Collector {
             }
             let g = groups.entry(key).or_default();
             g.count += 1;
-            g.titles
-                .push(display_heading(&s.title, s.label.as_ref(), &s.name));
+            *g.titles
+                .entry(display_heading(&s.title, s.label.as_ref(), &s.name))
+                .or_default() += 1;
             if let Some(t) = super::quality::actual_tier(v.extraction) {
                 *g.tiers.entry(t).or_default() += 1;
             }
@@ -123,14 +125,11 @@ impl Collector {
     }
 }
 
-fn most_common(titles: &[String]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for t in titles {
-        *counts.entry(t).or_default() += 1;
-    }
+/// The most frequent title (ties go to the first in order).
+fn most_common(counts: &BTreeMap<String, usize>) -> String {
     counts
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
         .map(|(t, _)| t.to_string())
         .unwrap_or_default()
 }

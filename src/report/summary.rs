@@ -469,11 +469,24 @@ impl SummaryBuilder {
     }
 }
 
+/// Writes `summary.json` straight to its temp file (never the whole text
+/// in memory: a few KB per document), then renames it into place.
 pub fn write_summary_json(path: &Path, summary: &BatchSummary) -> anyhow::Result<()> {
-    let mut json = serde_json::to_vec_pretty(summary)?;
-    json.push(b'\n');
-    crate::atomic_file::write_atomic(path, &json)
-        .with_context(|| format!("writing {}", path.display()))
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("summary.json");
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    let write = || -> anyhow::Result<()> {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        serde_json::to_writer_pretty(&mut out, summary)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        Ok(())
+    };
+    write().with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Escapes a cell of a Markdown table (control characters dropped first:

@@ -13,6 +13,7 @@ pub mod chunk;
 pub mod merge;
 pub mod reader;
 pub mod schema;
+pub mod stem;
 pub mod writer;
 
 pub use chunk::{section_chunks, Chunk};

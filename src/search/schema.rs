@@ -5,7 +5,7 @@ use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::Index;
 
@@ -63,13 +63,15 @@ pub fn schema() -> (Schema, Fields) {
     )
 }
 
-/// The analyzer both indexing and queries use.
+/// The analyzer both indexing and queries use. Its stemmer is tantivy's
+/// English Snowball stemmer with a cache of stemmed words (the same tokens,
+/// see [`super::stem`]).
 pub fn analyzer() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
         .filter(StopWordFilter::new(Language::English).expect("English stop words are built in"))
-        .filter(Stemmer::new(Language::English))
+        .filter(super::stem::CachedEnglishStemmer)
         .build()
 }
 
