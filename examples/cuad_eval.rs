@@ -21,6 +21,8 @@
 //! `--sent`: characters sent per matched entry, and how many of them lie in
 //! sections holding no labelled clause: where a skip would cut payload)
 
+use kgroute::extract::extractor::{skipped_section_inputs, DocContext};
+use kgroute::extract::rules;
 use kgroute::index::doctype::UNKNOWN_TYPE;
 use kgroute::index::IndexSet;
 use kgroute::route::{plan_document_in, PlanStats, Route, RouteOptions, RoutePlan};
@@ -145,6 +147,9 @@ struct DocEval {
     stats: PlanStats,
     found: usize,
     kept: usize,
+    /// Lost spans whose category's formulaic fact the offline rules took
+    /// from the skipped section holding them (`RULES_FACTS`).
+    by_rules: usize,
     not_found: usize,
     /// Category -> (found, kept).
     by_category: BTreeMap<String, (usize, usize)>,
@@ -181,6 +186,7 @@ fn evaluate(
         usable,
         found: 0,
         kept: 0,
+        by_rules: 0,
         not_found: 0,
         by_category: BTreeMap::new(),
         lost: BTreeMap::new(),
@@ -190,6 +196,7 @@ fn evaluate(
         sent_by_entry: BTreeMap::new(),
         stats,
     };
+    let facts = skipped_facts(&source, &tree, &plan, set, &guess.name);
     let mut labels_in = vec![0usize; plan.sections.len()];
     let Some(cats) = clauses.as_object() else {
         return Ok(d);
@@ -229,6 +236,8 @@ fn evaluate(
             if frac >= 0.5 {
                 e.1 += 1;
                 d.kept += 1;
+            } else if sec.is_some_and(|i| rules_took(&facts, &plan.sections[i].node_id, cat)) {
+                d.by_rules += 1;
             } else if let Some(i) = sec {
                 let s = &plan.sections[i];
                 let route = format!("{:?}", s.route).to_lowercase();
@@ -259,6 +268,59 @@ fn evaluate(
         e.2 += labels_in[i];
     }
     Ok(d)
+}
+
+/// Categories whose fact is short and formulaic, with the relation the
+/// offline rules give it (type, and a word its target must hold): a skipped
+/// section that yields it loses nothing of the clause, at no LLM cost
+/// (issue #20, item 4). The batch report counts these facts apart.
+const RULES_FACTS: &[(&str, &str, &str)] = &[
+    ("Governing Law", "GOVERNED_BY", ""),
+    ("Anti-Assignment", "RESTRICTS", "assignment"),
+    ("Change Of Control", "", "change of control"),
+];
+
+/// The rules' relations (type, lower-cased target) per skipped section.
+fn skipped_facts(
+    source: &SourceText,
+    tree: &DocTree,
+    plan: &RoutePlan,
+    set: &IndexSet,
+    doc_type: &str,
+) -> BTreeMap<String, Vec<(String, String)>> {
+    let ontology = set
+        .get(doc_type)
+        .map(|i| i.ontology.clone())
+        .unwrap_or_default();
+    let doc = DocContext {
+        doc_id: "d",
+        doc_type,
+        source,
+        parties: &tree.party_names,
+    };
+    skipped_section_inputs(plan, &doc)
+        .into_iter()
+        .map(|input| {
+            let out = rules::extract_for(&input, &ontology);
+            let rels = out
+                .relations
+                .into_iter()
+                .map(|r| (r.relation_type, r.target.to_lowercase()))
+                .collect();
+            (input.node_id, rels)
+        })
+        .collect()
+}
+
+/// True when the rules took `category`'s fact from the section `node`.
+fn rules_took(facts: &BTreeMap<String, Vec<(String, String)>>, node: &str, category: &str) -> bool {
+    let Some(&(_, ty, word)) = RULES_FACTS.iter().find(|(c, _, _)| *c == category) else {
+        return false;
+    };
+    facts.get(node).is_some_and(|rels| {
+        rels.iter()
+            .any(|(t, target)| (ty.is_empty() || t == ty) && target.contains(word))
+    })
 }
 
 /// Preamble + fallback + contents <= 10% of the text and no node > 50%.
@@ -401,6 +463,7 @@ struct Acc {
     types: BTreeMap<String, usize>,
     found: usize,
     kept: usize,
+    by_rules: usize,
     not_found: usize,
     stats: Vec<PlanStats>,
     unexplained_docs: usize,
@@ -433,6 +496,7 @@ impl Acc {
         *self.types.entry(d.doc_type.clone()).or_default() += 1;
         self.found += d.found;
         self.kept += d.kept;
+        self.by_rules += d.by_rules;
         self.not_found += d.not_found;
         self.stats.push(d.stats);
         if d.unexplained > 0 {
@@ -483,6 +547,13 @@ impl Acc {
             self.found,
             pct(self.kept, self.found),
             self.not_found
+        );
+        println!(
+            "... or their fact taken free {:>4}/{:<4} {:>5.1}%   (by the rules from a skipped section: {} spans of Governing Law, Anti-Assignment, Change Of Control)",
+            self.kept + self.by_rules,
+            self.found,
+            pct(self.kept + self.by_rules, self.found),
+            self.by_rules
         );
         println!(
             "payload cut                   {:>5.1}%   (skipped {:.1}%, noise {:.1}%, empty {:.1}% of {} chars)",
