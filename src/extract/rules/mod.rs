@@ -11,8 +11,10 @@
 //!
 //! Layout: `text` (cleaning, paragraphs, quotes), `terms` (definitions and
 //! values), `parties` (organisations and roles), `obligations`
-//! (obligations and covenants), `builder` (deduplicating collector); this
-//! file walks a section's paragraphs and dispatches to them.
+//! (obligations and covenants), `qualifiers` (the conditions, exceptions
+//! and periods a duty's sentence attaches to it), `builder` (deduplicating
+//! collector); this file walks a section's paragraphs and dispatches to
+//! them.
 
 use super::validate::ontology_name;
 use super::{Entity, Relation, SectionInput};
