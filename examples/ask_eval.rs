@@ -439,27 +439,7 @@ fn tune(
     }
     println!("== variants, tuning half");
     for (name, o) in grid {
-        let mut s = RankScores::default();
-        let mut qs: HashMap<&str, Query> = HashMap::new();
-        for q in questions.values() {
-            qs.insert(q, query(index, q, &o)?);
-        }
-        for c in contracts.iter().filter(|c| c.dev) {
-            for (cat, spans) in &c.spans {
-                let hits = retrieve_query(
-                    index,
-                    &qs[questions[cat].as_str()],
-                    Some(&c.doc_id),
-                    DEPTH,
-                    &o,
-                )?;
-                s.add(first_hit(
-                    hits.iter()
-                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
-                    spans,
-                ));
-            }
-        }
+        let [s, _] = score_variant(index, contracts, questions, &o, true)?;
         println!(
             "{name:<44} hit@1 {:5.1}% hit@3 {:5.1}% MRR {:.3}",
             s.hit1(),
@@ -535,27 +515,7 @@ fn structure_grid(
     }
     println!("== ranking variants: hit@1 hit@3 MRR tuning half | checking half");
     for (name, o) in grid {
-        let mut qs: HashMap<&str, Query> = HashMap::new();
-        for q in questions.values() {
-            qs.insert(q, query(index, q, &o)?);
-        }
-        let mut s = [RankScores::default(), RankScores::default()];
-        for c in contracts {
-            for (cat, spans) in &c.spans {
-                let hits = retrieve_query(
-                    index,
-                    &qs[questions[cat].as_str()],
-                    Some(&c.doc_id),
-                    DEPTH,
-                    &o,
-                )?;
-                s[usize::from(!c.dev)].add(first_hit(
-                    hits.iter()
-                        .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
-                    spans,
-                ));
-            }
-        }
+        let s = score_variant(index, contracts, questions, &o, false)?;
         println!(
             "{name:<32} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
             s[0].hit1(),
@@ -568,6 +528,40 @@ fn structure_grid(
     }
     println!();
     Ok(())
+}
+
+/// Hit@1/hit@3/MRR of one ranking variant over `contracts`: the tuning
+/// half's scores first, the checking half's second (left empty when
+/// `tuning_only`). Each category's question is made into a query once.
+fn score_variant(
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+    o: &RetrieveOptions,
+    tuning_only: bool,
+) -> anyhow::Result<[RankScores; 2]> {
+    let mut qs: HashMap<&str, Query> = HashMap::new();
+    for q in questions.values() {
+        qs.insert(q, query(index, q, o)?);
+    }
+    let mut s = [RankScores::default(), RankScores::default()];
+    for c in contracts.iter().filter(|c| c.dev || !tuning_only) {
+        for (cat, spans) in &c.spans {
+            let hits = retrieve_query(
+                index,
+                &qs[questions[cat].as_str()],
+                Some(&c.doc_id),
+                DEPTH,
+                o,
+            )?;
+            s[usize::from(!c.dev)].add(first_hit(
+                hits.iter()
+                    .map(|h| (h.pointer.start_byte, h.pointer.end_byte)),
+                spans,
+            ));
+        }
+    }
+    Ok(s)
 }
 
 /// Shared words over all words of two category names (lower case, a
