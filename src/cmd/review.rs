@@ -180,15 +180,21 @@ fn run_folder(args: &ReviewArgs) -> anyhow::Result<Outcome> {
 /// offline batch (summary.json beside it names the rules extractor) and
 /// holds `retier:` decisions: its actual tiers are lower bounds.
 fn warn_offline_retiers(err: &mut impl Write, report: &std::path::Path) -> anyhow::Result<()> {
-    let summary = report.with_file_name("summary.json");
-    let Ok(bytes) = std::fs::read(&summary) else {
+    // Only the extractor is read: the per-document part of a large batch's
+    // summary.json (a few KB per document) is skipped, never held.
+    #[derive(serde::Deserialize)]
+    struct SummaryExtractor {
+        #[serde(default)]
+        extractor: String,
+    }
+    let Ok(file) = std::fs::File::open(report.with_file_name("summary.json")) else {
         return Ok(());
     };
-    let Ok(summary) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+    let Ok(summary) = serde_json::from_reader::<_, SummaryExtractor>(std::io::BufReader::new(file))
+    else {
         return Ok(());
     };
-    let extractor = summary["extractor"].as_str().unwrap_or("");
-    let Some(note) = crate::report::summary::offline_tiers_note(extractor) else {
+    let Some(note) = crate::report::summary::offline_tiers_note(&summary.extractor) else {
         return Ok(());
     };
     let (decisions, _) = review::decision::read_decisions(report)?;
