@@ -6,11 +6,16 @@ use super::{display_heading, BatchReport, MatchQuality};
 use crate::index::{normalize_heading, Tier};
 use anyhow::Context;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// How many distinct example headings a suggestion keeps.
 const EXAMPLES: usize = 3;
+
+/// How many documents a suggestion names (the first in batch order); the
+/// rest are counted, so a title new in every one of 50,000 documents does
+/// not write 50,000 ids.
+const EXAMPLE_DOCUMENTS: usize = 10;
 
 /// One candidate index entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,7 +33,10 @@ pub struct Suggestion {
     pub suggested_tier: Option<String>,
     /// Actual tier key -> occurrences, highest tier first.
     pub actual_tiers: serde_yaml_ng::Mapping,
-    pub documents: Vec<String>,
+    /// Distinct documents it occurred in.
+    pub documents: usize,
+    /// The first [`EXAMPLE_DOCUMENTS`] of them, in batch order.
+    pub example_documents: Vec<String>,
     pub example_headings: Vec<String>,
 }
 
@@ -45,7 +53,10 @@ struct Group {
     /// Display title -> occurrences (distinct titles, not every occurrence).
     titles: BTreeMap<String, usize>,
     tiers: BTreeMap<Tier, usize>,
-    documents: BTreeSet<String>,
+    documents: usize,
+    /// The last document counted: a document's sections come together.
+    last_document: Option<String>,
+    example_documents: Vec<String>,
     headings: Vec<String>,
 }
 
@@ -85,7 +96,13 @@ impl Collector {
             if let Some(t) = super::quality::actual_tier(v.extraction) {
                 *g.tiers.entry(t).or_default() += 1;
             }
-            g.documents.insert(doc.doc_id.clone());
+            if g.last_document.as_deref() != Some(doc.doc_id.as_str()) {
+                g.documents += 1;
+                g.last_document = Some(doc.doc_id.clone());
+                if g.example_documents.len() < EXAMPLE_DOCUMENTS {
+                    g.example_documents.push(doc.doc_id.clone());
+                }
+            }
             let heading = super::sanitize::sanitize_title(&v.section.title).into_owned();
             if g.headings.len() < EXAMPLES && !g.headings.contains(&heading) {
                 g.headings.push(heading);
@@ -115,7 +132,8 @@ impl Collector {
                     count: g.count,
                     suggested_tier: suggested,
                     actual_tiers: actual,
-                    documents: g.documents.into_iter().collect(),
+                    documents: g.documents,
+                    example_documents: g.example_documents,
                     example_headings: g.headings,
                 }
             })
@@ -140,7 +158,8 @@ const HEADER: &str = "\
 #
 # Each entry is a candidate index entry: `title` is the heading without its
 # numbering, `suggested_tier` the most common tier its extractions actually
-# earned (`actual_tiers` counts them), `documents` where it occurred.
+# earned (`actual_tiers` counts them), `documents` in how many documents it
+# occurred and `example_documents` the first ten of them.
 #
 # How to use it: frequent, generic titles belong in the index; bespoke ones
 # (occurring once, deal-specific) are better left out. Put the decision in

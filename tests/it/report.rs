@@ -416,8 +416,39 @@ fn suggestions_group_new_sections_across_documents() {
     // not suggested): the tie goes to the higher tier.
     assert_eq!(s["suggested_tier"].as_str(), Some("medium"));
     assert_eq!(s["actual_tiers"]["low"].as_u64(), Some(1));
-    assert_eq!(s["documents"].as_sequence().unwrap().len(), 2);
+    assert_eq!(s["documents"].as_u64(), Some(2));
+    assert_eq!(s["example_documents"].as_sequence().unwrap().len(), 2);
     assert_eq!(s["example_headings"].as_sequence().unwrap().len(), 2);
+}
+
+/// A title new in every document of a large batch names the first ten
+/// documents and counts the rest (never one id per document).
+#[test]
+fn suggestions_count_documents_and_name_only_the_first_ten() {
+    let mut batch = sample_batch();
+    let first = batch.documents[0].clone();
+    batch.documents = (0..25)
+        .map(|i| {
+            let mut d = first.clone();
+            d.doc_id = format!("doc-{i:02}");
+            d
+        })
+        .collect();
+    let dir = tempdir();
+    write_batch_reports(dir.path(), &batch).unwrap();
+    let text = read(&dir.path().join("suggestions.yaml"));
+    let v: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let s = &v["suggestions"][0];
+    assert_eq!(s["title"].as_str(), Some("Types of Advances"), "{text}");
+    assert_eq!(s["documents"].as_u64(), Some(25), "{text}");
+    let named: Vec<&str> = s["example_documents"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    let first_ten: Vec<String> = (0..10).map(|i| format!("doc-{i:02}")).collect();
+    assert_eq!(named, first_ten, "{text}");
 }
 
 fn summary_with(batch_id: &str) -> BatchSummary {
