@@ -17,7 +17,10 @@
 //! `--structure` prints both halves for the title words learned from the
 //! corpus and the tree-shaped reorderings of `ask::structure`.
 //!
-//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes]
+//! `--rerank` prints both halves for a question's repeated words, the
+//! chunk re-weightings of `ask::rerank` and a section's second chunk.
+//!
+//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes] [--structure] [--rerank]
 
 use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
 use kgroute::ask::expand::{query, query_terms, Query};
@@ -551,8 +554,17 @@ fn rerank_grid(
         },
         ..d
     };
-    let mut grid: Vec<(String, RetrieveOptions)> = vec![("default".into(), d)];
-    for w in [0.25, 0.4, 0.5, 0.6, 0.75, 1.0] {
+    let mut grid: Vec<(String, RetrieveOptions)> = vec![
+        ("default".into(), d),
+        (
+            "each word once (before)".into(),
+            RetrieveOptions {
+                repeat_weight: 0.0,
+                ..d
+            },
+        ),
+    ];
+    for w in [0.25, 0.4, 0.5, 0.75, 1.0] {
         grid.push((
             format!("repeated words +{w}"),
             RetrieveOptions {
@@ -561,7 +573,7 @@ fn rerank_grid(
             },
         ));
     }
-    for w in [0.1, 0.3] {
+    for w in [0.05, 0.1, 0.3] {
         grid.push((
             format!("second chunk {w}"),
             RetrieveOptions {
@@ -570,33 +582,26 @@ fn rerank_grid(
             },
         ));
     }
-    for c in [0.25, 0.5, 1.0] {
+    for c in [0.25, 0.5] {
         grid.push((format!("coverage {c}"), rr(c, 0.0, 3)));
     }
-    for (p, w) in [
-        (0.1, 3),
-        (0.25, 3),
-        (0.5, 3),
-        (1.0, 3),
-        (0.25, 1),
-        (0.25, 6),
-    ] {
+    for (p, w) in [(0.1, 3), (0.25, 3), (0.5, 3), (1.0, 3), (0.25, 1), (0.25, 6)] {
         grid.push((format!("proximity {p} within {w}"), rr(0.0, p, w)));
     }
     grid.push(("coverage 0.25, proximity 0.25".into(), rr(0.25, 0.25, 3)));
     for (r, c, t, f) in [
         (0.6, 0.5, 0.5, 1.0),
+        (0.6, 0.9, 0.5, 1.0),
         (0.6, 1.0, 0.5, 1.0),
+        (0.6, 1.25, 0.5, 1.0),
         (0.6, 0.75, 0.35, 1.0),
         (0.6, 0.75, 0.75, 1.0),
-        (0.6, 0.75, 0.5, 0.75),
-        (0.6, 0.9, 0.5, 1.0),
-        (0.6, 1.25, 0.5, 1.0),
         (0.6, 1.0, 0.75, 1.0),
+        (0.6, 0.75, 0.5, 0.75),
+        (0.0, 1.0, 0.5, 1.0),
         (0.4, 1.0, 0.5, 1.0),
         (0.5, 1.0, 0.5, 1.0),
         (0.75, 1.0, 0.5, 1.0),
-        (0.0, 1.0, 0.5, 1.0),
     ] {
         grid.push((
             format!("repeated +{r}, crumb {c}, titles {t}, learned {f}"),
@@ -609,26 +614,11 @@ fn rerank_grid(
             },
         ));
     }
-    for (r, sc, p) in [
-        (0.5, 0.1, 0.0),
-        (0.5, 0.05, 0.0),
-        (0.5, 0.0, 0.25),
-        (0.5, 0.1, 0.25),
-    ] {
-        grid.push((
-            format!("repeated +{r}, second {sc}, proximity {p}"),
-            RetrieveOptions {
-                repeat_weight: r,
-                second_chunk_weight: sc,
-                ..rr(0.0, p, 3)
-            },
-        ));
-    }
     println!("== re-weighting variants: hit@1 hit@3 MRR tuning half | checking half");
     for (name, o) in grid {
         let s = score_variant(index, contracts, questions, &o, false)?;
         println!(
-            "{name:<32} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
+            "{name:<48} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
             s[0].hit1(),
             s[0].hit3(),
             s[0].mrr(),
