@@ -585,7 +585,14 @@ fn rerank_grid(
     for c in [0.25, 0.5] {
         grid.push((format!("coverage {c}"), rr(c, 0.0, 3)));
     }
-    for (p, w) in [(0.1, 3), (0.25, 3), (0.5, 3), (1.0, 3), (0.25, 1), (0.25, 6)] {
+    for (p, w) in [
+        (0.1, 3),
+        (0.25, 3),
+        (0.5, 3),
+        (1.0, 3),
+        (0.25, 1),
+        (0.25, 6),
+    ] {
         grid.push((format!("proximity {p} within {w}"), rr(0.0, p, w)));
     }
     grid.push(("coverage 0.25, proximity 0.25".into(), rr(0.25, 0.25, 3)));
