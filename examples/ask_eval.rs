@@ -17,7 +17,10 @@
 //! `--structure` prints both halves for the title words learned from the
 //! corpus and the tree-shaped reorderings of `ask::structure`.
 //!
-//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes]
+//! `--rerank` prints both halves for a question's repeated words, the
+//! chunk re-weightings of `ask::rerank` and a section's second chunk.
+//!
+//! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes] [--structure] [--rerank]
 
 use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
 use kgroute::ask::expand::{query, query_terms, Query};
@@ -215,6 +218,9 @@ fn main() -> anyhow::Result<()> {
     }
     if args.iter().any(|a| a == "--structure") {
         structure_grid(&sections, &contracts, &questions)?;
+    }
+    if args.iter().any(|a| a == "--rerank") {
+        rerank_grid(&sections, &contracts, &questions)?;
     }
     {
         for (bytes, w) in sized {
@@ -518,6 +524,108 @@ fn structure_grid(
         let s = score_variant(index, contracts, questions, &o, false)?;
         println!(
             "{name:<32} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
+            s[0].hit1(),
+            s[0].hit3(),
+            s[0].mrr(),
+            s[1].hit1(),
+            s[1].hit3(),
+            s[1].mrr()
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// Hit@1/hit@3/MRR on both halves for re-weighting the retrieved chunks
+/// by coverage of the question and its word pairs (`ask::rerank`), for a
+/// question's repeated words and for a section's second-best chunk.
+fn rerank_grid(
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+) -> anyhow::Result<()> {
+    use kgroute::ask::rerank::RerankOptions;
+    let d = RetrieveOptions::default();
+    let rr = |coverage, proximity, window| RetrieveOptions {
+        rerank: RerankOptions {
+            coverage,
+            proximity,
+            window,
+        },
+        ..d
+    };
+    let mut grid: Vec<(String, RetrieveOptions)> = vec![
+        ("default".into(), d),
+        (
+            "each word once (before)".into(),
+            RetrieveOptions {
+                repeat_weight: 0.0,
+                ..d
+            },
+        ),
+    ];
+    for w in [0.25, 0.4, 0.5, 0.75, 1.0] {
+        grid.push((
+            format!("repeated words +{w}"),
+            RetrieveOptions {
+                repeat_weight: w,
+                ..d
+            },
+        ));
+    }
+    for w in [0.05, 0.1, 0.3] {
+        grid.push((
+            format!("second chunk {w}"),
+            RetrieveOptions {
+                second_chunk_weight: w,
+                ..d
+            },
+        ));
+    }
+    for c in [0.25, 0.5] {
+        grid.push((format!("coverage {c}"), rr(c, 0.0, 3)));
+    }
+    for (p, w) in [
+        (0.1, 3),
+        (0.25, 3),
+        (0.5, 3),
+        (1.0, 3),
+        (0.25, 1),
+        (0.25, 6),
+    ] {
+        grid.push((format!("proximity {p} within {w}"), rr(0.0, p, w)));
+    }
+    grid.push(("coverage 0.25, proximity 0.25".into(), rr(0.25, 0.25, 3)));
+    for (r, c, t, f) in [
+        (0.6, 0.5, 0.5, 1.0),
+        (0.6, 0.9, 0.5, 1.0),
+        (0.6, 1.0, 0.5, 1.0),
+        (0.6, 1.25, 0.5, 1.0),
+        (0.6, 0.75, 0.35, 1.0),
+        (0.6, 0.75, 0.75, 1.0),
+        (0.6, 1.0, 0.75, 1.0),
+        (0.6, 0.75, 0.5, 0.75),
+        (0.0, 1.0, 0.5, 1.0),
+        (0.4, 1.0, 0.5, 1.0),
+        (0.5, 1.0, 0.5, 1.0),
+        (0.75, 1.0, 0.5, 1.0),
+    ] {
+        grid.push((
+            format!("repeated +{r}, crumb {c}, titles {t}, learned {f}"),
+            RetrieveOptions {
+                repeat_weight: r,
+                crumb_boost: c,
+                title_weight: t,
+                feedback_weight: f,
+                ..d
+            },
+        ));
+    }
+    println!("== re-weighting variants: hit@1 hit@3 MRR tuning half | checking half");
+    for (name, o) in grid {
+        let s = score_variant(index, contracts, questions, &o, false)?;
+        println!(
+            "{name:<48} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
             s[0].hit1(),
             s[0].hit3(),
             s[0].mrr(),

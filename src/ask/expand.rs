@@ -76,10 +76,18 @@ pub fn question_terms(
 ) -> Vec<WeightedTerm> {
     let all = index.terms(question);
     let frame = frame_terms(opts.frame_words);
+    let said = if opts.repeat_weight > 0.0 {
+        analysed(question)
+    } else {
+        Vec::new()
+    };
     let terms: Vec<WeightedTerm> = all
         .iter()
         .filter(|t| !frame.contains(t))
-        .map(|t| (t.clone(), 1.0))
+        .map(|t| {
+            let repeats = said.iter().filter(|w| *w == t).count().saturating_sub(1);
+            (t.clone(), 1.0 + opts.repeat_weight * repeats as f32)
+        })
         .collect();
     if terms.is_empty() {
         return all.into_iter().map(|t| (t, 1.0)).collect();
@@ -94,6 +102,11 @@ pub struct Query {
     /// (the first `asked`), then the words learned from the corpus.
     pub terms: Vec<WeightedTerm>,
     pub asked: usize,
+    /// The rarity (BM25 idf in the index) of each of the first `asked`
+    /// terms, and the question's words in order, repeats kept, frame words
+    /// out (what [`super::rerank`] reads).
+    pub rarity: Vec<f32>,
+    pub sequence: Vec<String>,
     /// Matched in the breadcrumb field only: the words the corpus titles
     /// the question's sections with ([`title_feedback`]).
     pub titles: Vec<WeightedTerm>,
@@ -115,6 +128,18 @@ pub fn query_terms(
 pub fn query(index: &SearchIndex, question: &str, opts: &RetrieveOptions) -> anyhow::Result<Query> {
     let mut terms = question_terms(index, question, opts);
     let asked = terms.len();
+    let n = index.chunk_count() as f32;
+    let rarity = terms
+        .iter()
+        .map(|(t, _)| {
+            let df = index.doc_freq(t) as f32;
+            ((n - df + 0.5) / (df + 0.5)).ln_1p()
+        })
+        .collect();
+    let sequence = analysed(question)
+        .into_iter()
+        .filter(|w| terms.iter().any(|(t, _)| t == w))
+        .collect();
     if opts.feedback_chunks == 0
         || (opts.feedback_terms == 0 && opts.title_terms == 0)
         || terms.is_empty()
@@ -122,6 +147,8 @@ pub fn query(index: &SearchIndex, question: &str, opts: &RetrieveOptions) -> any
         return Ok(Query {
             terms,
             asked,
+            rarity,
+            sequence,
             titles: Vec::new(),
         });
     }
@@ -140,6 +167,8 @@ pub fn query(index: &SearchIndex, question: &str, opts: &RetrieveOptions) -> any
     Ok(Query {
         terms,
         asked,
+        rarity,
+        sequence,
         titles,
     })
 }

@@ -9,6 +9,7 @@ pub mod grounding;
 pub mod grounding_neo4j;
 pub mod llm;
 pub mod render;
+pub mod rerank;
 pub mod structure;
 
 use crate::search::reader::WeightedTerm;
@@ -65,6 +66,11 @@ pub struct Answer {
 pub const TITLE_TERMS: usize = 20;
 pub const TITLE_WEIGHT: f32 = 0.5;
 
+/// How much more a word counts for each time the question says it again
+/// (the category's name and its description both saying "exclusive"),
+/// tuned on the CUAD tuning half (`scripts/ask-eval --rerank`).
+pub const REPEAT_WEIGHT: f32 = 0.6;
+
 /// How much a section that mentions a name of the question gains.
 pub const GROUNDED_BOOST: f32 = 0.5;
 
@@ -95,6 +101,14 @@ pub struct RetrieveOptions {
     /// none), matched in the breadcrumb field at up to `title_weight`.
     pub title_terms: usize,
     pub title_weight: f32,
+    /// A word the question says again counts `repeat_weight` more for
+    /// each repeat (0: each word once).
+    pub repeat_weight: f32,
+    /// How coverage of the question and its word pairs re-weight the
+    /// retrieved chunks ([`rerank`]).
+    pub rerank: rerank::RerankOptions,
+    /// Weight of a section's second-best chunk (on top of its best).
+    pub second_chunk_weight: f32,
 }
 
 impl Default for RetrieveOptions {
@@ -110,6 +124,9 @@ impl Default for RetrieveOptions {
             shape: structure::ShapeOptions::NONE,
             title_terms: TITLE_TERMS,
             title_weight: TITLE_WEIGHT,
+            repeat_weight: REPEAT_WEIGHT,
+            rerank: rerank::RerankOptions::NONE,
+            second_chunk_weight: 0.0,
         }
     }
 }
@@ -128,6 +145,9 @@ impl RetrieveOptions {
             shape: structure::ShapeOptions::NONE,
             title_terms: 0,
             title_weight: 0.0,
+            repeat_weight: 0.0,
+            rerank: rerank::RerankOptions::NONE,
+            second_chunk_weight: 0.0,
         }
     }
 }
@@ -140,13 +160,24 @@ pub fn rank_sections(hits: Vec<ChunkHit>) -> Vec<SectionHit> {
 
 /// [`rank_sections`] with a section's further chunks weighted `extra`.
 pub fn rank_sections_with(hits: Vec<ChunkHit>, extra: f32) -> Vec<SectionHit> {
+    rank_sections_by(hits, extra, 0.0)
+}
+
+/// [`rank_sections_with`], a section's second-best chunk adding `second`
+/// times its score on top (before `extra` for each further one).
+pub fn rank_sections_by(hits: Vec<ChunkHit>, extra: f32, second: f32) -> Vec<SectionHit> {
     let mut order: Vec<SectionHit> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
     for h in hits {
         let key = (h.pointer.doc_id.clone(), h.pointer.node_id.clone());
         match at.get(&key) {
             Some(&i) => {
-                order[i].score += extra * h.score;
+                let w = if order[i].chunks.len() == 1 {
+                    second + extra
+                } else {
+                    extra
+                };
+                order[i].score += w * h.score;
                 order[i].chunks.push((h.chunk_start, h.chunk_end));
             }
             None => {
@@ -215,18 +246,19 @@ pub fn retrieve_query(
             None => crumb.push((t.clone(), w)),
         }
     }
-    let hits = index.search_fields(
+    let mut hits = index.search_fields(
         &query.terms,
         &crumb,
         doc,
         (top * CHUNKS_PER_SECTION).max(MIN_CHUNKS),
     )?;
+    rerank::rescore(&mut hits, query, &opts.rerank);
     Ok(shape(hits, top, opts))
 }
 
 /// Chunk hits to the `top` ranked sections.
 fn shape(hits: Vec<ChunkHit>, top: usize, opts: &RetrieveOptions) -> Vec<SectionHit> {
-    let mut ranked = rank_sections_with(hits, opts.extra_chunk_weight);
+    let mut ranked = rank_sections_by(hits, opts.extra_chunk_weight, opts.second_chunk_weight);
     structure::discount_short(&mut ranked, &opts.shape);
     let mut ranked = structure::spread_parents(ranked, top, opts.shape.sibling_factor);
     ranked.truncate(top);

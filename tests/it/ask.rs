@@ -469,3 +469,28 @@ fn a_question_learns_the_titles_the_corpus_gives_its_clauses() {
     assert!(expand::query(&index, q, &off).unwrap().titles.is_empty());
     governing_law_ranks_first(&index, q);
 }
+
+#[test]
+fn a_word_the_question_says_again_counts_more() {
+    use kgroute::ask::{expand, RetrieveOptions, REPEAT_WEIGHT};
+    let index = fixtures_index();
+    let opts = RetrieveOptions {
+        feedback_chunks: 0,
+        ..RetrieveOptions::default()
+    };
+    let q = "Governing Law: which state's law governs the agreement?";
+    let terms = expand::query_terms(&index, q, &opts).unwrap();
+    let weight = |w: &str| terms.iter().find(|(t, _)| t == w).map(|t| t.1);
+    // "governing"/"governs" and "law" twice, "state" once.
+    assert_eq!(weight("govern"), Some(1.0 + REPEAT_WEIGHT), "{terms:?}");
+    assert_eq!(weight("law"), Some(1.0 + REPEAT_WEIGHT), "{terms:?}");
+    assert_eq!(weight("state"), Some(1.0), "{terms:?}");
+    // Off: each word once.
+    let once = RetrieveOptions {
+        repeat_weight: 0.0,
+        ..opts
+    };
+    let terms = expand::query_terms(&index, q, &once).unwrap();
+    assert!(terms.iter().all(|(_, w)| *w == 1.0), "{terms:?}");
+    governing_law_ranks_first(&index, q);
+}
