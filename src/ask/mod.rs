@@ -59,6 +59,9 @@ pub struct Answer {
     /// The LLM's answer from the sections, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<llm::LlmAnswer>,
+    /// Why the LLM's answer is missing when one was asked for and failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_error: Option<String>,
 }
 
 /// Title words learned per question and the weight of the strongest in
@@ -338,5 +341,6 @@ pub fn ask(
         sections: read_sections(&hits)?,
         grounding,
         answer: None,
+        answer_error: None,
     })
 }

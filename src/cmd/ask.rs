@@ -129,29 +129,50 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
+            // A failed LLM step loses nothing retrieval found: a failed
+            // re-ranking keeps retrieval's order, a failed answer still
+            // prints the sections (and exits 1, saying why).
             if args.rerank && hits.len() > 1 {
-                hits = rt.block_on(crate::ask::llm::rerank(&client, &args.question, hits))?;
+                let pool = hits.clone();
+                match rt.block_on(crate::ask::llm::rerank(&client, &args.question, hits)) {
+                    Ok(reranked) => hits = reranked,
+                    Err(e) => {
+                        eprintln!("kgroute: warning: re-ranking failed, sections in retrieval order: {e:#}");
+                        hits = pool;
+                    }
+                }
             }
             hits.truncate(args.top);
             let sections = crate::ask::read_sections(&hits)?;
-            let written = if args.no_answer || sections.is_empty() {
-                None
+            let (written, answer_error) = if args.no_answer || sections.is_empty() {
+                (None, None)
             } else {
-                Some(rt.block_on(crate::ask::llm::answer(&client, &args.question, &sections))?)
+                match rt.block_on(crate::ask::llm::answer(&client, &args.question, &sections)) {
+                    Ok(a) => (Some(a), None),
+                    Err(e) => (None, Some(format!("{e:#}"))),
+                }
             };
             crate::ask::Answer {
                 question: args.question.clone(),
                 sections,
                 grounding,
                 answer: written,
+                answer_error,
             }
         }
+    };
+    let outcome = match &answer.answer_error {
+        Some(e) => {
+            eprintln!("kgroute: the LLM's answer failed (the sections found are printed): {e}");
+            Outcome::PartialFailure
+        }
+        None => Outcome::Success,
     };
     match args.format {
         AskFormat::Text => print!("{}", crate::ask::render::text(&answer)),
         AskFormat::Json => println!("{}", crate::ask::render::json(&answer)?),
     }
-    Ok(Outcome::Success)
+    Ok(outcome)
 }
 
 /// Grounding for a batch without graph files: from Neo4j when one is

@@ -251,6 +251,61 @@ async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_c
     }
 }
 
+/// A model that answers garbage loses nothing retrieval found: the failed
+/// re-ranking keeps retrieval's order, the failed answer still prints the
+/// whole sections and says why (exit 1), and the key is never echoed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_keeps_the_sections_when_the_llm_fails() {
+    use crate::fake_server::{FakeServer, Reply};
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let q = "Which law governs the agreement?";
+    let offline = ask_json(&batch, q, &["--top", "2"]);
+    let server = FakeServer::start(std::time::Duration::ZERO, |r| {
+        if r.path.ends_with("/models") {
+            return Reply::models(&["test-model"]);
+        }
+        Reply::content("I am not JSON")
+    })
+    .await
+    .unwrap();
+    let key = "sk-kgroute-test-secret-4711";
+    let out = kgroute()
+        .args([
+            "ask", q, "--top", "2", "--rerank", "--format", "json", "--batch",
+        ])
+        .arg(&batch)
+        .args(["--llm-url", &server.base_url(), "--model", "test-model"])
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env("OPENAI_API_KEY", key)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("re-ranking failed"), "{stderr}");
+    assert!(stderr.contains("the LLM's answer failed"), "{stderr}");
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_whole_sections(&a);
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["node_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(ids(&a), ids(&offline), "retrieval's order is kept");
+    assert!(a.get("answer").is_none(), "{a}");
+    assert!(
+        a["answer_error"].as_str().unwrap().contains("not JSON"),
+        "{a}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains(key) && !stderr.contains(key));
+}
+
 /// `(name, type)` of the grounding's entities and `(source, type, target,
 /// node ids)` of its relations, sorted, for comparing two groundings.
 fn grounding_view(a: &serde_json::Value) -> (Vec<String>, Vec<String>) {
