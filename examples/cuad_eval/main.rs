@@ -16,13 +16,14 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle]
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]
 //! (`--unexplained`: every section whose text is dropped without a reason;
 //! `--sent`: characters sent per matched entry, and how many of them lie in
 //! sections holding no labelled clause: where a skip would cut payload;
 //! `--oracle`: the payload cut routing could reach if it knew the labels,
 //! at section, paragraph and sentence grain, and by title alone; see
-//! `oracle.rs`)
+//! `oracle.rs`; `--entry NAME`: every section matched to that index entry,
+//! or `new` for unknown titles, with its route, characters and labels)
 
 mod oracle;
 
@@ -51,6 +52,7 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or_else(|| repo.join("../shared/corpora"));
     let (mut misses, mut files, mut why, mut sent, mut ceiling) =
         (false, false, false, false, false);
+    let mut entry: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -61,8 +63,9 @@ fn main() -> anyhow::Result<()> {
             "--unexplained" => why = true,
             "--sent" => sent = true,
             "--oracle" => ceiling = true,
+            "--entry" => entry = args.next(),
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]"
             ),
         }
     }
@@ -87,7 +90,17 @@ fn main() -> anyhow::Result<()> {
         let mut oracles = if ceiling { oracles() } else { Vec::new() };
         for rel in rels {
             let clauses = labels[rel.as_str()]["clauses"].clone();
-            let d = evaluate(&cuad.join(rel), rel, &set, &clauses, &mut oracles)?;
+            let d = evaluate(
+                &cuad.join(rel),
+                rel,
+                &set,
+                &clauses,
+                &mut oracles,
+                entry.as_deref(),
+            )?;
+            for line in &d.of_entry {
+                println!("  {line}  {rel}");
+            }
             if files {
                 println!(
                     "  {:<70} {:<14} {:>7} ch usable {:<5} kept {:>3}/{:<3} cut {:>5.1}% unexplained {}",
@@ -153,6 +166,11 @@ fn print_oracles(oracles: &[oracle::Oracle]) {
             "  {:<50} {:>5.1}% ({:>5.1}%)   {:>5.1}% ({:>5.1}%)",
             o.name, a.cut_pct, a.recall_pct, b.cut_pct, b.recall_pct
         );
+        if std::env::var_os("CUAD_ORACLE_DETAIL").is_some() {
+            for (k, chars, lost) in &b.dropped {
+                println!("      drop {chars:>9} {lost:>3}  {k}");
+            }
+        }
     }
 }
 
@@ -206,9 +224,12 @@ struct DocEval {
     /// The sections behind `unexplained`: route, kind, title, characters,
     /// the start of their text.
     why: Vec<(String, String, String, usize, String)>,
+    /// `--entry`: one line per section of that entry.
+    of_entry: Vec<String>,
     missed: Vec<(String, String)>,
-    /// Per matched entry (`new` when none) of a sent section: (chars sent,
-    /// chars sent in sections with no labelled clause, labelled clauses).
+    /// Per matched entry (`new` when none) of a sent section, and apart
+    /// (`skipped: `) of a skipped one: (chars, chars in sections with no
+    /// labelled clause, labelled clauses).
     sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
     /// Characters by what routes them today ([`MIX`]).
     mix: [usize; 6],
@@ -230,6 +251,7 @@ fn evaluate(
     set: &IndexSet,
     clauses: &serde_json::Value,
     oracles: &mut [oracle::Oracle],
+    of_entry: Option<&str>,
 ) -> anyhow::Result<DocEval> {
     let (source, tree, plan, guess) =
         plan_document_in(path, set, None, &RouteOptions::default(), true)?;
@@ -251,6 +273,7 @@ fn evaluate(
         lost: BTreeMap::new(),
         unexplained: why.iter().map(|w| w.3).sum(),
         why,
+        of_entry: Vec::new(),
         missed: Vec::new(),
         sent_by_entry: BTreeMap::new(),
         mix: [0; 6],
@@ -326,11 +349,15 @@ fn evaluate(
                 let tier = s
                     .predicted_tier
                     .map_or("new".into(), |t| t.key().to_string());
+                let span: String = span.split_whitespace().collect::<Vec<_>>().join(" ");
+                let span: String = span.chars().take(90).collect();
+                d.missed.push((
+                    cat.clone(),
+                    format!("{span}\n      in {:.60} ({route}, {tier})", s.title),
+                ));
                 *d.lost
                     .entry((format!("{} [{:?}]", s.title, s.kind), route, tier))
                     .or_default() += 1;
-                d.missed
-                    .push((cat.clone(), span.chars().take(90).collect::<String>()));
             }
         }
     }
@@ -338,11 +365,21 @@ fn evaluate(
         o.add_doc(&source, &plan, &occs);
     }
     for (i, sec) in plan.sections.iter().enumerate() {
-        if sec.route != Route::Llm {
-            continue;
+        let entry = sec.matched.entry.as_deref().unwrap_or("new");
+        if of_entry.is_some_and(|e| e.eq_ignore_ascii_case(entry)) {
+            let route = format!("{:?}", sec.route).to_lowercase();
+            d.of_entry.push(format!(
+                "{route:<6} {:>7} ch {:>3} labels  {:<60.60}",
+                sec.chars, labels_in[i], sec.title
+            ));
         }
+        let skipped = match sec.route {
+            Route::Llm => "",
+            Route::Skip => "skipped: ",
+            _ => continue,
+        };
         let key = match (&sec.matched.entry, sec.predicted_tier) {
-            (Some(e), Some(t)) => format!("{e} ({})", t.key()),
+            (Some(e), Some(t)) => format!("{skipped}{e} ({})", t.key()),
             _ => format!("new: {}", sec.name.to_lowercase()),
         };
         let e = d.sent_by_entry.entry(key).or_default();
@@ -620,8 +657,8 @@ impl Acc {
     fn print_sent(&self) {
         let mut rows: Vec<_> = self.sent_by_entry.iter().collect();
         rows.sort_by_key(|b| std::cmp::Reverse(b.1 .1));
-        println!("-- sent characters per entry (new: per heading name): sent, of them in sections with no label, labels");
-        for (k, (all, none, labels)) in rows.into_iter().take(60) {
+        println!("-- characters per entry of sent sections (new: per heading name; skipped: of skipped ones): characters, of them in sections with no label, labels");
+        for (k, (all, none, labels)) in rows.into_iter().take(100000) {
             println!("  {all:>9} {none:>9} {labels:>5}  {k}");
         }
     }

@@ -63,6 +63,9 @@ pub struct Oracle {
 pub struct Ceiling {
     pub recall_pct: f64,
     pub cut_pct: f64,
+    /// The groups dropped, in order, with a shared key (index entries):
+    /// key, characters, spans lost.
+    pub dropped: Vec<(String, usize, usize)>,
 }
 
 impl Oracle {
@@ -202,6 +205,11 @@ impl Oracle {
                 (0, (chars as u64 * 1000) / lost as u64)
             }
         };
+        let mut names: Vec<&str> = vec![""; self.group_units.len()];
+        for (k, &g) in &self.group_keys {
+            names[g] = k;
+        }
+        let mut dropped = Vec::new();
         let mut heap: BinaryHeap<((u8, u64), usize)> = (0..self.group_units.len())
             .map(|g| ((1, group_chars[g] as u64), g))
             .collect();
@@ -217,6 +225,9 @@ impl Oracle {
             }
             for &u in &self.group_units[g] {
                 sent_unit[u] = false;
+            }
+            if !names[g].is_empty() {
+                dropped.push((names[g].to_string(), group_chars[g], lost));
             }
             let mut touched: Vec<usize> = red.keys().map(|&(s, _)| s).collect();
             for ((s, k), r) in red {
@@ -243,6 +254,7 @@ impl Oracle {
         Ceiling {
             recall_pct: pct(kept.iter().filter(|&&k| k).count(), found),
             cut_pct: pct(total - sent, total),
+            dropped,
         }
     }
 }
