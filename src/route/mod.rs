@@ -163,8 +163,23 @@ fn match_node(p: &Placed<'_>, own_names: &[String], index: &GraphabilityIndex) -
         // agreement itself, not an attached form; its text is unknown.
         return m;
     }
+    if kind == NodeKind::Exhibit && !in_exhibit && names_agreement(&heading_name(node)) {
+        // `EXHIBIT A OWNER AGREEMENT`, `EXHIBIT C ADDENDUM TO LEASE`: an
+        // agreement in its own right, with its own parties and clauses,
+        // not a blank form; its text is unknown like any new section.
+        return m;
+    }
+    // A blank form (`Form of ...`, or any heading inside an attached
+    // form) takes the index's `Forms` entry when it has one: a type whose
+    // exhibits carry the deal (commercial schedules of products and
+    // prices) sends its `Exhibit` entry but still skips blank forms.
+    let form_first: &[&str] = if in_exhibit || is_form_name(&heading_name(node)) {
+        &["Forms"]
+    } else {
+        &[]
+    };
     if let Some(words) = kind_fallback(kind) {
-        for w in words {
+        for w in form_first.iter().chain(words) {
             let k = index.match_title(w);
             if k.method != MatchMethod::None {
                 return TitleMatch {
@@ -221,6 +236,27 @@ fn is_filing_exhibit_number(title: &str) -> bool {
         })
 }
 
+/// `OWNER AGREEMENT`, `ADDENDUM TO LEASE`, `TRUST AGREEMENT - FULL
+/// LIABILITY`: a name whose head (before a ` - ` subtitle) names an
+/// agreement of its own (agreement, contract, addendum, amendment), not a
+/// reference to the main one (`TO AGREEMENT BETWEEN ...`) nor a blank form
+/// (`FORM OF GUARANTY AGREEMENT`).
+pub fn names_agreement(name: &str) -> bool {
+    if is_form_name(name) {
+        return false;
+    }
+    let lower = name.to_lowercase();
+    let head = lower.split(" - ").next().unwrap_or("");
+    let words: Vec<&str> = head
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "agreement" | "contract" | "addendum" | "amendment")
+            && (i == 0 || !matches!(words[i - 1], "to" | "of" | "under" | "this" | "the"))
+    })
+}
+
 /// `Form of Note`, `[Form of] Tax Compliance Certificate`: a blank form.
 fn is_form_name(name: &str) -> bool {
     let l = name.trim_start_matches(['[', '(', ' ']).to_lowercase();
@@ -253,7 +289,8 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
                 in_exhibit
                     || (n.kind == NodeKind::Exhibit
                         && !opens_document
-                        && !is_filing_exhibit_number(&n.title)),
+                        && !is_filing_exhibit_number(&n.title)
+                        && !names_agreement(&heading_name(n))),
                 out,
             );
             parents.pop();
