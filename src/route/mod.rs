@@ -143,6 +143,7 @@ pub fn heading_name(node: &Node) -> String {
 /// and the preamble.
 fn match_node(p: &Placed<'_>, own_names: &[String], index: &GraphabilityIndex) -> TitleMatch {
     let (node, parents, in_exhibit) = (p.node, p.parents.as_slice(), p.in_exhibit);
+    let is_form = p.in_form || is_form_name(&heading_name(node));
     let m = index.match_heading(&heading_name(node), &MatchContext { parents, own_names });
     if m.method != MatchMethod::None
         || m.reserved
@@ -163,8 +164,19 @@ fn match_node(p: &Placed<'_>, own_names: &[String], index: &GraphabilityIndex) -
         // agreement itself, not an attached form; its text is unknown.
         return m;
     }
+    if kind == NodeKind::Exhibit && !in_exhibit && names_agreement(&heading_name(node)) {
+        // `EXHIBIT A OWNER AGREEMENT`, `EXHIBIT C ADDENDUM TO LEASE`: an
+        // agreement in its own right, with its own parties and clauses,
+        // not a blank form; its text is unknown like any new section.
+        return m;
+    }
+    // A blank form (`Form of ...`, or an unknown heading inside one)
+    // takes the index's `Forms` entry when it has one: a type whose
+    // exhibits carry the deal (commercial schedules of products and
+    // prices) sends its `Exhibit` entry but still skips blank forms.
+    let form_first: &[&str] = if is_form { &["Forms"] } else { &[] };
     if let Some(words) = kind_fallback(kind) {
-        for w in words {
+        for w in form_first.iter().chain(words) {
             let k = index.match_title(w);
             if k.method != MatchMethod::None {
                 return TitleMatch {
@@ -198,6 +210,8 @@ struct Placed<'a> {
     node: &'a Node,
     parents: Vec<String>,
     in_exhibit: bool,
+    /// Whether an ancestor is a blank form (`Form of ...`).
+    in_form: bool,
     /// An exhibit or schedule heading that opens the document (nothing but
     /// a preamble or contents before it): the filing's own exhibit label
     /// over the agreement (`EXHIBIT D JOINT FILING AGREEMENT`), not an
@@ -221,6 +235,27 @@ fn is_filing_exhibit_number(title: &str) -> bool {
         })
 }
 
+/// `OWNER AGREEMENT`, `ADDENDUM TO LEASE`, `TRUST AGREEMENT - FULL
+/// LIABILITY`: a name whose head (before a ` - ` subtitle) names an
+/// agreement of its own (agreement, contract, addendum, amendment), not a
+/// reference to the main one (`TO AGREEMENT BETWEEN ...`) nor a blank form
+/// (`FORM OF GUARANTY AGREEMENT`).
+pub fn names_agreement(name: &str) -> bool {
+    if is_form_name(name) {
+        return false;
+    }
+    let lower = name.to_lowercase();
+    let head = lower.split(" - ").next().unwrap_or("");
+    let words: Vec<&str> = head
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "agreement" | "contract" | "addendum" | "amendment")
+            && (i == 0 || !matches!(words[i - 1], "to" | "of" | "under" | "this" | "the"))
+    })
+}
+
 /// `Form of Note`, `[Form of] Tax Compliance Certificate`: a blank form.
 fn is_form_name(name: &str) -> bool {
     let l = name.trim_start_matches(['[', '(', ' ']).to_lowercase();
@@ -232,7 +267,7 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
     fn walk<'a>(
         nodes: &'a [Node],
         parents: &mut Vec<String>,
-        in_exhibit: bool,
+        (in_exhibit, in_form): (bool, bool),
         out: &mut Vec<Placed<'a>>,
     ) {
         let mut opening = parents.is_empty();
@@ -244,23 +279,24 @@ fn placed_nodes(tree: &DocTree) -> Vec<Placed<'_>> {
                 node: n,
                 parents: parents.clone(),
                 in_exhibit,
+                in_form,
                 opens_document,
             });
-            parents.push(heading_name(n));
-            walk(
-                &n.nodes,
-                parents,
-                in_exhibit
-                    || (n.kind == NodeKind::Exhibit
-                        && !opens_document
-                        && !is_filing_exhibit_number(&n.title)),
-                out,
-            );
+            let name = heading_name(n);
+            let attached = n.kind == NodeKind::Exhibit
+                && !opens_document
+                && !is_filing_exhibit_number(&n.title)
+                && !names_agreement(&name);
+            let form = in_form
+                || (matches!(n.kind, NodeKind::Exhibit | NodeKind::Schedule)
+                    && is_form_name(&name));
+            parents.push(name);
+            walk(&n.nodes, parents, (in_exhibit || attached, form), out);
             parents.pop();
         }
     }
     let mut out = Vec::new();
-    walk(&tree.structure, &mut Vec::new(), false, &mut out);
+    walk(&tree.structure, &mut Vec::new(), (false, false), &mut out);
     out
 }
 

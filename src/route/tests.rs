@@ -390,7 +390,7 @@ fn an_exhibit_that_opens_the_document_is_the_document() {
     let exhibit = || {
         node(
             "0001",
-            "EXHIBIT D JOINT FILING AGREEMENT",
+            "EXHIBIT D JOINT FILING STATEMENT",
             NodeKind::Exhibit,
             3000,
             vec![],
@@ -415,4 +415,93 @@ fn an_exhibit_that_opens_the_document_is_the_document() {
     ]);
     let p = plan(&after, &index(), &opts);
     assert_eq!(route_of(&p, "0001").0, Route::Skip);
+}
+
+/// An exhibit that is an agreement of its own (its own parties and
+/// clauses) is read like any new section, and so are its unknown headings;
+/// a blank form of an agreement and a reference to the main agreement
+/// stay exhibits, skipped.
+#[test]
+fn an_exhibit_that_is_an_agreement_of_its_own_is_sent() {
+    use NodeKind::*;
+    let t = doc(vec![
+        node("0001", "Section 5.01 Liens", Section, 5000, vec![]),
+        node(
+            "0002",
+            "EXHIBIT A OWNER AGREEMENT",
+            Exhibit,
+            3000,
+            vec![node("0003", "1. Personal Guaranty", Section, 900, vec![])],
+        ),
+        node("0004", "EXHIBIT C ADDENDUM TO LEASE", Exhibit, 2000, vec![]),
+        node(
+            "0005",
+            "EXHIBIT D FORM OF GUARANTY AGREEMENT",
+            Exhibit,
+            2000,
+            vec![],
+        ),
+        node(
+            "0006",
+            "EXHIBIT 4 TO AGREEMENT BETWEEN ACME AND BETA",
+            Exhibit,
+            2000,
+            vec![],
+        ),
+    ]);
+    let p = plan(&t, &index(), &RouteOptions::default());
+    for id in ["0002", "0003", "0004"] {
+        assert_eq!(route_of(&p, id), (Route::Llm, None, Override::None), "{id}");
+    }
+    for id in ["0005", "0006"] {
+        assert_eq!(
+            route_of(&p, id),
+            (Route::Skip, Some(Tier::VeryLow), Override::None),
+            "{id}"
+        );
+    }
+    assert!(names_agreement("TRUST AGREEMENT - FULL LIABILITY"));
+    assert!(!names_agreement("CATEGORIES OF LABORATORY PRODUCTS"));
+}
+
+const FORMS_INDEX: &str = "\
+document_type: t
+medium:
+  - Exhibit
+very_low:
+  - Forms
+";
+
+/// A type whose exhibits carry the deal sends its `Exhibit` entry and
+/// still skips blank forms, and the headings inside them, by `Forms`.
+#[test]
+fn a_forms_entry_takes_blank_forms_when_exhibits_are_sent() {
+    use NodeKind::*;
+    let idx = GraphabilityIndex::from_yaml_str("f.yaml", FORMS_INDEX).unwrap();
+    let t = doc(vec![
+        node("0001", "Section 1 Services", Section, 5000, vec![]),
+        node(
+            "0002",
+            "EXHIBIT A PRODUCT LIST",
+            Exhibit,
+            3000,
+            vec![node("0003", "Prices", Section, 900, vec![])],
+        ),
+        node(
+            "0004",
+            "EXHIBIT B FORM OF PURCHASE ORDER",
+            Exhibit,
+            2000,
+            vec![node("0005", "Instructions", Section, 900, vec![])],
+        ),
+    ]);
+    let p = plan(&t, &idx, &RouteOptions::default());
+    let entry = |id: &str| {
+        let s = p.sections.iter().find(|s| s.node_id == id).unwrap();
+        (s.matched.entry.clone().unwrap_or_default(), s.route)
+    };
+    assert_eq!(entry("0002"), ("Exhibit".into(), Route::Llm));
+    assert_eq!(entry("0003"), ("Exhibit".into(), Route::Llm));
+    assert_eq!(entry("0004"), ("Forms".into(), Route::Skip));
+    assert_eq!(entry("0005"), ("Forms".into(), Route::Skip));
 }

@@ -16,10 +16,16 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]
 //! (`--unexplained`: every section whose text is dropped without a reason;
 //! `--sent`: characters sent per matched entry, and how many of them lie in
-//! sections holding no labelled clause: where a skip would cut payload)
+//! sections holding no labelled clause: where a skip would cut payload;
+//! `--oracle`: the payload cut routing could reach if it knew the labels,
+//! at section, paragraph and sentence grain, and by title alone; see
+//! `oracle.rs`; `--entry NAME`: every section matched to that index entry,
+//! or `new` for unknown titles, with its route, characters and labels)
+
+mod oracle;
 
 use kgroute::extract::extractor::{skipped_section_inputs, DocContext};
 use kgroute::extract::rules;
@@ -44,7 +50,9 @@ fn main() -> anyhow::Result<()> {
                 .find(|p| p.is_dir())
         })
         .unwrap_or_else(|| repo.join("../shared/corpora"));
-    let (mut misses, mut files, mut why, mut sent) = (false, false, false, false);
+    let (mut misses, mut files, mut why, mut sent, mut ceiling) =
+        (false, false, false, false, false);
+    let mut entry: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -54,8 +62,10 @@ fn main() -> anyhow::Result<()> {
             "--files" => files = true,
             "--unexplained" => why = true,
             "--sent" => sent = true,
+            "--oracle" => ceiling = true,
+            "--entry" => entry = args.next(),
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]"
             ),
         }
     }
@@ -77,9 +87,20 @@ fn main() -> anyhow::Result<()> {
     for (half, rels) in [("tuning", &halves.0), ("checking", &halves.1)] {
         println!("\n== {half} half ({} contracts)", rels.len());
         let mut acc = Acc::default();
+        let mut oracles = if ceiling { oracles() } else { Vec::new() };
         for rel in rels {
             let clauses = labels[rel.as_str()]["clauses"].clone();
-            let d = evaluate(&cuad.join(rel), rel, &set, &clauses)?;
+            let d = evaluate(
+                &cuad.join(rel),
+                rel,
+                &set,
+                &clauses,
+                &mut oracles,
+                entry.as_deref(),
+            )?;
+            for line in &d.of_entry {
+                println!("  {line}  {rel}");
+            }
             if files {
                 println!(
                     "  {:<70} {:<14} {:>7} ch usable {:<5} kept {:>3}/{:<3} cut {:>5.1}% unexplained {}",
@@ -106,8 +127,51 @@ fn main() -> anyhow::Result<()> {
         if sent {
             acc.print_sent();
         }
+        if ceiling {
+            acc.print_mix();
+        }
+        print_oracles(&oracles);
     }
     Ok(())
+}
+
+/// The oracles `--oracle` prints.
+fn oracles() -> Vec<oracle::Oracle> {
+    use oracle::{Freedom, Grain, Oracle};
+    vec![
+        Oracle::new("any section (hindsight)", Grain::Section, Freedom::Any),
+        Oracle::new("any paragraph (hindsight)", Grain::Paragraph, Freedom::Any),
+        Oracle::new("any sentence (hindsight)", Grain::Sentence, Freedom::Any),
+        Oracle::new(
+            "unknown titles sent, known sections by hindsight",
+            Grain::Section,
+            Freedom::KnownSections,
+        ),
+        Oracle::new(
+            "unknown titles sent, one route per index entry",
+            Grain::Section,
+            Freedom::KnownEntries,
+        ),
+    ]
+}
+
+fn print_oracles(oracles: &[oracle::Oracle]) {
+    if oracles.is_empty() {
+        return;
+    }
+    println!("-- oracle ceilings: payload cut at recall 100% / 98% (recall reached)");
+    for o in oracles {
+        let (a, b) = (o.run(1.0), o.run(0.98));
+        println!(
+            "  {:<50} {:>5.1}% ({:>5.1}%)   {:>5.1}% ({:>5.1}%)",
+            o.name, a.cut_pct, a.recall_pct, b.cut_pct, b.recall_pct
+        );
+        if std::env::var_os("CUAD_ORACLE_DETAIL").is_some() {
+            for (k, chars, lost) in &b.dropped {
+                println!("      drop {chars:>9} {lost:>3}  {k}");
+            }
+        }
+    }
 }
 
 /// The fixed split: `(tuning, checking)` as `type/name.txt` keys.
@@ -160,17 +224,34 @@ struct DocEval {
     /// The sections behind `unexplained`: route, kind, title, characters,
     /// the start of their text.
     why: Vec<(String, String, String, usize, String)>,
+    /// `--entry`: one line per section of that entry.
+    of_entry: Vec<String>,
     missed: Vec<(String, String)>,
-    /// Per matched entry (`new` when none) of a sent section: (chars sent,
-    /// chars sent in sections with no labelled clause, labelled clauses).
+    /// Per matched entry (`new` when none) of a sent section, and apart
+    /// (`skipped: `) of a skipped one: (chars, chars in sections with no
+    /// labelled clause, labelled clauses).
     sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
+    /// Characters by what routes them today ([`MIX`]).
+    mix: [usize; 6],
 }
+
+/// The shares of the text by what routes it today.
+const MIX: [&str; 6] = [
+    "preamble/fallback",
+    "unknown title",
+    "known, sent",
+    "known, skipped",
+    "noise",
+    "empty",
+];
 
 fn evaluate(
     path: &Path,
     rel: &str,
     set: &IndexSet,
     clauses: &serde_json::Value,
+    oracles: &mut [oracle::Oracle],
+    of_entry: Option<&str>,
 ) -> anyhow::Result<DocEval> {
     let (source, tree, plan, guess) =
         plan_document_in(path, set, None, &RouteOptions::default(), true)?;
@@ -192,15 +273,30 @@ fn evaluate(
         lost: BTreeMap::new(),
         unexplained: why.iter().map(|w| w.3).sum(),
         why,
+        of_entry: Vec::new(),
         missed: Vec::new(),
         sent_by_entry: BTreeMap::new(),
+        mix: [0; 6],
         stats,
     };
+    for s in &plan.sections {
+        let at = match s.route {
+            _ if matches!(s.kind, NodeKind::Preamble | NodeKind::Fallback) => 0,
+            Route::Llm if s.predicted_tier.is_none() => 1,
+            Route::Llm => 2,
+            Route::Skip => 3,
+            Route::Noise => 4,
+            Route::Empty => 5,
+        };
+        d.mix[at] += s.chars;
+    }
     let facts = skipped_facts(&source, &tree, &plan, set, &guess.name);
     let mut labels_in = vec![0usize; plan.sections.len()];
     let Some(cats) = clauses.as_object() else {
         return Ok(d);
     };
+    // Per span found: the byte ranges of its occurrences (for the oracles).
+    let mut occs: Vec<Vec<(usize, usize)>> = Vec::new();
     for (cat, spans) in cats {
         for span in spans.as_array().into_iter().flatten() {
             let Some(span) = span.as_str() else { continue };
@@ -225,6 +321,15 @@ fn evaluate(
                 d.not_found += 1;
                 continue;
             };
+            if !oracles.is_empty() {
+                occs.push(
+                    collapsed
+                        .match_indices(needle.as_str())
+                        .take(200)
+                        .map(|(at, _)| (map[at], map[at + needle.len() - 1] + 1))
+                        .collect(),
+                );
+            }
             for (i, sec) in plan.sections.iter().enumerate() {
                 if sec.start_byte < best_at.1 && best_at.0 < sec.end_byte {
                     labels_in[i] += 1;
@@ -244,20 +349,37 @@ fn evaluate(
                 let tier = s
                     .predicted_tier
                     .map_or("new".into(), |t| t.key().to_string());
+                let span: String = span.split_whitespace().collect::<Vec<_>>().join(" ");
+                let span: String = span.chars().take(90).collect();
+                d.missed.push((
+                    cat.clone(),
+                    format!("{span}\n      in {:.60} ({route}, {tier})", s.title),
+                ));
                 *d.lost
                     .entry((format!("{} [{:?}]", s.title, s.kind), route, tier))
                     .or_default() += 1;
-                d.missed
-                    .push((cat.clone(), span.chars().take(90).collect::<String>()));
             }
         }
     }
+    for o in oracles.iter_mut() {
+        o.add_doc(&source, &plan, &occs);
+    }
     for (i, sec) in plan.sections.iter().enumerate() {
-        if sec.route != Route::Llm {
-            continue;
+        let entry = sec.matched.entry.as_deref().unwrap_or("new");
+        if of_entry.is_some_and(|e| e.eq_ignore_ascii_case(entry)) {
+            let route = format!("{:?}", sec.route).to_lowercase();
+            d.of_entry.push(format!(
+                "{route:<6} {:>7} ch {:>3} labels  {:<60.60}",
+                sec.chars, labels_in[i], sec.title
+            ));
         }
+        let skipped = match sec.route {
+            Route::Llm => "",
+            Route::Skip => "skipped: ",
+            _ => continue,
+        };
         let key = match (&sec.matched.entry, sec.predicted_tier) {
-            (Some(e), Some(t)) => format!("{e} ({})", t.key()),
+            (Some(e), Some(t)) => format!("{skipped}{e} ({})", t.key()),
             _ => format!("new: {}", sec.name.to_lowercase()),
         };
         let e = d.sent_by_entry.entry(key).or_default();
@@ -473,11 +595,15 @@ struct Acc {
     missed: Vec<(String, String, String)>,
     sent_by_entry: BTreeMap<String, (usize, usize, usize)>,
     untyped: Vec<String>,
+    mix: [usize; 6],
 }
 
 impl Acc {
     fn add(&mut self, d: DocEval) {
         self.docs += 1;
+        for (m, v) in self.mix.iter_mut().zip(d.mix) {
+            *m += v;
+        }
         for (k, v) in &d.sent_by_entry {
             let e = self.sent_by_entry.entry(k.clone()).or_default();
             e.0 += v.0;
@@ -516,12 +642,23 @@ impl Acc {
         }
     }
 
+    /// The text's shares by what routes it today.
+    fn print_mix(&self) {
+        let total: usize = self.mix.iter().sum();
+        let parts: Vec<String> = MIX
+            .iter()
+            .zip(self.mix)
+            .map(|(n, v)| format!("{n} {:.1}%", 100.0 * v as f64 / total.max(1) as f64))
+            .collect();
+        println!("-- the text by today's route: {}", parts.join(", "));
+    }
+
     /// The entries that send the most characters holding no labelled clause.
     fn print_sent(&self) {
         let mut rows: Vec<_> = self.sent_by_entry.iter().collect();
         rows.sort_by_key(|b| std::cmp::Reverse(b.1 .1));
-        println!("-- sent characters per entry (new: per heading name): sent, of them in sections with no label, labels");
-        for (k, (all, none, labels)) in rows.into_iter().take(60) {
+        println!("-- characters per entry of sent sections (new: per heading name; skipped: of skipped ones): characters, of them in sections with no label, labels");
+        for (k, (all, none, labels)) in rows.into_iter().take(100000) {
             println!("  {all:>9} {none:>9} {labels:>5}  {k}");
         }
     }
