@@ -1,7 +1,8 @@
 //! Integration tests: a real model in the loop. `kgroute ingest` of the
 //! bundled supply agreement through a real OpenAI-compatible server (CI:
 //! llama.cpp serving Gemma 3 270M, started by `scripts/llm start`), then
-//! the same batch again from the cache.
+//! the same batch again from the cache; and `kgroute ask` re-ranking and
+//! answering through it.
 //!
 //! The server is found from `KGROUTE_TEST_LLM_URL` / `KGROUTE_TEST_MODEL`,
 //! else `KGROUTE_LLM_URL` / `KGROUTE_MODEL` (what `scripts/llm start`
@@ -180,4 +181,89 @@ fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached(
         (Some(0), Some(0)),
         "{t2}"
     );
+}
+
+/// `kgroute ask` through the real model: it re-ranks the candidates and
+/// writes an answer from the whole sections; every citation in it either
+/// names a section it was given or is reported as unknown.
+#[test]
+fn ask_through_a_real_model_answers_from_whole_sections() {
+    let (url, model) = match real_server() {
+        Ok(s) => s,
+        Err(why) => {
+            eprintln!(
+                "SKIPPED real_model ask: no local model server ({why}); run `scripts/llm start` to include it"
+            );
+            return;
+        }
+    };
+    let dir = util::tempdir();
+    let batch = dir.path().join("batch");
+    // The batch itself is ingested offline: only the question meets the model.
+    util::kgroute()
+        .arg("ingest")
+        .arg(util::fixture("supply_agreement.txt"))
+        .arg("--out")
+        .arg(&batch)
+        .arg("--history")
+        .arg(dir.path().join("history.csv"))
+        .args(["--quiet"])
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env_remove("NEO4J_URI")
+        .assert()
+        .success();
+    let out = util::kgroute()
+        .args([
+            "ask",
+            "Which state's law governs the agreement?",
+            "--top",
+            "2",
+        ])
+        .args(["--rerank", "--format", "json", "--batch"])
+        .arg(&batch)
+        .args(["--llm-url", &url, "--model", &model])
+        .env_remove("OPENAI_API_KEY")
+        .timeout(Duration::from_secs(900))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "ask through {url} ({model}): {stderr}"
+    );
+    let a: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sections = a["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 2, "{a}");
+    let src = util::read(&util::fixture("supply_agreement.txt"));
+    let mut given = Vec::new();
+    for s in sections {
+        let (from, to) = (
+            s["start_byte"].as_u64().unwrap() as usize,
+            s["end_byte"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(s["text"].as_str().unwrap(), &src[from..to], "whole section");
+        given.push(format!(
+            "[{} §{} lines {}-{}]",
+            s["doc_name"].as_str().unwrap(),
+            s["node_id"].as_str().unwrap(),
+            s["start_line"],
+            s["end_line"]
+        ));
+    }
+    let text = a["answer"]["text"].as_str().unwrap_or_default();
+    assert!(!text.trim().is_empty(), "{a}");
+    let unknown: Vec<String> = a["answer"]["unknown_citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    for c in kgroute::ask::llm::cited(text) {
+        assert!(
+            given.contains(&c) || unknown.contains(&c),
+            "citation {c} neither given nor reported: {a}"
+        );
+    }
+    eprintln!("real_model ask: {text}");
 }
