@@ -67,6 +67,7 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
 /// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
 /// otherwise.
 pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
+    clear_org_matches();
     let text = without_contents_lines(&clean(&input.text));
     let paragraphs = paragraphs(&text);
     let mut b = Builder {

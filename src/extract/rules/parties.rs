@@ -361,8 +361,101 @@ fn offset_in(whole: &str, part: &str) -> usize {
     part.as_ptr() as usize - whole.as_ptr() as usize
 }
 
+/// A group of an [`ORG`] match: its span in the text searched.
+#[derive(Debug, Clone, Copy)]
+struct Group<'h> {
+    hay: &'h str,
+    start: usize,
+    end: usize,
+}
+
+impl<'h> Group<'h> {
+    fn as_str(&self) -> &'h str {
+        &self.hay[self.start..self.end]
+    }
+    fn start(&self) -> usize {
+        self.start
+    }
+    fn end(&self) -> usize {
+        self.end
+    }
+}
+
+/// The spans of one [`ORG`] match: whole, `lead`, `suffix`, `tail`,
+/// `suffix2`.
+type OrgSpans = [Option<(usize, usize)>; 5];
+
+/// One [`ORG`] match over a text, read through [`Group`]s.
+struct OrgCaptures<'h> {
+    hay: &'h str,
+    spans: OrgSpans,
+}
+
+impl<'h> OrgCaptures<'h> {
+    fn group(&self, i: usize) -> Option<Group<'h>> {
+        self.spans[i].map(|(start, end)| Group {
+            hay: self.hay,
+            start,
+            end,
+        })
+    }
+    fn get(&self, i: usize) -> Option<Group<'h>> {
+        debug_assert_eq!(i, 0);
+        self.group(0)
+    }
+    fn name(&self, name: &str) -> Option<Group<'h>> {
+        let i = ["lead", "suffix", "tail", "suffix2"]
+            .iter()
+            .position(|n| *n == name)
+            .expect("a group of ORG");
+        self.group(i + 1)
+    }
+}
+
+thread_local! {
+    /// [`ORG`]'s matches per text searched, for the section the thread is
+    /// on: a section's paragraphs are searched for organisations by the
+    /// spellings, the parties, the parties clause and the signatures
+    /// alike, and ORG is the costliest pattern of the rules. Emptied at
+    /// the start of each section ([`clear_org_matches`]).
+    static ORG_MATCHES: std::cell::RefCell<HashMap<String, std::rc::Rc<Vec<OrgSpans>>>> =
+        std::cell::RefCell::new(HashMap::new());
+}
+
+/// Forgets the matches kept for the previous section.
+pub(super) fn clear_org_matches() {
+    ORG_MATCHES.with(|m| m.borrow_mut().clear());
+}
+
+/// [`ORG`]'s matches in `p`, searched once per text per section.
+fn org_matches(p: &str) -> std::rc::Rc<Vec<OrgSpans>> {
+    if let Some(found) = ORG_MATCHES.with(|m| m.borrow().get(p).cloned()) {
+        return found;
+    }
+    let names = ["lead", "suffix", "tail", "suffix2"];
+    let found: Vec<OrgSpans> = ORG
+        .captures_iter(p)
+        .map(|c| {
+            let span = |m: Option<regex::Match>| m.map(|m| (m.start(), m.end()));
+            let mut spans: OrgSpans = [span(c.get(0)), None, None, None, None];
+            for (i, n) in names.iter().enumerate() {
+                spans[i + 1] = span(c.name(n));
+            }
+            spans
+        })
+        .collect();
+    let found = std::rc::Rc::new(found);
+    ORG_MATCHES.with(|m| m.borrow_mut().insert(p.to_string(), found.clone()));
+    found
+}
+
 fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMatch>) {
-    for c in ORG.captures_iter(p) {
+    let matches = org_matches(p);
+    for spans in matches.iter() {
+        let c = OrgCaptures {
+            hay: p,
+            spans: *spans,
+        };
         let (glued, unglued): (Vec<&str>, Vec<&str>);
         let whole = c.get(0).unwrap();
         let words: Vec<&str> = whole.as_str().split_whitespace().collect();

@@ -95,8 +95,23 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
     merged
 }
 
+/// True when `p` holds one of `words`. A pattern each of whose matches
+/// holds one of them cannot match a text without any, so the (much
+/// cheaper) substring search stands in front of the regex.
+pub(super) fn holds_any(p: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| p.contains(w))
+}
+
 pub(super) fn normalize_ws(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    // One allocation (it was a Vec of the words, then their join).
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`,
