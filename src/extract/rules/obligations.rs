@@ -17,7 +17,7 @@ use std::collections::HashSet;
 /// a bare subject after a comma or `and` (`..., and Landlord shall ...`) and
 /// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
+    with_large_dfa(
         r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
     .unwrap()
@@ -40,7 +40,7 @@ const RIGHT_WORDS: &[&str] = &["may", "shall", "entitled", "right"];
 /// Rights: `Licensee may terminate ...`, `the Landlord shall have the right
 /// to ...`, `each Party is entitled to ...`; `may not` restricts.
 pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
+    with_large_dfa(
         r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
