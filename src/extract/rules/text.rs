@@ -117,8 +117,10 @@ pub(super) fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let Some(&first) = n.first() else {
         return true;
     };
-    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h)
-        .any(|i| h.get(i..i + n.len()).is_some_and(|w| w.eq_ignore_ascii_case(n)))
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h).any(|i| {
+        h.get(i..i + n.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(n))
+    })
 }
 
 /// `s.to_ascii_lowercase().starts_with(prefix)` for a lower-case ASCII
