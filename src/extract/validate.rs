@@ -120,10 +120,14 @@ const SYNONYMS: &[(&str, &[&str])] = &[
 ];
 
 fn squash(s: &str) -> String {
+    squashed(s).collect()
+}
+
+/// The characters of [`squash`]`(s)`, without allocating.
+fn squashed(s: &str) -> impl Iterator<Item = char> + '_ {
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(|c| c.to_lowercase())
-        .collect()
 }
 
 /// Finds the ontology's spelling of a type name: exact, case/spacing
@@ -133,15 +137,24 @@ pub fn ontology_name(types: &BTreeMap<String, String>, name: &str) -> Option<Str
         return Some(name.to_string());
     }
     let want = squash(name);
-    let by_squash: HashMap<String, &String> = types.keys().map(|k| (squash(k), k)).collect();
-    if let Some(k) = by_squash.get(&want) {
-        return Some((*k).clone());
+    // The last key (in key order) of that squashed spelling, compared
+    // without building a map or a string per key: this runs for every
+    // relation type the rules may emit, per section.
+    let key_squashing_to = |w: &str| {
+        types
+            .keys()
+            .rev()
+            .find(|k| squashed(k).eq(w.chars()))
+            .cloned()
+    };
+    if let Some(k) = key_squashing_to(&want) {
+        return Some(k);
     }
     SYNONYMS
         .iter()
         .filter(|(n, _)| *n == want)
         .flat_map(|(_, alts)| alts.iter())
-        .find_map(|alt| by_squash.get(*alt).map(|k| (*k).clone()))
+        .find_map(|alt| key_squashing_to(alt))
 }
 
 /// The result of pruning: what stays, and what went with why.

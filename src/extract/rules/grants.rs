@@ -150,6 +150,10 @@ fn object_of_pay(b: &Builder, after: &str) -> Option<String> {
 /// grantor LICENSES the grant (a Right named by its clause) and the
 /// grantee HOLDS_RIGHT it.
 pub(super) fn licence_grants(b: &mut Builder, p: &str) {
+    // Words every match holds.
+    if !(p.contains("grant") && p.contains("licen")) {
+        return;
+    }
     for c in GRANTS_LICENCE.captures_iter(p) {
         let (grantor, grantee) = (normalize_ws(&c[1]), normalize_ws(&c[2]));
         let (Some(grantor), Some(grantee)) = (party(b, &grantor), party(b, &grantee)) else {
@@ -185,7 +189,8 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
 /// Landlord, the Premises` (LEASES).
 pub(super) fn leases(b: &mut Builder, p: &str) {
     if let Some(rel) = b.leases_to {
-        for c in LEASES_TO.captures_iter(p) {
+        let may_match = holds_any(p, &["leases", "demises", "lets"]);
+        for c in LEASES_TO.captures_iter(if may_match { p } else { "" }) {
             let (Some(from), Some(to)) = (party(b, &c[1]), party(b, &c[2])) else {
                 continue;
             };
@@ -196,7 +201,8 @@ pub(super) fn leases(b: &mut Builder, p: &str) {
         }
     }
     if let Some(rel) = b.leases {
-        for c in LEASES_FROM.captures_iter(p) {
+        let may_match = holds_any(p, &["leases", "rents", "takes", "hires"]) && p.contains("from");
+        for c in LEASES_FROM.captures_iter(if may_match { p } else { "" }) {
             let (Some(tenant), Some(_)) = (party(b, &c[1]), party(b, &c[2])) else {
                 continue;
             };

@@ -67,6 +67,7 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
 /// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
 /// otherwise.
 pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
+    clear_org_matches();
     let text = without_contents_lines(&clean(&input.text));
     let paragraphs = paragraphs(&text);
     let mut b = Builder {
@@ -175,7 +176,10 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         passive_assignment(&mut b, p, &own);
         // A recital (`WHEREAS, ... Vyera will Commercialize ...`) states
         // what the parties intend, not what binds them.
-        let recital = p.trim_start().to_ascii_uppercase().starts_with("WHEREAS");
+        let recital = p
+            .trim_start()
+            .get(..7)
+            .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS"));
         let found = if recital {
             None
         } else {

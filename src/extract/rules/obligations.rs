@@ -17,7 +17,7 @@ use std::collections::HashSet;
 /// a bare subject after a comma or `and` (`..., and Landlord shall ...`) and
 /// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
+    with_large_dfa(
         r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
     .unwrap()
@@ -31,10 +31,16 @@ pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 
+/// A word every [`OBLIGATION`] match holds (one of its verbs).
+const OBLIGATION_WORDS: &[&str] = &["shall", "will", "agrees", "covenants"];
+
+/// A word every [`RIGHT`] match holds.
+const RIGHT_WORDS: &[&str] = &["may", "shall", "entitled", "right"];
+
 /// Rights: `Licensee may terminate ...`, `the Landlord shall have the right
 /// to ...`, `each Party is entitled to ...`; `may not` restricts.
 pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
+    with_large_dfa(
         r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
@@ -145,7 +151,11 @@ pub(super) fn obligations(
     own: &OwnSection,
 ) -> Option<Found> {
     let mut last = None;
-    for c in NEITHER.captures_iter(p) {
+    // Each pattern only where its words are (see `holds_any`).
+    let neither = p.contains("Neither");
+    let obligation = holds_any(p, OBLIGATION_WORDS);
+    let right = holds_any(p, RIGHT_WORDS);
+    for c in NEITHER.captures_iter(if neither { p } else { "" }) {
         let first = normalize_ws(&c[1]);
         let known =
             |t: &str| is_role(t) || set.contains(t) || set.contains(t.trim_end_matches('s'));
@@ -170,7 +180,7 @@ pub(super) fn obligations(
             restriction: true,
         });
     }
-    for c in OBLIGATION.captures_iter(p) {
+    for c in OBLIGATION.captures_iter(if obligation { p } else { "" }) {
         let Some((party, negated)) = subject(&c[1]) else {
             continue;
         };
@@ -238,7 +248,7 @@ pub(super) fn obligations(
             restriction: negative,
         });
     }
-    for c in RIGHT.captures_iter(p) {
+    for c in RIGHT.captures_iter(if right { p } else { "" }) {
         // `Neither Party may assign` restricts both, like `may not`.
         let Some((party, negated)) = subject(&c[1]) else {
             continue;
@@ -374,10 +384,17 @@ static GRANTS_LIEN: Lazy<Regex> = Lazy::new(|| {
 /// -GRANTS_LIEN_ON->` the first defined term after `security interest in`
 /// (`the Collateral`). Nothing when no defined term follows in the clause.
 pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<String>) {
-    for (re, rel) in [
-        (&*GUARANTEES, "GUARANTEES"),
-        (&*GRANTS_LIEN, "GRANTS_LIEN_ON"),
+    // Words every match of each pattern holds.
+    let guarantees = p.contains("guarantee");
+    let grants_lien =
+        holds_any(p, &["grant", "pledge"]) && holds_any(p, &["security", "lien", "Lien"]);
+    for (re, rel, may_match) in [
+        (&*GUARANTEES, "GUARANTEES", guarantees),
+        (&*GRANTS_LIEN, "GRANTS_LIEN_ON", grants_lien),
     ] {
+        if !may_match {
+            continue;
+        }
         for c in re.captures_iter(p) {
             let party = normalize_ws(&c[1]);
             let known = set.contains(&party) || set.contains(party.trim_end_matches('s'));
@@ -541,6 +558,13 @@ static PASSIVE_ASSIGNMENT: Lazy<Regex> = Lazy::new(|| {
 /// `Covenant -RESTRICTS-> Assignment` (and the party named after `by`)
 /// for a passive restriction on assigning the agreement.
 pub(super) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
+    // Words every match holds.
+    if !(p.contains("Agreement")
+        && p.contains("not")
+        && holds_any(p, &["assigned", "transferred", "delegated"]))
+    {
+        return;
+    }
     for c in PASSIVE_ASSIGNMENT.captures_iter(p) {
         let start = c.get(0).unwrap().start();
         let clause = clause_at(p, start);
@@ -562,6 +586,10 @@ pub(super) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
 
 /// `Agent -AGENT_FOR-> Lender` where the lenders appoint the agent.
 pub(super) fn appointments(b: &mut Builder, p: &str) {
+    // A verb every match holds.
+    if !holds_any(p, &["appoints", "designates"]) {
+        return;
+    }
     for c in APPOINTS.captures_iter(p) {
         let principal = normalize_ws(&c[1]);
         let agent = normalize_ws(&c[2]);

@@ -95,8 +95,66 @@ pub(super) fn paragraphs(text: &str) -> Vec<String> {
     merged
 }
 
+/// Room for the lazy DFA of a pattern whose asides are counted runs
+/// (`(?:\s*,[^,;]{1,160},)?`): each character of a run is a new DFA
+/// state, so the default 2 MiB of cache filled and was cleared again and
+/// again, and building states took half the time of the obligation
+/// patterns. Bounded: one cache per rules thread.
+const LARGE_DFA_BYTES: usize = 16 << 20;
+
+/// A pattern compiled with [`LARGE_DFA_BYTES`] of lazy-DFA cache (the
+/// same matches as `Regex::new`).
+pub(super) fn with_large_dfa(pattern: &str) -> Result<Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern)
+        .dfa_size_limit(LARGE_DFA_BYTES)
+        .build()
+}
+
+/// `hay.to_ascii_lowercase().contains(needle)` for a lower-case ASCII
+/// `needle`, without the lower-cased copy.
+pub(super) fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first.to_ascii_lowercase(), first.to_ascii_uppercase(), h).any(|i| {
+        h.get(i..i + n.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(n))
+    })
+}
+
+/// `s.to_ascii_lowercase().starts_with(prefix)` for a lower-case ASCII
+/// `prefix`, without the copy.
+pub(super) fn starts_with_ignore_ascii_case(s: &str, prefix: &str) -> bool {
+    s.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|h| h.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// `s.to_ascii_lowercase().ends_with(suffix)` for a lower-case ASCII
+/// `suffix`, without the copy.
+pub(super) fn ends_with_ignore_ascii_case(s: &str, suffix: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= suffix.len() && b[b.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// True when `p` holds one of `words`. A pattern each of whose matches
+/// holds one of them cannot match a text without any, so the (much
+/// cheaper) substring search stands in front of the regex.
+pub(super) fn holds_any(p: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| p.contains(w))
+}
+
 pub(super) fn normalize_ws(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    // One allocation (it was a Vec of the words, then their join).
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`,
@@ -110,14 +168,14 @@ pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
 /// exhibits and schedules, in order, without a repeat. `this Section 4.8`
 /// points at the text itself and is no cross-reference.
 pub(super) fn section_refs(p: &str) -> Vec<String> {
-    let self_ref = |at: usize| p[..at].trim_end().to_ascii_lowercase().ends_with("this");
+    let self_ref = |at: usize| ends_with_ignore_ascii_case(p[..at].trim_end(), "this");
     // `Article 55 of Directive 2014/59/EU`, `Section 1.01 of the Existing
     // Credit Agreement`: a part of another document, named by it, not here.
     let external = |end: usize| {
         let rest =
             p[end..].trim_start_matches(|c: char| c == '(' || c == ')' || c.is_alphanumeric());
-        let rest = rest.to_ascii_lowercase();
-        rest.starts_with(" of ") && !rest.starts_with(" of this")
+        starts_with_ignore_ascii_case(rest, " of ")
+            && !starts_with_ignore_ascii_case(rest, " of this")
     };
     let mut found: Vec<(usize, String)> = SECTION_REF
         .captures_iter(p)
@@ -231,7 +289,7 @@ static PROSE: Lazy<Regex> = Lazy::new(|| {
 /// `ARTICLE V`) among words that are almost all capitalised, as titles are,
 /// with no verb of running text. Nothing is extracted from it.
 pub(super) fn contents_like(p: &str) -> bool {
-    if p.to_ascii_lowercase().contains("table of contents") {
+    if contains_ignore_ascii_case(p, "table of contents") {
         return true;
     }
     if !HEADING_LABEL.is_match(p) || PROSE.is_match(p) {
