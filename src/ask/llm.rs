@@ -131,7 +131,8 @@ async fn call_json(
         .await
         .map_err(|e| anyhow::anyhow!("LLM: {}", e.reason()))?;
     if reply.finish_reason.as_deref() == Some("length") {
-        anyhow::bail!("LLM: the answer was cut at {max_tokens} tokens (raise --max-tokens)");
+        // `ask` has no token flag: the bounds above are the whole budget.
+        anyhow::bail!("LLM: the reply was cut at its {max_tokens}-token limit (not valid JSON)");
     }
     serde_json::from_str(reply.content.trim())
         .map_err(|e| anyhow::anyhow!("LLM reply is not JSON ({e})"))
