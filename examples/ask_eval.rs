@@ -519,21 +519,7 @@ fn structure_grid(
     for (b, f) in [(200, 0.5), (300, 0.7)] {
         grid.push((format!("short {b} bytes from {f}"), shape(b, f, 1.0)));
     }
-    println!("== ranking variants: hit@1 hit@3 MRR tuning half | checking half");
-    for (name, o) in grid {
-        let s = score_variant(index, contracts, questions, &o, false)?;
-        println!(
-            "{name:<32} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
-            s[0].hit1(),
-            s[0].hit3(),
-            s[0].mrr(),
-            s[1].hit1(),
-            s[1].hit3(),
-            s[1].mrr()
-        );
-    }
-    println!();
-    Ok(())
+    print_both_halves("ranking variants", 32, &grid, index, contracts, questions)
 }
 
 /// Hit@1/hit@3/MRR on both halves for re-weighting the retrieved chunks
@@ -621,11 +607,31 @@ fn rerank_grid(
             },
         ));
     }
-    println!("== re-weighting variants: hit@1 hit@3 MRR tuning half | checking half");
+    print_both_halves(
+        "re-weighting variants",
+        48,
+        &grid,
+        index,
+        contracts,
+        questions,
+    )
+}
+
+/// One line per variant: hit@1, hit@3 and MRR on the tuning half, then on
+/// the checking half.
+fn print_both_halves(
+    title: &str,
+    width: usize,
+    grid: &[(String, RetrieveOptions)],
+    index: &SearchIndex,
+    contracts: &[Contract],
+    questions: &HashMap<String, String>,
+) -> anyhow::Result<()> {
+    println!("== {title}: hit@1 hit@3 MRR tuning half | checking half");
     for (name, o) in grid {
-        let s = score_variant(index, contracts, questions, &o, false)?;
+        let s = score_variant(index, contracts, questions, o, false)?;
         println!(
-            "{name:<48} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
+            "{name:<width$} {:5.1} {:5.1} {:.3} | {:5.1} {:5.1} {:.3}",
             s[0].hit1(),
             s[0].hit3(),
             s[0].mrr(),

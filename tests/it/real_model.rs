@@ -40,6 +40,17 @@ fn real_server() -> Result<(String, String), String> {
     Ok((url, model))
 }
 
+/// The real server, or `None` after saying on stderr why `test` skips.
+fn server_or_skip(test: &str) -> Option<(String, String)> {
+    real_server()
+        .map_err(|why| {
+            eprintln!(
+                "SKIPPED {test}: no local model server ({why}); run `scripts/llm start` to include it"
+            )
+        })
+        .ok()
+}
+
 /// What `scripts/llm status` says is running.
 fn from_script() -> Result<(String, String), String> {
     let out = std::process::Command::new("bash")
@@ -105,14 +116,8 @@ fn summary(dir: &Path) -> Value {
 
 #[test]
 fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached() {
-    let (url, model) = match real_server() {
-        Ok(s) => s,
-        Err(why) => {
-            eprintln!(
-                "SKIPPED real_model: no local model server ({why}); run `scripts/llm start` to include it"
-            );
-            return;
-        }
+    let Some((url, model)) = server_or_skip("real_model") else {
+        return;
     };
     let dir = util::tempdir();
     let cache = dir.path().join("cache");
@@ -188,14 +193,8 @@ fn the_supply_agreement_through_a_real_model_every_section_answered_then_cached(
 /// names a section it was given or is reported as unknown.
 #[test]
 fn ask_through_a_real_model_answers_from_whole_sections() {
-    let (url, model) = match real_server() {
-        Ok(s) => s,
-        Err(why) => {
-            eprintln!(
-                "SKIPPED real_model ask: no local model server ({why}); run `scripts/llm start` to include it"
-            );
-            return;
-        }
+    let Some((url, model)) = server_or_skip("real_model ask") else {
+        return;
     };
     let dir = util::tempdir();
     let batch = dir.path().join("batch");

@@ -145,17 +145,8 @@ pub(super) fn holds_any(p: &str, words: &[&str]) -> bool {
     words.iter().any(|w| p.contains(w))
 }
 
-pub(super) fn normalize_ws(s: &str) -> String {
-    // One allocation (it was a Vec of the words, then their join).
-    let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
-}
+/// Words joined by one space (the tree's helper, under the rules' name).
+pub(super) use crate::tree::label::collapse_spaces as normalize_ws;
 
 /// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`,
 /// `Schedule 2.01A` (a lettered schedule is its own part, not `Schedule 2`).
