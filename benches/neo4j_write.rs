@@ -160,7 +160,14 @@ async fn timed_write(sink: &mut Neo4jSink, g: &DocGraph) -> Duration {
 async fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (batched_sections, single_sections) = if full { (20, 1) } else { (2, 1) };
-    let uri = std::env::var("NEO4J_URI").unwrap_or_else(|_| "bolt://127.0.0.1:7687".into());
+    // This checkout's own server (`scripts/neo4j start` keeps its port in .neo4j/port).
+    let uri = std::env::var("NEO4J_URI").unwrap_or_else(|_| {
+        let port = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.neo4j/port"))
+            .ok()
+            .and_then(|p| p.trim().parse::<u16>().ok())
+            .unwrap_or(7687);
+        format!("bolt://127.0.0.1:{port}")
+    });
     let user = std::env::var("NEO4J_USERNAME").unwrap_or_else(|_| "neo4j".into());
     let password = Secret::new(std::env::var("NEO4J_PASSWORD").unwrap_or_default());
     let mut sink = Neo4jSink::connect_default(&uri, &user, &password)

@@ -21,7 +21,8 @@ pub struct Planned {
 }
 
 /// Reads, trees and routes one document with the index of its type (a
-/// document that fits no index is routed all-new, never as some other type).
+/// document that fits no index is routed with the base index only, never as
+/// some other type).
 pub fn plan_one(
     path: &Path,
     read: &ReadOptions,

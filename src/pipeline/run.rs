@@ -626,7 +626,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     )?;
     if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
         batch.progress.lock().expect("progress").note(&format!(
-            "kgroute: {}: fits no index (best: {} at {:.2}); routed as all-new",
+            "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
             crate::report::sanitize_title(&key.display().to_string()),
             doc_type.runner_up.as_deref().unwrap_or("none"),
             doc_type.runner_up_confidence

@@ -791,7 +791,7 @@ fn render_doc_types(out: &mut String, summary: &BatchSummary) {
     let _ = writeln!(
         out,
         "{routed} routed documents by type: {}. A document that fits no index is `unknown` \
-         and routed all-new.\n",
+         and routed with the base index only.\n",
         if counts.is_empty() {
             "none".to_string()
         } else {

@@ -320,10 +320,22 @@ fn doc_graph(doc: &str, company: &str, bank: &str, edited: bool) -> DocGraph {
 // ---------- real Neo4j helpers ----------
 
 pub(super) fn neo4j_env() -> (String, String, Secret) {
-    let uri = std::env::var("NEO4J_URI").unwrap_or_else(|_| "bolt://127.0.0.1:7687".into());
+    let uri = std::env::var("NEO4J_URI").unwrap_or_else(|_| checkout_neo4j_uri());
     let user = std::env::var("NEO4J_USERNAME").unwrap_or_else(|_| "neo4j".into());
     let password = Secret::new(std::env::var("NEO4J_PASSWORD").unwrap_or_default());
     (uri, user, password)
+}
+
+/// The Bolt URI of this checkout's own server: `scripts/neo4j start` keeps
+/// its port in `.neo4j/port` (each checkout has its own), 7687 before it
+/// ever ran.
+pub(super) fn checkout_neo4j_uri() -> String {
+    let port_file = super::util::repo().join(".neo4j").join("port");
+    let port = std::fs::read_to_string(port_file)
+        .ok()
+        .and_then(|p| p.trim().parse::<u16>().ok())
+        .unwrap_or(7687);
+    format!("bolt://127.0.0.1:{port}")
 }
 
 /// Connects to the test server or fails the test (never skips).
