@@ -310,7 +310,7 @@ impl FileSink {
         for f in self.part_files()? {
             let bytes = std::fs::read(&f)
                 .map_err(anyhow::Error::from)
-                .and_then(|b| inflate_if_deflated(b))
+                .and_then(inflate_if_deflated)
                 .with_context(|| format!("{}: cannot read", f.display()))?;
             let part: Part = serde_json::from_slice(&bytes)
                 .map_err(anyhow::Error::from)
