@@ -89,6 +89,56 @@ pub struct Matcher {
     postings: Vec<Vec<usize>>,
     /// Weight given to a word the index never uses.
     unknown_weight: f64,
+    /// Results already computed, by name and context (see [`MatchCache`]).
+    cache: MatchCache,
+}
+
+/// Results of [`Matcher::match_heading`] by what decides them: the name
+/// as read (own names dropped), the two nearest parents (all that context
+/// matching looks at) and the threshold. Detection matches every heading
+/// against every type's index and routing matches it again; across a batch
+/// the same headings (`Definitions`, `Governing Law`) come back in most
+/// documents, so each distinct one is analysed once per index. Matching is
+/// a pure function of the key, so a cached result is the result. Bounded:
+/// emptied when it reaches [`MatchCache::MAX`] entries.
+#[derive(Debug, Default)]
+struct MatchCache(std::sync::Mutex<HashMap<String, TitleMatch>>);
+
+impl MatchCache {
+    const MAX: usize = 100_000;
+
+    fn key(name: &str, ctx: &MatchContext, threshold: f64) -> String {
+        let mut k = String::with_capacity(name.len() + 64);
+        k.push_str(&threshold.to_bits().to_string());
+        // Each part after its length, so no text can read as another key.
+        for p in ctx.parents.iter().rev().take(2) {
+            k.push_str(&format!(" {}:", p.len()));
+            k.push_str(p);
+        }
+        k.push_str(&format!(" {}:", name.len()));
+        k.push_str(name);
+        k
+    }
+
+    fn get(&self, key: &str) -> Option<TitleMatch> {
+        self.0.lock().ok()?.get(key).cloned()
+    }
+
+    fn put(&self, key: String, m: &TitleMatch) {
+        if let Ok(mut c) = self.0.lock() {
+            if c.len() >= Self::MAX {
+                c.clear();
+            }
+            c.insert(key, m.clone());
+        }
+    }
+}
+
+/// A copy of an index starts with an empty cache.
+impl Clone for MatchCache {
+    fn clone(&self) -> Self {
+        MatchCache::default()
+    }
 }
 
 impl Matcher {
@@ -342,6 +392,25 @@ impl Matcher {
 
     /// Matches a heading's name (no numbering) in its context.
     pub fn match_heading(&self, name: &str, ctx: &MatchContext, threshold: f64) -> TitleMatch {
+        let read = self.without_own_names(name, ctx.own_names);
+        let name = read.as_deref().unwrap_or(name);
+        let key = MatchCache::key(name, ctx, threshold);
+        if let Some(m) = self.cache.get(&key) {
+            return m;
+        }
+        let m = self.match_name(name, ctx, threshold);
+        self.cache.put(key, &m);
+        m
+    }
+
+    /// [`Matcher::match_heading`] computed afresh, without the cache.
+    #[cfg(test)]
+    pub(crate) fn match_heading_uncached(
+        &self,
+        name: &str,
+        ctx: &MatchContext,
+        threshold: f64,
+    ) -> TitleMatch {
         let read = self.without_own_names(name, ctx.own_names);
         self.match_name(read.as_deref().unwrap_or(name), ctx, threshold)
     }

@@ -505,3 +505,44 @@ fn an_index_file_named_by_the_user_routes_every_document() {
         .iter()
         .any(|s| !s["matched"]["entry"].is_null()));
 }
+
+/// Each document's plan (its detected type, every section's route, tier and
+/// match) is the same when it is planned alone, with nothing matched
+/// before it, as in one batch after every other document: the heading
+/// matches reused across a batch (`src/index/matcher.rs`, `MatchCache`)
+/// change no routing, only its cost.
+#[test]
+fn a_document_routes_alike_alone_and_after_a_whole_batch() {
+    let Some(corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let folder = corpora.join("wide");
+    let indices = repo().join("indices").display().to_string();
+    let dir = tempdir();
+    let plan_of = |out: &std::path::Path, input: &std::path::Path| -> serde_json::Value {
+        kgroute()
+            .args(["plan", "--index", &indices, "--format", "json", "--out"])
+            .arg(out)
+            .arg(input)
+            .assert()
+            .success();
+        serde_json::from_str(&super::util::read(&out.join("plan.json"))).expect("plan.json")
+    };
+    let batch = plan_of(&dir.path().join("batch"), &folder);
+    let docs = batch["documents"].as_array().unwrap();
+    assert!(docs.len() >= 40, "{} documents", docs.len());
+    // Every fifth document (and the last), each planned alone.
+    let picked: Vec<&serde_json::Value> = docs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 5 == 0 || *i == docs.len() - 1)
+        .map(|(_, d)| d)
+        .collect();
+    for (i, d) in picked.iter().enumerate() {
+        let path = std::path::PathBuf::from(d["path"].as_str().unwrap());
+        let alone = plan_of(&dir.path().join(format!("alone{i}")), &path);
+        let a = &alone["documents"][0];
+        assert_eq!(a["plan"], d["plan"], "{}", path.display());
+        assert_eq!(a["doc_type"], d["doc_type"], "{}", path.display());
+    }
+}

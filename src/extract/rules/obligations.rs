@@ -320,14 +320,16 @@ fn subject(raw: &str) -> Option<(String, bool)> {
 /// True when the clause at `at` is the condition of another (`if the
 /// Agent shall notify ...`, `unless the Tenant shall ...`, `provided that
 /// the Licensee may ...`): a condition binds no one.
+///
+/// Reads only the words just before `at`, comparing without regard to
+/// ASCII case in place: lower-casing everything before the match made each
+/// match cost the paragraph's length (quadratic in a megabyte line).
 fn conditional(p: &str, at: usize) -> bool {
-    let before = p[..at].trim_end().to_ascii_lowercase();
-    let before = before
-        .strip_suffix(" the")
-        .or_else(|| before.strip_suffix(" each"))
-        .or_else(|| before.strip_suffix(" any"))
-        .or_else(|| before.strip_suffix(" such"))
-        .unwrap_or(&before)
+    let before = p[..at].trim_end();
+    let before = [" the", " each", " any", " such"]
+        .iter()
+        .find_map(|w| strip_suffix_ci(before, w))
+        .unwrap_or(before)
         .trim_end_matches(',');
     [
         " if",
@@ -358,13 +360,22 @@ fn conditional(p: &str, at: usize) -> bool {
     .iter()
     .any(|w| {
         let w = w.trim_start();
-        before.strip_suffix(w).is_some_and(|head| {
+        strip_suffix_ci(before, w).is_some_and(|head| {
             !head
                 .chars()
                 .next_back()
                 .is_some_and(|c| c.is_alphanumeric())
         })
     })
+}
+
+/// `s` without its `suffix` (lower-case ASCII), compared without regard to
+/// ASCII case: what `s.to_ascii_lowercase().strip_suffix(suffix)` keeps,
+/// without copying `s`.
+fn strip_suffix_ci<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = s.len().checked_sub(suffix.len())?;
+    let tail = s.as_bytes().get(cut..)?;
+    (s.is_char_boundary(cut) && tail.eq_ignore_ascii_case(suffix.as_bytes())).then(|| &s[..cut])
 }
 
 /// `the Guarantor hereby unconditionally guarantees ... the Obligations`.
@@ -656,4 +667,78 @@ pub(super) fn termination_list(b: &mut Builder, p: &str, in_list: bool, own: &Ow
         }
     }
     p.trim_end().ends_with(':') || (in_list && LIST_CLAUSE.is_match(p)) || opens.is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`conditional`] as it was, lower-casing everything before the match.
+    fn conditional_by_lowercase(p: &str, at: usize) -> bool {
+        let before = p[..at].trim_end().to_ascii_lowercase();
+        let before = before
+            .strip_suffix(" the")
+            .or_else(|| before.strip_suffix(" each"))
+            .or_else(|| before.strip_suffix(" any"))
+            .or_else(|| before.strip_suffix(" such"))
+            .unwrap_or(&before)
+            .trim_end_matches(',');
+        [
+            " if",
+            " unless",
+            " upon",
+            " when",
+            " whenever",
+            " until",
+            " whether",
+            " in the event",
+            " in the event that",
+            " provided that",
+            " provided, however, that",
+            " provided however that",
+            " to the extent",
+            " to the extent that",
+            " after",
+            " before",
+            " once",
+            " where",
+            " that",
+            " as",
+            " so long as",
+            " except",
+            " except that",
+            " in case",
+        ]
+        .iter()
+        .any(|w| {
+            before.strip_suffix(w.trim_start()).is_some_and(|head| {
+                !head
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric())
+            })
+        })
+    }
+
+    /// At every character of clauses with conditions in all cases, the
+    /// in-place comparison says what lower-casing the prefix said.
+    #[test]
+    fn conditional_reads_the_words_before_as_lowercasing_did() {
+        let text = "IF the Borrower shall fail, Unless THE Agent shall notify; \
+            Provided, However, That each Lender may; PROVIDED THAT Such Lender will, \
+            in the Event That the Lessee shall, Ünless the Tenant shall; thé Agent, \
+            whereas the Agent shall, As the Agent may,,, SO LONG AS any Party shall \
+            Zuntil the Buyer will, To The Extent that the Seller shall, IN CASE the Bank";
+        let mut checked = 0;
+        for (at, _) in text.char_indices() {
+            assert_eq!(
+                conditional(text, at),
+                conditional_by_lowercase(text, at),
+                "{:?}",
+                &text[..at]
+            );
+            checked += usize::from(conditional(text, at));
+        }
+        assert!(checked >= 10, "only {checked} conditional positions");
+    }
 }

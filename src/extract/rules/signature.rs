@@ -59,11 +59,7 @@ pub(super) fn signatories(b: &mut Builder, paragraphs: &[String], set: &HashSet<
         for k in (0..found.len()).rev() {
             let o = &found[k];
             let after = &p[o.end..];
-            let ends_paragraph = !after
-                .to_ascii_lowercase()
-                .replace("(seal)", "")
-                .chars()
-                .any(char::is_alphanumeric);
+            let ends_paragraph = only_seals(after);
             let next_signs = found
                 .get(k + 1)
                 .is_some_and(|n| signs[k + 1] && p[o.end..n.start].trim().is_empty());
@@ -114,6 +110,30 @@ pub(super) fn signatories(b: &mut Builder, paragraphs: &[String], set: &HashSet<
     }
 }
 
+/// True when `text` holds no letter or digit outside `(seal)` marks (any
+/// case): nothing follows the name but a seal. Stops at the first other
+/// letter, so a name early in a long paragraph costs its neighbourhood,
+/// not the rest of the paragraph (lower-casing that rest for every name
+/// made a megabyte line quadratic).
+fn only_seals(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if rest
+            .as_bytes()
+            .get(..6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"(seal)"))
+        {
+            rest = &rest[6..];
+            continue;
+        }
+        if c.is_alphanumeric() {
+            return false;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    true
+}
+
 /// The quote of a party line: from `from` (its label) through the name
 /// and the signature field after it.
 fn evidence(p: &str, o: &OrgMatch, from: usize) -> String {
@@ -123,4 +143,43 @@ fn evidence(p: &str, o: &OrgMatch, from: usize) -> String {
     }
     let from = from.min(o.start);
     truncate(&p[from..end], EVIDENCE_CHARS.max(o.end - from + 10))
+}
+
+#[cfg(test)]
+mod seal_tests {
+    /// At every offset of texts with seals, names and other letters,
+    /// [`super::only_seals`] says what lower-casing the rest and removing
+    /// its `(seal)` marks said.
+    #[test]
+    fn only_seals_reads_as_removing_the_seals_did() {
+        let by_copy = |t: &str| {
+            !t.to_ascii_lowercase()
+                .replace("(seal)", "")
+                .chars()
+                .any(char::is_alphanumeric)
+        };
+        let texts = [
+            " (SEAL) ",
+            ", (Seal).  (seal)",
+            " (seal)(seal) x",
+            " ((seal)) é",
+            "(sea l)",
+            " — .,;",
+            "(SEAL)\n\nBy: /s/",
+            "",
+        ];
+        let mut ends = 0;
+        for t in texts {
+            for (at, _) in t.char_indices().chain(std::iter::once((t.len(), ' '))) {
+                assert_eq!(
+                    super::only_seals(&t[at..]),
+                    by_copy(&t[at..]),
+                    "{:?}",
+                    &t[at..]
+                );
+                ends += usize::from(by_copy(&t[at..]));
+            }
+        }
+        assert!(ends > 10);
+    }
 }

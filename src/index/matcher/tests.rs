@@ -278,3 +278,57 @@ fn a_party_name_the_index_does_not_know_is_read_past() {
     let r = m.match_heading("Miltenyi", &ctx, T);
     assert_eq!(r.entry, None, "{r:?}");
 }
+
+/// The cache keys on what decides a match: the same name under another
+/// parent, or another own name, is matched afresh, and every cached
+/// answer (asked twice, in any order) is the uncached one.
+#[test]
+fn cached_matches_are_the_uncached_ones_in_every_context() {
+    let m = matcher();
+    let guaranty = vec!["Article X Guaranty".to_string()];
+    let deep = vec![
+        "Article X Guaranty".to_string(),
+        "Section 10.1 General".to_string(),
+        "Miscellaneous".to_string(),
+    ];
+    let own = vec!["Miltenyi".to_string()];
+    let contexts = [
+        MatchContext::default(),
+        MatchContext {
+            parents: &guaranty,
+            own_names: &[],
+        },
+        MatchContext {
+            parents: &deep,
+            own_names: &[],
+        },
+        MatchContext {
+            parents: &guaranty,
+            own_names: &own,
+        },
+    ];
+    let names = [
+        "Waivers",
+        "Defined Terms",
+        "Liens; Negative Pledge",
+        "Judgments",
+        "Waivers by Miltenyi",
+        "Remedies",
+        "",
+    ];
+    for round in 0..2 {
+        for ctx in contexts.iter().rev().chain(contexts.iter()) {
+            for name in names {
+                assert_eq!(
+                    m.match_heading(name, ctx, T),
+                    m.match_heading_uncached(name, ctx, T),
+                    "round {round}: {name:?} under {:?}",
+                    ctx.parents
+                );
+            }
+        }
+    }
+    let plain = m.match_heading("Waivers", &contexts[0], T);
+    let under = m.match_heading("Waivers", &contexts[1], T);
+    assert_ne!(plain.entry, under.entry, "context still decides");
+}
