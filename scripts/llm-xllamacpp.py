@@ -37,7 +37,7 @@ def main(argv):
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
-    while not done.wait(3600):
+    while not done.wait(1):  # signals may land on a server thread: poll
         pass
     del server
     return 0
