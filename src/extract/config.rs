@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// Version of the prompt text; part of the cache key, so changing the
 /// prompt never reuses answers to the old one.
-pub const PROMPT_VERSION: &str = "extract-v2";
+pub const PROMPT_VERSION: &str = "extract-v3";
 
 pub use crate::llm::LlmConfig;
 pub use crate::secret::Secret;

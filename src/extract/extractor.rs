@@ -52,6 +52,8 @@ pub struct Counters {
     pub splits: AtomicU64,
     /// Requests that made no progress within the idle timeout.
     pub stalls: AtomicU64,
+    /// Answers sent back once for repair after failing the schema check.
+    pub repairs: AtomicU64,
 }
 
 /// A plain copy of [`Counters`].
@@ -70,6 +72,7 @@ pub struct CounterSnapshot {
     pub answers_cut: u64,
     pub splits: u64,
     pub stalls: u64,
+    pub repairs: u64,
     /// Streamed tokens so far (the heartbeat's tokens per second).
     pub streamed: u64,
 }
@@ -92,6 +95,7 @@ impl Counters {
             answers_cut: g(&self.answers_cut),
             splits: g(&self.splits),
             stalls: g(&self.stalls),
+            repairs: g(&self.repairs),
             streamed: 0,
         }
     }
@@ -109,6 +113,9 @@ pub struct ExtractionProfile {
     system_prompt: String,
     /// The system prompt's token count, once counted.
     system_tokens: OnceLock<u64>,
+    /// The output schema as sent to the server: this ontology's types as
+    /// enums, strings bounded ([`prompt::wire_schema`]).
+    wire_schema: Value,
 }
 
 impl ExtractionProfile {
@@ -124,6 +131,7 @@ impl ExtractionProfile {
             ontology_hash: ontology_hash(&ontology),
             system_prompt: prompt::system_message(&ontology),
             system_tokens: OnceLock::new(),
+            wire_schema: prompt::wire_schema(&ontology),
             ontology: Arc::new(ontology),
             density,
         })
@@ -154,8 +162,6 @@ pub struct Extractor {
     transport_failures: AtomicU32,
     /// Set once the circuit breaker opened: the last transport failure.
     breaker: OnceLock<String>,
-    /// The output schema as sent to the server (built once).
-    wire_schema: Value,
     /// What the server said about its limits at preflight.
     server: OnceLock<ServerInfo>,
     /// The batch this extractor answers for ([`Self::for_batch`]): cached
@@ -362,7 +368,6 @@ impl Extractor {
             counters: Counters::default(),
             transport_failures: AtomicU32::new(0),
             breaker: OnceLock::new(),
-            wire_schema: prompt::wire_schema(),
             server: OnceLock::new(),
             batch_id: OnceLock::new(),
         })
@@ -948,7 +953,14 @@ impl Extractor {
         let mut deadline = None;
         loop {
             let answer = match self
-                .call_with_retries(client, &messages, gate, &mut deadline, max_tokens)
+                .call_with_retries(
+                    client,
+                    &messages,
+                    &profile.wire_schema,
+                    gate,
+                    &mut deadline,
+                    max_tokens,
+                )
                 .await
             {
                 Ok(a) => a,
@@ -1001,6 +1013,7 @@ impl Extractor {
                 }
                 Err(e) if !repaired => {
                     repaired = true;
+                    self.counters.repairs.fetch_add(1, Ordering::Relaxed);
                     messages.push(json!({"role": "assistant", "content": answer.content}));
                     messages.push(json!({"role": "user", "content": prompt::repair_message(&e)}));
                 }
@@ -1026,6 +1039,7 @@ impl Extractor {
         &self,
         client: &LlmClient,
         messages: &[Value],
+        schema: &Value,
         gate: &Gate<'_>,
         deadline: &mut Option<Instant>,
         max_tokens: Option<u32>,
@@ -1063,7 +1077,7 @@ impl Extractor {
                 self.counters.requests.fetch_add(1, Ordering::Relaxed);
                 self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
                 let res = client
-                    .chat_structured(messages, prompt::SCHEMA_NAME, &self.wire_schema, max_tokens)
+                    .chat_structured(messages, prompt::SCHEMA_NAME, schema, max_tokens)
                     .await;
                 self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
                 if let Ok(a) = &res {

@@ -380,6 +380,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         answers_cut: c.answers_cut,
         stalls: c.stalls,
         splits: c.splits,
+        requests: c.requests,
+        retries: c.retries,
+        repairs: c.repairs,
     });
     let summary = reports.finish(&header)?;
     record_history(&cfg.history_file, &summary)?;

@@ -348,6 +348,15 @@ pub struct LlmLimits {
     pub answers_cut: u64,
     pub stalls: u64,
     pub splits: u64,
+    /// Section requests sent (every attempt; zero when the cache answered all).
+    #[serde(default)]
+    pub requests: u64,
+    /// Retries after a retryable transport failure.
+    #[serde(default)]
+    pub retries: u64,
+    /// Answers sent back once for repair after failing the schema check.
+    #[serde(default)]
+    pub repairs: u64,
 }
 
 impl BatchSummary {

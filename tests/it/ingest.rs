@@ -73,7 +73,12 @@ fn readme_command_on_the_fixtures_produces_every_output() {
     // One sections.csv row per node of every fixture's tree.
     let rows = csv_rows(&out.join("sections.csv"));
     let mut expected_rows = 0;
-    for name in ["credit_agreement.md", "supply_agreement.txt", "memo.txt"] {
+    for name in [
+        "credit_agreement.md",
+        "supply_agreement.txt",
+        "memo.txt",
+        "short_license.txt",
+    ] {
         let tree = kgroute()
             .args(["tree", "--format", "json"])
             .arg(fixture(name))
@@ -127,10 +132,10 @@ fn readme_command_on_the_fixtures_produces_every_output() {
         .iter()
         .map(|d| d["state"].as_str().unwrap())
         .collect();
-    assert_eq!(states, ["written", "written", "written"]);
+    assert_eq!(states, ["written"; 4]);
 
     let summary = summary_json(&out);
-    assert_eq!(summary["documents"], 3);
+    assert_eq!(summary["documents"], 4);
     let cut = summary["totals"]["payload_cut_pct"].as_f64().unwrap();
     assert!(cut > 0.0 && cut < 100.0, "payload cut {cut}");
     assert_eq!(read(&history).lines().count(), 2, "header + one batch row");

@@ -139,10 +139,17 @@ async fn good_answers_are_validated_pruned_and_counted() {
     assert_eq!(req.body["response_format"]["type"], "json_schema");
     assert_eq!(req.body["response_format"]["json_schema"]["strict"], true);
     let sent = &req.body["response_format"]["json_schema"]["schema"];
+    // The shipped schema, narrowed for the ontology: its types as enums,
+    // its strings bounded (what a grammar-constrained small model needs).
     assert_eq!(
         sent["properties"],
-        validate::schema()["properties"],
-        "the shipped schema is sent"
+        kgroute::extract::prompt::wire_schema(&credit_ontology())["properties"],
+        "the ontology's wire schema is sent"
+    );
+    assert!(
+        sent["properties"]["relations"]["items"]["properties"]["type"]["enum"]
+            .as_array()
+            .is_some_and(|types| types.contains(&json!("LENDS_TO")))
     );
     assert_eq!(sent["required"], validate::schema()["required"]);
     assert_eq!(sent["additionalProperties"], false);

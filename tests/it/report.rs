@@ -1530,7 +1530,7 @@ fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
 // ---------------------------------------------------------------------------
 // Document types and tree health in the summaries
 
-/// The fixtures of three kinds, ingested offline with the `indices/` folder.
+/// The fixtures (three kinds), ingested offline with the `indices/` folder.
 fn ingest_fixtures(dir: &Path) -> PathBuf {
     let out = dir.join("b");
     kgroute()
@@ -1556,7 +1556,8 @@ fn summaries_carry_each_documents_type_confidence_and_tree_health() {
     let j: serde_json::Value = serde_json::from_str(&read(&out.join("summary.json"))).unwrap();
     let (_, rows) = csv_rows(&out.join("sections.csv"));
     let docs = j["per_document"].as_array().unwrap();
-    assert_eq!(docs.len(), 3);
+    // Every fixture: the three kinds, and the real-model test's short licence.
+    assert_eq!(docs.len(), 4);
     let mut counted: std::collections::BTreeMap<String, u64> = Default::default();
     for d in docs {
         let id = d["doc_id"].as_str().unwrap();
@@ -1595,11 +1596,11 @@ fn summaries_carry_each_documents_type_confidence_and_tree_health() {
         .collect::<Vec<_>>()
         .join(", ");
     assert!(
-        md.contains(&format!("3 routed documents by type: {line}.")),
+        md.contains(&format!("4 routed documents by type: {line}.")),
         "{md}"
     );
     let table = md_table(&md, "## Document types");
-    assert_eq!(table.len(), 3);
+    assert_eq!(table.len(), docs.len());
     for row in &table {
         let d = docs
             .iter()
