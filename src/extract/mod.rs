@@ -131,6 +131,7 @@ pub mod answer_cache;
 pub mod config;
 pub mod cpu_pool;
 pub mod extractor;
+pub mod facts_vocabulary;
 pub mod prompt;
 pub mod rating;
 pub mod rules;

@@ -254,7 +254,12 @@ impl Builder<'_> {
         let governed: HashSet<String> = ext
             .relations
             .iter()
-            .filter(|r| r.relation_type.eq_ignore_ascii_case("GOVERNED_BY"))
+            // The agreement holds its governing law and its typed facts
+            // (`Agreement -EXPIRATION_DATE-> ...`): there it is no class word.
+            .filter(|r| {
+                r.relation_type.eq_ignore_ascii_case("GOVERNED_BY")
+                    || crate::extract::facts_vocabulary::is_fact_relation(&r.relation_type)
+            })
             .map(|r| normalize_name(&r.source))
             .collect();
         for ent in &ext.entities {

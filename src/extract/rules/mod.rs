@@ -12,7 +12,9 @@
 //! Layout: `text` (cleaning, paragraphs, quotes), `terms` (definitions and
 //! values), `parties` (organisations and roles), `obligations`
 //! (obligations and covenants), `qualifiers` (the conditions, exceptions
-//! and periods a duty's sentence attaches to it), `builder` (deduplicating
+//! and periods a duty's sentence attaches to it), `facts` (the typed facts
+//! lawyers mark: dates, money, grants, limits, remedies, forum, one
+//! relation type per CUAD category), `builder` (deduplicating
 //! collector); this file walks a section's paragraphs and dispatches to
 //! them.
 
@@ -23,6 +25,7 @@ use std::collections::HashSet;
 
 mod builder;
 mod clause;
+mod facts;
 mod grants;
 mod law;
 mod obligations;
@@ -209,6 +212,9 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         // clear holder: none is guessed.
         section_references(&mut b, p, &own);
     }
+    // What lawyers mark, as typed facts (`facts/`): every paragraph, since
+    // a definition or a duty may be a cap, a grant or a date as well.
+    facts::facts(&mut b, &paragraphs);
     b.finish()
 }
 

@@ -155,6 +155,17 @@ pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
+/// `10.16`, `99.1`: the number the SEC gives an exhibit to a filing
+/// (a two-digit class, a dot, its sequence).
+fn sec_exhibit_number(n: &str) -> bool {
+    n.split_once('.').is_some_and(|(class, seq)| {
+        class.len() == 2
+            && class.bytes().all(|b| b.is_ascii_digit())
+            && !seq.is_empty()
+            && seq.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
 /// Cross-references written in `p`: sections (`Section 2.05`), articles,
 /// exhibits and schedules, in order, without a repeat. `this Section 4.8`
 /// points at the text itself and is no cross-reference.
@@ -180,6 +191,11 @@ pub(super) fn section_refs(p: &str) -> Vec<String> {
         .collect();
     for c in PART_REF.captures_iter(p) {
         if self_ref(c.get(0).unwrap().start()) || external(c.get(0).unwrap().end()) {
+            continue;
+        }
+        // `Exhibit 10.16`, `EXHIBIT 99.1`: the SEC filing's own exhibit
+        // number (two-digit, dotted), not a part of the agreement.
+        if c[1].eq_ignore_ascii_case("exhibit") && sec_exhibit_number(&c[2]) {
             continue;
         }
         let mut kind = c[1].to_ascii_lowercase();

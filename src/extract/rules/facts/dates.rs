@@ -1,0 +1,140 @@
+//! Dates and periods: when the agreement was made, when it takes effect,
+//! when its term ends, how it renews, the notice that stops a renewal,
+//! how long a warranty lasts.
+
+use super::{ci, Rule, Source, Target};
+use once_cell::sync::Lazy;
+
+pub(super) static RULES: [Rule; 8] = [
+    // `This Agreement is made and entered into as of March 1, 2020`,
+    // `dated this 8th day of May, 2014`.
+    Rule {
+        category: "Agreement Date",
+        any: &[
+            "dated", "made", "entered", "executed", "day of", "as of", "accepted",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:dated|made|entered\s+into|executed|signed|concluded|accepted)\b[^.;]{0,60}?\b(?:as\s+of|on|this|of|effective)\b|\bagreement\b[^.;]{0,40}?\bas\s+of\b|\bthis\s+[\d_]+\s*(?:st|nd|rd|th)?\s+day\s+of\b",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b",
+            )
+        })),
+        also: Some(Lazy::new(|| ci(r"\b(?:this|hereby|hereto|accepted)\b"))),
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // `effective as of March 1, 2020`, `(the "Effective Date")`.
+    Rule {
+        category: "Effective Date",
+        any: &["effective"],
+        pattern: Lazy::new(|| {
+            ci(
+                r#"\beffective\s+(?:as\s+of|on|from|upon)\b|"effective\s+date"|\beffective\s+date\b[^.;]{0,30}\b(?:means|shall\s+(?:mean|be))\b|\bshall\s+(?:become|be)\s+effective\b"#,
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // `The term of this Agreement shall commence ... and continue for five
+    // years`, `shall expire on`, `remain in effect until`.
+    Rule {
+        category: "Expiration Date",
+        any: &["term", "expire", "until", "effect", "period of"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:initial\s+term|term\s+of\s+this\s+(?:agreement|contract)|this\s+(?:agreement|contract)\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease)|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force\s+and\s+)?effect\s+(?:until|for|through)|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(r"\brenew|\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b")
+        })),
+        also: None,
+        source: Source::Agreement,
+        target: Target::Period,
+    },
+    // The term ends at a date: the same clause when it names one.
+    Rule {
+        category: "Expiration Date",
+        any: &["expire", "until", "terminate on", "through"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b",
+            )
+        }),
+        unless: Some(Lazy::new(|| ci(r"\b(?:renew|effective\s+as\s+of|dated)\b"))),
+        also: None,
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // `shall automatically renew for successive one-year periods`.
+    Rule {
+        category: "Renewal Term",
+        any: &["renew", "extend", "extension"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:automatically|successive|additional|further|renewal)\b[^.;]{0,80}?\b(?:renew(?:ed|s|al)?|extend(?:ed|s)?|extension)\b|\b(?:renew(?:ed|s|al)?|extend(?:ed|s)?)\b[^.;]{0,80}?\b(?:successive|additional|further|automatically|renewal\s+(?:term|period))\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Agreement,
+        target: Target::Period,
+    },
+    // `unless either party gives notice of non-renewal at least ninety (90)
+    // days before the end of the then-current term`.
+    Rule {
+        category: "Notice Period To Terminate Renewal",
+        any: &[
+            "renew",
+            "expiration",
+            "end of the",
+            "then-current",
+            "then current",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:notice|notify|notifies)\b[^.;]{0,160}?\b(?:prior\s+to|before|preceding|in\s+advance\s+of)\s+(?:the\s+)?(?:end|expiration|expiry|commencement|anniversary)\b|\b(?:non-?renewal|not\s+to\s+renew|intention\s+not\s+to\s+(?:renew|extend)|elect(?:s)?\s+not\s+to\s+renew)\b|\brenew[^.;]{0,200}?\bunless\b[^.;]{0,200}?\bnotice\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Period,
+    },
+    // `warrants that the Products will be free from defects for a period
+    // of twelve (12) months`, `Warranty Period`.
+    Rule {
+        category: "Warranty Duration",
+        any: &["warrant"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bwarrant(?:y|ies|s|ed)?\b[^.;]{0,200}?\b(?:for\s+(?:a\s+period\s+of\s+)?|within\s+|period\s+of\s+)(?:[a-z]+\s+)?\(?\d+\)?\s*(?:days|months|years)|\bwarranty\s+period\b|\b(?:days|months|years)\s+(?:from|after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:delivery|shipment|acceptance|installation)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Period,
+    },
+    // `either party may terminate this Agreement for any reason upon ninety
+    // (90) days written notice`.
+    Rule {
+        category: "Termination For Convenience",
+        any: &["terminat"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bterminat\w*\b[^.;]{0,160}?\b(?:for\s+(?:any\s+reason|convenience|no\s+reason)|without\s+(?:cause|reason)|at\s+any\s+time[^.;]{0,80}?\bnotice|in\s+its\s+(?:sole\s+)?discretion|with\s+or\s+without\s+cause|for\s+any\s+or\s+no\s+reason)|\b(?:for\s+any\s+reason|for\s+convenience|without\s+cause|at\s+any\s+time)\b[^.;]{0,80}?\bterminat",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Period,
+    },
+];

@@ -1,0 +1,138 @@
+//! Grants: the licence and its scope (exclusive, non-transferable,
+//! irrevocable or perpetual, to or from affiliates, unlimited), who owns
+//! the intellectual property and who assigns it. The target is the grant
+//! (a `Right` named by its clause); the source the first party named,
+//! usually the grantor.
+
+use super::{ci, Rule, Source, Target};
+use once_cell::sync::Lazy;
+
+const RIGHT: Target = Target::Clause("Right");
+
+pub(super) static RULES: [Rule; 9] = [
+    Rule {
+        category: "License Grant",
+        any: &["licen"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bgrant(?:s|ed)?\b[^.;]{0,200}?\b(?:sub)?licen[cs]e|\bhereby\s+licen[cs]es\b|\blicen[cs]e\s+(?:is\s+)?(?:hereby\s+)?granted\b|\b(?:exclusive|non-?exclusive|royalty-?free|limited|fully\s+paid)[\s\-,]+(?:[a-z\-]+[\s,]+){0,4}licen[cs]e\s+(?:to|under)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Non-Transferable License",
+        any: &["transfer", "assignable", "sublicens"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bnon-?\s?transferable\b|\bnon-?\s?assignable\b|\bnon-?\s?sub-?licens(?:e|able)\b|\b(?:may|shall)\s+not\s+(?:sub-?license|sublicense|transfer|assign)\b[^.;]{0,80}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,120}?\b(?:not|non)[\s\-]?(?:transferable|assignable|sub-?licensable)\b|\bwithout\s+the\s+right\s+to\s+(?:sub-?license|transfer)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Irrevocable Or Perpetual License",
+        any: &["irrevocabl", "perpetu"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:irrevocabl[ey]|perpetual(?:ly)?|in\s+perpetuity)\b[^.;]{0,160}?\b(?:licen[cs]e|right)|\b(?:licen[cs]e|right)\b[^.;]{0,160}?\b(?:irrevocabl[ey]|perpetual(?:ly)?|in\s+perpetuity)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    // `... grants to Licensee and its Affiliates a licence`.
+    Rule {
+        category: "Affiliate License-Licensee",
+        any: &["affiliate", "subsidiar"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bgrant(?:s|ed)?\b[^.;]{0,160}?\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,160}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,160}?\b(?:to|by|for)\s+(?:\w+\s+){0,3}(?:and|or)\s+(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:may|shall\s+be\s+entitled\s+to)\s+(?:use|exercise|sublicense)",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(r"\b(?:licensor|grantor)(?:'s)?\s+(?:and\s+its\s+)?affiliates?\b")
+        })),
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    // `Licensor and its Affiliates hereby grant ...`.
+    Rule {
+        category: "Affiliate License-Licensor",
+        any: &["affiliate", "subsidiar"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:hereby\s+)?grants?\b[^.;]{0,200}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,200}?\b(?:owned|controlled|licensed)\s+by\s+(?:\w+\s+){0,3}(?:or|and)\s+(?:any\s+of\s+)?(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:licensor|grantor)(?:'s)?\s+(?:and\s+its\s+)?affiliates?\b[^.;]{0,120}?\blicen",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Unlimited/All-You-Can-Eat-License",
+        any: &["unlimited", "enterprise", "any number"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bunlimited\s+(?:number\s+of\s+)?(?:licen|users?|copies|use|right|seats|installations|access)|\benterprise[\s\-]wide\b|\bany\s+number\s+of\s+(?:copies|users|installations)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Ip Ownership Assignment",
+        any: &["own", "assign", "title", "vest", "property", "hire"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:hereby\s+)?(?:assigns?|transfers?|conveys?)\b[^.;]{0,120}?\b(?:right,?\s+title\s+and\s+interest|all\s+rights?)\b|\b(?:shall|will)\s+(?:be\s+and\s+remain|be|remain)\s+(?:the\s+)?(?:sole\s+and\s+exclusive\s+|sole\s+|exclusive\s+)?(?:property|owner)|\b(?:shall|will)\s+(?:solely\s+|exclusively\s+)?own\b|\bworks?\s+made\s+for\s+hire\b|\b(?:shall|will)\s+(?:vest|be\s+vested)\b|\b(?:shall\s+be\s+)?owned\s+(?:solely\s+|exclusively\s+)by\b",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bjointly\b|\bjoint\s+ownership\b|\bthis\s+agreement\s+(?:shall|may)\s+not\s+be\s+assigned",
+            )
+        })),
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:intellectual\s+property|inventions?|patents?|copyrights?|trademarks?|know-how|technology|software|data|works?|deliverables|developments|improvements|results|materials|ip)\b",
+            )
+        })),
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Joint Ip Ownership",
+        any: &["joint", "co-own", "together"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bjointly\s+(?:owned|own|developed|made|conceived|created|invented|hold)|\bjoint\s+(?:ownership|owners|inventions?|intellectual\s+property|ip|technology|patents?|works?|developments?|data)\b|\bowned\s+jointly\b|\bco-?own(?:ed|ership|ers?)?\b|\bundivided\s+(?:one-half\s+)?interest\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Source Code Escrow",
+        any: &["escrow"],
+        pattern: Lazy::new(|| ci(r"\bescrow\b")),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+];

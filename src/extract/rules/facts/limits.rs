@@ -1,0 +1,201 @@
+//! Limits: exclusivity, non-compete and its exceptions, no-solicit,
+//! non-disparagement, rights of first refusal, change of control,
+//! anti-assignment, audit rights, insurance, covenants not to sue and
+//! third-party beneficiaries. The target is the clause (a `Covenant` for
+//! a restriction, a `Right` for what a party may do, an `Obligation` for
+//! what it must); the source the first party named.
+
+use super::{ci, Rule, Source, Target};
+use once_cell::sync::Lazy;
+
+const COVENANT: Target = Target::Clause("Covenant");
+const RIGHT: Target = Target::Clause("Right");
+const OBLIGATION: Target = Target::Clause("Obligation");
+
+pub(super) static RULES: [Rule; 12] = [
+    Rule {
+        category: "Exclusivity",
+        any: &["exclusiv", "sole ", "solely"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"(?:^|[^\-])\bexclusive\b(?:\s+(?:right|licen[cs]e|distribut|supplier|provider|agent|represent|partner|basis|reseller|sales|marketing|rights|manufactur))|\bexclusively\b|\bon\s+an\s+exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:supplier|distributor|provider|source|agent|representative|reseller|manufacturer)\b|\bexclusivity\b",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bexclusive\s+(?:remedy|remedies|jurisdiction|venue|forum|property|owner|ownership|use\s+of\s+the\s+parties)\b|\bsole\s+and\s+exclusive\s+(?:remedy|property|owner)",
+            )
+        })),
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Non-Compete",
+        any: &["compet"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:not|no|refrain\s+from|neither)\b[^.;]{0,160}?\b(?:compet(?:e|ing|itive|ition)|competitor)\b|\bnon-?compet",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bcompetitive\s+(?:bid|pric|rates?)\b|\bcompetent\b|\bnotwithstanding\b|\bnothing\s+(?:in\s+this|herein)\b",
+            )
+        })),
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+    // `Notwithstanding the foregoing, X may sell competing products ...`.
+    Rule {
+        category: "Competitive Restriction Exception",
+        any: &[
+            "notwithstanding",
+            "nothing",
+            "except",
+            "shall not prevent",
+            "shall not restrict",
+            "shall not prohibit",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:notwithstanding|nothing\s+(?:in\s+this|herein|contained)|shall\s+not\s+(?:prevent|restrict|prohibit|preclude|limit)|except\s+(?:for|that|as))\b[^.;]{0,250}?\b(?:compet(?:e|ing|itive|ition|itor)|exclusiv\w*|non-?solicit)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "No-Solicit Of Employees",
+        any: &["solicit", "hire", "employ"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:not|no|neither|nor|refrain\s+from)\b[^.;]{0,120}?\b(?:solicit|recruit|hire|induce|entice|employ)\w*\b[^.;]{0,120}?\b(?:employees?|personnel|staff|consultants|contractors)\b|\bnon-?solicit",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(r"\b(?:general\s+solicitation|shall\s+employ\s+(?:qualified|sufficient|adequate))")
+        })),
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+    Rule {
+        category: "No-Solicit Of Customers",
+        any: &["solicit", "divert", "induce", "interfere"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:solicit|divert|induce|entice|interfere)\w*\b[^.;]{0,160}?\b(?:customers?|clients?|merchants|accounts|suppliers|distributors|franchisees)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+    Rule {
+        category: "Non-Disparagement",
+        any: &["disparag", "derogatory", "detrimental", "negative"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bdisparag|\bderogatory\b|\bnegative\s+(?:statements?|comments?|remarks?)\b|\b(?:reflect|comment)\w*\s+(?:adversely|negatively|unfavou?rably)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+    Rule {
+        category: "Rofr/Rofo/Rofn",
+        any: &["first", "option", "prior to", "before"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bright\s+of\s+first\s+(?:refusal|offer|negotiation)\b|\bfirst\s+(?:right|option|opportunity)\s+(?:of\s+refusal\s+)?(?:to|of)\b|\b(?:right|option)\s+to\s+(?:match|negotiate|purchase|acquire|obtain)\b|\bbefore\s+(?:offering|selling|granting|entering)\b[^.;]{0,120}?\bthird\s+part",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Change Of Control",
+        any: &["control", "merger", "merge", "acqui", "substantially all"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bchange\s+(?:of|in)\s+(?:control|ownership)\b|\b(?:merger|merges?|consolidat\w+|reorganiz\w+)\b[^.;]{0,120}?\b(?:with|into|other\s+entity|another|third)\b|\b(?:sale|transfer|acquisition)\s+of\s+(?:all\s+or\s+)?substantially\s+all\b|\b(?:acquires?|acquired\s+by)\b[^.;]{0,80}?\b(?:control|majority|fifty\s+percent|50\s*%|voting)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Anti-Assignment",
+        any: &["assign", "transfer", "delegat"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:assign|transfer|delegate|sub-?contract|sublicense)\w*\b[^.;]{0,200}?\b(?:without\s+(?:the\s+)?(?:prior\s+)?(?:express\s+)?(?:written\s+)?(?:consent|approval|permission)|consent\s+of)|\b(?:not|no)\b[^.;]{0,60}?\b(?:assign|transfer|delegate)\w*\b[^.;]{0,120}?\b(?:agreement|rights|obligations|interest)|\b(?:assignable|transferable)\b[^.;]{0,60}?\bwithout\b|\bany\s+(?:purported\s+|attempted\s+)?assignment\b[^.;]{0,120}?\b(?:void|null|invalid)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+    Rule {
+        category: "Audit Rights",
+        any: &["audit", "inspect", "examin", "books", "records"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:audit|audits|auditing)\b|\b(?:inspect|examin|review|cop(?:y|ies))\w*\b[^.;]{0,120}?\b(?:books|records|accounts|facilit\w*|plants?|sites?)\b|\b(?:books|records)\b[^.;]{0,120}?\b(?:inspect|examin|review|available)\w*",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: RIGHT,
+    },
+    Rule {
+        category: "Insurance",
+        any: &["insur"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:maintain|carry|obtain|procure|keep|purchase|provide)\w*\b[^.;]{0,160}?\binsur(?:ance|ed)\b|\binsurance\b[^.;]{0,160}?\b(?:shall|will|must)\s+(?:be\s+)?(?:maintain|carr|obtain|procur|keep|includ|name|provid|cover)|\b(?:additional(?:ly)?\s+insured|certificates?\s+of\s+insurance|self-?insur\w*)\b|\binsur(?:ance|ed)\b[^.;]{0,80}?\b(?:coverage|limits?|amount)\s+of\b",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(r"\bfederal\s+deposit\s+insurance\b|\bsocial\s+insurance\b")
+        })),
+        also: None,
+        source: Source::Party,
+        target: OBLIGATION,
+    },
+    Rule {
+        category: "Covenant Not To Sue",
+        any: &[
+            "sue",
+            "challenge",
+            "contest",
+            "claim",
+            "action",
+            "dispute",
+            "attack",
+            "oppose",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bnot\s+to\s+sue\b|\b(?:not|never|no)\b[^.;]{0,80}?\b(?:challenge|contest|attack|oppose|dispute|impair|question)\w*\b[^.;]{0,160}?\b(?:validity|ownership|enforceability|rights?|title|patents?|trademarks?|marks?|intellectual\s+property)|\b(?:not|never)\b[^.;]{0,60}?\b(?:bring|assert|institute|commence|file)\b[^.;]{0,80}?\b(?:claim|action|suit|proceeding)s?\b[^.;]{0,100}?\b(?:infring|patent|intellectual)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: COVENANT,
+    },
+];

@@ -1,0 +1,281 @@
+//! Typed facts for what lawyers mark (issue 33): each sentence of a
+//! section is read against a table of rules, one table per family (dates,
+//! money, grants and limits, remedies, forum); a sentence a rule fits
+//! gives `party -CATEGORY-> value` with the sentence as its evidence. The
+//! relation type is the CUAD category's name as
+//! [`crate::extract::facts_vocabulary::category_relation_type`] spells
+//! it, so the LLM path (asked through the indices' ontologies) and the
+//! measuring script (`scripts/cuad-facts`) count the same kinds.
+//!
+//! Why sentences and a table: what a lawyer marks is a clause, and the
+//! words that make it one (`shall not exceed`, `right of first refusal`,
+//! `non-transferable`) hold across contract types; the value (a date, a
+//! period, an amount, a place) is read from the same sentence when the
+//! category has one. The evidence is the sentence, cut to a window of
+//! [`FACT_EVIDENCE_CHARS`] around the words that fired, never a section.
+
+mod dates;
+mod forum;
+mod grants;
+mod limits;
+mod money;
+mod remedies;
+mod values;
+
+use super::builder::Builder;
+use super::text::{contents_like, normalize_ws, truncate};
+use crate::extract::facts_vocabulary::category_relation_type;
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+/// Longest evidence quote of a fact: a sentence, or the window of one
+/// around its trigger.
+pub(super) const FACT_EVIDENCE_CHARS: usize = 380;
+
+/// Fewest words of a sentence that states a fact.
+const MIN_WORDS: usize = 7;
+
+/// Longest name of a fact's target when it is named by its clause.
+const CLAUSE_NAME_CHARS: usize = 120;
+
+/// What a fact points at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Target {
+    /// A date in the sentence (`March 1, 2020`), else the fact is not made.
+    Date,
+    /// A period (`thirty (30) days`), else the clause.
+    Period,
+    /// An amount or a rate (`$10,000`, `5%`), else the clause.
+    Amount,
+    /// The place whose law or courts the sentence names (`New York`),
+    /// else the clause.
+    Place,
+    /// The clause itself, as an entity of this type (`Right`, `Covenant`,
+    /// `Obligation`).
+    Clause(&'static str),
+}
+
+/// Who a fact is about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Source {
+    /// The agreement itself (dates, governing law).
+    Agreement,
+    /// The first party the sentence names, else the agreement.
+    Party,
+}
+
+/// One rule of a family's table.
+pub(super) struct Rule {
+    /// The CUAD category (`Cap On Liability`).
+    pub category: &'static str,
+    /// Lower-case words of which the sentence must hold one (a cheap
+    /// filter before the pattern).
+    pub any: &'static [&'static str],
+    /// What the sentence must match (case-insensitive unless it says).
+    pub pattern: Lazy<Regex>,
+    /// What it must not match (`non-exclusive` for exclusivity).
+    pub unless: Option<Lazy<Regex>>,
+    /// What it must match as well, anywhere in the sentence (an ownership
+    /// clause must name intellectual property).
+    pub also: Option<Lazy<Regex>>,
+    pub source: Source,
+    pub target: Target,
+}
+
+/// Builds a case-insensitive pattern for a rule table.
+pub(super) fn ci(pattern: &str) -> Regex {
+    super::text::with_large_dfa(&format!("(?i){pattern}")).expect("fact pattern")
+}
+
+fn tables() -> [&'static [Rule]; 6] {
+    [
+        &dates::RULES,
+        &money::RULES,
+        &grants::RULES,
+        &limits::RULES,
+        &remedies::RULES,
+        &forum::RULES,
+    ]
+}
+
+/// Every typed fact of a section's paragraphs.
+pub(super) fn facts(b: &mut Builder, paragraphs: &[String]) {
+    for p in paragraphs {
+        if contents_like(p) || p.len() < 25 {
+            continue;
+        }
+        for (start, end) in sentences(p) {
+            let s = &p[start..end];
+            // A heading (`10.5 Limitation of Liability.`) names a topic and
+            // states no fact.
+            if s.split_whitespace().count() < MIN_WORDS {
+                continue;
+            }
+            let lower = s.to_ascii_lowercase();
+            for table in tables() {
+                for rule in table.iter() {
+                    if rule.any.iter().any(|w| lower.contains(w)) {
+                        apply(b, rule, s);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn apply(b: &mut Builder, rule: &Rule, s: &str) {
+    let Some(m) = rule.pattern.find(s) else {
+        return;
+    };
+    if rule.unless.as_ref().is_some_and(|u| u.is_match(s))
+        || rule.also.as_ref().is_some_and(|a| !a.is_match(s))
+    {
+        return;
+    }
+    let evidence = window(s, m.start(), m.end());
+    let target = match rule.target {
+        Target::Date => match values::date_near(s, m.start()) {
+            Some(d) => b.entity(&d, "Date", ""),
+            None => return,
+        },
+        Target::Period => match values::period(s) {
+            Some(v) => b.entity(&v, "Period", ""),
+            None => clause_entity(b, "Period", &evidence),
+        },
+        Target::Amount => match values::amount(s) {
+            Some(v) => b.entity(&v, "Amount", ""),
+            None => clause_entity(b, "Amount", &evidence),
+        },
+        Target::Place => match values::place(s) {
+            Some(v) => b.entity(&v, "Jurisdiction", ""),
+            None => clause_entity(b, "Jurisdiction", &evidence),
+        },
+        Target::Clause(ty) => clause_entity(b, ty, &evidence),
+    };
+    let source = match rule.source {
+        Source::Party => party_in(b, s),
+        Source::Agreement => None,
+    }
+    .unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
+    b.relate(
+        &source,
+        &category_relation_type(rule.category),
+        &target,
+        &evidence,
+    );
+}
+
+/// An entity named by its clause (`Covenant`: `Distributor shall not sell
+/// competing products in the Territory ...`).
+fn clause_entity(b: &mut Builder, ty: &'static str, evidence: &str) -> String {
+    let name = truncate(&normalize_ws(evidence), CLAUSE_NAME_CHARS);
+    b.entity(&name, ty, &truncate(evidence, 200))
+}
+
+/// A capitalised name of one to four words.
+static NAME: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"\b[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}").unwrap());
+
+/// The first party the sentence names: a role (`Licensee`, `the
+/// Distributor`) or one of the document's party short names. The party
+/// registry (issue 33 item 1) replaces this lookup when it lands.
+fn party_in(b: &mut Builder, s: &str) -> Option<String> {
+    for m in NAME.find_iter(s) {
+        let words: Vec<&str> = m.as_str().split_whitespace().collect();
+        for n in (1..=words.len()).rev() {
+            for start in 0..=words.len() - n {
+                let cand = words[start..start + n].join(" ");
+                let cand = cand.trim_start_matches("The ").to_string();
+                if b.bindable(&cand) {
+                    return Some(super::obligations::party_entity(b, &cand));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Sentence spans of a paragraph: ends at `.`, `;` or `:` before a space
+/// and an upper-case letter, a digit or `(`, but not after an
+/// abbreviation (`Inc.`, `No.`, `U.S.`) or a one-letter initial.
+pub(super) fn sentences(p: &str) -> Vec<(usize, usize)> {
+    let bytes = p.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        // The next word, past the spaces PDF text doubles.
+        let mut next = i + 1;
+        while bytes.get(next) == Some(&b' ') {
+            next += 1;
+        }
+        if matches!(c, b'.' | b';')
+            && next > i + 1
+            && bytes
+                .get(next)
+                .is_some_and(|n| n.is_ascii_uppercase() || *n == b'(' || *n == b'"')
+            && (c == b';' || !abbreviation(&p[start..i]))
+        {
+            out.push((start, i + 1));
+            start = next;
+            i = next;
+            continue;
+        }
+        i += 1;
+    }
+    if start < p.len() {
+        out.push((start, p.len()));
+    }
+    out.retain(|&(s, e)| e > s + 3);
+    out
+}
+
+/// True when the text before a period ends with an abbreviation.
+fn abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("");
+    let w = word.to_ascii_lowercase();
+    w.len() <= 1
+        || w.contains('.')
+        || [
+            "inc", "no", "co", "corp", "ltd", "sec", "st", "mr", "ms", "mrs", "dr", "jr", "nos",
+            "art", "vs", "etc", "l.p", "n.a", "u.s", "e.g", "i.e", "para",
+        ]
+        .contains(&w.as_str())
+}
+
+/// At most [`FACT_EVIDENCE_CHARS`] of the sentence: all of it when it is
+/// short, else a window from a word boundary before the match.
+fn window(s: &str, m_start: usize, m_end: usize) -> String {
+    if s.len() <= FACT_EVIDENCE_CHARS {
+        return normalize_ws(s);
+    }
+    let mut from = m_start.saturating_sub(120).min(s.len());
+    if m_end.saturating_sub(from) > FACT_EVIDENCE_CHARS {
+        from = m_start.min(s.len());
+    }
+    while from > 0 && !s.is_char_boundary(from) {
+        from -= 1;
+    }
+    if from > 0 {
+        if let Some(sp) = s[from..].find(' ') {
+            from += sp + 1;
+        }
+    }
+    let mut to = (from + FACT_EVIDENCE_CHARS).min(s.len());
+    while to < s.len() && !s.is_char_boundary(to) {
+        to -= 1;
+    }
+    if to < s.len() {
+        if let Some(sp) = s[from..to].rfind(' ') {
+            to = from + sp;
+        }
+    }
+    normalize_ws(&s[from..to])
+}
+
+#[cfg(test)]
+mod tests;

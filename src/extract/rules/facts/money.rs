@@ -1,0 +1,137 @@
+//! Money: revenue and profit shares, minimum commitments, caps on
+//! liability and what escapes them, liquidated damages, price and volume
+//! limits, most-favoured terms. The target is the amount or rate the
+//! sentence names (else the clause); the source the first party named.
+
+use super::{ci, Rule, Source, Target};
+use once_cell::sync::Lazy;
+
+pub(super) static RULES: [Rule; 8] = [
+    Rule {
+        category: "Revenue/Profit Sharing",
+        any: &[
+            "royalt",
+            "revenue",
+            "profit",
+            "commission",
+            "net sales",
+            "gross sales",
+            "%",
+            "percent",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\broyalt(?:y|ies)\b|\b(?:revenue|profit)s?[\s\-]+shar|\bshare\s+of\s+(?:the\s+)?(?:net\s+|gross\s+)?(?:revenue|profit|proceeds|sales)|\bcommissions?\b[^.;]{0,80}?(?:%|percent)|(?:%|percent)[^.;]{0,60}?\bof\s+(?:all\s+|the\s+|its\s+)?(?:net\s+|gross\s+|total\s+)?(?:sales|revenues?|profits?|receipts|proceeds|income|fees\s+(?:received|collected))",
+            )
+        }),
+        unless: Some(Lazy::new(|| ci(r"\bbrokers?\b|\bcommissions?\s+having\b"))),
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Minimum Commitment",
+        any: &["minimum", "at least", "no less than", "not less than"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|order|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Cap On Liability",
+        any: &["liab", "damages"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bliab\w*\b[^.;]{0,200}?\b(?:shall\s+not\s+exceed|not\s+to\s+exceed|in\s+excess\s+of|exceed|limited\s+to|maximum|cap)\b|\bin\s+no\s+event\b[^.;]{0,200}?\bliab|\b(?:not|never)\s+be\s+liable\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)|\b(?:indirect|incidental|consequential|special|punitive)\b[^.;]{0,100}?\bdamages\b[^.;]{0,100}?\b(?:not\s+be\s+liable|no\s+liability|exclud|waive)|\baggregate\s+liability\b|\blimitation\s+of\s+liability\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Uncapped Liability",
+        any: &["limitation", "liab", "shall not apply"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:limitations?|exclusions?|cap)\b[^.;]{0,200}?\b(?:shall\s+not\s+apply|do\s+not\s+apply|does\s+not\s+apply|will\s+not\s+apply|not\s+limit)\b|\b(?:shall\s+not\s+apply|not\s+apply)\b[^.;]{0,120}?\b(?:indemnif|gross\s+negligence|willful|wilful|fraud|confidential|infringement)|\bunlimited\s+liability\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Clause("Right"),
+    },
+    Rule {
+        category: "Liquidated Damages",
+        any: &[
+            "liquidated",
+            "penalty",
+            "termination fee",
+            "break-up",
+            "breakup",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bliquidated\s+damages\b|\bas\s+a\s+penalty\b|\btermination\s+fee\b|\bbreak-?up\s+fee\b|\bpenalty\s+of\b",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Price Restrictions",
+        any: &["price", "pricing"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bpric(?:e|es|ing)\b[^.;]{0,100}?\b(?:shall\s+not\s+(?:increase|exceed|be\s+increased)|not\s+(?:be\s+)?(?:increase|change)d?|fixed\s+for|may\s+not\s+(?:increase|raise)|increase[sd]?\s+(?:by\s+)?(?:no|not)\s+more\s+than)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Volume Restriction",
+        any: &[
+            "exceed",
+            "maximum",
+            "more than",
+            "up to",
+            "limit",
+            "at most",
+        ],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:maximum|exceed(?:s|ing)?|no\s+more\s+than|not\s+more\s+than|up\s+to|limited\s+to|at\s+most)\b[^.;]{0,60}?\b(?:units|quantit(?:y|ies)|volume|users|copies|seats|installations|licenses|subscribers|forecast|times\s+(?:per|each|a)|per\s+(?:month|year|week|day|quarter)|hours|persons|people|events|appearances|sessions|requests|technicians|personnel|batches|capacity|inventory)\b",
+            )
+        }),
+        // A cap on what is owed is a cap on liability, not on volume.
+        unless: Some(Lazy::new(|| ci(r"\bliab|\bdamages\b|\bindemn"))),
+        also: None,
+        source: Source::Party,
+        target: Target::Amount,
+    },
+    Rule {
+        category: "Most Favored Nation",
+        any: &["favo", "no less favorable", "lower price", "better"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\bmost\s+favou?red\b|\b(?:no\s+less|at\s+least\s+as)\s+favou?rable\b|\b(?:lower|lowest|better|best)\s+(?:price|prices|pricing|terms|rates?)\b[^.;]{0,120}?\b(?:than|offered|granted|any\s+other)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Clause("Right"),
+    },
+];

@@ -1,0 +1,49 @@
+//! Remedies and what outlives the agreement: a breach or a default and
+//! what the other party may then do, services and duties after
+//! termination, third-party beneficiaries.
+
+use super::{ci, Rule, Source, Target};
+use once_cell::sync::Lazy;
+
+pub(super) static RULES: [Rule; 3] = [
+    // `Upon termination or expiration, Distributor shall return ...`,
+    // `... shall survive termination`.
+    Rule {
+        category: "Post-Termination Services",
+        any: &["terminat", "expir"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:upon|after|following|on|in\s+the\s+event\s+of|prior\s+to|at\s+the\s+time\s+of|subsequent\s+to)\s+(?:the\s+)?(?:any\s+)?(?:effective\s+date\s+of\s+(?:the\s+)?|date\s+of\s+)?(?:termination|expiration|expiry)\b[^.;]{0,250}?\b(?:shall|will|may|must|agrees?)\b|\b(?:survive|surviving)\b[^.;]{0,40}?\b(?:termination|expiration)|\b(?:termination|expiration)\b[^.;]{0,80}?\b(?:for\s+a\s+period|wind[\s\-]?down|transition|sell[\s\-]off)",
+            )
+        }),
+        unless: Some(Lazy::new(|| {
+            ci(r"\b(?:shall|will)\s+(?:expire|not\s+be\s+deemed)\b|\bholding\s+over\b")
+        })),
+        also: None,
+        source: Source::Party,
+        target: Target::Clause("Obligation"),
+    },
+    // `If Licensee breaches ..., Licensor may terminate this Agreement`.
+    Rule {
+        category: "Remedy For",
+        any: &["breach", "default"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:breach|default)\w*\b[^.;]{0,200}?\b(?:may|shall\s+(?:have\s+the\s+right|be\s+entitled))\b[^.;]{0,40}?\b(?:terminat|suspend|withhold|recover|seek|declare|cure|set\s+off|offset|injunct)",
+            )
+        }),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Clause("Right"),
+    },
+    Rule {
+        category: "Third Party Beneficiary",
+        any: &["beneficiar"],
+        pattern: Lazy::new(|| ci(r"\bbeneficiar(?:y|ies)\b")),
+        unless: None,
+        also: None,
+        source: Source::Party,
+        target: Target::Clause("Right"),
+    },
+];

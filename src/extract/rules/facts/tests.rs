@@ -1,0 +1,172 @@
+use super::super::builder::Builder;
+use super::*;
+
+fn run(text: &str, parties: &[&str]) -> Vec<(String, String, String)> {
+    let mut b = Builder {
+        parties: parties.iter().map(|p| p.to_string()).collect(),
+        ..Builder::default()
+    };
+    facts(&mut b, &[text.to_string()]);
+    b.finish()
+        .relations
+        .into_iter()
+        .map(|r| (r.source, r.relation_type, r.target))
+        .collect()
+}
+
+fn has(out: &[(String, String, String)], ty: &str, source: &str, target: &str) -> bool {
+    out.iter()
+        .any(|(s, t, d)| t == ty && s == source && d.contains(target))
+}
+
+#[test]
+fn sentences_split_at_ends_not_abbreviations() {
+    let p = "Acme Inc. shall pay. Beta Co. may not. Then (a) this.";
+    let spans: Vec<&str> = sentences(p).iter().map(|&(s, e)| &p[s..e]).collect();
+    assert_eq!(
+        spans,
+        vec![
+            "Acme Inc. shall pay.",
+            "Beta Co. may not.",
+            "Then (a) this."
+        ]
+    );
+}
+
+#[test]
+fn dates_of_the_agreement() {
+    let out = run(
+        "This Distribution Agreement is made and entered into as of March 1, 2020 by and between Acme and Beta.",
+        &[],
+    );
+    assert!(
+        has(&out, "AGREEMENT_DATE", "Agreement", "March 1, 2020"),
+        "{out:?}"
+    );
+    let out = run(
+        "This Agreement shall be effective as of the 8th day of May, 2014 (the \"Effective Date\").",
+        &[],
+    );
+    assert!(
+        has(&out, "EFFECTIVE_DATE", "Agreement", "8th day of May, 2014"),
+        "{out:?}"
+    );
+    assert!(
+        !out.iter().any(|(_, t, _)| t == "AGREEMENT_DATE"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn renewal_and_its_notice() {
+    let out = run(
+        "This Agreement shall automatically renew for successive one (1) year periods unless either party gives notice of non-renewal at least ninety (90) days prior to the end of the then-current term.",
+        &[],
+    );
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "one (1) year"),
+        "{out:?}"
+    );
+    assert!(
+        out.iter()
+            .any(|(_, t, _)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn money_caps_and_royalties_name_the_party_and_amount() {
+    let out = run(
+        "Licensee shall pay Licensor a royalty of five percent (5%) of Net Sales. In no event shall Licensor's aggregate liability exceed $100,000.",
+        &["Licensee", "Licensor"],
+    );
+    assert!(
+        has(&out, "REVENUE_PROFIT_SHARING", "Licensee", "5%"),
+        "{out:?}"
+    );
+    assert!(
+        has(&out, "CAP_ON_LIABILITY", "Licensor", "$100,000"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn grants_and_limits() {
+    let out = run(
+        "Licensor hereby grants to Licensee a non-exclusive, non-transferable, perpetual license to use the Software. Distributor shall not sell any products that compete with the Products.",
+        &["Licensee", "Licensor", "Distributor"],
+    );
+    for ty in [
+        "LICENSE_GRANT",
+        "NON_TRANSFERABLE_LICENSE",
+        "IRREVOCABLE_OR_PERPETUAL_LICENSE",
+    ] {
+        assert!(
+            out.iter().any(|(s, t, _)| t == ty && s == "Licensor"),
+            "{ty}: {out:?}"
+        );
+    }
+    assert!(!out.iter().any(|(_, t, _)| t == "EXCLUSIVITY"), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|(s, t, _)| t == "NON_COMPETE" && s == "Distributor"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn governing_law_worded_every_way() {
+    for (text, place) in [
+        (
+            "The laws of the State of New York shall govern this Agreement.",
+            "New York",
+        ),
+        ("This Agreement is governed by English law.", "English"),
+        (
+            "THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE STATE OF DELAWARE.",
+            "Delaware",
+        ),
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            has(&out, "GOVERNING_LAW", "Agreement", place),
+            "{text}: {out:?}"
+        );
+    }
+}
+
+#[test]
+fn evidence_is_a_sentence_window_not_the_section() {
+    let long = format!(
+        "{} Licensee shall maintain insurance with reputable insurers. {}",
+        "Words of a long clause that goes on. ".repeat(20),
+        "More words that follow the clause. ".repeat(20)
+    );
+    let mut b = Builder {
+        parties: ["Licensee".to_string()].into_iter().collect(),
+        ..Builder::default()
+    };
+    facts(&mut b, &[long]);
+    let out = b.finish();
+    let r = out
+        .relations
+        .iter()
+        .find(|r| r.relation_type == "INSURANCE")
+        .expect("insurance fact");
+    assert_eq!(
+        r.evidence,
+        "Licensee shall maintain insurance with reputable insurers."
+    );
+    assert!(out
+        .relations
+        .iter()
+        .all(|r| r.evidence.len() <= FACT_EVIDENCE_CHARS));
+}
+
+#[test]
+fn sec_exhibit_numbers_are_no_cross_references() {
+    let refs = super::super::text::section_refs(
+        "Exhibit 10.16 CONFIDENTIAL. The Products are listed in Exhibit A and Exhibit 2.",
+    );
+    assert_eq!(refs, vec!["Exhibit A".to_string(), "Exhibit 2".to_string()]);
+}

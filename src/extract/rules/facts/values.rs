@@ -1,0 +1,163 @@
+//! The values a fact points at, read from its sentence: dates, periods,
+//! amounts and rates.
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?";
+
+/// `March 1, 2020`, `1st day of March, 2020`, `1 March 2020`, `3/1/2020`,
+/// `March 2020`, `the ___ day of ______, 2020`.
+static DATE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(?:{MONTH}\s+\d{{1,2}}\s*(?:st|nd|rd|th)?\s*,?\s*\d{{4}}|\d{{1,2}}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH}\s*[,.]?\s*(?:A\.D\.\s*)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|(?:{MONTH}|_{{2,}})\s*,?\s+\d{{4}}|_{{2,}}\s*day\s+of\s+(?:{MONTH}|_{{2,}})\s*,?\s*\d{{4}})"
+    ))
+    .unwrap()
+});
+
+/// `thirty (30) days`, `2 years`, `one (1) year`, `twelve months`.
+static PERIOD: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:[a-z]+(?:-[a-z]+)?\s+)?\(\d{1,4}\)|\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|sixty|ninety)\s*(?:-\s*)?(?:calendar\s+|business\s+|consecutive\s+|full\s+|additional\s+|successive\s+)*(?:days?|months?|years?|weeks?|quarters?)\b",
+    )
+    .unwrap()
+});
+
+/// `$10,000`, `US$ 5 million`, `EUR 100,000`, `5%`, `ten percent (10%)`.
+static AMOUNT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?i)(?:(?:US\s*)?\$|USD\s?|EUR\s?|€|£|GBP\s?|RMB\s?|¥)\s?\d[\d,]*(?:\.\d+)?(?:\s*(?:million|billion|thousand))?|\b\d[\d,]*(?:\.\d+)?\s*(?:%|percent\b|per\s+cent\b)|\b\d[\d,]*(?:\.\d+)?\s+(?:dollars|euros)\b",
+    )
+    .unwrap()
+});
+
+/// `laws of the State of New York`, `courts of England`, `English law`,
+/// `courts located in Santa Clara County, California`.
+static PLACE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?i:\b(?:laws?|courts?|jurisdiction|arbitration)\s+(?:located\s+|sitting\s+|held\s+)?(?:of|in)\s+(?:the\s+)?(?:(?:state|commonwealth|province|republic|kingdom|city|county)\s+of\s+)?)(?P<p>[A-Z][A-Za-z]+(?:\s+(?:of\s+)?[A-Z][A-Za-z]+){0,2})|\b(?P<a>English|Swiss|German|French|Dutch|Irish|Scottish|Delaware|Chinese|Japanese|Canadian|Israeli|Indian|Singapore|Hong\s+Kong|Ontario|California|Texas|Nevada|Florida)\s+law\b",
+    )
+    .unwrap()
+});
+
+/// Words that end a place's name when the capitalised run goes on.
+const NOT_PLACE: &[&str] = &[
+    "Without",
+    "Applicable",
+    "Excluding",
+    "Except",
+    "And",
+    "As",
+    "In",
+    "Including",
+    "Shall",
+    "The",
+    "Notwithstanding",
+    "That",
+    "Which",
+    "Regardless",
+    "Other",
+    "Agreement",
+    "United",
+];
+
+/// The place a governing-law or forum sentence names.
+pub(super) fn place(s: &str) -> Option<String> {
+    for c in PLACE.captures_iter(s) {
+        if let Some(a) = c.name("a") {
+            return Some(tidy(a.as_str()));
+        }
+        let raw = c.name("p")?.as_str();
+        let words: Vec<&str> = raw
+            .split_whitespace()
+            .take_while(|w| !NOT_PLACE.iter().any(|n| n.eq_ignore_ascii_case(w)) || *w == "United")
+            .collect();
+        let mut words = words;
+        while words.last().is_some_and(|w| w.eq_ignore_ascii_case("of")) {
+            words.pop();
+        }
+        if words.is_empty() || words[0] == "This" || words[0] == "Such" || words[0] == "Any" {
+            continue;
+        }
+        let name = words.join(" ");
+        return Some(if name.chars().any(char::is_lowercase) {
+            name
+        } else {
+            crate::extract::rules::text::titled(&name)
+        });
+    }
+    None
+}
+
+/// The date nearest after `from` in the sentence, else the first one.
+pub(super) fn date_near(s: &str, from: usize) -> Option<String> {
+    DATE.find_at(s, from.min(s.len()))
+        .or_else(|| DATE.find(s))
+        .map(|m| tidy(m.as_str()))
+}
+
+/// The first period the sentence names.
+pub(super) fn period(s: &str) -> Option<String> {
+    PERIOD.find(s).map(|m| tidy(m.as_str()))
+}
+
+/// The first amount or rate the sentence names.
+pub(super) fn amount(s: &str) -> Option<String> {
+    AMOUNT.find(s).map(|m| tidy(m.as_str()))
+}
+
+fn tidy(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_values() {
+        assert_eq!(
+            date_near("made as of the 8th day of May, 2014 by", 0).as_deref(),
+            Some("8th day of May, 2014")
+        );
+        assert_eq!(
+            date_near("dated March 1, 2020", 0).as_deref(),
+            Some("March 1, 2020")
+        );
+        assert_eq!(
+            period("upon thirty (30) days notice").as_deref(),
+            Some("thirty (30) days")
+        );
+        assert_eq!(period("for a term of 2 years").as_deref(), Some("2 years"));
+        assert_eq!(
+            amount("not exceed $1,000,000.00 in").as_deref(),
+            Some("$1,000,000.00")
+        );
+        assert_eq!(
+            amount("a royalty of 5% of Net Sales").as_deref(),
+            Some("5%")
+        );
+        assert_eq!(date_near("no date here", 0), None);
+        // PDF text splits ordinals and puts a period for a comma.
+        assert_eq!(
+            date_near("entered into on the 14t h day of April, 2015", 0).as_deref(),
+            Some("14t h day of April, 2015")
+        );
+        assert_eq!(
+            date_near("made this 16 day of August. 2012", 0).as_deref(),
+            Some("16 day of August. 2012")
+        );
+        assert_eq!(
+            place("governed by the laws of the State of New York without regard").as_deref(),
+            Some("New York")
+        );
+        assert_eq!(
+            place("This Agreement is governed by English law.").as_deref(),
+            Some("English")
+        );
+        assert_eq!(
+            place("THE LAWS OF THE STATE OF DELAWARE SHALL GOVERN").as_deref(),
+            Some("Delaware")
+        );
+    }
+}
