@@ -18,7 +18,19 @@ pub fn text(a: &Answer) -> String {
         }
     }
     if a.sections.is_empty() {
-        let _ = writeln!(out, "no section matches: {}", a.question);
+        if a.problems.is_empty() {
+            let _ = writeln!(out, "no section matches: {}", a.question);
+        } else {
+            let _ = writeln!(
+                out,
+                "no section to return: the documents that match changed or cannot be read since they were ingested ({})",
+                a.problems
+                    .iter()
+                    .map(|p| p.doc_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         return out;
     }
     for s in &a.sections {
