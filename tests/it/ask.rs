@@ -561,7 +561,7 @@ fn ingest_a_copy(tmp: &Path, layout: &[(&str, &str)]) -> (std::path::PathBuf, st
     }
     let batch = tmp.join("batch");
     super::util::ingest_offline_cmd(
-        &[input.clone()],
+        std::slice::from_ref(&input),
         &repo().join("indices"),
         &batch,
         &tmp.join("history.csv"),
