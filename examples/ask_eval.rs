@@ -742,6 +742,7 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
             end_byte: b,
             start_line: 0,
             end_line: 0,
+            sha256: None,
         });
         chunks.push(Chunk {
             section: i,

@@ -83,10 +83,26 @@ pub(crate) fn named_in<'a>(
     question_words: &str,
     mut names: impl Iterator<Item = &'a String>,
 ) -> bool {
-    names.any(|n| {
-        n.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
-            && question_words.contains(&words(n))
-    })
+    names.any(|n| long_enough(n) && question_words.contains(&words(n)))
+}
+
+/// True when a name is long enough to be matched in a question.
+pub(crate) fn long_enough(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
+}
+
+/// Grounds `question` in the batch's graph: from the names index beside
+/// the search index when the batch has one (a lookup per word n-gram of
+/// the question), else from its graph files (read whole).
+pub fn from_batch(
+    batch: &Path,
+    question: &str,
+    doc: Option<&str>,
+) -> anyhow::Result<Option<Grounding>> {
+    match crate::search::names::ground(batch, question, doc)? {
+        Some(g) => Ok(Some(g)),
+        None => from_files(batch, question, doc),
+    }
 }
 
 /// The question's words as [`named_in`] reads them.

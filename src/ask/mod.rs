@@ -3,20 +3,19 @@
 //! whole, read by its pointer from the source file (Proxy-Pointer: the
 //! consumer never gets the chunk, it gets the contiguous section).
 
+pub mod batch;
 pub mod eval;
 pub mod expand;
 pub mod grounding;
 pub mod grounding_neo4j;
 pub mod llm;
+pub mod read;
 pub mod render;
 pub mod rerank;
 pub mod structure;
 
 use crate::search::reader::WeightedTerm;
 use crate::search::{ChunkHit, SearchIndex, SectionPointer};
-use crate::tree::source::ReadOptions;
-use crate::tree::SourceText;
-use anyhow::Context;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -62,6 +61,10 @@ pub struct Answer {
     /// Why the LLM's answer is missing when one was asked for and failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer_error: Option<String>,
+    /// Documents whose matching sections were left out (changed or
+    /// unreadable sources): `ask` exits 1 when there are any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<DocProblem>,
 }
 
 /// Title words learned per question and the weight of the strongest in
@@ -268,39 +271,16 @@ fn shape(hits: Vec<ChunkHit>, top: usize, opts: &RetrieveOptions) -> Vec<Section
     ranked
 }
 
-/// Reads each section whole from its source file (each file read once).
-pub fn read_sections(hits: &[SectionHit]) -> anyhow::Result<Vec<FoundSection>> {
-    let mut sources: HashMap<&str, SourceText> = HashMap::new();
-    let mut out = Vec::with_capacity(hits.len());
-    for (i, h) in hits.iter().enumerate() {
-        let p = &h.pointer;
-        if !sources.contains_key(p.path.as_str()) {
-            let s = SourceText::read_with(std::path::Path::new(&p.path), &ReadOptions::default())
-                .with_context(|| format!("{}: cannot read the section's source", p.path))?;
-            sources.insert(p.path.as_str(), s);
-        }
-        let s = &sources[p.path.as_str()];
-        if p.end_byte > s.text.len()
-            || !s.text.is_char_boundary(p.start_byte)
-            || !s.text.is_char_boundary(p.end_byte)
-        {
-            anyhow::bail!(
-                "{}: the file changed since it was indexed (section {} at bytes {}..{}); run `kgroute index-search` on the batch again",
-                p.path,
-                p.node_id,
-                p.start_byte,
-                p.end_byte
-            );
-        }
-        out.push(FoundSection {
-            rank: i + 1,
-            score: h.score,
-            pointer: p.clone(),
-            // Exactly the pointer's bytes: what a tool re-reading the file gets.
-            text: s.text[p.start_byte..p.end_byte].to_string(),
-        });
-    }
-    Ok(out)
+pub use read::{read_sections, DocProblem, ReadSections};
+
+/// Most sections one question may ask for (`--top`): more is never read,
+/// and an unbounded count became an unbounded allocation.
+pub const MAX_TOP: usize = 1000;
+
+/// Retrieves `top` sections more than asked when some documents had to be
+/// left out, so the others fill their places.
+fn refill(top: usize) -> usize {
+    (top * 4).max(top + 20)
 }
 
 /// The `pool` best sections for `question`, sections that mention a name
@@ -336,11 +316,39 @@ pub fn ask(
     grounding: Option<grounding::Grounding>,
 ) -> anyhow::Result<Answer> {
     let hits = candidates(index, question, doc, top, grounding.as_ref())?;
+    let read = read_or_refill(hits, top, |pool| {
+        candidates(index, question, doc, pool, grounding.as_ref())
+    })?;
     Ok(Answer {
         question: question.to_string(),
-        sections: read_sections(&hits)?,
+        sections: read.sections,
         grounding,
         answer: None,
         answer_error: None,
+        problems: read.problems,
     })
+}
+
+/// Reads the `top` first sections of `hits`; when documents had to be left
+/// out, asks `more` for a larger pool and reads again, so the sections of
+/// the documents that are fine fill the places.
+pub fn read_or_refill(
+    hits: Vec<SectionHit>,
+    top: usize,
+    more: impl FnOnce(usize) -> anyhow::Result<Vec<SectionHit>>,
+) -> anyhow::Result<ReadSections> {
+    let first = read_sections(&hits, top);
+    if first.problems.is_empty() || first.sections.len() >= top {
+        return Ok(first);
+    }
+    let mut pool = more(refill(top))?;
+    // Keep the first pool's order ahead of the larger pool's new sections.
+    let seen: std::collections::HashSet<(String, String)> = hits
+        .iter()
+        .map(|h| (h.pointer.doc_id.clone(), h.pointer.node_id.clone()))
+        .collect();
+    pool.retain(|h| !seen.contains(&(h.pointer.doc_id.clone(), h.pointer.node_id.clone())));
+    let mut all = hits;
+    all.extend(pool);
+    Ok(read_sections(&all, top))
 }

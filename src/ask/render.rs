@@ -1,5 +1,7 @@
 //! Prints an [`super::Answer`]: for people (document, breadcrumb, lines,
-//! then the whole section) or as JSON for tools.
+//! the graph facts found in that section, then the whole section) or as
+//! JSON for tools. Facts sit under the section that shows them, so a
+//! reader sees each fact beside its evidence; facts found elsewhere follow.
 
 use super::Answer;
 use std::fmt::Write;
@@ -18,7 +20,19 @@ pub fn text(a: &Answer) -> String {
         }
     }
     if a.sections.is_empty() {
-        let _ = writeln!(out, "no section matches: {}", a.question);
+        if a.problems.is_empty() {
+            let _ = writeln!(out, "no section matches: {}", a.question);
+        } else {
+            let _ = writeln!(
+                out,
+                "no section to return: the documents that match changed or cannot be read since they were ingested ({})",
+                a.problems
+                    .iter()
+                    .map(|p| p.doc_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
         return out;
     }
     for s in &a.sections {
@@ -29,6 +43,9 @@ pub fn text(a: &Answer) -> String {
             s.rank, p.doc_name, p.node_id, p.start_line, p.end_line, s.score
         );
         let _ = writeln!(out, "   {}", crate::report::sanitize_title(&p.breadcrumb));
+        for r in facts_in(a, &p.doc_id, &p.node_id) {
+            let _ = writeln!(out, "   fact: {}", fact(r));
+        }
         let _ = writeln!(out);
         for line in s.text.trim_end().lines() {
             let _ = writeln!(out, "   {line}");
@@ -46,7 +63,14 @@ pub fn text(a: &Answer) -> String {
                 secs.join(", ")
             );
         }
-        for r in &g.relations {
+        let shown = |r: &super::grounding::GroundRelation| {
+            r.provenance.iter().any(|p| {
+                a.sections
+                    .iter()
+                    .any(|s| s.pointer.doc_id == p.doc_id && s.pointer.node_id == p.node_id)
+            })
+        };
+        for r in g.relations.iter().filter(|r| !shown(r)) {
             let at: Vec<String> = r
                 .provenance
                 .iter()
@@ -65,7 +89,95 @@ pub fn text(a: &Answer) -> String {
     out
 }
 
+/// The grounding's relations found in section `node` of `doc`.
+fn facts_in<'a>(
+    a: &'a Answer,
+    doc: &'a str,
+    node: &'a str,
+) -> impl Iterator<Item = &'a super::grounding::GroundRelation> {
+    a.grounding
+        .iter()
+        .flat_map(|g| g.relations.iter())
+        .filter(move |r| {
+            r.provenance
+                .iter()
+                .any(|p| p.doc_id == doc && p.node_id == node)
+        })
+}
+
+/// `Source -[TYPE]-> Target`, names sanitised.
+fn fact(r: &super::grounding::GroundRelation) -> String {
+    format!(
+        "{} -[{}]-> {}",
+        crate::report::sanitize_title(&r.source),
+        r.rel_type,
+        crate::report::sanitize_title(&r.target)
+    )
+}
+
 /// The answer as pretty JSON.
 pub fn json(a: &Answer) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(a)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ask::grounding::{GroundRelation, Grounding, Provenance};
+    use crate::ask::FoundSection;
+    use crate::search::SectionPointer;
+
+    fn section(node: &str) -> FoundSection {
+        FoundSection {
+            rank: 1,
+            score: 1.0,
+            pointer: SectionPointer {
+                doc_id: "d".into(),
+                doc_name: "d.txt".into(),
+                path: "d.txt".into(),
+                node_id: node.into(),
+                title: "Payment".into(),
+                breadcrumb: "Payment".into(),
+                start_byte: 0,
+                end_byte: 4,
+                start_line: 1,
+                end_line: 1,
+                sha256: None,
+            },
+            text: "The Buyer pays.".into(),
+        }
+    }
+
+    fn rel(target: &str, node: &str) -> GroundRelation {
+        GroundRelation {
+            source: "Buyer".into(),
+            rel_type: "PAYS".into(),
+            target: target.into(),
+            provenance: vec![Provenance {
+                doc_id: "d".into(),
+                node_id: node.into(),
+                evidence: String::new(),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_fact_is_printed_under_the_section_that_shows_it_the_others_after() {
+        let a = Answer {
+            question: "what does the Buyer pay".into(),
+            sections: vec![section("n3")],
+            grounding: Some(Grounding {
+                entities: Vec::new(),
+                relations: vec![rel("Fee", "n3"), rel("Deposit", "n9")],
+            }),
+            answer: None,
+            answer_error: None,
+            problems: Vec::new(),
+        };
+        let t = text(&a);
+        let fact_at = t.find("   fact: Buyer -[PAYS]-> Fee").expect(&t);
+        assert!(fact_at < t.find("The Buyer pays.").unwrap(), "{t}");
+        assert!(!t.contains("graph: Buyer -[PAYS]-> Fee"), "{t}");
+        assert!(t.contains("graph: Buyer -[PAYS]-> Deposit [d §n9]"), "{t}");
+    }
 }

@@ -115,6 +115,7 @@ mod tests {
                 end_byte: bytes,
                 start_line: 1,
                 end_line: 1,
+                sha256: None,
             },
         }
     }

@@ -3,6 +3,8 @@
 //! its pointer from the source file).
 
 use super::Outcome;
+use anyhow::Context;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
@@ -72,8 +74,18 @@ pub struct AskArgs {
 const RERANK_POOL: usize = 4;
 
 pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
-    if args.top == 0 {
-        anyhow::bail!("--top must be at least 1, e.g. --top 3");
+    if args.top == 0 || args.top > crate::ask::MAX_TOP {
+        anyhow::bail!(
+            "--top {}: give from 1 to {} sections, e.g. --top 3",
+            args.top,
+            crate::ask::MAX_TOP
+        );
+    }
+    if crate::search::reader::analysed(&args.question).is_empty() {
+        anyhow::bail!(
+            "the question {:?} has no word to search for (empty, or only words such as \"the\" and \"is\"); ask in plain words, e.g. kgroute ask \"which law governs the agreement?\"",
+            args.question
+        );
     }
     let batch = match args.batch.clone() {
         Some(b) => b,
@@ -83,23 +95,23 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
             )
         })?,
     };
+    crate::ask::batch::check_exists(&batch)?;
+    let incomplete = crate::ask::batch::incomplete(&batch);
+    if let Some(why) = &incomplete {
+        eprintln!("kgroute: warning: {why}");
+    }
     let index = crate::search::SearchIndex::open(&batch)?;
     let doc_id = match &args.doc {
         None => None,
-        Some(d) => Some(index.resolve_doc(d)?.ok_or_else(|| {
-            anyhow::anyhow!(
-                "{d}: no such document in {}; give its file name or doc id as ingested",
-                batch.display()
-            )
-        })?),
+        Some(d) => Some(crate::ask::batch::resolve_doc(&index, &batch, d)?),
     };
     let grounding =
-        match crate::ask::grounding::from_files(&batch, &args.question, doc_id.as_deref())? {
+        match crate::ask::grounding::from_batch(&batch, &args.question, doc_id.as_deref())? {
             Some(g) => Some(g),
             None => ground_in_neo4j(&args, &batch, doc_id.as_deref())?,
         };
     let llm = crate::extract::LlmConfig::from_env_and_flags(args.llm_url, args.model)?;
-    let answer = match llm {
+    let mut answer = match llm {
         None => {
             if args.rerank {
                 anyhow::bail!("--rerank needs an LLM: give --llm-url and --model (or KGROUTE_LLM_URL and KGROUTE_MODEL)");
@@ -142,8 +154,16 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
                     }
                 }
             }
-            hits.truncate(args.top);
-            let sections = crate::ask::read_sections(&hits)?;
+            let read = crate::ask::read_or_refill(hits, args.top, |more| {
+                crate::ask::candidates(
+                    &index,
+                    &args.question,
+                    doc_id.as_deref(),
+                    more,
+                    grounding.as_ref(),
+                )
+            })?;
+            let sections = read.sections;
             let (written, answer_error) = if args.no_answer || sections.is_empty() {
                 (None, None)
             } else {
@@ -158,21 +178,35 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
                 grounding,
                 answer: written,
                 answer_error,
+                problems: read.problems,
             }
         }
     };
-    let outcome = match &answer.answer_error {
-        Some(e) => {
-            eprintln!("kgroute: the LLM's answer failed (the sections found are printed): {e}");
-            Outcome::PartialFailure
-        }
-        None => Outcome::Success,
-    };
-    match args.format {
-        AskFormat::Text => print!("{}", crate::ask::render::text(&answer)),
-        AskFormat::Json => println!("{}", crate::ask::render::json(&answer)?),
+    crate::ask::batch::name_by_relative_path(&index, &mut answer)?;
+    let mut failed = incomplete.is_some();
+    if let Some(e) = &answer.answer_error {
+        eprintln!("kgroute: the LLM's answer failed (the sections found are printed): {e}");
+        failed = true;
     }
-    Ok(outcome)
+    for p in &answer.problems {
+        eprintln!("kgroute: {}", p.message);
+        failed = true;
+    }
+    let text = match args.format {
+        AskFormat::Text => crate::ask::render::text(&answer),
+        AskFormat::Json => crate::ask::render::json(&answer)? + "\n",
+    };
+    // A closed pipe (`ask ... | head -1`) comes back as an error that main
+    // treats as success; print! would panic.
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the answer")?;
+    Ok(if failed {
+        Outcome::PartialFailure
+    } else {
+        Outcome::Success
+    })
 }
 
 /// Grounding for a batch without graph files: from Neo4j when one is

@@ -736,6 +736,9 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .write_document(&graph)
         .await
         .with_context(|| format!("writing to {}", batch.cfg.sink_label()))?;
+    if let Some(search) = batch.search.lock().expect("search").as_ref() {
+        search.add_graph(&graph)?;
+    }
     batch.merges.lock().expect("merges").add(&graph);
     set_state(
         batch,

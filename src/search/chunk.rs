@@ -78,6 +78,7 @@ pub fn section_chunks_sized(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| plan.doc_name.clone());
+    let sha256 = source.file_sha256_hex();
     let mut pointers = Vec::new();
     let mut chunks = Vec::new();
     for s in plan.sections.iter().filter(|s| indexable(s)) {
@@ -102,6 +103,7 @@ pub fn section_chunks_sized(
             end_byte: end,
             start_line: s.start_line,
             end_line: s.end_line,
+            sha256: sha256.clone(),
         });
         for (a, b) in split_span(text, target) {
             let body = text[a..b].trim();

@@ -11,6 +11,7 @@
 pub mod batch;
 pub mod chunk;
 pub mod merge;
+pub mod names;
 pub mod reader;
 pub mod schema;
 pub mod stem;
@@ -43,4 +44,10 @@ pub struct SectionPointer {
     /// 1-based inclusive lines.
     pub start_line: usize,
     pub end_line: usize,
+    /// Hex SHA-256 of the source file's bytes when it was indexed: `ask`
+    /// returns a section only while the file still hashes the same (absent
+    /// in indexes written before it was kept: their spans are only checked
+    /// to fit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }

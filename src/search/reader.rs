@@ -8,7 +8,7 @@ use super::schema::{self, Fields};
 use super::SectionPointer;
 use anyhow::Context;
 use std::path::Path;
-use tantivy::collector::TopDocs;
+use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::tokenizer::TokenStream;
@@ -204,36 +204,31 @@ impl SearchIndex {
         Ok(out)
     }
 
-    /// The doc id of the document with this id, file name or path (as
-    /// `--doc` takes it); `None` when the index has no such document.
-    pub fn resolve_doc(&self, doc: &str) -> anyhow::Result<Option<String>> {
+    /// One pointer (of its first chunk) per document whose doc id or file
+    /// name is `key`, in index order: what `--doc` and the naming of
+    /// same-named files look up.
+    pub fn documents(&self, key: &str) -> anyhow::Result<Vec<SectionPointer>> {
         let f = self.fields;
-        let name = Path::new(doc)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| doc.to_string());
-        // A constant score: BM25 over an exact-match field without term
-        // frequencies scores NaN, and TopDocs drops NaN hits.
-        let q = ConstScoreQuery::new(
-            Box::new(BooleanQuery::new(vec![
-                (Occur::Should, term_query(f.doc_id, doc)),
-                (Occur::Should, term_query(f.doc_name, doc)),
-                (Occur::Should, term_query(f.doc_name, &name)),
-            ])),
-            1.0,
-        );
+        let q = BooleanQuery::new(vec![
+            (Occur::Should, term_query(f.doc_id, key)),
+            (Occur::Should, term_query(f.doc_name, key)),
+        ]);
         let searcher = self.reader.searcher();
-        let Some((_, addr)) = searcher.search(&q, &TopDocs::with_limit(1))?.pop() else {
-            return Ok(None);
-        };
-        // doc_id is indexed, not stored: the stored pointer carries it.
-        let d: TantivyDocument = searcher.doc(addr)?;
-        let json = d
-            .get_first(f.pointer)
-            .and_then(|v| v.as_str())
-            .context("search index chunk without a pointer")?;
-        let pointer: SectionPointer = serde_json::from_str(json).context("search index pointer")?;
-        Ok(Some(pointer.doc_id))
+        let mut addrs: Vec<_> = searcher.search(&q, &DocSetCollector)?.into_iter().collect();
+        addrs.sort();
+        let mut out: Vec<SectionPointer> = Vec::new();
+        for addr in addrs {
+            let d: TantivyDocument = searcher.doc(addr)?;
+            let json = d
+                .get_first(f.pointer)
+                .and_then(|v| v.as_str())
+                .context("search index chunk without a pointer")?;
+            let p: SectionPointer = serde_json::from_str(json).context("search index pointer")?;
+            if !out.iter().any(|o| o.doc_id == p.doc_id) {
+                out.push(p);
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -33,6 +33,8 @@ pub struct SearchIndexWriter {
     /// no delete per document (each is a query tantivy runs on every
     /// segment at the commit).
     fresh: bool,
+    /// The graph's names beside the index ([`super::names`]), when written.
+    names: Option<super::names::NamesWriter>,
 }
 
 impl SearchIndexWriter {
@@ -55,7 +57,8 @@ impl SearchIndexWriter {
                 .with_context(|| format!("{}: cannot create the search index", dir.display()))?;
             (index, true)
         };
-        let writer = Self::with_index(index, dir, fresh, WRITER_BYTES)?;
+        let mut writer = Self::with_index(index, dir, fresh, WRITER_BYTES)?;
+        writer.names = super::names::NamesWriter::open(batch_dir, fresh)?;
         // No background merges while a batch writes: a merge maps every
         // segment it joins, and the segments grow with the batch (5,000
         // documents against 500 took the peak RSS from about 120 to 250 MB).
@@ -90,6 +93,7 @@ impl SearchIndexWriter {
             writer,
             chunks: Default::default(),
             fresh,
+            names: None,
         })
     }
 
@@ -103,6 +107,15 @@ impl SearchIndexWriter {
         }
         let (pointers, chunks) = section_chunks(plan, source, &path.display().to_string());
         self.add_chunks(&pointers, &chunks)
+    }
+
+    /// Adds the named entities of a document's graph to the names index
+    /// beside the search index (nothing when there is none).
+    pub fn add_graph(&self, graph: &crate::graph::DocGraph) -> anyhow::Result<()> {
+        match &self.names {
+            Some(n) => n.add(graph),
+            None => Ok(()),
+        }
     }
 
     /// Adds chunks as they are (the flat baseline of the evaluation makes
@@ -132,6 +145,9 @@ impl SearchIndexWriter {
 
     /// Commits everything added and returns how many chunks that was.
     pub fn finish(mut self) -> anyhow::Result<u64> {
+        if let Some(names) = self.names.take() {
+            names.finish()?;
+        }
         self.writer
             .commit()
             .with_context(|| format!("{}: cannot commit the search index", self.dir.display()))?;

@@ -549,3 +549,275 @@ fn a_word_the_question_says_again_counts_more() {
     assert!(terms.iter().all(|(_, w)| *w == 1.0), "{terms:?}");
     governing_law_ranks_first(&index, q);
 }
+
+/// The fixtures copied into `tmp/in` (so a test may edit or move them) and
+/// ingested into `tmp/batch`.
+fn ingest_a_copy(tmp: &Path, layout: &[(&str, &str)]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let input = tmp.join("in");
+    for (from, to) in layout {
+        let to = input.join(to);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(from), &to).unwrap();
+    }
+    let batch = tmp.join("batch");
+    super::util::ingest_offline_cmd(
+        std::slice::from_ref(&input),
+        &repo().join("indices"),
+        &batch,
+        &tmp.join("history.csv"),
+    )
+    .current_dir(repo())
+    .arg("--quiet")
+    .assert()
+    .success();
+    (input, batch)
+}
+
+const THREE: &[(&str, &str)] = &[
+    ("supply_agreement.txt", "supply_agreement.txt"),
+    ("credit_agreement.md", "credit_agreement.md"),
+    ("memo.txt", "memo.txt"),
+];
+
+/// Runs `ask` and hands back (exit code, stdout, stderr).
+fn ask_run(batch: &Path, question: &str, extra: &[&str]) -> (i32, String, String) {
+    let out = kgroute()
+        .arg("ask")
+        .arg(question)
+        .arg("--batch")
+        .arg(batch)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn doc_names(json: &str) -> Vec<String> {
+    let a: serde_json::Value = serde_json::from_str(json).unwrap();
+    a["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["doc_name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_edited_source_is_reported_and_its_shifted_text_never_returned() {
+    let tmp = tempdir();
+    let (input, batch) = ingest_a_copy(tmp.path(), THREE);
+    let q = "governing law interest payment";
+    let before = ask_json(&batch, q, &["--top", "8"]);
+    let names: Vec<&str> = before["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["doc_name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"supply_agreement.txt") && names.contains(&"credit_agreement.md"));
+
+    // One line inserted at the top: every span after it moves.
+    let path = input.join("supply_agreement.txt");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("DRAFT - added after ingest\n{text}")).unwrap();
+    let (code, stdout, stderr) = ask_run(&batch, q, &["--top", "8", "--format", "json"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("supply_agreement.txt: its content changed since it was ingested")
+            && stderr.contains("kgroute ingest"),
+        "{stderr}"
+    );
+    let a: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(a["problems"][0]["kind"], "changed");
+    let names = doc_names(&stdout);
+    assert!(
+        !names.contains(&"supply_agreement.txt".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"credit_agreement.md".to_string()),
+        "{names:?}"
+    );
+    assert_whole_sections(&a);
+
+    // Asked of that document alone: nothing returned, still exit 1.
+    let (code, _, stderr) = ask_run(&batch, q, &["--doc", "supply_agreement.txt"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("changed since it was ingested"), "{stderr}");
+}
+
+#[test]
+fn a_moved_source_fails_its_own_sections_and_the_rest_are_returned() {
+    let tmp = tempdir();
+    let (input, batch) = ingest_a_copy(tmp.path(), THREE);
+    std::fs::rename(
+        input.join("credit_agreement.md"),
+        tmp.path().join("elsewhere.md"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = ask_run(
+        &batch,
+        "governing law interest payment",
+        &["--top", "8", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("credit_agreement.md: cannot read the source"),
+        "{stderr}"
+    );
+    let a: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(a["problems"][0]["kind"], "unreadable");
+    let names = doc_names(&stdout);
+    assert!(!names.is_empty() && names.iter().all(|n| n != "credit_agreement.md"));
+    assert_whole_sections(&a);
+}
+
+#[test]
+fn an_empty_or_stop_word_question_is_a_usage_error() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    for q in ["", "   ", "Is it in the, or not?"] {
+        let (code, stdout, stderr) = ask_run(&batch, q, &[]);
+        assert_eq!(code, 2, "{q:?}: {stderr}");
+        assert!(stderr.contains("has no word to search for"), "{stderr}");
+        assert!(stdout.is_empty());
+    }
+}
+
+#[test]
+fn top_is_bounded_and_a_closed_pipe_ends_quietly() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let (code, _, stderr) = ask_run(&batch, "governing law", &["--top", "1000000000"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--top 1000000000: give from 1 to 1000"),
+        "{stderr}"
+    );
+
+    // `ask ... --top 50 | head -1`: the reader is gone before ask writes.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kgroute"))
+        .args([
+            "ask",
+            "governing law interest payment",
+            "--top",
+            "50",
+            "--batch",
+        ])
+        .arg(&batch)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn same_named_files_are_named_by_their_paths_and_doc_must_be_unambiguous() {
+    let tmp = tempdir();
+    let (_, batch) = ingest_a_copy(
+        tmp.path(),
+        &[
+            ("supply_agreement.txt", "2019/contract.txt"),
+            ("credit_agreement.md", "2020/contract.txt"),
+        ],
+    );
+    let (code, stdout, stderr) = ask_run(
+        &batch,
+        "governing law interest payment",
+        &["--top", "8", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let mut names = doc_names(&stdout);
+    names.sort();
+    names.dedup();
+    assert_eq!(names, ["2019/contract.txt", "2020/contract.txt"]);
+
+    let (code, _, stderr) = ask_run(&batch, "governing law", &["--doc", "contract.txt"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("2 documents of the batch have that name")
+            && stderr.contains("2019/contract.txt")
+            && stderr.contains("2020/contract.txt"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = ask_run(
+        &batch,
+        "governing law",
+        &["--doc", "2020/contract.txt", "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(doc_names(&stdout).iter().all(|n| n == "2020/contract.txt"));
+}
+
+#[test]
+fn an_incomplete_or_missing_batch_says_so() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    // What a killed (or still running) ingest leaves: finished is false.
+    let manifest = batch.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m["finished"] = false.into();
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    let (code, _, stderr) = ask_run(&batch, "governing law", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("the batch is incomplete"), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+
+    let missing = tmp.path().join("no-such-batch");
+    let (code, _, stderr) = ask_run(&missing, "governing law", &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no such batch folder"), "{stderr}");
+    assert!(!stderr.contains("index-search"), "{stderr}");
+}
+
+/// The names index written at ingest grounds a question as the graph files
+/// do (entities, their sections, relations), and a batch without it falls
+/// back to the files.
+#[test]
+fn the_names_index_grounds_like_the_graph_files() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let names = batch.join("search").join("names");
+    assert!(names.join("meta.json").exists());
+    for (q, doc) in [
+        (
+            "What must Northwind Industries, Inc. pay the Supplier?",
+            None,
+        ),
+        ("What does the Borrower owe the Lenders?", None),
+        (
+            "What must the Supplier deliver?",
+            Some("supply_agreement.txt"),
+        ),
+    ] {
+        let extra: Vec<&str> = doc.map(|d| vec!["--doc", d]).unwrap_or_default();
+        let indexed = ask_json(&batch, q, &extra);
+        std::fs::rename(&names, tmp.path().join("names.off")).unwrap();
+        let files = ask_json(&batch, q, &extra);
+        std::fs::rename(tmp.path().join("names.off"), &names).unwrap();
+        let (ie, ir) = grounding_view(&indexed);
+        let (fe, fr) = grounding_view(&files);
+        assert!(!fe.is_empty(), "{q}: the graph knows a name of it");
+        assert_eq!(ie, fe, "{q}");
+        if fr.len() < kgroute::ask::grounding::MAX_RELATIONS {
+            assert_eq!(ir, fr, "{q}");
+        } else {
+            assert_eq!(ir.len(), fr.len(), "{q}");
+        }
+        assert_eq!(indexed["sections"], files["sections"], "{q}");
+    }
+}

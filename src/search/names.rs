@@ -1,0 +1,312 @@
+//! The graph's names, stored where a question looks them up (issue 35 item
+//! 3): grounding read every entity line of `graph/graph.jsonl` per question
+//! (20 MB for 239 contracts, up to three passes, 698 ms median against 42
+//! ms without the graph). Here each named entity of each document is one
+//! small tantivy document keyed by its name and aliases as whole lower-cased
+//! words; a question becomes its word n-grams, each an exact term lookup,
+//! so the cost follows the question, not the batch. The record it stores is
+//! what the answer shows: the entity, the sections that mention it, and
+//! the document's relations that touch it, with names resolved.
+//!
+//! Written at ingest from the in-memory graph (not from graph.jsonl, whose
+//! form the files sink owns), into `search/names/`. A batch without it
+//! (older, merged from shards, rebuilt by `index-search`) is grounded from
+//! the graph files as before.
+
+use crate::ask::grounding::{self, GroundRelation, Grounding, NamedEntity, Provenance};
+use crate::graph::DocGraph;
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use tantivy::collector::DocSetCollector;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, Value, STORED, STRING};
+use tantivy::{doc, Index, IndexWriter, TantivyDocument, Term};
+
+/// Folder of the names index inside the search index's folder.
+pub const NAMES_DIR: &str = "names";
+/// Longest name, in words, a question is looked up for.
+pub const MAX_NAME_WORDS: usize = 8;
+/// Relations kept per entity and document.
+const RELATIONS_PER_ENTITY: usize = grounding::MAX_RELATIONS;
+
+#[derive(Clone, Copy)]
+struct NameFields {
+    name: Field,
+    doc_id: Field,
+    record: Field,
+}
+
+fn schema() -> (Schema, NameFields) {
+    let mut b = Schema::builder();
+    let name = b.add_text_field("name", STRING);
+    let doc_id = b.add_text_field("doc_id", STRING);
+    let record = b.add_text_field("record", STORED);
+    (
+        b.build(),
+        NameFields {
+            name,
+            doc_id,
+            record,
+        },
+    )
+}
+
+fn fields_of(index: &Index) -> anyhow::Result<NameFields> {
+    let s = index.schema();
+    let f = |n: &str| {
+        s.get_field(n)
+            .map_err(|_| anyhow::anyhow!("not a kgroute names index (no field `{n}`)"))
+    };
+    Ok(NameFields {
+        name: f("name")?,
+        doc_id: f("doc_id")?,
+        record: f("record")?,
+    })
+}
+
+/// What one named entity of one document stores.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Record {
+    doc_id: String,
+    key: String,
+    name: String,
+    entity_type: String,
+    mentions: Vec<String>,
+    relations: Vec<StoredRelation>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct StoredRelation {
+    source: String,
+    source_key: String,
+    rel_type: String,
+    target: String,
+    target_key: String,
+    provenance: Vec<Provenance>,
+}
+
+/// A name as it is keyed: lower-cased alphanumeric words joined by one
+/// space (`grounding::words` without its padding).
+pub fn name_key(name: &str) -> String {
+    grounding::question_words(name).trim().to_string()
+}
+
+/// Writes the names of each document's graph beside the search index.
+pub struct NamesWriter {
+    dir: PathBuf,
+    fields: NameFields,
+    writer: IndexWriter<TantivyDocument>,
+    fresh: bool,
+}
+
+impl NamesWriter {
+    /// Opens `search/names` of `batch_dir`; `None` when the search index
+    /// already had documents but no names index (a resumed older batch:
+    /// names of only the resumed documents would ground wrongly, so it
+    /// keeps being grounded from its graph files).
+    pub fn open(batch_dir: &Path, search_was_fresh: bool) -> anyhow::Result<Option<Self>> {
+        let dir = batch_dir.join(super::INDEX_DIR).join(NAMES_DIR);
+        let exists = dir.join("meta.json").exists();
+        if !exists && !search_was_fresh {
+            return Ok(None);
+        }
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("{}: cannot create the names index", dir.display()))?;
+        let index = if exists {
+            Index::open_in_dir(&dir)
+        } else {
+            Index::create_in_dir(&dir, schema().0)
+        }
+        .with_context(|| format!("{}: cannot open the names index", dir.display()))?;
+        let fields = fields_of(&index)?;
+        let writer = index
+            .writer_with_num_threads(1, 15_000_000)
+            .with_context(|| format!("{}: cannot write the names index", dir.display()))?;
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        Ok(Some(Self {
+            dir,
+            fields,
+            writer,
+            fresh: !exists,
+        }))
+    }
+
+    /// Adds one document's named entities (replacing an earlier version).
+    pub fn add(&self, graph: &DocGraph) -> anyhow::Result<()> {
+        let f = self.fields;
+        let doc_id = graph.doc_id();
+        if !self.fresh {
+            self.writer
+                .delete_term(Term::from_field_text(f.doc_id, doc_id));
+        }
+        for e in graph.entities() {
+            if !grounding::is_named_type(&e.entity_type) {
+                continue;
+            }
+            let keys: Vec<String> = std::iter::once(&e.name)
+                .chain(e.aliases.iter())
+                .filter(|n| grounding::long_enough(n))
+                .map(|n| name_key(n))
+                .filter(|k| !k.is_empty())
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            let relations: Vec<StoredRelation> = graph
+                .relations()
+                .filter(|(s, _, t)| s.key == e.key || t.key == e.key)
+                .take(RELATIONS_PER_ENTITY)
+                .map(|(s, r, t)| StoredRelation {
+                    source: s.name.clone(),
+                    source_key: s.key.clone(),
+                    rel_type: r.rel_type.clone(),
+                    target: t.name.clone(),
+                    target_key: t.key.clone(),
+                    provenance: r
+                        .provenance
+                        .iter()
+                        .map(|p| Provenance {
+                            doc_id: p.doc_id.clone(),
+                            node_id: p.node_id.clone(),
+                            evidence: p.evidence.clone(),
+                        })
+                        .collect(),
+                })
+                .collect();
+            let record = Record {
+                doc_id: doc_id.to_string(),
+                key: e.key.clone(),
+                name: e.name.clone(),
+                entity_type: e.entity_type.clone(),
+                mentions: e.mentions.iter().cloned().collect(),
+                relations,
+            };
+            let mut d = doc!(
+                f.doc_id => doc_id,
+                f.record => serde_json::to_string(&record)?,
+            );
+            for k in keys {
+                d.add_text(f.name, k);
+            }
+            self.writer.add_document(d)?;
+        }
+        Ok(())
+    }
+
+    /// Commits what was added.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.writer
+            .commit()
+            .with_context(|| format!("{}: cannot commit the names index", self.dir.display()))?;
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+/// Grounds `question` in the batch's names index; `None` when the batch
+/// has none (the caller reads the graph files instead).
+pub fn ground(
+    batch: &Path,
+    question: &str,
+    doc: Option<&str>,
+) -> anyhow::Result<Option<Grounding>> {
+    let dir = batch.join(super::INDEX_DIR).join(NAMES_DIR);
+    if !dir.join("meta.json").exists() {
+        return Ok(None);
+    }
+    let index = Index::open_in_dir(&dir)
+        .with_context(|| format!("{}: cannot open the names index", dir.display()))?;
+    let f = fields_of(&index)?;
+    let words: Vec<String> = name_key(question)
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    let mut grams: HashSet<String> = HashSet::new();
+    for n in 1..=MAX_NAME_WORDS.min(words.len()) {
+        for w in words.windows(n) {
+            grams.insert(w.join(" "));
+        }
+    }
+    let mut g = Grounding::default();
+    if grams.is_empty() {
+        return Ok(Some(g));
+    }
+    let should: Vec<(Occur, Box<dyn Query>)> = grams
+        .iter()
+        .map(|k| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.name, k),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    let mut query: Box<dyn Query> = Box::new(BooleanQuery::new(should));
+    if let Some(d) = doc {
+        query = Box::new(BooleanQuery::new(vec![
+            (Occur::Must, query),
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.doc_id, d),
+                    IndexRecordOption::Basic,
+                )),
+            ),
+        ]));
+    }
+    let searcher = index.reader()?.searcher();
+    let mut addrs: Vec<_> = searcher
+        .search(&*query, &DocSetCollector)?
+        .into_iter()
+        .collect();
+    addrs.sort();
+    let mut records: Vec<Record> = Vec::with_capacity(addrs.len());
+    for a in addrs {
+        let d: TantivyDocument = searcher.doc(a)?;
+        let json = d
+            .get_first(f.record)
+            .and_then(|v| v.as_str())
+            .context("names index entry without a record")?;
+        records.push(serde_json::from_str(json).context("names index record")?);
+    }
+    let keys: HashSet<String> = records.iter().map(|r| r.key.clone()).collect();
+    let mut seen: HashSet<(String, String, String, String)> = HashSet::new();
+    for r in records {
+        for rel in &r.relations {
+            if g.relations.len() >= grounding::MAX_RELATIONS {
+                break;
+            }
+            if !(keys.contains(&rel.source_key) || keys.contains(&rel.target_key)) {
+                continue;
+            }
+            let id = (
+                r.doc_id.clone(),
+                rel.source_key.clone(),
+                rel.rel_type.clone(),
+                rel.target_key.clone(),
+            );
+            if seen.insert(id) {
+                g.relations.push(GroundRelation {
+                    source: rel.source.clone(),
+                    rel_type: rel.rel_type.clone(),
+                    target: rel.target.clone(),
+                    provenance: rel.provenance.clone(),
+                });
+            }
+        }
+        g.add_entity(NamedEntity {
+            name: r.name,
+            entity_type: r.entity_type,
+            key: r.key,
+            sections: r
+                .mentions
+                .into_iter()
+                .map(|n| (r.doc_id.clone(), n))
+                .collect(),
+        });
+    }
+    Ok(Some(g))
+}
