@@ -109,6 +109,10 @@ pub fn draft(
     options: DraftOptions,
 ) -> Draft {
     let mut retiered = std::collections::BTreeSet::new();
+    // Normal forms already written (titles and aliases): a second group
+    // reaching one (`Exhibit F` and a group re-tiering `Exhibit` both read
+    // `exhibit`) would be a duplicate `index check` refuses.
+    let mut used = std::collections::BTreeSet::new();
     let groups = group::group(docs);
     let k = options.min_docs.max(1);
     let mut entries = Vec::new();
@@ -134,6 +138,9 @@ pub fn draft(
             None => title,
         };
         let own = crate::index::normalize_title(&title);
+        if !used.insert(own.clone()) {
+            continue;
+        }
         let mut aliases: Vec<String> = Vec::new();
         let mut seen = std::collections::BTreeSet::from([own]);
         // Variants whose normal form differs from the title's: the same
@@ -142,7 +149,12 @@ pub fn draft(
         variants.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
         for (d, _) in variants {
             let n = crate::index::normalize_title(d);
-            if !n.is_empty() && in_base(base, d).is_none() && seen.insert(n) {
+            if !n.is_empty()
+                && in_base(base, d).is_none()
+                && !used.contains(&n)
+                && seen.insert(n.clone())
+            {
+                used.insert(n);
                 aliases.push(d.clone());
             }
         }
