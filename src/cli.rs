@@ -51,4 +51,6 @@ pub enum Command {
 pub enum IndexCommand {
     /// Validate index YAML files (a base and its overlays), reporting every problem.
     Check(cmd::index_check::IndexCheckArgs),
+    /// Draft a new index for a family from calibrated batches.
+    Draft(cmd::index_draft::IndexDraftArgs),
 }

@@ -218,6 +218,12 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         _ => crate::stdout::line(&headline),
     }
     crate::stdout::line(format_args!("reports: {}", result.out_dir.display()));
+    for f in &result.summary.unknown_families {
+        eprintln!(
+            "kgroute: {}",
+            crate::report::sanitize_title(&f.line(&result.out_dir.display().to_string()))
+        );
+    }
     for e in &unlistable {
         eprintln!("kgroute: error: {e}; its documents are not in this batch");
     }

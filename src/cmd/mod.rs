@@ -3,6 +3,7 @@
 pub mod ask;
 pub mod history;
 pub mod index_check;
+pub mod index_draft;
 pub mod index_search;
 pub mod ingest;
 pub mod merge;
@@ -35,5 +36,6 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Review(a) => review::run(a),
         Command::History(a) => history::run(a),
         Command::Index(IndexCommand::Check(a)) => index_check::run(a),
+        Command::Index(IndexCommand::Draft(a)) => index_draft::run(a),
     }
 }

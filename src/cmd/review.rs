@@ -31,7 +31,9 @@ Examples:
   kgroute review reports/b1/sections.csv                      # indices/, by doc_type
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write
-  kgroute review reports/b1/sections.xlsx --index indices/credit_agreement.yaml --write";
+  kgroute review reports/b1/sections.xlsx --index indices/credit_agreement.yaml --write
+  kgroute review reports/b1/sections.csv --index indices/servicing.yaml --doc-type servicing --write
+                                   (rows of `unknown` documents into a new family's drafted index)";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -46,6 +48,11 @@ pub struct ReviewArgs {
     /// Edit the index in place instead of printing a diff.
     #[arg(long)]
     pub write: bool,
+    /// Take the rows of documents that fit no index (`unknown`) as
+    /// documents of this type: their decisions go into --index FILE, a new
+    /// family's index (`kgroute index draft`) of this document_type.
+    #[arg(long = "doc-type", value_name = "NAME")]
+    pub doc_type: Option<String>,
 }
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
@@ -59,9 +66,26 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     };
     warn_offline_retiers(&mut std::io::stderr().lock(), &args.sections_csv)?;
     if args.index.is_dir() {
+        if let Some(t) = &args.doc_type {
+            anyhow::bail!(
+                "--doc-type {t} takes the unknown rows into one index file: give --index indices/{t}.yaml"
+            );
+        }
         return run_folder(&args);
     }
-    let review = review::review(&args.sections_csv, &args.index)?;
+    if !args.index.exists() {
+        if let Some(t) = &args.doc_type {
+            anyhow::bail!(
+                "{}: no such index; draft it from the batch first: kgroute index draft --doc-type {t} --from {} --out {}",
+                args.index.display(),
+                args.sections_csv
+                    .parent()
+                    .map_or(".".into(), |p| p.display().to_string()),
+                args.index.display()
+            );
+        }
+    }
+    let review = review::review_as(&args.sections_csv, &args.index, args.doc_type.as_deref())?;
     let result = &review.result;
     let mut err = std::io::stderr().lock();
     for n in &result.notices {

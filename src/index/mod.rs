@@ -8,6 +8,7 @@
 pub mod check;
 pub mod concepts;
 pub mod doctype;
+pub mod draft;
 pub mod llm_titles;
 pub mod load;
 pub mod matcher;

@@ -9,6 +9,7 @@
 //! cost, audit) and `suggestions.yaml` (candidate index entries). The batch's
 //! headline numbers go to `reports/history.csv` through [`record_history`].
 
+pub mod families;
 pub mod heading;
 pub mod history;
 pub mod quality;

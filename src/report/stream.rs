@@ -24,6 +24,7 @@ pub struct ReportStream {
     summary: SummaryBuilder,
     examples: TierExamples,
     suggestions: suggestions::Collector,
+    families: super::families::FamilyCollector,
     /// The documents' parts of `summary.md`, in order.
     md_docs: BufWriter<std::fs::File>,
     md_docs_path: PathBuf,
@@ -54,6 +55,7 @@ impl ReportStream {
             summary: SummaryBuilder::default(),
             examples: TierExamples::default(),
             suggestions: suggestions::Collector::default(),
+            families: super::families::FamilyCollector::default(),
             md_docs,
             md_docs_path,
             rows: 0,
@@ -75,6 +77,7 @@ impl ReportStream {
         self.summary.add(batch, doc);
         self.examples.add(doc);
         self.suggestions.add(doc);
+        self.families.add(doc);
         self.md_docs
             .write_all(summary::render_document_md(doc).as_bytes())
             .with_context(|| format!("writing {}", self.md_docs_path.display()))?;
@@ -91,6 +94,7 @@ impl ReportStream {
             summary,
             examples,
             suggestions,
+            families,
             md_docs,
             md_docs_path,
             rows,
@@ -100,6 +104,7 @@ impl ReportStream {
         csv.commit()?;
         let mut summary = summary.finish(batch);
         summary.llm_limits = llm_limits;
+        summary.unknown_families = families.finish();
         let sheets = xlsx.finish(&summary)?;
         summary::write_summary_json(&out_dir.join(SUMMARY_JSON), &summary)?;
 
@@ -113,6 +118,12 @@ impl ReportStream {
         let write_md = || -> std::io::Result<()> {
             let mut out = BufWriter::new(std::fs::File::create(&md_tmp)?);
             out.write_all(summary::render_summary_head(&summary).as_bytes())?;
+            if !summary.unknown_families.is_empty() {
+                let dir = out_dir.display().to_string();
+                out.write_all(
+                    super::families::render_md(&summary.unknown_families, &dir).as_bytes(),
+                )?;
+            }
             out.write_all(xlsx_note(rows, sheets, max_sheet_rows).as_bytes())?;
             std::io::copy(&mut std::fs::File::open(&md_docs_path)?, &mut out)?;
             out.write_all(examples.render().as_bytes())?;

@@ -338,6 +338,10 @@ pub struct BatchSummary {
     /// How the LLM's limits were met in this run (zero offline).
     #[serde(default)]
     pub llm_limits: LlmLimits,
+    /// Documents of unknown type grouped into candidate families
+    /// ([`super::families`]), biggest first.
+    #[serde(default)]
+    pub unknown_families: Vec<super::families::UnknownFamily>,
 }
 
 /// How this run met the model's limits: answers cut at `max_tokens`,
@@ -474,6 +478,7 @@ impl SummaryBuilder {
             totals,
             per_document,
             llm_limits: LlmLimits::default(),
+            unknown_families: Vec::new(),
         }
     }
 }
@@ -502,6 +507,11 @@ pub fn write_summary_json(path: &Path, summary: &BatchSummary) -> anyhow::Result
 /// a heading is text, never a terminal command).
 fn md(text: &str) -> String {
     super::sanitize::sanitize_title(text).replace('|', "\\|")
+}
+
+/// [`md`] for Markdown outside the tables (other modules' sections).
+pub(crate) fn md_text(text: &str) -> String {
+    md(text)
 }
 
 /// The `override_reason` cell of sections.csv (empty for none).

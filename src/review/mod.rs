@@ -81,6 +81,17 @@ pub struct OneIndexReview {
 /// index's document type to the text of `index_path` in memory (nothing is
 /// written). A report without a `doc_type` column gives every row.
 pub fn review(csv_path: &Path, index_path: &Path) -> Result<OneIndexReview> {
+    review_as(csv_path, index_path, None)
+}
+
+/// [`review`], with the rows of documents that fit no index (`unknown`)
+/// taken as documents of `as_type`, which must be the index's type: the
+/// review loop of a new family, whose first batch was typed `unknown`.
+pub fn review_as(
+    csv_path: &Path,
+    index_path: &Path,
+    as_type: Option<&str>,
+) -> Result<OneIndexReview> {
     let original = crate::index::load::read_index_file(index_path)?;
     let problems = check_index_text(index_path, &original);
     if !problems.is_empty() {
@@ -97,8 +108,17 @@ pub fn review(csv_path: &Path, index_path: &Path) -> Result<OneIndexReview> {
     // decisions that cannot be applied.
     let bases = load_bases(index_path, &IndexText::new(&original))?;
     let (mut decisions, mut errors) = read_decisions(csv_path)?;
+    if let Some(t) = as_type {
+        if t != doc_type {
+            anyhow::bail!(
+                "--doc-type {t}: {} is an index of `{doc_type}`; give the index of `{t}` (or draft one: kgroute index draft --doc-type {t} --from BATCH --out FILE)",
+                index_path.display()
+            );
+        }
+    }
     for d in &mut decisions {
         d.doc_type.get_or_insert_with(|| doc_type.clone());
+        rows::take_unknown_as(d, as_type);
     }
     let decisions = decision::dedupe(decisions, &mut errors);
     let files = std::collections::BTreeMap::from([(doc_type.clone(), index_path.to_path_buf())]);

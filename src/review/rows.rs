@@ -16,6 +16,19 @@ pub fn not_written(d: &Decision, why: &str) -> String {
     )
 }
 
+/// With `--doc-type NAME`: a row of a document that fit no index
+/// (`unknown` or blank) becomes a row of `NAME`, so its decision goes into
+/// that type's (new or drafted) index.
+pub fn take_unknown_as(d: &mut Decision, as_type: Option<&str>) {
+    let Some(t) = as_type else { return };
+    if d.doc_type
+        .as_deref()
+        .is_none_or(|x| x.is_empty() || x == UNKNOWN_TYPE)
+    {
+        d.doc_type = Some(t.to_string());
+    }
+}
+
 /// Decisions sorted by the index they go into, and a line for each one
 /// that goes nowhere.
 #[derive(Debug, Default)]
@@ -45,7 +58,7 @@ pub fn sort_rows(
             out.unwritable.push(not_written(
                 &d,
                 &format!(
-                    "the document fits no index (doc_type `{UNKNOWN_TYPE}`); ingest it again with --doc-type NAME and review that report"
+                    "the document fits no index (doc_type `{UNKNOWN_TYPE}`); draft its family's index (kgroute index draft --doc-type NAME --from BATCH --out FILE) and review with --index FILE --doc-type NAME"
                 ),
             ));
         } else {

@@ -4,6 +4,7 @@ mod ask;
 mod crash;
 mod deploy;
 mod doctype;
+mod draft;
 mod excerpts;
 mod extract;
 mod graph_neo4j;

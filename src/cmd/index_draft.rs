@@ -1,0 +1,192 @@
+//! `kgroute index draft --doc-type NAME --from BATCH...`: writes a new
+//! index for a family nobody wrote one for, from calibrated batches (see
+//! [`crate::index::draft`]).
+
+use super::Outcome;
+use crate::index::draft::{self, input, DraftOptions};
+use crate::index::IndexSet;
+use anyhow::{bail, Context};
+use std::path::{Component, Path, PathBuf};
+
+const AFTER_HELP: &str = "\
+Examples:
+  kgroute ingest servicing/ --calibrate --out reports/servicing-1
+  kgroute index draft --doc-type servicing --from reports/servicing-1 --out indices/servicing.yaml
+  kgroute index draft --doc-type llc --from reports/B --family 2 --out indices/llc.yaml
+  kgroute index check indices/servicing.yaml
+
+--family N takes the documents of the batch's unknown family N (summary.md,
+`Unknown families`). The draft extends the base index and is valid for
+`index check`; review it like any index. Exit 0 drafted, 2 nothing drafted.";
+
+/// Arguments of `kgroute index draft`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct IndexDraftArgs {
+    /// The new index's document_type.
+    #[arg(long = "doc-type", value_name = "NAME")]
+    pub doc_type: String,
+    /// Batch folders written by `kgroute ingest --calibrate` (repeatable).
+    #[arg(long = "from", value_name = "BATCH", required = true, num_args = 1..)]
+    pub from: Vec<PathBuf>,
+    /// Where to write the index [default: stdout].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// An entry needs its title in at least K documents [default: 2, or a
+    /// sixth of the documents when that is more].
+    #[arg(long = "min-docs", value_name = "K")]
+    pub min_docs: Option<usize>,
+    /// Only the documents of this unknown family of the (single) batch's
+    /// summary (`Unknown families` in summary.md).
+    #[arg(long, value_name = "N")]
+    pub family: Option<usize>,
+    /// Only the documents the batch typed as this (e.g. `unknown`).
+    #[arg(long = "only-type", value_name = "TYPE")]
+    pub only_type: Option<String>,
+    /// The base index the draft extends.
+    #[arg(long, value_name = "YAML", default_value = "indices/base/common.yaml")]
+    pub base: PathBuf,
+    /// The other indices (a folder): detection words they use are left out.
+    #[arg(long, value_name = "DIR", default_value = "indices")]
+    pub against: PathBuf,
+}
+
+/// `target` as written from a file in `dir` (both made absolute).
+fn relative(target: &Path, dir: &Path) -> PathBuf {
+    let abs = |p: &Path| {
+        p.canonicalize()
+            .unwrap_or_else(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    let (t, d) = (abs(target), abs(dir));
+    let tc: Vec<Component> = t.components().collect();
+    let dc: Vec<Component> = d.components().collect();
+    let common = tc.iter().zip(&dc).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..dc.len() {
+        out.push("..");
+    }
+    for c in &tc[common..] {
+        out.push(c);
+    }
+    out
+}
+
+pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
+    if args.doc_type.trim().is_empty() || args.doc_type == crate::index::doctype::UNKNOWN_TYPE {
+        bail!(
+            "--doc-type `{}`: give the new family a name of its own, e.g. --doc-type servicing",
+            args.doc_type
+        );
+    }
+    if args.family.is_some() && args.from.len() != 1 {
+        bail!("--family N names a family of one batch; give one --from BATCH");
+    }
+    let mut docs = Vec::new();
+    for b in &args.from {
+        let mut batch = input::read_batch(b)?;
+        if let Some(n) = args.family {
+            let ids = crate::report::families::family_docs(b, n)?;
+            batch.retain(|d| ids.contains(&d.doc_id));
+        }
+        if let Some(t) = &args.only_type {
+            batch.retain(|d| &d.doc_type == t);
+        }
+        docs.extend(batch);
+    }
+    if docs.is_empty() {
+        bail!(
+            "no documents to draft from in {}",
+            args.from
+                .iter()
+                .map(|b| b.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let others = if args.against.is_dir() {
+        let mut set = IndexSet::load(std::slice::from_ref(&args.against))
+            .with_context(|| format!("loading the other indices in {}", args.against.display()))?;
+        set.indices.retain(|i| i.document_type != args.doc_type);
+        set
+    } else {
+        IndexSet::new(Vec::new())
+    };
+    let out_dir = args
+        .out
+        .as_ref()
+        .and_then(|o| o.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let out_dir = if out_dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        out_dir
+    };
+    if !args.base.is_file() {
+        bail!("--base {}: no such index file", args.base.display());
+    }
+    let extends = relative(&args.base, &out_dir).display().to_string();
+    let min_docs = args
+        .min_docs
+        .unwrap_or_else(|| docs.len().div_ceil(6).max(2));
+    let base = crate::index::GraphabilityIndex::load(std::slice::from_ref(&args.base))
+        .with_context(|| format!("loading the base {}", args.base.display()))?;
+    let d = draft::draft(
+        &docs,
+        &others,
+        Some(&base),
+        DraftOptions {
+            doc_type: args.doc_type.clone(),
+            min_docs,
+            extends: Some(extends),
+            batches: args.from.clone(),
+        },
+    );
+    let yaml = d.to_yaml();
+    let per_tier: Vec<String> = crate::index::Tier::ALL
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {}",
+                t.key(),
+                d.entries.iter().filter(|e| e.tier == *t).count()
+            )
+        })
+        .collect();
+    let line = format!(
+        "drafted `{}`: {} entries ({}), {} anchors, {} bespoke title groups left out, from {} documents (min {} documents per entry)",
+        args.doc_type,
+        d.entries.len(),
+        per_tier.join(", "),
+        d.entries.iter().filter(|e| e.anchor).count(),
+        d.bespoke.len(),
+        d.documents.len(),
+        min_docs
+    );
+    match &args.out {
+        Some(path) => {
+            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("creating {}", dir.display()))?;
+            }
+            crate::atomic_file::write_atomic(path, yaml.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+            let problems = crate::index::check_files(std::slice::from_ref(path));
+            if !problems.is_empty() {
+                for p in &problems {
+                    eprintln!("error: {p}");
+                }
+                bail!(
+                    "{}: the draft does not pass `index check` (a bug in the drafter)",
+                    path.display()
+                );
+            }
+            eprintln!("kgroute: {line} -> {}", path.display());
+        }
+        None => {
+            print!("{yaml}");
+            eprintln!("kgroute: {line}");
+        }
+    }
+    Ok(Outcome::Success)
+}
