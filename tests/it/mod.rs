@@ -7,6 +7,7 @@ mod doctype;
 mod excerpts;
 mod extract;
 mod graph_neo4j;
+mod hostile;
 mod index;
 mod ingest;
 mod ingest_neo4j;
