@@ -204,7 +204,7 @@ mod tests {
         let nested = format!(
             "m: &m {{a: \"{}\"}}\nl: [{}]\n",
             "y".repeat(1 << 20),
-            vec!["*m"; 10].join(",")
+            ["*m"; 10].join(",")
         );
         assert!(check(&nested).unwrap_err().message.contains("MiB of text"));
         let few = format!("m: &m \"{}\"\nl: [*m, *m, *m]\n", "y".repeat(1 << 20));

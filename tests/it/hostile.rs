@@ -220,9 +220,14 @@ fn a_file_name_that_is_not_utf8_fails_alone() {
     )
     .unwrap();
     let out = d.join("out");
-    let a = ingest_offline_cmd(&[docs.clone()], &index(), &out, &d.join("h.csv"))
-        .assert()
-        .code(1);
+    let a = ingest_offline_cmd(
+        std::slice::from_ref(&docs),
+        &index(),
+        &out,
+        &d.join("h.csv"),
+    )
+    .assert()
+    .code(1);
     let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(err.contains("contrat-\u{fffd}t\u{fffd}.txt"), "{err}");
     assert_eq!(documents_in(&out), 1);
@@ -250,11 +255,11 @@ fn an_out_folder_inside_the_inputs_is_not_read_back() {
     std::fs::copy(fixture("memo.txt"), docs.join("memo.txt")).unwrap();
     let out = docs.join("batch");
     let h = dir.path().join("h.csv");
-    ingest_offline_cmd(&[docs.clone()], &index(), &out, &h)
+    ingest_offline_cmd(std::slice::from_ref(&docs), &index(), &out, &h)
         .assert()
         .success();
     assert_eq!(documents_in(&out), 1);
-    ingest_offline_cmd(&[docs.clone()], &index(), &out, &h)
+    ingest_offline_cmd(std::slice::from_ref(&docs), &index(), &out, &h)
         .arg("--resume")
         .assert()
         .success()
@@ -274,10 +279,15 @@ fn a_symlink_out_of_the_input_folder_is_skipped_unless_asked() {
     std::fs::copy(fixture("memo.txt"), docs.join("memo.txt")).unwrap();
     std::os::unix::fs::symlink(fixture("supply_agreement.txt"), docs.join("private.txt")).unwrap();
     let out = d.join("out");
-    ingest_offline_cmd(&[docs.clone()], &index(), &out, &d.join("h.csv"))
-        .assert()
-        .success()
-        .stderr(predicates::str::contains("outside the input folders"));
+    ingest_offline_cmd(
+        std::slice::from_ref(&docs),
+        &index(),
+        &out,
+        &d.join("h.csv"),
+    )
+    .assert()
+    .success()
+    .stderr(predicates::str::contains("outside the input folders"));
     assert_eq!(documents_in(&out), 1);
     let out = d.join("out2");
     ingest_offline_cmd(&[docs], &index(), &out, &d.join("h.csv"))
@@ -336,7 +346,7 @@ fn the_first_full_write_stops_the_batch_and_resume_finishes_it() {
     }
     let out = d.join("out");
     let h = d.join("h.csv");
-    let a = ingest_offline_cmd(&[docs.clone()], &index(), &out, &h)
+    let a = ingest_offline_cmd(std::slice::from_ref(&docs), &index(), &out, &h)
         .args(["--documents-in-flight", "1"])
         // The manifest goes in, then the disk is full.
         .env("KGROUTE_FAULT_ENOSPC_AFTER", "1")
