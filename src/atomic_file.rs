@@ -14,14 +14,66 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
         .unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let result = write_and_rename(&tmp, path, contents);
+    if result.is_err() {
+        // A failed write (a full disk) leaves no half temp file behind.
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_and_rename(tmp: &Path, path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    fault::check(path)?;
+    std::fs::write(tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
     // An edited file keeps its permissions.
     if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(&tmp, meta.permissions())
+        std::fs::set_permissions(tmp, meta.permissions())
             .with_context(|| format!("cannot set permissions of {}", tmp.display()))?;
     }
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
+    std::fs::rename(tmp, path).with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
+}
+
+/// Whether `err` comes from a full disk (or a spent quota): the first
+/// such error stops a batch, since every later write would fail alike.
+pub fn is_disk_full(err: &anyhow::Error) -> bool {
+    let full = |code: Option<i32>| code == Some(libc::ENOSPC) || code == Some(libc::EDQUOT);
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|e| full(e.raw_os_error()) || e.kind() == std::io::ErrorKind::StorageFull)
+    }) || {
+        // Libraries that keep only the message (the search index).
+        let text = format!("{err:#}");
+        text.contains(&format!("(os error {})", libc::ENOSPC))
+            || text.contains("No space left on device")
+    }
+}
+
+/// A test hook: `KGROUTE_FAULT_ENOSPC_AFTER=N` makes every atomic write
+/// after the first N fail as a full disk would, where a test cannot mount
+/// a small file system. Read once; unset, it costs one atomic load.
+mod fault {
+    use std::path::Path;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+
+    static AFTER: OnceLock<Option<u64>> = OnceLock::new();
+    static WRITES: AtomicU64 = AtomicU64::new(0);
+
+    pub fn check(path: &Path) -> anyhow::Result<()> {
+        let after = AFTER.get_or_init(|| {
+            std::env::var("KGROUTE_FAULT_ENOSPC_AFTER")
+                .ok()
+                .and_then(|v| v.parse().ok())
+        });
+        match after {
+            Some(n) if WRITES.fetch_add(1, Ordering::Relaxed) >= *n => Err(anyhow::Error::new(
+                std::io::Error::from_raw_os_error(libc::ENOSPC),
+            )
+            .context(format!("cannot write {}", path.display()))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Removes the temp files [`write_atomic`] left in `dir` and its direct
@@ -29,6 +81,23 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 /// `.NAME.tmpPID`). Only files whose process is gone are removed: a live
 /// process may be about to rename its own. Returns how many went.
 pub fn clean_stale(dir: &Path) -> usize {
+    remove_temps(dir, temp_of_dead_process)
+}
+
+/// Removes this process's own temp files in `dir` and its direct
+/// subfolders: a run that stops for a full disk leaves none behind (the
+/// reports it was streaming included).
+pub fn remove_own_temps(dir: &Path) -> usize {
+    let own = |p: &Path| {
+        let pid = std::process::id().to_string();
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.starts_with('.') && n.rsplit_once(".tmp").is_some_and(|(_, p)| p == pid)
+        })
+    };
+    remove_temps(dir, own)
+}
+
+fn remove_temps(dir: &Path, remove: impl Fn(&Path) -> bool) -> usize {
     let mut removed = 0;
     let mut dirs = vec![(dir.to_path_buf(), 0)];
     while let Some((d, depth)) = dirs.pop() {
@@ -40,8 +109,7 @@ pub fn clean_stale(dir: &Path) -> usize {
             let Ok(kind) = e.file_type() else { continue };
             if kind.is_dir() && depth == 0 {
                 dirs.push((p, 1));
-            } else if kind.is_file() && temp_of_dead_process(&p) && std::fs::remove_file(&p).is_ok()
-            {
+            } else if kind.is_file() && remove(&p) && std::fs::remove_file(&p).is_ok() {
                 removed += 1;
             }
         }

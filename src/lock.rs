@@ -23,7 +23,12 @@ pub const REVIEW_LOCK: &str = ".kgroute-review.lock";
 /// The lock file of batch folder `out`: beside it, `.NAME.kgroute.lock`
 /// (inside, it would make a new batch's folder non-empty, and a run that
 /// fails its checks must leave no folder behind).
+/// `out` is resolved first (its parent when it does not exist yet), so a
+/// symlinked `--out` and the folder it names share one lock (issue 37: the
+/// link took a lock of its own and the batch lock stopped nothing).
 pub fn batch_lock_path(out: &Path) -> PathBuf {
+    let out = canonical_out(out);
+    let out = out.as_path();
     let name = out
         .file_name()
         .map_or_else(|| "batch".into(), |n| n.to_string_lossy().into_owned());
@@ -31,6 +36,41 @@ pub fn batch_lock_path(out: &Path) -> PathBuf {
     parent
         .unwrap_or(Path::new("."))
         .join(format!(".{name}.kgroute.lock"))
+}
+
+/// `out` resolved through every symlink; a folder not made yet is its
+/// resolved parent joined with its own name.
+fn canonical_out(out: &Path) -> PathBuf {
+    if let Ok(c) = out.canonicalize() {
+        return c;
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match (parent.canonicalize(), out.file_name()) {
+        (Ok(p), Some(n)) => p.join(n),
+        _ => out.to_path_buf(),
+    }
+}
+
+/// The error of a lock another run holds: the run did nothing and ends
+/// with exit code 2, whatever that other run has written meanwhile
+/// ([`is_held`] tells it apart).
+#[derive(Debug)]
+pub struct Held(String);
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Held {}
+
+/// Whether `err` (or one of its causes) is a refused lock.
+pub fn is_held(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| c.is::<Held>())
 }
 
 /// A held lock; released when dropped (or when the process ends).
@@ -83,11 +123,12 @@ impl Lock {
             } else {
                 holder.to_string()
             };
-            bail!(
+            return Err(Held(format!(
                 "{what} is in use by {holder} (lock {}); wait for that run to finish or stop it, \
                  then run again",
                 path.display()
-            );
+            ))
+            .into());
         }
         if !same_file(&file, path) {
             return Ok(None);
@@ -181,9 +222,14 @@ mod tests {
     fn a_second_lock_is_refused_naming_the_holder_and_free_after_drop() {
         let dir = tempfile::tempdir().unwrap();
         let p = batch_lock_path(&dir.path().join("b1"));
-        assert_eq!(p, dir.path().join(".b1.kgroute.lock"));
+        assert_eq!(
+            p,
+            dir.path().canonicalize().unwrap().join(".b1.kgroute.lock")
+        );
         let first = Lock::acquire(&p, "batch folder x").unwrap();
-        let e = Lock::acquire(&p, "batch folder x").unwrap_err().to_string();
+        let e = Lock::acquire(&p, "batch folder x").unwrap_err();
+        assert!(is_held(&e));
+        let e = e.to_string();
         assert!(
             e.contains("batch folder x is in use by kgroute (pid"),
             "{e}"
@@ -205,5 +251,25 @@ mod tests {
         let l = Lock::acquire(&p, "batch").unwrap();
         let text = std::fs::read_to_string(l.path()).unwrap();
         assert!(!text.contains("999999"), "{text}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_out_shares_the_lock_of_the_folder_it_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(batch_lock_path(&link), batch_lock_path(&real));
+        let held = Lock::for_batch(&real).unwrap();
+        assert!(is_held(&Lock::for_batch(&link).unwrap_err()));
+        drop(held);
+        // A folder not made yet, through a relative-looking path.
+        let fresh = dir.path().join("link").join("..").join("new");
+        assert_eq!(
+            batch_lock_path(&fresh).file_name().unwrap(),
+            ".new.kgroute.lock"
+        );
     }
 }

@@ -31,24 +31,59 @@ impl std::fmt::Display for Secret {
 }
 
 /// `text` with the credentials of every URL in it replaced by `***`: the
-/// user-info part (`https://user:pass@host` -> `https://***@host`) and
-/// query values whose name says key, token, secret, password, signature or
-/// auth (`?api-key=abc` -> `?api-key=***`, as some gateways take the key).
-/// Every place that shows an endpoint (run lines, summary.md and .json,
+/// user-info part (`https://user:pass@host` -> `https://***@host`) and the
+/// value of every query parameter and the fragment (`?code=abc&region=eu`
+/// -> `?code=***&region=***`). A gateway may take its key under any name
+/// (`code`, `sig`, `k`), so no list of names can be complete; what a reader
+/// needs from a shown endpoint is its scheme, host and path. Every place
+/// that shows an endpoint (run lines, summary.md and .json,
 /// report-meta.json, errors) passes it through here.
 pub fn redact_urls(text: &str) -> String {
     use once_cell::sync::Lazy;
     use regex::Regex;
-    static USERINFO: Lazy<Regex> =
-        Lazy::new(|| Regex::new(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#@\s]+@").expect("static regex"));
-    static QUERY: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(
-            r"(?i)([?&;][^=&#\s]*(?:key|token|secret|pass|pwd|auth|sig|credential)[^=&#\s]*=)[^&#\s]+",
-        )
-        .expect("static regex")
-    });
-    let t = USERINFO.replace_all(text, "${1}***@");
-    QUERY.replace_all(&t, "${1}***").into_owned()
+    static URL: Lazy<Regex> =
+        Lazy::new(|| Regex::new(r#"(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>`]+"#).expect("static regex"));
+    URL.replace_all(text, |c: &regex::Captures<'_>| redact_url(&c[0]))
+        .into_owned()
+}
+
+/// One URL with its user-info, query values and fragment replaced by `***`.
+pub fn redact_url(url: &str) -> String {
+    let (head, fragment) = match url.split_once('#') {
+        Some((h, _)) => (h, Some("***")),
+        None => (url, None),
+    };
+    let (base, query) = match head.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (head, None),
+    };
+    let mut out = match base.split_once("://") {
+        Some((scheme, rest)) => {
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            match rest[..authority_end].rfind('@') {
+                Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+                None => base.to_string(),
+            }
+        }
+        None => base.to_string(),
+    };
+    if let Some(q) = query {
+        out.push('?');
+        let parts: Vec<String> = q
+            .split(['&', ';'])
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) => format!("{name}=***"),
+                None if pair.is_empty() => String::new(),
+                None => "***".to_string(),
+            })
+            .collect();
+        out.push_str(&parts.join("&"));
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -59,7 +94,7 @@ mod tests {
     fn url_credentials_are_redacted_and_the_rest_kept() {
         assert_eq!(
             redact_urls("LLM m at https://gw.example/v1?api-key=s3cr3t&region=eu (x)"),
-            "LLM m at https://gw.example/v1?api-key=***&region=eu (x)"
+            "LLM m at https://gw.example/v1?api-key=***&region=*** (x)"
         );
         assert_eq!(
             redact_urls("Neo4j at bolt://neo4j:hunter2@db:7687 and http://u@h/x?access_token=abc"),
@@ -70,5 +105,29 @@ mod tests {
             "http://127.0.0.1:8000/v1"
         );
         assert_eq!(redact_urls("a@b.com ?page=2"), "a@b.com ?page=2");
+    }
+
+    #[test]
+    fn every_query_value_and_the_fragment_are_redacted_whatever_their_name() {
+        // Issue 37: `code` is on no list of secret names.
+        assert_eq!(
+            redact_urls("extractor: LLM m at http://host/v1?code=SECRET (concurrency 4)"),
+            "extractor: LLM m at http://host/v1?code=*** (concurrency 4)"
+        );
+        assert_eq!(
+            redact_urls("\"url\":\"bolt://db:7687?password=hunter2&x=1#tok\""),
+            "\"url\":\"bolt://db:7687?password=***&x=***#***\""
+        );
+        assert_eq!(redact_urls("http://h/p?SECRET"), "http://h/p?***");
+        assert_eq!(
+            redact_urls("neo4j://u:p@db:7687/x@y"),
+            "neo4j://***@db:7687/x@y"
+        );
+        for shown in [
+            redact_urls("http://host/v1?code=SECRET"),
+            redact_urls("see http://host/v1?a=1&code=SECRET;k=SECRET"),
+        ] {
+            assert!(!shown.contains("SECRET"), "{shown}");
+        }
     }
 }

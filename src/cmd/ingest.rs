@@ -9,7 +9,7 @@
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::{ExtractorConfig, LlmConfig};
-use crate::pipeline::{discover, run_batch, IngestConfig};
+use crate::pipeline::{discover_with, run_batch, DiscoverOptions, IngestConfig};
 use crate::route::cost::{prices_for_model, CostModel};
 use crate::route::{Prices, RouteOptions};
 use crate::shard::ShardSpec;
@@ -58,6 +58,11 @@ pub struct IngestArgs {
     /// Indexed Job). Join the shards' folders with `kgroute merge`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Follow symlinks that lead outside the input folders (skipped with a
+    /// warning without it: a link could pull any readable file into the
+    /// batch and make it searchable).
+    #[arg(long)]
+    pub follow_outside: bool,
     /// Output folder [default: reports/<batch-id>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -169,6 +174,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             index: args.index,
             doc_type: args.doc_type,
             shard: args.shard,
+            follow_outside: args.follow_outside,
             out: args.out,
             format: super::plan::PlanFormat::Table,
             calibrate: args.calibrate,
@@ -193,7 +199,23 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
         // Documents were written before the failure (a full disk while
         // writing the reports): the batch is resumable and partly done,
         // which is exit code 1, not the 2 of a run that made nothing.
-        Err(e) if crate::atomic_file::written_since(&out_dir.join("docs"), started) => {
+        // A run refused by another run's lock did nothing, whatever that
+        // run has written meanwhile: exit 2 with the lock's own hint.
+        // A full disk stops the batch at its first failed write: exit 2,
+        // and the way on once space is freed.
+        Err(e) if crate::atomic_file::is_disk_full(&e) => {
+            crate::atomic_file::remove_own_temps(&out_dir);
+            return Err(e.context(format!(
+                "the disk is full; the batch stopped at its first failed write; free space, \
+                 then finish it with the same command and --resume (documents written so far \
+                 are kept) in {}",
+                out_dir.display()
+            )));
+        }
+        Err(e)
+            if !crate::lock::is_held(&e)
+                && crate::atomic_file::written_since(&out_dir.join("docs"), started) =>
+        {
             eprintln!("kgroute: {e:#}");
             eprintln!(
                 "kgroute: the batch in {} is partly written; fix the cause and finish it with --resume",
@@ -292,6 +314,16 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
+    if llm.is_some() && !a.no_cache {
+        if let Err(e) = crate::llm::cache::Cache::new(&a.cache_dir).check_writable() {
+            problems.push(format!(
+                "--cache-dir {}: the LLM answer cache cannot be written ({e:#}); fix its \
+                 permissions or give another --cache-dir, or add --no-cache to run without one \
+                 (every re-run then pays for every section again)",
+                a.cache_dir.display()
+            ));
+        }
+    }
     let model = llm.as_ref().map(|l| l.model.clone()).or(a.model.clone());
     let prices = match a.price.resolve(model.as_deref()) {
         Ok(p) => p,
@@ -307,8 +339,24 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    // Then what needs the file system: the documents, the index files.
-    let discovery = match discover(&a.inputs) {
+    let out_dir = match (&a.out, a.resume) {
+        (Some(o), _) => Some(o.clone()),
+        (None, false) => Some(PathBuf::from("reports").join(new_batch_id())),
+        (None, true) => match newest_batch(Path::new("reports")) {
+            Some(d) => Some(d),
+            None => {
+                problems.push("--resume found no batch under reports/ to resume; give the batch folder with --out".into());
+                None
+            }
+        },
+    };
+    // Then what needs the file system: the documents (never the batch's
+    // own folder, when --out lies inside an input folder), the index files.
+    let opts = DiscoverOptions {
+        follow_outside: a.follow_outside,
+        exclude: out_dir.clone(),
+    };
+    let discovery = match discover_with(&a.inputs, &opts) {
         Ok(d) => d,
         Err(e) => {
             problems.push(format!("{e:#}"));
@@ -323,17 +371,6 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             ));
         }
     }
-    let out_dir = match (&a.out, a.resume) {
-        (Some(o), _) => Some(o.clone()),
-        (None, false) => Some(PathBuf::from("reports").join(new_batch_id())),
-        (None, true) => match newest_batch(Path::new("reports")) {
-            Some(d) => Some(d),
-            None => {
-                problems.push("--resume found no batch under reports/ to resume; give the batch folder with --out".into());
-                None
-            }
-        },
-    };
     if !problems.is_empty() {
         bail!("invalid configuration:\n  - {}", problems.join("\n  - "));
     }
@@ -384,6 +421,9 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     }
     for note in &discovery.notes {
         eprintln!("kgroute: note: {note}");
+    }
+    for w in &discovery.warnings {
+        eprintln!("kgroute: warning: {w}");
     }
     let cost = CostModel::new(llm.as_ref().map(|l| l.model.as_str()), prices);
     let sink = match a.neo4j.clone().or_else(|| env("NEO4J_URI")) {

@@ -8,7 +8,6 @@
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::index::IndexSet;
-use crate::pipeline::discover;
 use crate::pipeline::document::{plan_all, Planned};
 use crate::report::sanitize_title;
 use crate::route::cost::CostModel;
@@ -68,6 +67,11 @@ pub struct PlanArgs {
     /// (`--shard /N`: K from KGROUTE_SHARD or JOB_COMPLETION_INDEX).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// Follow symlinks that lead outside the input folders (skipped with a
+    /// warning without it: a link could pull any readable file into the
+    /// batch and make it searchable).
+    #[arg(long)]
+    pub follow_outside: bool,
     /// Folder for plan.csv and plan.json [default: reports/plan-<timestamp>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -132,9 +136,16 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     }
     let shard = crate::shard::ShardSpec::resolve(args.shard.as_deref(), |k| std::env::var(k).ok())
         .map_err(anyhow::Error::msg)?;
-    let mut found = discover(&args.inputs)?;
+    let opts = crate::pipeline::DiscoverOptions {
+        follow_outside: args.follow_outside,
+        exclude: args.out.clone(),
+    };
+    let mut found = crate::pipeline::discover_with(&args.inputs, &opts)?;
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
+    }
+    for w in &found.warnings {
+        eprintln!("kgroute: warning: {w}");
     }
     for e in &found.unlistable {
         eprintln!("kgroute: error: {e}; its documents are not in this plan");

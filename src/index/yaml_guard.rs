@@ -6,9 +6,13 @@
 //! `serde_yaml_ng` values) expands them. This pass reads only the parser's
 //! events, which never expand anything, and counts what an expansion would
 //! build: the nodes an alias stands for are added each time it is used, with
-//! saturating arithmetic. A file over the size, depth or expanded-node limit
-//! is refused with its line and a one-line message; every YAML reader of
-//! kgroute (index files, review edits, prices tables) calls [`check`] first.
+//! saturating arithmetic. Nodes alone are not enough: a 1 MB scalar aliased
+//! 100 times is only 101 nodes but 100 MB of text, which reached 3.86 GB of
+//! memory (issue 37), so the bytes of scalars an expansion would build are
+//! counted the same way. A file over the size, depth, expanded-node or
+//! expanded-byte limit is refused with its line and a one-line message;
+//! every YAML reader of kgroute (index files, review edits, prices tables)
+//! calls [`check`] first.
 
 use saphyr_parser::{Event, Parser};
 use std::collections::HashMap;
@@ -20,6 +24,10 @@ pub const MAX_DEPTH: usize = 64;
 /// Most nodes the text may stand for once its aliases are expanded (the
 /// shipped indices have a few thousand).
 pub const MAX_NODES: u64 = 1_000_000;
+/// Most scalar bytes aliases may add to the file's own: a text stands for at
+/// most its length plus this once expanded (the shipped indices use no
+/// aliases at all).
+pub const MAX_ALIAS_BYTES: u64 = 4 * 1024 * 1024;
 /// Longest message quoted from the parser.
 const MAX_MESSAGE: usize = 160;
 
@@ -53,10 +61,13 @@ pub fn check(text: &str) -> Result<(), GuardError> {
             ),
         });
     }
-    // Per open container: (nodes counted when it opened, its anchor id).
-    let mut open: Vec<(u64, usize)> = Vec::new();
-    let mut anchor_nodes: HashMap<usize, u64> = HashMap::new();
+    // Per open container: (nodes and bytes counted when it opened, its
+    // anchor id); per anchor: the nodes and scalar bytes it stands for.
+    let mut open: Vec<(u64, u64, usize)> = Vec::new();
+    let mut anchors: HashMap<usize, (u64, u64)> = HashMap::new();
     let mut nodes: u64 = 0;
+    let mut bytes: u64 = 0;
+    let max_bytes = (text.len() as u64).saturating_add(MAX_ALIAS_BYTES);
     for ev in Parser::new_from_str(text) {
         let (ev, span) = ev.map_err(|e| GuardError {
             line: e.marker().line(),
@@ -65,18 +76,22 @@ pub fn check(text: &str) -> Result<(), GuardError> {
         })?;
         let (line, col) = (span.start.line(), span.start.col() + 1);
         match ev {
-            Event::Scalar(_, _, anchor, _) => {
+            Event::Scalar(value, _, anchor, _) => {
                 nodes = nodes.saturating_add(1);
+                let len = value.len() as u64;
+                bytes = bytes.saturating_add(len);
                 if anchor > 0 {
-                    anchor_nodes.insert(anchor, 1);
+                    anchors.insert(anchor, (1, len));
                 }
             }
             Event::Alias(id) => {
-                nodes = nodes.saturating_add(anchor_nodes.get(&id).copied().unwrap_or(1));
+                let (n, b) = anchors.get(&id).copied().unwrap_or((1, 0));
+                nodes = nodes.saturating_add(n);
+                bytes = bytes.saturating_add(b);
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
                 nodes = nodes.saturating_add(1);
-                open.push((nodes - 1, anchor));
+                open.push((nodes - 1, bytes, anchor));
                 if open.len() > MAX_DEPTH {
                     return Err(GuardError {
                         line,
@@ -88,9 +103,9 @@ pub fn check(text: &str) -> Result<(), GuardError> {
                 }
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                if let Some((start, anchor)) = open.pop() {
+                if let Some((start, start_bytes, anchor)) = open.pop() {
                     if anchor > 0 {
-                        anchor_nodes.insert(anchor, nodes - start);
+                        anchors.insert(anchor, (nodes - start, bytes - start_bytes));
                     }
                 }
             }
@@ -104,6 +119,18 @@ pub fn check(text: &str) -> Result<(), GuardError> {
                 message: format!(
                     "aliases here expand to more than {MAX_NODES} nodes (a \"billion laughs\" \
                      file?); write the entries out instead of nesting aliases"
+                ),
+            });
+        }
+        if bytes > max_bytes {
+            return Err(GuardError {
+                line,
+                col,
+                message: format!(
+                    "aliases here expand to more than {} MiB of text beyond the file's own \
+                     {} bytes; write the entries out instead of repeating a long value by alias",
+                    MAX_ALIAS_BYTES / (1024 * 1024),
+                    text.len()
                 ),
             });
         }
@@ -160,6 +187,28 @@ mod tests {
         let e = check(&text).unwrap_err();
         assert!(e.message.contains("expand to more than"), "{e}");
         assert!(e.line >= 6 && e.line <= 9, "{e}");
+    }
+
+    #[test]
+    fn a_long_scalar_aliased_many_times_is_refused_by_its_bytes() {
+        // Issue 37: 101 nodes, but 100 MB once expanded.
+        let mut text = format!("big: &b \"{}\"\nlist:\n", "x".repeat(1 << 20));
+        for _ in 0..100 {
+            text.push_str("  - *b\n");
+        }
+        let e = check(&text).unwrap_err();
+        assert!(e.message.contains("MiB of text"), "{e}");
+        assert!(e.to_string().len() < 300, "{e}");
+        // Inside an aliased container too, and the same value a few times
+        // passes.
+        let nested = format!(
+            "m: &m {{a: \"{}\"}}\nl: [{}]\n",
+            "y".repeat(1 << 20),
+            ["*m"; 10].join(",")
+        );
+        assert!(check(&nested).unwrap_err().message.contains("MiB of text"));
+        let few = format!("m: &m \"{}\"\nl: [*m, *m, *m]\n", "y".repeat(1 << 20));
+        check(&few).unwrap();
     }
 
     #[test]

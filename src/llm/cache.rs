@@ -42,6 +42,26 @@ impl Cache {
         &self.dir
     }
 
+    /// Fails unless a new entry can be stored: the folder (or the nearest
+    /// existing folder above it) and every shard folder already in it take a
+    /// new file. A cache that cannot be written would make every re-run pay
+    /// the LLM again for every section without a word (issue 37), so a run
+    /// checks this at its start.
+    pub fn check_writable(&self) -> Result<()> {
+        crate::atomic_file::check_writable(&self.dir.join(".kgroute-cache-probe"))?;
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Ok(());
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let shard = e.file_name().len() == 2 && p.is_dir();
+            if shard {
+                crate::atomic_file::check_writable(&p.join(".kgroute-cache-probe"))?;
+            }
+        }
+        Ok(())
+    }
+
     fn path(&self, key: &str) -> PathBuf {
         self.dir
             .join(&key[..2.min(key.len())])
@@ -67,9 +87,11 @@ impl Cache {
         let n = WRITES.fetch_add(1, Ordering::Relaxed);
         let tmp = parent.join(format!(".{key}.{}.{n}.tmp", std::process::id()));
         let body = serde_json::to_vec_pretty(value)?;
-        tokio::fs::write(&tmp, body)
-            .await
-            .with_context(|| format!("writing cache file {}", tmp.display()))?;
+        if let Err(e) = tokio::fs::write(&tmp, body).await {
+            // No half entry left behind (a full disk).
+            let _ = tokio::fs::remove_file(&tmp).await;
+            return Err(e).with_context(|| format!("writing cache file {}", tmp.display()));
+        }
         tokio::fs::rename(&tmp, &path)
             .await
             .with_context(|| format!("moving cache file into place at {}", path.display()))?;

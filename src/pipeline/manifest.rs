@@ -169,6 +169,36 @@ impl Manifest {
     }
 
     /// The snapshot with the journal's changes applied.
+    /// The way forward from a batch folder whose manifest exists but does
+    /// not load (cut by a full disk, edited by hand): `--resume` cannot use
+    /// it and a new batch cannot start in a non-empty folder, and each of
+    /// the two messages used to point at the other (issue 37). The
+    /// documents' answers are in the LLM cache, so starting the batch again
+    /// in a fresh folder re-pays nothing already answered.
+    pub fn damaged_hint(dir: &Path) -> Option<String> {
+        let path = dir.join(MANIFEST_FILE);
+        if !path.is_file() {
+            return None;
+        }
+        let cause = match std::fs::read(&path) {
+            Err(e) => e.to_string(),
+            Ok(bytes) => match serde_json::from_slice::<Manifest>(&bytes) {
+                Ok(_) => return None,
+                Err(e) => e.to_string(),
+            },
+        };
+        let aside = format!("{}.damaged", dir.display());
+        Some(format!(
+            "{} is damaged ({}), so this batch can be neither resumed nor started again in \
+             place; move the folder aside and run the same command without --resume: \
+             `mv {} {aside}` (sections already answered come from the LLM cache at no \
+             cost; {aside} keeps the old reports)",
+            path.display(),
+            crate::index::yaml_guard::one_line(&cause),
+            dir.display(),
+        ))
+    }
+
     pub fn load(dir: &Path) -> anyhow::Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
         let text = std::fs::read_to_string(&path)

@@ -15,5 +15,7 @@ pub mod progress;
 pub mod run;
 mod titles;
 
-pub use discover::{discover, discover_documents, Discovery, Skipped};
+pub use discover::{
+    discover, discover_documents, discover_with, DiscoverOptions, Discovery, Skipped,
+};
 pub use run::{run_batch, BatchResult, IngestConfig};

@@ -132,6 +132,10 @@ struct Batch {
     progress: Mutex<Progress>,
     /// The batch's search index, fed each document as it is routed.
     search: Mutex<Option<crate::search::SearchIndexWriter>>,
+    /// The first write that failed for a full disk: no document starts
+    /// after it (each would fail the same way, issue 37) and the batch ends
+    /// with it, resumable.
+    disk_full: Mutex<Option<anyhow::Error>>,
 }
 
 /// The index the extractor is built with: the forced type's, else the
@@ -213,12 +217,18 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     // scheduler can run the same command first and on every retry.
     let resume = cfg.resume && is_non_empty_dir(&cfg.out_dir);
     let mut manifest = if resume {
-        let mut m = Manifest::load(&cfg.out_dir).with_context(|| {
-            format!(
-                "--resume: {} holds no batch to resume; leave out --resume to start one there",
-                cfg.out_dir.display()
-            )
-        })?;
+        let mut m = match Manifest::load(&cfg.out_dir) {
+            Ok(m) => m,
+            Err(e) => match Manifest::damaged_hint(&cfg.out_dir) {
+                Some(hint) => anyhow::bail!(hint),
+                None => {
+                    return Err(e.context(format!(
+                    "--resume: {} holds no batch to resume; leave out --resume to start one there",
+                    cfg.out_dir.display()
+                )))
+                }
+            },
+        };
         m.check_identity(&cfg.out_dir, &identity)?;
         if m.shard != cfg.shard {
             let show = |s: &Option<crate::shard::ShardSpec>| {
@@ -235,6 +245,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         m
     } else {
         if is_non_empty_dir(&cfg.out_dir) {
+            if let Some(hint) = Manifest::damaged_hint(&cfg.out_dir) {
+                anyhow::bail!(hint);
+            }
             anyhow::bail!(
                 "{}: output folder is not empty; add --resume to finish the batch in it, or give a new --out",
                 cfg.out_dir.display()
@@ -317,6 +330,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         merges: Mutex::new(OrgMerges::default()),
         progress: Mutex::new(progress),
         search: Mutex::new(Some(crate::search::SearchIndexWriter::open(&cfg.out_dir)?)),
+        disk_full: Mutex::new(None),
         cfg,
     });
 
@@ -352,6 +366,14 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     }
     drop(finished);
     ticker.abort();
+    // A full disk: stop here, as a kill would, so `--resume` takes over
+    // (the failed document and those not started are still to do).
+    if let Some(e) = batch.disk_full.lock().expect("disk_full").take() {
+        batch.progress.lock().expect("progress").finish();
+        drop(reports);
+        crate::atomic_file::remove_own_temps(&batch.cfg.out_dir);
+        return Err(e);
+    }
 
     batch.sink.lock().await.finish().await?;
     if let Some(search) = batch.search.lock().expect("search").take() {
@@ -533,6 +555,9 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| key.display().to_string());
 
+    if batch.disk_full.lock().expect("disk_full").is_some() {
+        return None;
+    }
     let state = batch.manifest.lock().expect("manifest").state_of(key);
     if state == Some(DocState::Written) {
         if let Some(saved) = load_saved(batch, key) {
@@ -571,6 +596,15 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
             Some(outcome_from(key, saved, None))
         }
         Ok(None) => None,
+        Err(err) if crate::atomic_file::is_disk_full(&err) => {
+            // Left to do (not `failed`): the resume after space is freed
+            // takes it like a document never started.
+            let mut first = batch.disk_full.lock().expect("disk_full");
+            if first.is_none() {
+                *first = Some(err.context(format!("{}", key.display())));
+            }
+            None
+        }
         Err(err) => {
             let msg = format!("{err:#}");
             set_state(batch, key, None, DocState::Failed, Some(msg.clone()));
@@ -698,12 +732,22 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
     drop(source);
 
-    let extractions: Vec<SectionExtraction> = futures::future::join_all(
-        inputs
-            .into_iter()
-            .map(|input| extract_within_budget(batch, input, &profile)),
-    )
-    .await;
+    // A bounded window of sections in flight, in order: `join_all` made
+    // every section's future at once, and a document of 100k headings held
+    // 100k of them (issue 37). The extractor's own semaphore still bounds
+    // requests; the window only keeps it fed.
+    let window = batch
+        .cfg
+        .extractor
+        .concurrency
+        .max(1)
+        .saturating_mul(4)
+        .max(64);
+    let extractions: Vec<SectionExtraction> = futures::stream::iter(inputs)
+        .map(|input| extract_within_budget(batch, input, &profile))
+        .buffered(window)
+        .collect()
+        .await;
     let rules_on_skipped = rules_on_skipped(skipped, &profile).await;
 
     let saved = SavedDocument {

@@ -112,7 +112,9 @@ fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
     let bytes = std::fs::read(csv_path).with_context(|| format!("cannot read {file}"))?;
     // CRLF as LF: the reader's line numbers then match an editor's (a
     // spreadsheet's CRLF file was reported one line too low).
-    let text = decode_csv(&bytes).replace("\r\n", "\n");
+    let text = decode_csv(&bytes)
+        .map_err(|e| anyhow::anyhow!("{file}:{e}"))?
+        .replace("\r\n", "\n");
     let delimiter = sniff_delimiter(&text);
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
@@ -145,21 +147,61 @@ fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
 }
 
 /// The text of a CSV file in the encoding it was saved in (see
-/// [`read_csv`]); never fails: every byte is a Windows-1252 character.
-pub fn decode_csv(bytes: &[u8]) -> String {
+/// [`read_csv`]). Bytes that are not UTF-8 are read as Windows-1252, also
+/// after a UTF-8 BOM (a tool that wrote the BOM and then the spreadsheet's
+/// own bytes): decoding those as UTF-8 put U+FFFD into the index (issue
+/// 37). A file that mixes both (UTF-8 accents and bytes that are not) has
+/// no one right reading and is refused, as is malformed UTF-16; the error
+/// names the line of the first bad byte.
+pub fn decode_csv(bytes: &[u8]) -> Result<String, String> {
     if let Some((enc, bom)) = encoding_rs::Encoding::for_bom(bytes) {
-        return enc
-            .decode_without_bom_handling(&bytes[bom..])
-            .0
-            .into_owned();
+        if enc != encoding_rs::UTF_8 {
+            let (text, had_errors) = enc.decode_without_bom_handling(&bytes[bom..]);
+            if had_errors {
+                let at = text.find('\u{fffd}').unwrap_or(0);
+                return Err(format!(
+                    "line {}: malformed {} text; save the sheet again as \"CSV UTF-8\"",
+                    text[..at].matches('\n').count() + 1,
+                    enc.name()
+                ));
+            }
+            return Ok(text.into_owned());
+        }
+        return utf8_or_cp1252(&bytes[bom..]);
     }
-    match std::str::from_utf8(bytes) {
-        Ok(t) => t.to_string(),
-        Err(_) => encoding_rs::WINDOWS_1252
-            .decode_without_bom_handling(bytes)
-            .0
-            .into_owned(),
+    utf8_or_cp1252(bytes)
+}
+
+/// UTF-8 when it is; Windows-1252 when no character of it is UTF-8 beyond
+/// ASCII; an error at the first byte that is not UTF-8 when both occur.
+fn utf8_or_cp1252(bytes: &[u8]) -> Result<String, String> {
+    if let Ok(t) = std::str::from_utf8(bytes) {
+        return Ok(t.to_string());
     }
+    let mut utf8_beyond_ascii = false;
+    let mut first_bad = None;
+    let mut offset = 0;
+    for chunk in bytes.utf8_chunks() {
+        utf8_beyond_ascii |= !chunk.valid().is_ascii();
+        offset += chunk.valid().len();
+        if !chunk.invalid().is_empty() && first_bad.is_none() {
+            first_bad = Some(offset);
+        }
+        offset += chunk.invalid().len();
+    }
+    if utf8_beyond_ascii {
+        let at = first_bad.unwrap_or(0);
+        let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err(format!(
+            "line {line}: mixes UTF-8 characters with bytes that are not UTF-8 (byte 0x{:02X}), \
+             so no one encoding reads it; save the sheet again as \"CSV UTF-8\"",
+            bytes[at]
+        ));
+    }
+    Ok(encoding_rs::WINDOWS_1252
+        .decode_without_bom_handling(bytes)
+        .0
+        .into_owned())
 }
 
 /// The separator of the header line: of `,`, `;` and tab, the one that
@@ -475,5 +517,33 @@ mod tests {
         assert!(e.contains(VALID_DECISIONS), "{e}");
         assert!(parse_action("alias:").is_err());
         assert!(parse_action("ignore:x").is_err());
+    }
+
+    #[test]
+    fn a_utf8_bom_over_cp1252_bytes_reads_as_cp1252_and_a_mix_is_refused() {
+        // Issue 37: `Caf\xe9` after a UTF-8 BOM became `Caf\u{fffd}`.
+        let mut bytes = b"\xEF\xBB\xBFdoc_id,node_id,heading,matched_entry,decision\n".to_vec();
+        bytes.extend_from_slice(b"d1,0002,Caf\xe9 Terms,,add:high\n");
+        let text = decode_csv(&bytes).unwrap();
+        assert!(text.contains("Caf\u{e9} Terms"), "{text}");
+        assert!(!text.contains('\u{fffd}'));
+        let (t, errors) = table_of(&bytes);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(t.rows[0].1[2], "Caf\u{e9} Terms");
+        // UTF-8 on line 2, a Windows-1252 byte on line 3: refused there.
+        let mixed = "doc_id,node_id,heading,matched_entry,decision\nd1,1,Gesch\u{e4}ft,,\n"
+            .as_bytes()
+            .iter()
+            .chain(b"d1,2,Cl\xe9ture,,add:low\n")
+            .copied()
+            .collect::<Vec<u8>>();
+        for b in [mixed.clone(), [b"\xEF\xBB\xBF".as_slice(), &mixed].concat()] {
+            let e = decode_csv(&b).unwrap_err();
+            assert!(e.starts_with("line 3:"), "{e}");
+            assert!(e.contains("0xE9"), "{e}");
+        }
+        // Malformed UTF-16 is refused, not patched with U+FFFD.
+        let e = decode_csv(b"\xFF\xFEa\x00\n\x00\x00\xDC").unwrap_err();
+        assert!(e.contains("UTF-16"), "{e}");
     }
 }

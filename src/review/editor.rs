@@ -20,6 +20,34 @@ pub struct IndexText {
     trailing_newline: bool,
     /// `\r\n` when the file was written with Windows line ends.
     newline: &'static str,
+    /// Entries already read, by their text: an edit moves lines but rarely
+    /// changes an entry, and reading every entry with a YAML parser on each
+    /// lookup made a review of 3,000 decisions quadratic (issue 37).
+    memo: EntryMemo,
+}
+
+/// What an entry's own text says, with its names normalised once.
+#[derive(Debug)]
+struct ParsedEntry {
+    title: String,
+    aliases: Vec<String>,
+    bare: bool,
+    norm_title: String,
+    norm_aliases: Vec<String>,
+}
+
+/// Entry text -> [`ParsedEntry`]; shared by clones, never part of equality.
+#[derive(Debug, Clone, Default)]
+struct EntryMemo(
+    std::sync::Arc<
+        std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<ParsedEntry>>>,
+    >,
+);
+
+impl PartialEq for EntryMemo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// One list item under a tier key.
@@ -100,6 +128,7 @@ impl IndexText {
             lines,
             trailing_newline,
             newline,
+            memo: EntryMemo::default(),
         }
     }
 
@@ -157,6 +186,15 @@ impl IndexText {
 
     /// Every entry of a tier, in file order.
     pub fn entries(&self, tier: Tier) -> Result<Vec<EntryBlock>> {
+        Ok(self
+            .entries_read(tier)?
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect())
+    }
+
+    /// [`Self::entries`] with what each entry's text says.
+    fn entries_read(&self, tier: Tier) -> Result<Vec<(EntryBlock, std::sync::Arc<ParsedEntry>)>> {
         let Some(block) = self.tier_block(tier) else {
             return Ok(Vec::new());
         };
@@ -172,14 +210,24 @@ impl IndexText {
             })?;
             return Ok(parsed
                 .into_iter()
-                .map(|title| EntryBlock {
-                    tier,
-                    start: block.key_line,
-                    end: block.key_line + 1,
-                    indent: 0,
-                    title,
-                    aliases: Vec::new(),
-                    bare: true,
+                .map(|title| {
+                    let read = std::sync::Arc::new(ParsedEntry {
+                        norm_title: normalize_title(&title),
+                        norm_aliases: Vec::new(),
+                        title: title.clone(),
+                        aliases: Vec::new(),
+                        bare: true,
+                    });
+                    let block = EntryBlock {
+                        tier,
+                        start: block.key_line,
+                        end: block.key_line + 1,
+                        indent: 0,
+                        title,
+                        aliases: Vec::new(),
+                        bare: true,
+                    };
+                    (block, read)
                 })
                 .collect());
         }
@@ -213,61 +261,48 @@ impl IndexText {
         start: usize,
         end: usize,
         indent: usize,
-    ) -> Result<EntryBlock> {
+    ) -> Result<(EntryBlock, std::sync::Arc<ParsedEntry>)> {
         let chunk: String = self.lines[start..end]
             .iter()
             .map(|l| format!("{}\n", l.get(indent.min(indent_of(l))..).unwrap_or("")))
             .collect();
-        let value: Value = serde_yaml_ng::from_str(&chunk)
-            .map_err(|e| anyhow!("line {}: cannot read this entry: {e}", start + 1))?;
-        let item = value
-            .as_sequence()
-            .and_then(|s| s.first())
-            .ok_or_else(|| anyhow!("line {}: expected a list item", start + 1))?;
-        let (title, aliases, bare) = match item {
-            Value::String(s) => (s.clone(), Vec::new(), true),
-            Value::Mapping(_) => {
-                let title = item
-                    .get("title")
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "line {}: entry has no `title:` (e.g. `- title: Use of Proceeds`)",
-                            start + 1
-                        )
-                    })?
-                    .to_string();
-                let aliases = match item.get("aliases") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(Value::Sequence(s)) => s
-                        .iter()
-                        .map(|a| {
-                            a.as_str().map(str::to_string).ok_or_else(|| {
-                                anyhow!("line {}: aliases must be strings", start + 1)
-                            })
-                        })
-                        .collect::<Result<_>>()?,
-                    Some(_) => bail!(
-                        "line {}: `aliases:` must be a list (e.g. `aliases: [Defined Terms]`)",
-                        start + 1
-                    ),
-                };
-                (title, aliases, false)
+        let known = self.memo.0.lock().expect("memo").get(&chunk).cloned();
+        let parsed = match known {
+            Some(p) => p,
+            None => {
+                let p = std::sync::Arc::new(parse_chunk(&chunk, start)?);
+                self.memo
+                    .0
+                    .lock()
+                    .expect("memo")
+                    .insert(chunk, std::sync::Arc::clone(&p));
+                p
             }
-            _ => bail!(
-                "line {}: an entry is a title or a mapping with `title:`",
-                start + 1
-            ),
         };
-        Ok(EntryBlock {
+        let block = EntryBlock {
             tier,
             start,
             end,
             indent,
-            title,
-            aliases,
-            bare,
-        })
+            title: parsed.title.clone(),
+            aliases: parsed.aliases.clone(),
+            bare: parsed.bare,
+        };
+        Ok((block, parsed))
+    }
+
+    /// The first entry, highest tier first, whose read text `matches`.
+    fn find_by(&self, matches: impl Fn(&ParsedEntry) -> bool) -> Result<Option<EntryBlock>> {
+        for tier in Tier::ALL {
+            if let Some((e, _)) = self
+                .entries_read(tier)?
+                .into_iter()
+                .find(|(_, p)| matches(p))
+            {
+                return Ok(Some(e));
+            }
+        }
+        Ok(None)
     }
 
     /// Every entry of every tier, highest tier first.
@@ -282,18 +317,13 @@ impl IndexText {
     /// The entry whose title (normalised) is `name`.
     pub fn find_entry(&self, name: &str) -> Result<Option<EntryBlock>> {
         let key = normalize_title(name);
-        Ok(self
-            .all_entries()?
-            .into_iter()
-            .find(|e| normalize_title(&e.title) == key))
+        self.find_by(|p| p.norm_title == key)
     }
 
     /// The entry that has `name` as its title or one of its aliases.
     pub fn find_title_or_alias(&self, name: &str) -> Result<Option<EntryBlock>> {
         let key = normalize_title(name);
-        Ok(self.all_entries()?.into_iter().find(|e| {
-            normalize_title(&e.title) == key || e.aliases.iter().any(|a| normalize_title(a) == key)
-        }))
+        self.find_by(|p| p.norm_title == key || p.norm_aliases.contains(&key))
     }
 
     /// Makes sure the tier is a block list and returns (the line to insert
@@ -307,7 +337,14 @@ impl IndexText {
         };
         let value = self.key_value(block).to_string();
         if value.is_empty() {
-            let indent = self.entries(tier)?.first().map_or(2, |e| e.indent);
+            // The first item's column (no entry is read for it).
+            let indent = (block.key_line + 1..block.content_end)
+                .map(|i| &self.lines[i])
+                .find(|l| {
+                    let t = l.trim_start();
+                    t == "-" || t.starts_with("- ")
+                })
+                .map_or(2, |l| indent_of(l));
             return Ok((block.content_end, indent));
         }
         let flow_items: Vec<String> = if value == "~" || value == "null" {
@@ -530,6 +567,58 @@ impl IndexText {
 }
 
 /// Shifts a line from one item indentation to another.
+/// One entry's text (a one-item YAML list) read: title, aliases, bare.
+fn parse_chunk(chunk: &str, start: usize) -> Result<ParsedEntry> {
+    let value: Value = serde_yaml_ng::from_str(chunk)
+        .map_err(|e| anyhow!("line {}: cannot read this entry: {e}", start + 1))?;
+    let item = value
+        .as_sequence()
+        .and_then(|s| s.first())
+        .ok_or_else(|| anyhow!("line {}: expected a list item", start + 1))?;
+    let (title, aliases, bare) = match item {
+        Value::String(s) => (s.clone(), Vec::new(), true),
+        Value::Mapping(_) => {
+            let title = item
+                .get("title")
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    anyhow!(
+                        "line {}: entry has no `title:` (e.g. `- title: Use of Proceeds`)",
+                        start + 1
+                    )
+                })?
+                .to_string();
+            let aliases = match item.get("aliases") {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Sequence(s)) => s
+                    .iter()
+                    .map(|a| {
+                        a.as_str()
+                            .map(str::to_string)
+                            .ok_or_else(|| anyhow!("line {}: aliases must be strings", start + 1))
+                    })
+                    .collect::<Result<_>>()?,
+                Some(_) => bail!(
+                    "line {}: `aliases:` must be a list (e.g. `aliases: [Defined Terms]`)",
+                    start + 1
+                ),
+            };
+            (title, aliases, false)
+        }
+        _ => bail!(
+            "line {}: an entry is a title or a mapping with `title:`",
+            start + 1
+        ),
+    };
+    Ok(ParsedEntry {
+        norm_title: normalize_title(&title),
+        norm_aliases: aliases.iter().map(|a| normalize_title(a)).collect(),
+        title,
+        aliases,
+        bare,
+    })
+}
+
 fn reindent(line: &str, from: usize, to: usize) -> String {
     if line.trim().is_empty() {
         return line.to_string();

@@ -19,6 +19,7 @@
 pub mod decision;
 pub mod editor;
 pub mod folder;
+pub mod names;
 pub mod rows;
 pub mod scalar;
 pub mod validate;
@@ -209,24 +210,6 @@ pub fn load_bases(index_path: &Path, text: &IndexText) -> Result<Vec<IndexText>>
     Ok(bases)
 }
 
-/// Looks a name up in the file, then in its bases. The flag says whether it
-/// was found in the file itself.
-fn find_in(
-    text: &IndexText,
-    bases: &[IndexText],
-    find: impl Fn(&IndexText) -> Result<Option<editor::EntryBlock>>,
-) -> Result<Option<(editor::EntryBlock, bool)>, String> {
-    if let Some(e) = find(text).map_err(|e| e.to_string())? {
-        return Ok(Some((e, true)));
-    }
-    for b in bases {
-        if let Some(e) = find(b).map_err(|e| format!("in a base file: {e}"))? {
-            return Ok(Some((e, false)));
-        }
-    }
-    Ok(None)
-}
-
 /// Applies decisions, in order, to an index's text (`bases` are the files
 /// it `extends:`, nearest first; empty for a base index). Returns every
 /// problem (each naming its CSV row) when any decision cannot be applied.
@@ -240,6 +223,7 @@ pub fn apply_decisions(
     decisions: &[Decision],
 ) -> Result<ReviewResult, Vec<String>> {
     let mut text = IndexText::new(index_text);
+    let mut names = names::Names::read(&text, bases).map_err(|e| vec![e])?;
     let mut changes = Vec::new();
     let mut notices = Vec::new();
     let mut errors = Vec::new();
@@ -247,15 +231,21 @@ pub fn apply_decisions(
         let o = &d.origin;
         let note = format!("added by review from {} {}", d.doc_id, d.node_id);
         let step: Result<(), String> = (|| {
+            // A character lost in some decoding never enters an index.
+            if !matches!(d.action, Action::Ignore) && d.title.contains('\u{fffd}') {
+                return Err(format!(
+                    "heading `{}` holds U+FFFD, a character lost in decoding; fix the heading \
+                     in the sheet (or save it again as \"CSV UTF-8\")",
+                    d.heading
+                ));
+            }
             match &d.action {
                 Action::Ignore => notices.push(format!("{o}: `{}` ignored", d.title)),
                 Action::Add(tier) => {
                     if normalize_title(&d.title).is_empty() {
                         return Err(format!("heading `{}` has no words to add", d.heading));
                     }
-                    if let Some((e, _)) =
-                        find_in(&text, bases, |t| t.find_title_or_alias(&d.title))?
-                    {
+                    if let Some((e, _)) = names.title_or_alias(&d.title) {
                         notices.push(format!(
                             "{o}: `{}` is already in the index as `{}` ({}); use retier:<tier> to move it",
                             d.title,
@@ -266,18 +256,18 @@ pub fn apply_decisions(
                     }
                     text.add_entry(*tier, &d.title, &note)
                         .map_err(|e| e.to_string())?;
+                    names.added(*tier, &d.title, &[]);
                     changes.push(format!("{o}: added `{}` to {}", d.title, tier.key()));
                 }
                 Action::Alias(entry) => {
-                    let Some((target, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
-                    else {
+                    let Some((target, local)) = names.entry(entry) else {
                         return Err(format!(
                             "unknown entry `{entry}` in `{}`; entries: {}",
                             d.raw,
                             entry_list(&text, bases)
                         ));
                     };
-                    match find_in(&text, bases, |t| t.find_title_or_alias(&d.title))? {
+                    match names.title_or_alias(&d.title) {
                         Some((e, _)) if normalize_title(&e.title) == normalize_title(&target.title) => {
                             notices.push(format!(
                                 "{o}: `{}` already names `{}`",
@@ -296,6 +286,7 @@ pub fn apply_decisions(
                         None if local => {
                             text.add_alias(&target.title, &d.title)
                                 .map_err(|e| e.to_string())?;
+                            names.aliased(&target.title, &d.title);
                             changes.push(format!(
                                 "{o}: `{}` is now an alias of `{}`",
                                 d.title, target.title
@@ -304,6 +295,7 @@ pub fn apply_decisions(
                         None => {
                             text.add_entry_with_aliases(target.tier, &target.title, &[&d.title], &note)
                                 .map_err(|e| e.to_string())?;
+                            names.added(target.tier, &target.title, &[&d.title]);
                             changes.push(format!(
                                 "{o}: `{}` is now an alias of the base entry `{}` (overlay entry)",
                                 d.title, target.title
@@ -318,8 +310,7 @@ pub fn apply_decisions(
                             d.raw
                         ));
                     };
-                    let Some((found, local)) = find_in(&text, bases, |t| t.find_entry(entry))?
-                    else {
+                    let Some((found, local)) = names.entry(entry) else {
                         return Err(format!(
                             "matched entry `{entry}` is not in this index; entries: {}",
                             entry_list(&text, bases)
@@ -332,10 +323,12 @@ pub fn apply_decisions(
                     if local {
                         text.retier(&found.title, *tier)
                             .map_err(|e| e.to_string())?;
+                        names.retiered(&found.title, *tier);
                     } else {
                         let note = format!("retiered by review from {} {}", d.doc_id, d.node_id);
                         text.add_entry(*tier, &found.title, &note)
                             .map_err(|e| e.to_string())?;
+                        names.added(*tier, &found.title, &[]);
                     }
                     changes.push(format!(
                         "{o}: moved `{}` from {} to {}",

@@ -103,18 +103,19 @@ impl Neo4jSink {
         database: Option<&str>,
         batch_size: usize,
     ) -> anyhow::Result<Self> {
+        let raw_uri = uri;
+        // Messages show the URI without credentials it may carry.
+        let shown = redact_uri(uri);
+        let uri = shown.as_str();
         let scrub = |e: &dyn std::fmt::Display| -> String {
-            let s = e.to_string();
+            // The driver may quote the URI it was given.
+            let s = crate::secret::redact_urls(&e.to_string().replace(raw_uri, uri));
             if password.expose().is_empty() {
                 s
             } else {
                 s.replace(password.expose(), "***")
             }
         };
-        let raw_uri = uri;
-        // Messages show the URI without credentials it may carry.
-        let shown = redact_uri(uri);
-        let uri = shown.as_str();
         let mut cfg = ConfigBuilder::default()
             .uri(raw_uri)
             .user(user)
@@ -560,11 +561,14 @@ fn is_transient(e: &anyhow::Error) -> bool {
 
 /// The URI without any `user:password@` part, for messages.
 pub fn redact_uri(uri: &str) -> String {
-    match (uri.find("://"), uri.rfind('@')) {
+    let bare = match (uri.find("://"), uri.rfind('@')) {
         (Some(s), Some(at)) if at > s => format!("{}{}", &uri[..s + 3], &uri[at + 1..]),
         (None, Some(at)) => uri[at + 1..].to_string(),
         _ => uri.to_string(),
-    }
+    };
+    // A `?password=` (or any other query value) is no more shown than the
+    // user-info (issue 37).
+    crate::secret::redact_url(&bare)
 }
 
 fn first_words(stmt: &str) -> String {
@@ -583,6 +587,10 @@ mod tests {
         assert_eq!(redact_uri("bolt://neo4j:pw@db:7687"), "bolt://db:7687");
         assert_eq!(redact_uri("neo4j:pw@db:7687"), "db:7687");
         assert_eq!(redact_uri("bolt://127.0.0.1:7687"), "bolt://127.0.0.1:7687");
+        assert_eq!(
+            redact_uri("bolt://db:7687?password=hunter2"),
+            "bolt://db:7687?password=***"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod draft;
 mod excerpts;
 mod extract;
 mod graph_neo4j;
+mod hostile;
 mod index;
 mod ingest;
 mod ingest_neo4j;

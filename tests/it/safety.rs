@@ -302,9 +302,12 @@ fn an_unwritable_history_is_found_before_the_first_document() {
 }
 
 /// A 2 MB tmpfs (root only; skipped elsewhere) filled but for a little:
-/// the documents go in, the reports do not fit. Exit 1, never 2 or 101.
+/// the disk fills during the batch. The first full write stops it with
+/// exit 2 (issue 37; it was 1 and the batch went on through every
+/// document), no temp file is left, and `--resume` finishes it once space
+/// is freed.
 #[test]
-fn a_full_disk_after_documents_were_written_is_exit_code_1() {
+fn a_full_disk_stops_the_batch_with_exit_2_and_resume_finishes_it() {
     let dir = tempdir();
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
@@ -343,12 +346,35 @@ fn a_full_disk_after_documents_were_written_is_exit_code_1() {
     std::fs::write(mnt.join("filler"), vec![0u8; filler]).unwrap();
     let a = ingest_offline_cmd(&docs, &index, &out, &history)
         .assert()
-        .code(1);
+        .code(2);
     let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(
-        err.contains("No space left") || err.contains("space"),
+        err.contains("disk is full") && err.contains("--resume"),
         "{err}"
     );
+    assert_eq!(temp_files(&out), Vec::<PathBuf>::new());
+    std::fs::remove_file(mnt.join("filler")).unwrap();
+    ingest_offline_cmd(&docs, &index, &out, &history)
+        .arg("--resume")
+        .assert()
+        .success();
+}
+
+/// Files named like a temp file (`.NAME.tmp...`) anywhere under `dir`.
+pub fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if e.file_name().to_string_lossy().contains(".tmp") {
+                found.push(p);
+            }
+        }
+    }
+    found
 }
 
 fn du(dir: &Path) -> u64 {

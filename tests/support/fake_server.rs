@@ -372,8 +372,10 @@ async fn serve(
     let Some((path, headers, body)) = read_request(&mut sock).await? else {
         return Ok(());
     };
-    let probe = path.ends_with("/props") || path.ends_with("/tokenize");
-    if path.ends_with("/models") || probe {
+    // Routed by the path without its query (an endpoint may carry `?code=`).
+    let route = path.split('?').next().unwrap_or_default();
+    let probe = route.ends_with("/props") || route.ends_with("/tokenize");
+    if route.ends_with("/models") || probe {
         if probe {
             st.probes.fetch_add(1, Ordering::SeqCst);
         } else {
