@@ -13,6 +13,7 @@ mod ingest_neo4j;
 mod llm;
 mod llm_titles;
 mod names;
+mod parties;
 mod plan;
 mod real_model;
 mod report;
