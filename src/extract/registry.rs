@@ -61,7 +61,7 @@ impl RegisteredParty {
         let m = mention.trim();
         let low = m.to_lowercase();
         if PRONOUNS.contains(&low.as_str()) {
-            return self.pronouns.iter().any(|p| *p == low);
+            return self.pronouns.contains(&low);
         }
         (!self.name.is_empty() && self.name.eq_ignore_ascii_case(m))
             || self.names.iter().any(|n| n.eq_ignore_ascii_case(m))

@@ -1123,7 +1123,8 @@ fn a_heading_word_or_a_lawyer_glued_to_a_name_is_left_out() {
          With a copy to: Jane Roe, Esq. and Loeb & Loeb LLP, 345 Park Avenue.",
     );
     i.doc_type = "commercial".into();
-    let names = org_names(&extract(&i));
+    let out = extract(&i);
+    let names = org_names(&out);
     assert!(names.contains(&"Dova Pharmaceuticals, Inc."), "{names:?}");
     assert!(names.contains(&"Loeb & Loeb LLP"), "{names:?}");
     assert!(
