@@ -53,6 +53,7 @@ fn sections(n: usize) -> Vec<SectionInput> {
                 ),
                 anchor: false,
                 parties: Vec::new(),
+                registry: Default::default(),
             }
         })
         .collect()

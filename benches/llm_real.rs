@@ -100,6 +100,7 @@ fn main() {
                 text: p.to_string(),
                 anchor: false,
                 parties: Vec::new(),
+                registry: Default::default(),
             };
             let messages = vec![
                 json!({"role": "system", "content": system}),

@@ -414,11 +414,13 @@ fn skipped_facts(
         .get(doc_type)
         .map(|i| i.ontology.clone())
         .unwrap_or_default();
+    let registry = kgroute::extract::registry::document_registry(plan, source);
     let doc = DocContext {
         doc_id: "d",
         doc_type,
         source,
         parties: &tree.party_names,
+        registry: &registry,
     };
     skipped_section_inputs(plan, &doc)
         .into_iter()

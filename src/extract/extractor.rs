@@ -226,6 +226,8 @@ pub struct DocContext<'a> {
     /// The short names the opening gives the parties (`("Miltenyi")`,
     /// from the tree): a section's duties are written with them.
     pub parties: &'a [String],
+    /// The document's party registry (see [`super::registry`]).
+    pub registry: &'a super::registry::PartyRegistry,
 }
 
 /// The inputs of the extraction stage for a planned document: one per
@@ -267,6 +269,7 @@ fn inputs_where(
                 .to_string(),
             anchor: s.matched.anchor,
             parties: doc.parties.to_vec(),
+            registry: doc.registry.clone(),
         })
         .collect()
 }

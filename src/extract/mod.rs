@@ -17,7 +17,8 @@
 //!
 //! Layout: `config` (settings, validation), `extractor` (orchestration,
 //! retries, cache use), `prompt` (the messages), `answer_cache` (what is
-//! cached and under which key), `rules` (offline extractor), `validate`
+//! cached and under which key), `rules` (offline extractor), `registry` (the document's parties under
+//! every name), `validate`
 //! (schema check and ontology pruning), `split` (long sections), `rating`
 //! (actual tier). The HTTP client, retry policy and cache store are
 //! [`crate::llm`]'s.
@@ -55,6 +56,11 @@ pub struct SectionInput {
     /// its sections use as subjects (`Bellicum will pay ...`).
     #[serde(default)]
     pub parties: Vec<String>,
+    /// Every party of the document with every name it goes by (defined
+    /// names, short names, `Party A`, `you` / `we`), built once per
+    /// document before extraction ([`registry::document_registry`]).
+    #[serde(default)]
+    pub registry: registry::PartyRegistry,
 }
 
 /// A named thing found in a section.
@@ -134,6 +140,7 @@ pub mod extractor;
 pub mod facts_vocabulary;
 pub mod prompt;
 pub mod rating;
+pub mod registry;
 pub mod rules;
 pub mod split;
 pub mod validate;

@@ -283,6 +283,7 @@ mod tests {
             text: text.into(),
             anchor: false,
             parties: Vec::new(),
+            registry: Default::default(),
         }
     }
 

@@ -717,11 +717,13 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
 
     let profile = profile_for(batch, &plan.doc_type)?;
+    let registry = crate::extract::registry::document_registry(&plan, &source);
     let doc = DocContext {
         doc_id: &meta.doc_id,
         doc_type: &meta.doc_type,
         source: &source,
         parties: &tree.party_names,
+        registry: &registry,
     };
     let inputs = section_inputs(&plan, &doc);
     let skipped = skipped_section_inputs(&plan, &doc);

@@ -99,6 +99,7 @@ fn input(rel: &str, start: usize, end: usize, title: &str, text: &str) -> Sectio
         text: text.into(),
         anchor: false,
         parties: Vec::new(),
+        registry: Default::default(),
     }
 }
 
@@ -682,6 +683,7 @@ fn tree_sections(rel: &str) -> Vec<SectionInput> {
             text: src.span_text(n.start_line, n.end_line).to_string(),
             anchor: false,
             parties: Vec::new(),
+            registry: Default::default(),
         })
         .collect()
 }
@@ -910,6 +912,7 @@ fn sections_inside_a_line_are_sent_from_their_heading_on() {
         doc_type: "credit",
         source: &src,
         parties: &tree.party_names,
+        registry: &Default::default(),
     };
     let inputs = kgroute::extract::extractor::section_inputs(&p, &doc);
     let mut inside = 0;

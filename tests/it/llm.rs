@@ -54,6 +54,7 @@ fn section(i: usize, text: &str) -> SectionInput {
         text: text.into(),
         anchor: false,
         parties: Vec::new(),
+        registry: Default::default(),
     }
 }
 

@@ -16,6 +16,7 @@ mod llm;
 mod llm_titles;
 mod names;
 mod neo4j_script;
+mod parties;
 mod plan;
 mod readme;
 mod real_model;

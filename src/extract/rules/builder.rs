@@ -41,6 +41,10 @@ pub(super) struct Builder {
     /// The document's party short names (`Miltenyi`): subjects a duty or
     /// a right can bind, like a role.
     pub(super) parties: HashSet<String>,
+    /// The document's parties under every name: a duty's subject or
+    /// beneficiary written as `you`, `Party A` or a short name resolves
+    /// through it.
+    pub(super) registry: crate::extract::registry::PartyRegistry,
     /// The cross-references the current paragraph's clauses took.
     pub(super) clause_refs: HashSet<String>,
 }
@@ -49,7 +53,9 @@ impl Builder {
     /// A subject that can hold a duty or a right: a role (`the Tenant`) or
     /// one of the document's party short names (`Bellicum`).
     pub(super) fn bindable(&self, subject: &str) -> bool {
-        super::parties::is_role(subject) || self.parties.contains(subject)
+        super::parties::is_role(subject)
+            || self.parties.contains(subject)
+            || self.registry.resolve(subject).is_some()
     }
 
     /// Adds (or finds) an entity; returns its canonical name.

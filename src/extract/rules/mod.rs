@@ -32,6 +32,7 @@ mod obligations;
 mod own;
 mod parties;
 mod qualifiers;
+mod registry;
 mod signature;
 mod terms;
 mod text;
@@ -43,6 +44,7 @@ use law::governing_law;
 use obligations::*;
 use own::OwnSection;
 use parties::*;
+pub use registry::party_registry;
 use signature::signatories;
 use terms::*;
 use text::*;
@@ -71,7 +73,8 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
 /// otherwise.
 pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     clear_org_matches();
-    let text = without_contents_lines(&clean(&input.text));
+    let unfolded = signature::unfold_columns(&input.text);
+    let text = without_contents_lines(&clean(unfolded.as_deref().unwrap_or(&input.text)));
     let paragraphs = paragraphs(&text);
     let mut b = Builder {
         amount_of: ontology_name(&ontology.relation_types, "AMOUNT_OF").map(|_| "AMOUNT_OF"),
@@ -89,7 +92,13 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
             .map(|_| "HAS_EXCEPTION"),
         has_period: ontology_name(&ontology.relation_types, "HAS_PERIOD").map(|_| "HAS_PERIOD"),
         triggers: ontology_name(&ontology.relation_types, "TRIGGERS").map(|_| "TRIGGERS"),
-        parties: input.parties.iter().map(|p| normalize_ws(p)).collect(),
+        parties: input
+            .parties
+            .iter()
+            .map(|p| normalize_ws(p))
+            .chain(input.registry.names().map(normalize_ws))
+            .collect(),
+        registry: input.registry.clone(),
         spellings: spellings(&paragraphs),
         ..Builder::default()
     };

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 /// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
 pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     with_large_dfa(
-        r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|must|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -32,7 +32,22 @@ pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// A word every [`OBLIGATION`] match holds (one of its verbs).
-const OBLIGATION_WORDS: &[&str] = &["shall", "will", "agrees", "covenants"];
+const OBLIGATION_WORDS: &[&str] = &["shall", "will", "must", "agrees", "covenants"];
+
+/// A duty written with a lower-case pronoun inside a sentence (`..., you
+/// must pay`, `and we will provide`), in [`OBLIGATION`]'s groups: subject,
+/// `not`, verb. A capitalised `You must` is [`OBLIGATION`]'s own.
+static PRONOUN_OBLIGATION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(you|we)\s+(?:shall|will|must|agree\s+to)\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time|promptly|immediately),?\s+)?([a-z][a-z\-]+)")
+        .unwrap()
+});
+
+/// A right written with a lower-case pronoun inside a sentence (`..., we
+/// may terminate`), in [`RIGHT`]'s groups.
+static PRONOUN_RIGHT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(you|we)\s+(?:may|(?:have|has)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|are\s+entitled\s+to|reserve\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+our\s+sole\s+discretion|at\s+our\s+option),?\s+)?([a-z][a-z\-]+)")
+        .unwrap()
+});
 
 /// A word every [`RIGHT`] match holds.
 const RIGHT_WORDS: &[&str] = &["may", "shall", "entitled", "right"];
@@ -41,7 +56,7 @@ const RIGHT_WORDS: &[&str] = &["may", "shall", "entitled", "right"];
 /// to ...`, `each Party is entitled to ...`; `may not` restricts.
 pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
     with_large_dfa(
-        r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
+        r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves?\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
     )
     .unwrap()
 });
@@ -180,7 +195,15 @@ pub(super) fn obligations(
             restriction: true,
         });
     }
-    for c in OBLIGATION.captures_iter(if obligation { p } else { "" }) {
+    let pronoun_duties = if obligation && holds_any(p, &["you", "we"]) {
+        p
+    } else {
+        ""
+    };
+    let duties = OBLIGATION
+        .captures_iter(if obligation { p } else { "" })
+        .chain(PRONOUN_OBLIGATION.captures_iter(pronoun_duties));
+    for c in duties {
         let Some((party, negated)) = subject(&c[1]) else {
             continue;
         };
@@ -214,7 +237,9 @@ pub(super) fn obligations(
         }
         let clause = clause_at(p, c.get(1).unwrap().start());
         let name = clause_name(clause);
-        let pt = party_entity(b, &party);
+        let Some(pt) = bound_party(b, &party) else {
+            continue;
+        };
         let evidence = truncate(clause, EVIDENCE_CHARS);
         let ob = if negative {
             let ob = b.entity(&name, "Covenant", &truncate(clause, 200));
@@ -237,6 +262,12 @@ pub(super) fn obligations(
                 let bt = b.entity(&borrower, "Role", "");
                 b.relate(&pt, "LENDS_TO", &bt, &evidence);
             }
+            owed_to(
+                b,
+                &ob,
+                &pt,
+                &clause[c.get(3).unwrap().end() - c.get(1).unwrap().start()..],
+            );
             ob
         };
         clause_links(b, &ob, clause, own);
@@ -248,7 +279,15 @@ pub(super) fn obligations(
             restriction: negative,
         });
     }
-    for c in RIGHT.captures_iter(if right { p } else { "" }) {
+    let pronoun_rights = if right && holds_any(p, &["you", "we"]) {
+        p
+    } else {
+        ""
+    };
+    let rights = RIGHT
+        .captures_iter(if right { p } else { "" })
+        .chain(PRONOUN_RIGHT.captures_iter(pronoun_rights));
+    for c in rights {
         // `Neither Party may assign` restricts both, like `may not`.
         let Some((party, negated)) = subject(&c[1]) else {
             continue;
@@ -265,7 +304,9 @@ pub(super) fn obligations(
         }
         let clause = clause_at(p, at);
         let name = clause_name(clause);
-        let pt = party_entity(b, &party);
+        let Some(pt) = bound_party(b, &party) else {
+            continue;
+        };
         let evidence = truncate(clause, EVIDENCE_CHARS);
         let r = if negative {
             let r = b.entity(&name, "Covenant", &truncate(clause, 200));
@@ -533,6 +574,63 @@ pub(super) fn party_entity(b: &mut Builder, party: &str) -> String {
         b.entity(&singular_role(party), "Role", "")
     } else {
         b.entity(party, "DefinedTerm", "")
+    }
+}
+
+/// The entity a duty or right of `party` (as the sentence writes it) is
+/// held by: a name of the document's party registry as written (the
+/// parties clause ties it to the organisation), a pronoun as the party's
+/// first defined name (or its organisation when it has none), else a role
+/// or party short name as before. `None` when nothing can be bound.
+fn bound_party(b: &mut Builder, party: &str) -> Option<String> {
+    let low = party.to_lowercase();
+    let pronoun = crate::extract::registry::PRONOUNS.contains(&low.as_str());
+    if let Some(rp) = b.registry.resolve(party).cloned() {
+        if !pronoun {
+            if rp.name.eq_ignore_ascii_case(party) && rp.names.is_empty() {
+                return Some(b.entity(&rp.name, "Organization", ""));
+            }
+            return Some(party_entity(b, party));
+        }
+        return match rp.names.first() {
+            Some(n) => Some(party_entity(b, n)),
+            None if !rp.name.is_empty() => Some(b.entity(&rp.name, "Organization", "")),
+            None => None,
+        };
+    }
+    (!pronoun && b.bindable(party)).then(|| party_entity(b, party))
+}
+
+/// `to Party B`, `to us`, `for the benefit of Franchisor` after a duty's
+/// verb: to whom the duty is owed (OWED_TO), when the words name another
+/// party of the registry.
+fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
+    static TO_PARTY: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"\b(?:to|for\s+the\s+(?:account|benefit)\s+of)\s+(?:the\s+)?(us|you|[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})\b")
+            .unwrap()
+    });
+    if b.registry.is_empty() {
+        return;
+    }
+    for c in TO_PARTY.captures_iter(rest) {
+        let mention = c[1].to_string();
+        // `us` after `to` is the object form of `we`.
+        let key = if mention == "us" {
+            "we"
+        } else {
+            mention.as_str()
+        };
+        if b.registry.resolve(key).is_none() {
+            continue;
+        }
+        let Some(to) = bound_party(b, key) else {
+            continue;
+        };
+        if !to.eq_ignore_ascii_case(holder) {
+            let quote = truncate(rest, EVIDENCE_CHARS);
+            b.relate(duty, "OWED_TO", &to, &quote);
+        }
+        return;
     }
 }
 

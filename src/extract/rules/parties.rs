@@ -539,10 +539,18 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             l.split('/').any(|part| OFFICER_WORDS.contains(&part))
                 || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
                 || l == "agreement"
+                // A lawyer's `Esq.` ends a person's name (`Jane Roe, Esq.
+                // and Loeb & Loeb LLP`).
+                || l == "esq"
         }) {
             if j + 2 < kept.len() {
                 kept = &kept[j + 1..];
             }
+        }
+        // A press release's heading glued on (`About Dova
+        // Pharmaceuticals, Inc.`): `About` opens no company's name.
+        if kept.len() > 2 && kept[0] == "About" {
+            kept = &kept[1..];
         }
         // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
         let lead_stop = kept

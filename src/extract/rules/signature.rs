@@ -183,3 +183,92 @@ mod seal_tests {
         assert!(ends > 10);
     }
 }
+
+/// A row of column labels in a signature page laid out side by side:
+/// `SNAP:          SPONSOR:`, `COMPANY:     CONSULTANT:`.
+static LABEL_ROW: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^\s*(?:[A-Z][A-Za-z\-]*(?:\s[A-Z][A-Za-z\-]*){0,2}\s*:)(?:\s{3,}[A-Z][A-Za-z\-]*(?:\s[A-Z][A-Za-z\-]*){0,2}\s*:?){1,3}\s*$")
+        .unwrap()
+});
+
+/// Cells of a row laid out in columns: runs of text between gaps of three
+/// or more spaces.
+static GAP: Lazy<Regex> = Lazy::new(|| Regex::new(r"\s{3,}").unwrap());
+
+/// Signature blocks read by column: a row of labels (`COMPANY:
+/// CONSULTANT:`) over a row holding one name per column (`Acme Inc.
+/// Jane Roe`) becomes one `LABEL: name` line per column, so each name is
+/// read with its own label, not with its neighbour's. `None` when the text
+/// has no such rows (the usual case: nothing is copied).
+pub(super) fn unfold_columns(text: &str) -> Option<String> {
+    if !text.contains(":  ") {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        if LABEL_ROW.is_match(l) {
+            let labels: Vec<&str> = GAP.split(l.trim()).collect();
+            // The names' row: the next non-blank line, at most two down.
+            let next = (i + 1..lines.len().min(i + 4)).find(|&k| !lines[k].trim().is_empty());
+            if let Some(k) = next {
+                let cells: Vec<&str> = GAP.split(lines[k].trim()).collect();
+                if cells.len() == labels.len() && !cells.iter().any(|c| c.contains(':')) {
+                    for (label, cell) in labels.iter().zip(&cells) {
+                        let label = label.trim().trim_end_matches(':');
+                        out.push(format!("{label}: {cell}"));
+                        out.push(String::new());
+                    }
+                    changed = true;
+                    i = k + 1;
+                    continue;
+                }
+            }
+        }
+        out.push(l.to_string());
+        i += 1;
+    }
+    changed.then(|| out.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_of_a_signature_page_are_read_one_by_one() {
+        let text = "IN WITNESS WHEREOF ...\n\nSNAP:                                  SPONSOR:\n\nSnap Technologies                      United Airlines, Inc.\n\nBy:  /s/ Howard Berman                 By:  /s/ [*]";
+        let out = unfold_columns(text).unwrap();
+        assert!(out.contains("SNAP: Snap Technologies\n"), "{out}");
+        assert!(out.contains("SPONSOR: United Airlines, Inc.\n"), "{out}");
+        assert!(unfold_columns("Name:   Title:\nBy: x").is_none());
+        assert!(unfold_columns("Plain text.").is_none());
+    }
+
+    #[test]
+    fn a_column_label_gives_its_own_name_its_role() {
+        let text = "COMPANY:                                CONSULTANT:\n\nAcme Widgets, Inc.                      Beta Advisors LLC\n\nBy: /s/ A                               By: /s/ B";
+        let unfolded = unfold_columns(text).unwrap();
+        let paras = super::super::text::paragraphs(&unfolded);
+        let mut b = Builder::default();
+        signatories(&mut b, &paras, &HashSet::new());
+        let roles: Vec<(String, String)> = b
+            .relations
+            .iter()
+            .filter(|r| r.relation_type == "HAS_ROLE")
+            .map(|r| (r.source.clone(), r.target.clone()))
+            .collect();
+        assert!(
+            roles.contains(&("Acme Widgets, Inc.".into(), "Company".into())),
+            "{roles:?}"
+        );
+        assert!(
+            roles.contains(&("Beta Advisors LLC".into(), "Consultant".into())),
+            "{roles:?}"
+        );
+        assert!(!roles.contains(&("Acme Widgets, Inc.".into(), "Consultant".into())));
+    }
+}

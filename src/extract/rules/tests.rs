@@ -18,6 +18,7 @@ fn input(title: &str, text: &str) -> SectionInput {
         text: text.into(),
         anchor: false,
         parties: Vec::new(),
+        registry: Default::default(),
     }
 }
 
@@ -1110,6 +1111,26 @@ fn signature_blocks_name_the_parties_that_sign() {
             || n.contains("78741")
             || n.contains("CEO")
             || n.contains("Agreement")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_heading_word_or_a_lawyer_glued_to_a_name_is_left_out() {
+    let mut i = input(
+        "Press Release",
+        "About Dova Pharmaceuticals, Inc. Dova is a pharmaceutical company.\n\n\
+         With a copy to: Jane Roe, Esq. and Loeb & Loeb LLP, 345 Park Avenue.",
+    );
+    i.doc_type = "commercial".into();
+    let out = extract(&i);
+    let names = org_names(&out);
+    assert!(names.contains(&"Dova Pharmaceuticals, Inc."), "{names:?}");
+    assert!(names.contains(&"Loeb & Loeb LLP"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("About") || n.contains("Esq")),
         "{names:?}"
     );
 }
