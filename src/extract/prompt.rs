@@ -59,14 +59,27 @@ fn fence(texts: &[&str]) -> String {
 /// heading, the document's party names and the text come from the
 /// document, so all of them are fenced.
 ///
-/// The parties line is the hook for the party registry: whatever fills
-/// `SectionInput::parties` (today the short names the opening defines,
-/// `("Licensor")`; later the registry's canonical names) reaches the model
-/// here, so a section that says "the Licensee shall pay" can name who.
+/// The parties lines: the document's party registry, every party with
+/// every name it goes by (`you`, `Party A`, a short name), so a section
+/// that says "You must pay" can name who; without a registry, the short
+/// names the opening defines (`("Licensor")`).
 pub fn user_message(input: &SectionInput) -> String {
+    let registry_lines = input.registry.prompt_lines();
     let parties = input.parties.join("; ");
-    let f = fence(&[&input.text, &input.breadcrumb, &input.title, &parties]);
-    let parties_line = if parties.is_empty() {
+    let f = fence(&[
+        &input.text,
+        &input.breadcrumb,
+        &input.title,
+        &parties,
+        &registry_lines,
+    ]);
+    let parties_line = if !registry_lines.is_empty() {
+        let mut l = registry_lines;
+        if !l.ends_with('\n') {
+            l.push('\n');
+        }
+        l
+    } else if parties.is_empty() {
         String::new()
     } else {
         format!("Parties of the document: {parties}\n")
@@ -306,6 +319,7 @@ mod tests {
             text: "The Licensee shall pay.".into(),
             anchor: false,
             parties: vec!["Licensor".into(), "Licensee".into()],
+            registry: Default::default(),
         };
         let m = user_message(&i);
         let start = m.find("SECTION START").unwrap();
@@ -315,6 +329,35 @@ mod tests {
         assert!(start < at, "{m}");
         i.parties.clear();
         assert!(!user_message(&i).contains("Parties of the document"));
+    }
+
+    #[test]
+    fn the_party_registry_replaces_the_short_names_inside_the_fence() {
+        let registry = crate::extract::registry::PartyRegistry {
+            parties: vec![crate::extract::registry::RegisteredParty {
+                name: "Goosehead Insurance Agency, LLC".into(),
+                kind: "Organization".into(),
+                names: vec!["Franchisor".into()],
+                pronouns: vec!["we".into()],
+                roles: vec!["Franchisor".into()],
+            }],
+        };
+        let i = SectionInput {
+            title: "Fees".into(),
+            breadcrumb: "[Fees]".into(),
+            text: "You must pay us the fee.".into(),
+            parties: vec!["Franchisor".into()],
+            registry,
+            ..Default::default()
+        };
+        let m = user_message(&i);
+        let start = m.find("SECTION START").unwrap();
+        let end = m.find("SECTION END").unwrap();
+        let at = m
+            .find("- Goosehead Insurance Agency, LLC = \"Franchisor\", \"we\"")
+            .unwrap();
+        assert!(start < at && at < end, "{m}");
+        assert!(!m.contains("Parties of the document: Franchisor"), "{m}");
     }
 
     #[test]

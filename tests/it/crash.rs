@@ -217,6 +217,10 @@ fn credit_agreements() -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn offline_batch_killed_at_random_points_resumes_to_the_uninterrupted_result() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -455,6 +459,10 @@ pub(super) fn manifest_doc_ids(out: &Path) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn neo4j_batch_killed_at_random_points_resumes_to_the_uninterrupted_graph() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

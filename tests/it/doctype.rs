@@ -17,6 +17,10 @@ fn guess(set: &IndexSet, path: &std::path::Path) -> kgroute::index::DocTypeGuess
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn every_wide_document_gets_its_folders_type() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -158,6 +162,10 @@ fn each_document_is_extracted_with_its_types_ontology() {
 /// title-line vocabulary of agreement names and the body role terms cover
 /// them. Floor over all 260 contracts of the dev half of CUAD.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn cuad_commercial_contracts_are_typed() {
     let Some(corpora) = super::util::corpora_or_skip() else {
         return;

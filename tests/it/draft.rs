@@ -47,6 +47,10 @@ fn calibrated_batch(tmp: &Path, corpora: &Path) -> (PathBuf, PathBuf, String) {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn unknown_credit_agreements_are_one_family_drafted_into_a_valid_index() {
     let Some(corpora) = corpora_or_skip() else {
         return;
@@ -135,6 +139,10 @@ fn unknown_credit_agreements_are_one_family_drafted_into_a_valid_index() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn review_writes_unknown_rows_into_the_new_types_index() {
     let Some(corpora) = corpora_or_skip() else {
         return;

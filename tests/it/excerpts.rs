@@ -122,6 +122,10 @@ fn compare(
 /// late, precision was just under 0.90, every excerpt starting past
 /// article 20 being lost).
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn excerpt_headings_agree_with_the_whole_document() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

@@ -123,6 +123,10 @@ fn has(x: &SectionExtraction, s: &str, t: &str, d: &str) -> bool {
 const EMERSON: &str = "credit_agreements/emerson_2018.md";
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_definitions_yield_hundreds_of_defined_terms() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -207,6 +211,10 @@ fn emerson_definitions_yield_hundreds_of_defined_terms() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_preamble_names_borrower_and_agent() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -248,6 +256,10 @@ fn emerson_preamble_names_borrower_and_agent() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn other_preambles_name_parties_and_administrative_agents() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -296,6 +308,10 @@ fn other_preambles_name_parties_and_administrative_agents() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_covenant_sections_yield_restrictions_and_obligations() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -344,6 +360,10 @@ fn emerson_covenant_sections_yield_restrictions_and_obligations() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn types_outside_the_ontology_are_pruned_with_reasons() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -383,6 +403,10 @@ fn types_outside_the_ontology_are_pruned_with_reasons() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn every_corpus_document_extracts_within_the_ontology_in_order() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -502,6 +526,10 @@ fn every_corpus_document_extracts_within_the_ontology_in_order() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn anchors_are_pinned_very_high_whatever_their_density() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -536,6 +564,10 @@ fn an_empty_ontology_is_refused_with_the_fix() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_events_of_default_each_trigger_a_default() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -564,6 +596,10 @@ fn emerson_events_of_default_each_trigger_a_default() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn every_credit_agreement_yields_its_definitions() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -601,6 +637,10 @@ fn every_credit_agreement_yields_its_definitions() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -632,6 +672,10 @@ fn amounts_measure_the_covenant_they_belong_to_when_the_ontology_says_so() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_subsidiaries_section_links_the_corporate_hierarchy() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -651,6 +695,10 @@ fn emerson_subsidiaries_section_links_the_corporate_hierarchy() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_facility_section_says_who_lends_to_whom() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -689,6 +737,10 @@ fn tree_sections(rel: &str) -> Vec<SectionInput> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn rules_over_the_tree_of_every_credit_agreement() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -746,6 +798,10 @@ fn rules_over_the_tree_of_every_credit_agreement() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_preamble_node_from_the_tree_names_the_parties() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -780,6 +836,10 @@ fn org_names(x: &SectionExtraction) -> Vec<&str> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_organisations_are_clean_and_jpmorgan_is_one_entity() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -841,6 +901,10 @@ fn emerson_organisations_are_clean_and_jpmorgan_is_one_entity() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_payment_offices_schedule_names_one_bank() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -863,6 +927,10 @@ fn emerson_payment_offices_schedule_names_one_bank() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn no_credit_agreement_section_names_an_organisation_after_a_currency() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -893,6 +961,10 @@ fn no_credit_agreement_section_names_an_organisation_after_a_currency() {
 /// a line is sent as its own text: from its heading to the next heading,
 /// nothing of the section before it, on the lines it says it spans.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn sections_inside_a_line_are_sent_from_their_heading_on() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

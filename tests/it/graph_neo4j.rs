@@ -1016,6 +1016,10 @@ async fn neo4j_sink_describes_itself() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn document_meta_from_a_real_contract() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1144,6 +1148,10 @@ fn jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn whole_corpus_one_node_per_organisation_in_the_import_files() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

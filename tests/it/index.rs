@@ -432,6 +432,10 @@ const REAL_TITLES: &[Expected] = &[
 ];
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn real_corpus_titles_match_the_shipped_index() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -459,6 +463,10 @@ fn real_corpus_titles_match_the_shipped_index() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn issue_title_forms_match() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

@@ -314,6 +314,10 @@ fn write_article_baseline(path: &Path) {
 /// agreements): fewer new sections than the same batch with the baseline,
 /// and the history shows both batches.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn review_between_batches_reduces_new_sections() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

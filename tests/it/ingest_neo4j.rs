@@ -126,6 +126,10 @@ fn saved_graph_counts(out: &Path, doc_id: &str, path: &Path) -> GraphCounts {
 /// extractor; the database holds what the in-memory graph holds, and a
 /// second ingest changes nothing.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_with_rules_extractor_matches_in_memory_graph_and_is_idempotent() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -194,6 +198,10 @@ fn requested_section(msg: &str) -> String {
 /// of the third, `--resume`: the final graph equals an uninterrupted run's,
 /// and no section answered before the kill is requested again.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

@@ -9,6 +9,10 @@ use kgroute::tree::{build_tree, split_heading, NodeKind, SourceText};
 use std::path::PathBuf;
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn node_names_and_title_strings_agree_on_every_document() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

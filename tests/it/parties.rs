@@ -61,6 +61,10 @@ fn holds(rels: &[Relation], source: &str, ty: &str, words: &str) -> bool {
 /// and by the franchisor as `we` (`Goosehead Insurance Agency, LLC ...
 /// ("we," "us," or "our"); and ... ("you" or the "Franchisee")`).
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn franchise_you_and_we_are_the_franchisee_and_the_franchisor() {
     let Some(_c) = super::util::corpora_or_skip() else {
         return;
@@ -95,6 +99,10 @@ fn franchise_you_and_we_are_the_franchisee_and_the_franchisor() {
 /// The Joint Corp.'s franchise agreement defines `we` as the company and
 /// `you` as the franchise owner in its opening.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn franchise_we_is_the_company_in_a_second_franchise() {
     let Some(_c) = super::util::corpora_or_skip() else {
         return;
@@ -115,6 +123,10 @@ fn franchise_we_is_the_company_in_a_second_franchise() {
 /// Tuniu's cooperation agreement calls its parties `Party A` and `Party
 /// B` throughout.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn party_a_and_party_b_hold_duties_and_rights() {
     let Some(_c) = super::util::corpora_or_skip() else {
         return;

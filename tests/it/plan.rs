@@ -12,6 +12,10 @@ fn index_arg() -> String {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn rejects_bad_audit_rate_with_a_hint() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -27,6 +31,10 @@ fn rejects_bad_audit_rate_with_a_hint() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn missing_index_and_input_are_named() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -51,6 +59,10 @@ fn missing_index_and_input_are_named() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn broken_index_stops_the_plan_with_its_problems() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -68,6 +80,10 @@ fn broken_index_stops_the_plan_with_its_problems() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn prices_flags_and_table_are_exclusive() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -107,6 +123,10 @@ fn num(v: &serde_json::Value, k: &str) -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn corpus_plan_totals_add_up_and_files_are_written() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -164,6 +184,10 @@ fn corpus_plan_totals_add_up_and_files_are_written() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn calibrate_and_audit_are_recorded_and_deterministic() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -199,6 +223,10 @@ fn calibrate_and_audit_are_recorded_and_deterministic() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn table_output_shows_sections_and_batch_totals() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -219,6 +247,10 @@ fn table_output_shows_sections_and_batch_totals() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn prices_table_gives_the_cost() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -254,6 +286,10 @@ fn prices_table_gives_the_cost() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn a_bad_document_is_reported_and_the_batch_goes_on() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -278,6 +314,10 @@ fn a_bad_document_is_reported_and_the_batch_goes_on() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn index_folder_types_each_document_and_a_memo_is_all_new() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -512,6 +552,10 @@ fn an_index_file_named_by_the_user_routes_every_document() {
 /// matches reused across a batch (`src/index/matcher.rs`, `MatchCache`)
 /// change no routing, only its cost.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn a_document_routes_alike_alone_and_after_a_whole_batch() {
     let Some(corpora) = super::util::corpora_or_skip() else {
         return;

@@ -1062,6 +1062,10 @@ fn decide_suggestions(report_dir: &Path) -> usize {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn review_loop_on_emerson_brings_new_sections_down() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1300,6 +1304,10 @@ fn assert_summary_reconciles(md: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn summary_md_reconciles_from_its_own_numbers() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1314,6 +1322,10 @@ fn summary_md_reconciles_from_its_own_numbers() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn audit_sampling_never_moves_the_alignment_shares() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1391,6 +1403,10 @@ fn column_letter(mut c: usize) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn sections_xlsx_offers_valid_decisions_and_review_applies_them() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

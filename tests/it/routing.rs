@@ -71,6 +71,10 @@ fn every_match_names_why() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn gold_evaluation_adds_up() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -155,6 +159,10 @@ fn a_heading_naming_a_party_matches_as_the_plain_heading() {
 /// counterparts ...`, a CUAD consulting agreement) is a clause, sent;
 /// a signature page that opens with the signing formula stays noise.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn a_clause_titled_signatures_is_sent_and_the_signature_page_is_noise() {
     use kgroute::route::{plan_document_in, Route, RouteOptions};
     use kgroute::tree::NodeKind;

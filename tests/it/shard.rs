@@ -89,6 +89,10 @@ fn totals(dir: &Path) -> serde_json::Value {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn three_parallel_shards_merge_into_the_unsharded_batch() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -228,6 +232,10 @@ fn by_content(mut ids: Vec<String>) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn three_shards_into_neo4j_with_the_loopback_llm_equal_one_run() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

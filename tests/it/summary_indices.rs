@@ -9,6 +9,10 @@ use kgroute::index::IndexSet;
 use serde_json::Value;
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn summaries_list_every_index_of_a_folder_and_each_documents_index() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;

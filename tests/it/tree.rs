@@ -199,6 +199,10 @@ fn title_follows(src: &SourceText, k: usize, entry: &str) -> bool {
 /// inside a sentence, every contents entry is found in the body or
 /// reported, and a document whose tree is mostly preamble is reported.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn invariants_over_every_document() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -288,6 +292,10 @@ fn invariants_over_every_document() {
 /// document that uses them: a bare roman `IV.` is an article whose name is
 /// in capitals, and a lettered `2.C.` section sits under clause 2.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn keywordless_styles_nest_as_written() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -329,6 +337,10 @@ fn keywordless_styles_nest_as_written() {
 /// Heading precision / recall over the hand-checked lists and the expert
 /// gold lists (`scripts/tree-eval` prints the same per file).
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn heading_f1_over_truth_and_gold() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -368,6 +380,10 @@ fn heading_f1_over_truth_and_gold() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn corpus_summary_and_properties() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -445,6 +461,10 @@ fn reference_headings(text: &str) -> Vec<(usize, u8, String)> {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn emerson_markdown_matches_the_reference() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -547,6 +567,10 @@ fn emerson_markdown_matches_the_reference() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn att_capital_structure() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -627,6 +651,10 @@ fn att_capital_structure() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn disney_structure() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -663,6 +691,10 @@ fn disney_structure() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn coned_and_cummins_structure() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -690,6 +722,10 @@ fn coned_and_cummins_structure() {
 }
 
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn lease_and_outsourcing_structure() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1083,6 +1119,10 @@ fn a_headingless_contract_is_one_node_that_tiles_the_text() {
 /// before those, and far above the 60% before headings inside lines were
 /// found.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn cuad_trees_tile_find_headings_and_are_mostly_usable() {
     if super::util::corpora_or_skip().is_none() {
         return;
@@ -1135,6 +1175,10 @@ fn cuad_trees_tile_find_headings_and_are_mostly_usable() {
 /// tree covers the document from its first clause, not from a numbered
 /// list in a later annex.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn clause_articles_spelled_or_numbered_cover_a_transportation_contract() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1164,6 +1208,10 @@ fn clause_articles_spelled_or_numbered_cover_a_transportation_contract() {
 /// long lines: the contents end where running sentences start, so the
 /// parties clause is a preamble and the numbered clauses are headings.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn a_contents_page_never_holds_running_sentences() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
@@ -1252,6 +1300,10 @@ fn unnumbered_capitals_headings_between_paragraphs_are_sections() {
 /// A CUAD supply agreement whose sections are unnumbered capitals lines
 /// (`LOCATIONS OF SUPPLY`, `QUALITY`): they are its headings.
 #[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
 fn a_cuad_contract_titled_in_capitals_lines_has_them_as_headings() {
     let Some(_corpora) = super::util::corpora_or_skip() else {
         return;
