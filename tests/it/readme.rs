@@ -210,4 +210,59 @@ fn readme_tour_runs_as_shown() {
             );
         }
     }
+    facts_readme_shows_are_in_the_graph(&readme, &batch.join("graph").join("graph.jsonl"));
+}
+
+/// Every `source -[TYPE]-> target` line README shows (outside `ask`'s
+/// output) is a relation of the tour's graph; a name ending in `…` is a
+/// prefix of the node's name.
+fn facts_readme_shows_are_in_the_graph(readme: &str, graph: &std::path::Path) {
+    let line = regex::Regex::new(r"^(\S.*?) -\[([A-Z_]+)\]-> (.+)$").unwrap();
+    let shown: Vec<(String, String, String)> = readme
+        .lines()
+        .filter_map(|l| line.captures(l))
+        .map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string()))
+        .filter(|(s, _, _)| !s.starts_with("graph:"))
+        .collect();
+    assert!(
+        shown.len() >= 8,
+        "README shows a contract's facts: {shown:?}"
+    );
+    let mut names = std::collections::HashMap::new();
+    let mut relations = Vec::new();
+    for l in read(graph).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        match v["kind"].as_str() {
+            Some("entity") => {
+                let e = &v["entity"];
+                names.insert(
+                    e["key"].as_str().unwrap().to_string(),
+                    e["name"].as_str().unwrap().to_string(),
+                );
+            }
+            Some("relation") => relations.push(v),
+            _ => {}
+        }
+    }
+    let fits = |shown: &str, name: &str| match shown.strip_suffix('…') {
+        Some(prefix) => name.starts_with(prefix),
+        None => shown == name,
+    };
+    for (source, ty, target) in &shown {
+        let found = relations.iter().any(|r| {
+            let name = |k: &str| {
+                names
+                    .get(r[k].as_str().unwrap())
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            r["type"] == ty.as_str()
+                && fits(source, &name("source"))
+                && fits(target, &name("target"))
+        });
+        assert!(
+            found,
+            "README shows `{source} -[{ty}]-> {target}`, which the tour's graph does not hold"
+        );
+    }
 }

@@ -266,7 +266,11 @@ pub(super) fn obligations(
                 b,
                 &ob,
                 &pt,
-                &clause[c.get(3).unwrap().end() - c.get(1).unwrap().start()..],
+                // The clause may end before the verb the match reached
+                // (`IAC will, [*] ...`): then nothing follows it.
+                clause
+                    .get(c.get(3).unwrap().end() - c.get(1).unwrap().start()..)
+                    .unwrap_or(""),
             );
             ob
         };

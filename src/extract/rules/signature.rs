@@ -39,6 +39,17 @@ static LABEL: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
+/// True when the text before a would-be label ends with a lower-case word:
+/// `Competitors of the Buyer: Conveyex Ltd.` names something of the
+/// Buyer's in a sentence; a label (`BUYER: Acme`) starts its line or
+/// follows a name, a mark or a gap.
+fn after_a_lower_case_word(before: &str) -> bool {
+    before
+        .split_whitespace()
+        .next_back()
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+}
+
 /// `Party A`, `Party B`: the name a contract gives a party by its place.
 static PARTY_LETTER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^Party\s+[A-Z0-9]$").unwrap());
 
@@ -68,7 +79,10 @@ pub(super) fn signatories(b: &mut Builder, paragraphs: &[String], set: &HashSet<
         }
         for (k, o) in found.iter().enumerate() {
             let before = &p[..o.start];
-            let label = LABEL.captures(before).map(|c| normalize_ws(&c[1]));
+            let label = LABEL
+                .captures(before)
+                .filter(|c| !after_a_lower_case_word(&before[..c.get(1).unwrap().start()]))
+                .map(|c| normalize_ws(&c[1]));
             let label_at = label
                 .as_ref()
                 .and_then(|l| before.rfind(l.as_str()))
@@ -270,5 +284,29 @@ mod tests {
             "{roles:?}"
         );
         assert!(!roles.contains(&("Acme Widgets, Inc.".into(), "Consultant".into())));
+    }
+
+    #[test]
+    fn a_role_named_inside_a_sentence_is_no_label() {
+        let paras = vec![
+            "Competitors of the Buyer: Conveyex Systems Ltd.; Rollmark GmbH.".to_string(),
+            "BUYER: Northwind Industries, Inc.".to_string(),
+        ];
+        let mut b = Builder::default();
+        signatories(&mut b, &paras, &HashSet::new());
+        let roles: Vec<(String, String)> = b
+            .relations
+            .iter()
+            .filter(|r| r.relation_type == "HAS_ROLE")
+            .map(|r| (r.source.clone(), r.target.clone()))
+            .collect();
+        assert!(
+            !roles.iter().any(|(s, _)| s.contains("Conveyex")),
+            "{roles:?}"
+        );
+        assert!(
+            roles.contains(&("Northwind Industries, Inc.".into(), "Buyer".into())),
+            "{roles:?}"
+        );
     }
 }

@@ -1620,3 +1620,24 @@ fn assignment_and_change_of_control_are_named_acts() {
         .iter()
         .any(|(s, t)| *s == "Change of Control" && t.starts_with("Licensor may terminate")));
 }
+
+/// A duty whose clause ends before the verb the pattern reached (`IAC
+/// will, [*].`, a redaction in a CUAD manufacturing agreement) is read
+/// without running past the clause: no panic, the paragraph's other
+/// duties still found.
+#[test]
+fn a_clause_that_ends_before_its_verb_is_read_safely() {
+    let mut i = input(
+        "10.2. Product Warranty by IAC",
+        "10.2. Product Warranty by IAC. For any Product Unit which is agreed between the Parties (such agreement to be made fairly and reasonably) to be non conforming to the above product warranty, IAC will, [*]. The warranty granted in this Section 10.2 will not apply to Product Units that have been misused. If Sonos requests an extension of the Warranty Period, the parties will negotiate in good faith to determine an appropriate charge.",
+    );
+    i.parties = vec!["IAC".into(), "Sonos".into()];
+    let o = extract(&i);
+    assert!(
+        o.relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO"),
+        "{:?}",
+        o.relations
+    );
+}

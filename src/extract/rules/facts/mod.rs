@@ -138,11 +138,11 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
             Some(d) => b.entity(&d, "Date", ""),
             None => return,
         },
-        Target::Period => match values::period(s) {
+        Target::Period => match period_of(rule, s, m.start(), m.end()) {
             Some(v) => b.entity(&v, "Period", ""),
             None => clause_entity(b, "Period", &evidence),
         },
-        Target::Amount => match values::amount(s) {
+        Target::Amount => match values::amount_near(s, m.start(), m.end()) {
             Some(v) => b.entity(&v, "Amount", ""),
             None => clause_entity(b, "Amount", &evidence),
         },
@@ -150,10 +150,10 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
             Some(v) => b.entity(&v, "Jurisdiction", ""),
             None => clause_entity(b, "Jurisdiction", &evidence),
         },
-        Target::Clause(ty) => clause_entity(b, ty, &evidence),
+        Target::Clause(ty) => clause_entity(b, ty, &clause_text(s, m.start(), m.end(), &evidence)),
     };
     let source = match rule.source {
-        Source::Party => party_in(b, s),
+        Source::Party => party_before(b, s, m.start()).or_else(|| party_in(b, s)),
         Source::Agreement => None,
     }
     .unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
@@ -163,6 +163,39 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
         &target,
         &evidence,
     );
+}
+
+/// The period a fact names. A notice period is the one nearest the word
+/// `notice` (`renewing for successive one-year periods unless either party
+/// gives notice of non-renewal at least 180 days before expiry`: 180 days,
+/// not the renewal's one year); others, the one the trigger speaks of.
+fn period_of(rule: &Rule, s: &str, at: usize, to: usize) -> Option<String> {
+    static NOTICE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bnoti(?:ce|fy|fies)\b").unwrap());
+    if rule.category.starts_with("Notice Period") {
+        if let Some(n) = NOTICE
+            .find_iter(&s[..to])
+            .last()
+            .filter(|n| n.start() >= at)
+        {
+            return values::period_nearest(s, n.start(), n.end());
+        }
+    }
+    values::period_near(s, at, to)
+}
+
+/// The words of the clause that holds a trigger, from the clause's start
+/// (`the Supplier shall not sell ...`, not the sentence's earlier clause
+/// about the Buyer), when a clause break comes before the trigger; else the
+/// evidence window.
+fn clause_text(s: &str, at: usize, to: usize, evidence: &str) -> String {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    match CLAUSE_BREAK.find_iter(&s[..at]).last() {
+        Some(b) => window(&s[b.end()..], 0, to - b.end()),
+        None => evidence.to_string(),
+    }
 }
 
 /// An entity named by its clause (`Covenant`: `Distributor shall not sell
@@ -177,18 +210,47 @@ static NAME: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"\b[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}").unwrap());
 
 /// The first party the sentence names: a role (`Licensee`, `the
-/// Distributor`) or one of the document's party short names. The party
-/// registry (issue 33 item 1) replaces this lookup when it lands.
+/// Distributor`), one of the document's party short names, or a name the
+/// party registry knows.
 fn party_in(b: &mut Builder, s: &str) -> Option<String> {
-    for m in NAME.find_iter(s) {
-        let words: Vec<&str> = m.as_str().split_whitespace().collect();
-        for n in (1..=words.len()).rev() {
-            for start in 0..=words.len() - n {
-                let cand = words[start..start + n].join(" ");
-                let cand = cand.trim_start_matches("The ").to_string();
-                if b.bindable(&cand) {
-                    return Some(super::obligations::party_entity(b, &cand));
-                }
+    NAME.find_iter(s).find_map(|m| party_named(b, m.as_str()))
+}
+
+/// The subject of the clause that holds a fact's trigger: the first party
+/// named between the clause's start and the trigger. `The Buyer shall
+/// purchase ... from the Supplier, and the Supplier shall not sell ... to
+/// any competitor` makes the non-compete the Supplier's, whoever the
+/// sentence named first; `Licensee shall pay Licensor a royalty` keeps the
+/// payer, not the payee the trigger follows.
+fn party_before(b: &mut Builder, s: &str, at: usize) -> Option<String> {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &s[..at];
+    let from = CLAUSE_BREAK.find_iter(before).last().map_or(0, |m| m.end());
+    NAME.find_iter(&before[from..])
+        .find_map(|m| party_named(b, m.as_str()))
+}
+
+/// Where a new clause with a subject of its own starts inside a sentence.
+static CLAUSE_BREAK: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r";|,\s+(?:and|but|or|whereas|provided\s+(?:that|however))\s+|\bprovided,?\s+however,?\s+",
+    )
+    .unwrap()
+});
+
+/// The party a capitalised run of words names, if any: its longest run of
+/// words that is a role, a short name or a registered name.
+fn party_named(b: &mut Builder, run: &str) -> Option<String> {
+    let words: Vec<&str> = run.split_whitespace().collect();
+    for n in (1..=words.len()).rev() {
+        for start in 0..=words.len() - n {
+            let cand = words[start..start + n].join(" ");
+            let cand = cand.trim_start_matches("The ").to_string();
+            if b.bindable(&cand) {
+                return Some(super::obligations::party_entity(b, &cand));
             }
         }
     }

@@ -170,3 +170,38 @@ fn sec_exhibit_numbers_are_no_cross_references() {
     );
     assert_eq!(refs, vec!["Exhibit A".to_string(), "Exhibit 2".to_string()]);
 }
+
+/// A sentence of two clauses with two subjects: each fact takes its own
+/// clause's subject, and each value the one its words speak of.
+#[test]
+fn each_fact_takes_its_own_clause_subject_and_value() {
+    let out = run(
+        "During the Term the Buyer shall purchase at least eighty percent (80%) of its annual requirements for bearings from the Supplier, and the Supplier shall not sell drive assemblies to any competitor of the Buyer.",
+        &["Buyer", "Supplier"],
+    );
+    assert!(has(&out, "MINIMUM_COMMITMENT", "Buyer", "80"), "{out:?}");
+    assert!(
+        out.iter()
+            .any(|(s, t, _)| t == "NON_COMPETE" && s == "Supplier"),
+        "{out:?}"
+    );
+    assert!(
+        !out.iter()
+            .any(|(s, t, _)| t == "NON_COMPETE" && s == "Buyer"),
+        "{out:?}"
+    );
+    let out = run(
+        "This Agreement continues for an initial term of five (5) years, renewing automatically for successive one-year periods unless either Party gives notice of non-renewal at least one hundred eighty (180) days before expiry.",
+        &[],
+    );
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "one-year"),
+        "{out:?}"
+    );
+    assert!(
+        out.iter()
+            .any(|(_, t, d)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL"
+                && d == "one hundred eighty (180) days"),
+        "{out:?}"
+    );
+}

@@ -15,11 +15,16 @@ static DATE: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 
-/// `thirty (30) days`, `2 years`, `one (1) year`, `twelve months`.
+/// Number words, as contracts spell a count before its digits (`one hundred
+/// eighty (180) days`).
+const NUMBER_WORD: &str = r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)(?:-[a-z]+)?";
+
+/// `thirty (30) days`, `one hundred eighty (180) days`, `2 years`, `one
+/// (1) year`, `twelve months`.
 static PERIOD: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
-        r"(?i)\b(?:(?:[a-z]+(?:-[a-z]+)?\s+)?\(\d{1,4}\)|\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|sixty|ninety)\s*(?:-\s*)?(?:calendar\s+|business\s+|consecutive\s+|full\s+|additional\s+|successive\s+)*(?:days?|months?|years?|weeks?|quarters?)\b",
-    )
+    Regex::new(&format!(
+        r"(?i)\b(?:(?:{NUMBER_WORD}\s+(?:and\s+)?){{0,3}}\(\d{{1,4}}\)|(?:[a-z]+(?:-[a-z]+)?\s+)?\(\d{{1,4}}\)|\d{{1,4}}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty-five|sixty|ninety)\s*(?:-\s*)?(?:calendar\s+|business\s+|consecutive\s+|full\s+|additional\s+|successive\s+)*(?:days?|months?|years?|weeks?|quarters?)\b",
+    ))
     .unwrap()
 });
 
@@ -96,14 +101,57 @@ pub(super) fn date_near(s: &str, from: usize) -> Option<String> {
         .map(|m| tidy(m.as_str()))
 }
 
-/// The first period the sentence names.
-pub(super) fn period(s: &str) -> Option<String> {
-    PERIOD.find(s).map(|m| tidy(m.as_str()))
+/// The period a fact's trigger (`at..to` in the sentence) speaks of: one
+/// inside the trigger, else the first after it within [`AFTER`] bytes,
+/// else the nearest before it, else the first of the sentence.
+pub(super) fn period_near(s: &str, at: usize, to: usize) -> Option<String> {
+    near(&PERIOD, s, at, to)
 }
 
-/// The first amount or rate the sentence names.
-pub(super) fn amount(s: &str) -> Option<String> {
-    AMOUNT.find(s).map(|m| tidy(m.as_str()))
+/// The amount or rate a fact's trigger speaks of, chosen as
+/// [`period_near`] chooses.
+pub(super) fn amount_near(s: &str, at: usize, to: usize) -> Option<String> {
+    near(&AMOUNT, s, at, to)
+}
+
+/// The period nearest to `at..to` (a word such as `notice` inside a
+/// longer trigger), before or after it, by the bytes between them.
+pub(super) fn period_nearest(s: &str, at: usize, to: usize) -> Option<String> {
+    PERIOD
+        .find_iter(s)
+        .min_by_key(|m| {
+            if m.start() >= to {
+                m.start() - to
+            } else if m.end() <= at {
+                at - m.end()
+            } else {
+                0
+            }
+        })
+        .map(|m| tidy(m.as_str()))
+}
+
+/// How far after a trigger its value may be (`renewing automatically for
+/// successive one-year periods`): a clause, not the rest of the sentence.
+const AFTER: usize = 200;
+
+/// A sentence names several values (`an initial term of five (5) years,
+/// renewing for successive one-year periods unless notice is given one
+/// hundred eighty (180) days before expiry`): each fact takes the one its
+/// own words speak of, not the sentence's first.
+fn near(re: &Regex, s: &str, at: usize, to: usize) -> Option<String> {
+    let found: Vec<regex::Match> = re.find_iter(s).collect();
+    let pick = found
+        .iter()
+        .find(|m| m.start() < to && m.end() > at)
+        .or_else(|| {
+            found
+                .iter()
+                .find(|m| m.start() >= to && m.start() - to <= AFTER)
+        })
+        .or_else(|| found.iter().rev().find(|m| m.end() <= at))
+        .or_else(|| found.first())?;
+    Some(tidy(pick.as_str()))
 }
 
 fn tidy(s: &str) -> String {
@@ -125,19 +173,39 @@ mod tests {
             Some("March 1, 2020")
         );
         assert_eq!(
-            period("upon thirty (30) days notice").as_deref(),
+            period_near("upon thirty (30) days notice", 0, 4).as_deref(),
             Some("thirty (30) days")
         );
-        assert_eq!(period("for a term of 2 years").as_deref(), Some("2 years"));
         assert_eq!(
-            amount("not exceed $1,000,000.00 in").as_deref(),
+            period_near("for a term of 2 years", 0, 3).as_deref(),
+            Some("2 years")
+        );
+        assert_eq!(
+            amount_near("not exceed $1,000,000.00 in", 0, 10).as_deref(),
             Some("$1,000,000.00")
         );
         assert_eq!(
-            amount("a royalty of 5% of Net Sales").as_deref(),
+            amount_near("a royalty of 5% of Net Sales", 2, 9).as_deref(),
             Some("5%")
         );
         assert_eq!(date_near("no date here", 0), None);
+        // Each fact of a sentence takes the value its own words speak of.
+        let term = "This Agreement continues for an initial term of five (5) years (the \"Term\"), renewing automatically for successive one-year periods unless either Party gives notice of non-renewal at least one hundred eighty (180) days before expiry.";
+        let renew = term.find("renewing automatically").unwrap();
+        assert_eq!(
+            period_near(term, renew, renew + 22).as_deref(),
+            Some("one-year")
+        );
+        let notice = term.find("non-renewal").unwrap();
+        assert_eq!(
+            period_near(term, notice, notice + 11).as_deref(),
+            Some("one hundred eighty (180) days")
+        );
+        let initial = term.find("initial term").unwrap();
+        assert_eq!(
+            period_near(term, initial, initial + 12).as_deref(),
+            Some("five (5) years")
+        );
         // PDF text splits ordinals and puts a period for a comma.
         assert_eq!(
             date_near("entered into on the 14t h day of April, 2015", 0).as_deref(),
