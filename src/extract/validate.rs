@@ -278,11 +278,19 @@ pub fn prune_in_section(
             }
         }
     }
+    if let Some(c) = ctx {
+        drop_other_parties_aliases(&mut out, c.registry);
+    }
     let mut names: HashMap<String, ()> = HashMap::new();
     let mut loose: HashMap<String, String> = HashMap::new();
+    // Entity names only (not aliases): a party is matched on these.
+    let mut loose_names: HashMap<String, String> = HashMap::new();
     for e in &out.entities {
         names.insert(norm_key(&e.name), ());
         loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
+        loose_names
+            .entry(loose_key(&e.name))
+            .or_insert(e.name.clone());
         for a in &e.aliases {
             names.insert(norm_key(a), ());
             loose.entry(loose_key(a)).or_insert(e.name.clone());
@@ -315,7 +323,7 @@ pub fn prune_in_section(
                     ontology,
                     c.registry,
                     m,
-                    &loose,
+                    (&loose, &loose_names),
                 ),
                 _ => None,
             };
@@ -328,6 +336,9 @@ pub fn prune_in_section(
                     });
                     names.insert(norm_key(&e.name), ());
                     loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
+                    loose_names
+                        .entry(loose_key(&e.name))
+                        .or_insert(e.name.clone());
                     for a in &e.aliases {
                         names.insert(norm_key(a), ());
                         loose.entry(loose_key(a)).or_insert(e.name.clone());
@@ -360,6 +371,31 @@ pub fn prune_in_section(
         }
     }
     out
+}
+
+/// Drops an alias that the registry says is another party than the
+/// entity's own name (`Licensor` with the alias `Blue Harbor Markets LLC`,
+/// the licensee): kept, it would merge both parties into one node.
+fn drop_other_parties_aliases(out: &mut PruneResult, registry: &PartyRegistry) {
+    for e in &mut out.entities {
+        let Some(own) = registry.resolve(&e.name) else {
+            continue;
+        };
+        e.aliases.retain(|a| match registry.resolve(a) {
+            Some(other) if !std::ptr::eq(own, other) => {
+                out.pruned.push(Pruned {
+                    item: "alias".into(),
+                    what: format!("{a} (alias of {})", e.name),
+                    reason: format!(
+                        "the document's registry names `{a}` another party than `{}`",
+                        e.name
+                    ),
+                });
+                false
+            }
+            _ => true,
+        });
+    }
 }
 
 /// How a relation end was resolved.
@@ -413,7 +449,7 @@ fn resolve_end(
     ontology: &Ontology,
     registry: &PartyRegistry,
     text: &Mentions,
-    loose: &HashMap<String, String>,
+    (loose, loose_names): (&HashMap<String, String>, &HashMap<String, String>),
 ) -> Option<Resolved> {
     let name = end.split_whitespace().collect::<Vec<_>>().join(" ");
     if name.is_empty() {
@@ -423,38 +459,36 @@ fn resolve_end(
         return Some(Resolved::Existing(n.clone()));
     }
     if let Some(p) = registry.resolve(&name) {
-        // The party may already be an entity under another of its names.
+        // The party may already be an entity under another of its names
+        // (its own name, not an alias: a small model's aliases mix the
+        // parties).
         let known = std::iter::once(p.name.as_str())
             .chain(p.names.iter().map(String::as_str))
             .filter(|n| !n.is_empty())
-            .find_map(|n| loose.get(&loose_key(n)));
+            .find_map(|n| loose_names.get(&loose_key(n)));
         if let Some(n) = known {
             return Some(Resolved::Existing(n.clone()));
         }
-        let full = if p.name.is_empty() {
-            p.subject_name().to_string()
-        } else {
-            p.name.clone()
-        };
+        // Named as the rules name a party's duties: its first defined name.
+        let subject = p.subject_name().to_string();
         let ty = [p.kind.as_str(), "Organization", "Party"]
             .iter()
             .filter(|k| !k.is_empty())
             .find_map(|k| ontology_name(&ontology.entity_types, k))?;
-        let aliases = p
-            .names
-            .iter()
-            .filter(|n| **n != full)
+        let aliases = std::iter::once(&p.name)
+            .chain(p.names.iter())
+            .filter(|n| !n.is_empty() && **n != subject)
             .take(5)
             .cloned()
             .collect();
         return Some(Resolved::Added(
             Entity {
-                name: full.clone(),
+                name: subject.clone(),
                 entity_type: ty,
                 aliases,
                 description: String::new(),
             },
-            format!("relation end `{name}` is the party `{full}` of the document's registry"),
+            format!("relation end `{name}` is the party `{subject}` of the document's registry"),
         ));
     }
     if name.chars().count() > MAX_END_CHARS
