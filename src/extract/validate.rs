@@ -644,4 +644,151 @@ mod tests {
             .iter()
             .any(|p| p.reason.contains("target `Nobody`")));
     }
+
+    fn commercial() -> Ontology {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("indices/commercial.yaml");
+        crate::index::GraphabilityIndex::load(&[path])
+            .expect("indices/commercial.yaml loads")
+            .ontology
+    }
+
+    fn license() -> String {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/short_license.txt");
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// The licence's registry, read as a document's is: its opening (up to
+    /// the first numbered section, with it) and its signature block.
+    fn license_registry() -> PartyRegistry {
+        let src = license();
+        let opening = &src[..src.find("     Section 2.").unwrap()];
+        let sigs = &src[src.find("ORCHARD LANE FOODS, INC.  ").unwrap()..];
+        crate::extract::rules::party_registry(opening, &[sigs])
+    }
+
+    /// Real answers of Qwen2.5 0.5B to the licence's routed sections
+    /// (fixtures/real_model_answers.json): heading, section text, answer.
+    fn real_answers() -> Vec<(String, String, ModelOutput)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/real_model_answers.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let answer = serde_json::to_string(&s["answer"]).unwrap();
+                (
+                    s["heading"].as_str().unwrap().to_string(),
+                    s["text"].as_str().unwrap().to_string(),
+                    parse_and_validate(&answer).expect("a real answer passes the schema"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn real_answers_keep_relations_whose_ends_the_registry_or_text_knows() {
+        let onto = commercial();
+        let registry = license_registry();
+        assert!(
+            registry.resolve("Licensee").is_some() && registry.resolve("Licensor").is_some(),
+            "{registry:?}"
+        );
+        let (mut before, mut after, mut added) = (0, 0, 0);
+        for (heading, text, answer) in real_answers() {
+            let plain = prune(answer.entities.clone(), answer.relations.clone(), &onto);
+            let ctx = SectionContext {
+                text: &text,
+                registry: &registry,
+            };
+            let r = prune_in_section(answer.entities, answer.relations, &onto, Some(ctx));
+            before += plain.relations.len();
+            after += r.relations.len();
+            added += r.ends_added.len();
+            assert!(r.relations.len() >= plain.relations.len(), "{heading}");
+            // Every kept relation joins two kept entities, and never a
+            // party to itself through a mixed-up alias.
+            let owner = |n: &str| {
+                r.entities
+                    .iter()
+                    .position(|e| {
+                        norm_key(&e.name) == norm_key(n)
+                            || e.aliases.iter().any(|a| norm_key(a) == norm_key(n))
+                    })
+                    .unwrap_or_else(|| panic!("{heading}: end `{n}` is no entity: {r:?}"))
+            };
+            for rel in &r.relations {
+                assert_ne!(owner(&rel.source), owner(&rel.target), "{heading}: {rel:?}");
+            }
+            // An added entity is a party of the registry or named in the text.
+            for a in &r.ends_added {
+                let name = a.what.split(" [").next().unwrap();
+                assert!(
+                    registry.resolve(name).is_some() || Mentions::new(&text).holds(name),
+                    "{heading}: {a:?}"
+                );
+            }
+            // The licensee is no alias of the licensor any more.
+            for e in r.entities.iter().filter(|e| e.name == "Licensor") {
+                assert!(
+                    !e.aliases.iter().any(|a| a.contains("Blue Harbor")),
+                    "{heading}: {e:?}"
+                );
+            }
+        }
+        // Preamble: `Licensee` was no entity; Grant: its target was the
+        // licensor's wrong alias. Both kept now, as the party they name.
+        assert_eq!((before, after, added), (3, 4, 2));
+    }
+
+    #[test]
+    fn an_end_named_in_the_text_takes_the_type_its_relation_gives() {
+        let onto = commercial();
+        let text = r#"This Agreement (the "Agreement") is governed by the laws of the State of Vermont. Acme shall pay the Royalty to the Licensor."#;
+        let registry = PartyRegistry::default();
+        let ctx = SectionContext {
+            text,
+            registry: &registry,
+        };
+        // The shape Qwen2.5 0.5B answers in: ends it did not list.
+        let r = prune_in_section(
+            vec![ent("Royalty", "Amount")],
+            vec![
+                rel("Agreement", "GOVERNED_BY", "State of Vermont"),
+                rel("the Royalty", "OWED_TO", "Licensor"),
+                rel("Acme Widgets", "PAYS", "Royalty"),
+            ],
+            &onto,
+            Some(ctx),
+        );
+        let typed = |n: &str| {
+            r.entities
+                .iter()
+                .find(|e| e.name == n)
+                .map(|e| e.entity_type.as_str())
+        };
+        // Range of GOVERNED_BY (`Agreement -> Jurisdiction ...`).
+        assert_eq!(typed("State of Vermont"), Some("Jurisdiction"));
+        // `Agreement` is no type of the ontology: defined in quotes.
+        assert_eq!(typed("Agreement"), Some("DefinedTerm"));
+        // `the Royalty` is the listed entity; `Licensor` is named in the
+        // text, typed from OWED_TO's range (`... -> Party it is owed to`).
+        assert_eq!(typed("Licensor"), Some("Organization"));
+        assert_eq!(r.relations.len(), 2, "{r:?}");
+        assert_eq!(r.relations[1].source, "Royalty");
+        // `Acme Widgets` is not in the text: pruned, as before.
+        assert_eq!(r.ends_added.len(), 3, "{:?}", r.ends_added);
+        assert_eq!(r.pruned.len(), 1);
+        assert!(r.pruned[0].reason.ends_with(NOT_AN_ENTITY), "{:?}", r.pruned);
+        assert!(r.pruned[0].reason.contains("`Acme Widgets`"));
+        // Without the section, the same answer keeps nothing.
+        let plain = prune(
+            vec![ent("Royalty", "Amount")],
+            vec![rel("Agreement", "GOVERNED_BY", "State of Vermont")],
+            &onto,
+        );
+        assert!(plain.relations.is_empty() && plain.ends_added.is_empty());
+    }
 }
