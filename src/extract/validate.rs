@@ -499,7 +499,13 @@ fn resolve_end(
         return None;
     }
     let (ty, from) = if let Some(t) = end_type(ontology, relation_type, source) {
-        (t, format!("the type {relation_type} gives its {}", if source { "source" } else { "target" }))
+        (
+            t,
+            format!(
+                "the type {relation_type} gives its {}",
+                if source { "source" } else { "target" }
+            ),
+        )
     } else if let Some(t) = text
         .defines(&name)
         .then(|| ontology_name(&ontology.entity_types, "DefinedTerm"))
@@ -781,7 +787,11 @@ mod tests {
         // `Acme Widgets` is not in the text: pruned, as before.
         assert_eq!(r.ends_added.len(), 3, "{:?}", r.ends_added);
         assert_eq!(r.pruned.len(), 1);
-        assert!(r.pruned[0].reason.ends_with(NOT_AN_ENTITY), "{:?}", r.pruned);
+        assert!(
+            r.pruned[0].reason.ends_with(NOT_AN_ENTITY),
+            "{:?}",
+            r.pruned
+        );
         assert!(r.pruned[0].reason.contains("`Acme Widgets`"));
         // Without the section, the same answer keeps nothing.
         let plain = prune(

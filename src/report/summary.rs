@@ -226,8 +226,7 @@ impl Stats {
                 .iter()
                 .filter(|p| {
                     p.item == "relation"
-                        && p.reason
-                            .ends_with(crate::extract::validate::NOT_AN_ENTITY)
+                        && p.reason.ends_with(crate::extract::validate::NOT_AN_ENTITY)
                 })
                 .count();
             self.tokens_in += e.tokens_in;
