@@ -281,18 +281,19 @@ pub fn prune_in_section(
     if let Some(c) = ctx {
         drop_other_parties_aliases(&mut out, c.registry);
     }
-    let mut names: HashMap<String, ()> = HashMap::new();
+    // Name or alias -> the entity's index (the first entity holding it).
+    let mut names: HashMap<String, usize> = HashMap::new();
     let mut loose: HashMap<String, String> = HashMap::new();
     // Entity names only (not aliases): a party is matched on these.
     let mut loose_names: HashMap<String, String> = HashMap::new();
-    for e in &out.entities {
-        names.insert(norm_key(&e.name), ());
+    for (i, e) in out.entities.iter().enumerate() {
+        names.entry(norm_key(&e.name)).or_insert(i);
         loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
         loose_names
             .entry(loose_key(&e.name))
             .or_insert(e.name.clone());
         for a in &e.aliases {
-            names.insert(norm_key(a), ());
+            names.entry(norm_key(a)).or_insert(i);
             loose.entry(loose_key(a)).or_insert(e.name.clone());
         }
     }
@@ -334,13 +335,14 @@ pub fn prune_in_section(
                         what: format!("{} [{}]", e.name, e.entity_type),
                         reason,
                     });
-                    names.insert(norm_key(&e.name), ());
+                    let i = out.entities.len();
+                    names.entry(norm_key(&e.name)).or_insert(i);
                     loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
                     loose_names
                         .entry(loose_key(&e.name))
                         .or_insert(e.name.clone());
                     for a in &e.aliases {
-                        names.insert(norm_key(a), ());
+                        names.entry(norm_key(a)).or_insert(i);
                         loose.entry(loose_key(a)).or_insert(e.name.clone());
                     }
                     *end = e.name.clone();
@@ -358,6 +360,16 @@ pub fn prune_in_section(
                 item: "relation".into(),
                 what,
                 reason: format!("{} {NOT_AN_ENTITY}", missing.join(" and ")),
+            });
+            continue;
+        }
+        // A model's relation from an entity to itself (`Bank of America
+        // -X-> Bank of America`) says nothing; the rules never make one.
+        if ctx.is_some() && names.get(&norm_key(&r.source)) == names.get(&norm_key(&r.target)) {
+            out.pruned.push(Pruned {
+                item: "relation".into(),
+                what,
+                reason: format!("relation joins `{}` to itself", r.source),
             });
             continue;
         }
@@ -800,5 +812,31 @@ mod tests {
             &onto,
         );
         assert!(plain.relations.is_empty() && plain.ends_added.is_empty());
+        // An entity joined to itself, through an alias as well (seen on
+        // CUAD: `Bank of America -AFFILIATE_LICENSE_LICENSOR-> Bank of
+        // America`): pruned with the section, kept without it as before.
+        let selfish = || {
+            let mut boa = ent("Bank of America", "Organization");
+            boa.aliases.push("BofA".into());
+            (
+                vec![boa],
+                vec![
+                    rel("Bank of America", "OBLIGATED_TO", "Bank of America"),
+                    rel("BofA", "OWNS", "Bank of America"),
+                ],
+            )
+        };
+        let (e, rels) = selfish();
+        let r = prune_in_section(e, rels, &onto, Some(ctx));
+        assert!(r.relations.is_empty(), "{r:?}");
+        assert_eq!(
+            r.pruned
+                .iter()
+                .filter(|p| p.reason.contains("to itself"))
+                .count(),
+            2
+        );
+        let (e, rels) = selfish();
+        assert_eq!(prune(e, rels, &onto).relations.len(), 2);
     }
 }
