@@ -93,6 +93,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             entities,
             relations,
             pruned: vec![],
+            ends_added: vec![],
             model_tier: None,
             model_why: None,
             density_tier: Tier::VeryHigh,

@@ -669,12 +669,21 @@ impl Extractor {
         .await;
         let mut parts = Vec::with_capacity(results.len());
         for r in results.into_iter().flatten() {
-            let (entities, relations, pruned, tier, why) = match r.output {
+            let (entities, relations, pruned, ends_added, tier, why) = match r.output {
                 Some(o) => {
                     let tier = o.tier();
                     let why = o.graphability.as_ref().map(|g| g.why.clone());
-                    let p = validate::prune(o.entities, o.relations, &profile.ontology);
-                    (p.entities, p.relations, p.pruned, tier, why)
+                    let ctx = validate::SectionContext {
+                        text: &input.text,
+                        registry: &input.registry,
+                    };
+                    let p = validate::prune_in_section(
+                        o.entities,
+                        o.relations,
+                        &profile.ontology,
+                        Some(ctx),
+                    );
+                    (p.entities, p.relations, p.pruned, p.ends_added, tier, why)
                 }
                 None => Default::default(),
             };
@@ -684,6 +693,7 @@ impl Extractor {
                 entities,
                 relations,
                 pruned,
+                ends_added,
                 model_tier: tier,
                 model_why: why,
                 density_tier: Tier::VeryLow,
@@ -708,6 +718,7 @@ impl Extractor {
             out.entities.clear();
             out.relations.clear();
             out.pruned.clear();
+            out.ends_added.clear();
             out.model_tier = None;
             out.model_why = None;
         }
@@ -1158,6 +1169,7 @@ fn rules_extraction(
         entities: p.entities,
         relations: p.relations,
         pruned: p.pruned,
+        ends_added: p.ends_added,
         model_tier: None,
         model_why: None,
         density_tier,

@@ -98,6 +98,17 @@ pub struct Pruned {
     pub reason: String,
 }
 
+/// An entity the extractor named only as a relation end (`"source":
+/// "Agreement"` with no `Agreement` among its entities), added because the
+/// section's text names it or the document's party registry knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AddedEnd {
+    /// The entity as added: `Agreement [DefinedTerm]`.
+    pub what: String,
+    /// Where its name was found and where its type came from.
+    pub reason: String,
+}
+
 /// How a section's extraction ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "state", content = "reason")]
@@ -118,6 +129,10 @@ pub struct SectionExtraction {
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
     pub pruned: Vec<Pruned>,
+    /// Entities added because a relation named them as an end without
+    /// listing them ([`validate::prune_in_section`]); empty for the rules.
+    #[serde(default)]
+    pub ends_added: Vec<AddedEnd>,
     /// The model's own rating of the section, when it gave one.
     pub model_tier: Option<Tier>,
     pub model_why: Option<String>,
@@ -162,6 +177,7 @@ impl SectionExtraction {
             entities: vec![],
             relations: vec![],
             pruned: vec![],
+            ends_added: vec![],
             model_tier: None,
             model_why: None,
             density_tier: Tier::VeryLow,

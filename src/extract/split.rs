@@ -216,6 +216,7 @@ pub fn merge(parts: Vec<SectionExtraction>) -> Option<SectionExtraction> {
             add_relation(&mut out.relations, r);
         }
         out.pruned.extend(p.pruned);
+        out.ends_added.extend(p.ends_added);
         out.tokens_in += p.tokens_in;
         out.tokens_out += p.tokens_out;
         // Tier orders Very High first: keep the highest rating.
@@ -408,6 +409,7 @@ mod tests {
             entities: vec![e("A")],
             relations: vec![],
             pruned: vec![],
+            ends_added: vec![],
             model_tier: Some(crate::index::Tier::Low),
             model_why: None,
             density_tier: crate::index::Tier::Low,

@@ -3,8 +3,16 @@
 //! ontology (types must be allowed, relation ends must be extracted
 //! entities). Removed items are recorded as [`Pruned`] with their reason so
 //! nothing disappears silently.
+//!
+//! A model's relation often names an end it did not list as an entity
+//! (`"source": "Agreement"`; Qwen2.5 0.5B does it on most relations).
+//! [`prune_in_section`] keeps such a relation when the end is the
+//! document's party under any name (the registry) or a name the section's
+//! own text holds: the end becomes an entity, recorded as [`AddedEnd`].
+//! An end found in neither (a name the model made up) still prunes it.
 
-use super::{Entity, Pruned, Relation};
+use super::registry::PartyRegistry;
+use super::{AddedEnd, Entity, Pruned, Relation};
 use crate::index::{Ontology, Tier};
 use once_cell::sync::Lazy;
 use serde::{Deserialize, Serialize};
@@ -163,7 +171,29 @@ pub struct PruneResult {
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
     pub pruned: Vec<Pruned>,
+    /// Entities added for relation ends ([`prune_in_section`]).
+    pub ends_added: Vec<AddedEnd>,
 }
+
+/// The end of a pruned relation's reason when an end is not an entity
+/// (the summary counts these).
+pub const NOT_AN_ENTITY: &str = "is not an extracted entity";
+
+/// What a section offers to resolve a relation end its answer did not
+/// list as an entity: its text and the document's parties.
+#[derive(Debug, Clone, Copy)]
+pub struct SectionContext<'a> {
+    pub text: &'a str,
+    pub registry: &'a PartyRegistry,
+}
+
+/// Types tried, in order, for an end whose relation's ontology entry does
+/// not say its type: the most generic types an ontology of ours has.
+const GENERIC_TYPES: &[&str] = &["DefinedTerm", "Concept", "Term", "Entity", "Thing"];
+
+/// Longest name accepted as an added end (a sentence is not an entity).
+const MAX_END_CHARS: usize = 100;
+const MAX_END_WORDS: usize = 10;
 
 fn norm_key(name: &str) -> String {
     name.split_whitespace()
@@ -172,11 +202,41 @@ fn norm_key(name: &str) -> String {
         .to_lowercase()
 }
 
+/// A looser key: no leading article, letters and digits only
+/// (`the Licensor` = `Licensor`, `ORCHARD LANE FOODS, INC.` =
+/// `Orchard Lane Foods Inc`).
+fn loose_key(name: &str) -> String {
+    let t = name.trim();
+    let lower = t.to_lowercase();
+    let t = ["the ", "this ", "each "]
+        .iter()
+        .find_map(|a| lower.strip_prefix(a).map(|_| &t[a.len()..]))
+        .unwrap_or(t);
+    squash(t)
+}
+
 /// Keeps only items the ontology allows. Entity and relation types are
 /// mapped to the ontology's spelling; duplicate entities (same name and
 /// type) are merged; a relation must connect two extracted entities (by
 /// name or alias).
 pub fn prune(entities: Vec<Entity>, relations: Vec<Relation>, ontology: &Ontology) -> PruneResult {
+    prune_in_section(entities, relations, ontology, None)
+}
+
+/// [`prune`], and with the section's context a relation end that is not an
+/// extracted entity is resolved before the relation is dropped: an entity
+/// under a looser spelling (`the Licensor`), a party of the registry under
+/// any of its names (added as that party, type from the registry), or a
+/// name the section's text holds (added with the type the relation's
+/// ontology entry gives that end, `Agreement -> Jurisdiction`, else a
+/// defined term when the text defines it in quotes, else the ontology's
+/// most generic type). Each added entity is recorded in `ends_added`.
+pub fn prune_in_section(
+    entities: Vec<Entity>,
+    relations: Vec<Relation>,
+    ontology: &Ontology,
+    ctx: Option<SectionContext<'_>>,
+) -> PruneResult {
     let mut out = PruneResult::default();
     let mut seen: HashMap<(String, String), usize> = HashMap::new();
     for mut e in entities {
@@ -218,13 +278,26 @@ pub fn prune(entities: Vec<Entity>, relations: Vec<Relation>, ontology: &Ontolog
             }
         }
     }
-    let mut names: HashMap<String, ()> = HashMap::new();
-    for e in &out.entities {
-        names.insert(norm_key(&e.name), ());
+    if let Some(c) = ctx {
+        drop_other_parties_aliases(&mut out, c.registry);
+    }
+    // Name or alias -> the entity's index (the first entity holding it).
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut loose: HashMap<String, String> = HashMap::new();
+    // Entity names only (not aliases): a party is matched on these.
+    let mut loose_names: HashMap<String, String> = HashMap::new();
+    for (i, e) in out.entities.iter().enumerate() {
+        names.entry(norm_key(&e.name)).or_insert(i);
+        loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
+        loose_names
+            .entry(loose_key(&e.name))
+            .or_insert(e.name.clone());
         for a in &e.aliases {
-            names.insert(norm_key(a), ());
+            names.entry(norm_key(a)).or_insert(i);
+            loose.entry(loose_key(a)).or_insert(e.name.clone());
         }
     }
+    let text = ctx.map(|c| Mentions::new(c.text));
     let mut seen_rel: HashMap<(String, String, String), ()> = HashMap::new();
     for mut r in relations {
         let what = format!("{} -{}-> {}", r.source, r.relation_type, r.target);
@@ -238,17 +311,65 @@ pub fn prune(entities: Vec<Entity>, relations: Vec<Relation>, ontology: &Ontolog
         };
         r.relation_type = t;
         let mut missing = Vec::new();
-        if !names.contains_key(&norm_key(&r.source)) {
-            missing.push(format!("source `{}`", r.source));
-        }
-        if !names.contains_key(&norm_key(&r.target)) {
-            missing.push(format!("target `{}`", r.target));
+        for source in [true, false] {
+            let end = if source { &mut r.source } else { &mut r.target };
+            if names.contains_key(&norm_key(end)) {
+                continue;
+            }
+            let resolved = match (ctx, &text) {
+                (Some(c), Some(m)) => resolve_end(
+                    end,
+                    &r.relation_type,
+                    source,
+                    ontology,
+                    c.registry,
+                    m,
+                    (&loose, &loose_names),
+                ),
+                _ => None,
+            };
+            match resolved {
+                Some(Resolved::Existing(name)) => *end = name,
+                Some(Resolved::Added(e, reason)) => {
+                    out.ends_added.push(AddedEnd {
+                        what: format!("{} [{}]", e.name, e.entity_type),
+                        reason,
+                    });
+                    let i = out.entities.len();
+                    names.entry(norm_key(&e.name)).or_insert(i);
+                    loose.entry(loose_key(&e.name)).or_insert(e.name.clone());
+                    loose_names
+                        .entry(loose_key(&e.name))
+                        .or_insert(e.name.clone());
+                    for a in &e.aliases {
+                        names.entry(norm_key(a)).or_insert(i);
+                        loose.entry(loose_key(a)).or_insert(e.name.clone());
+                    }
+                    *end = e.name.clone();
+                    out.entities.push(e);
+                }
+                None => missing.push(format!(
+                    "{} `{}`",
+                    if source { "source" } else { "target" },
+                    end
+                )),
+            }
         }
         if !missing.is_empty() {
             out.pruned.push(Pruned {
                 item: "relation".into(),
                 what,
-                reason: format!("{} is not an extracted entity", missing.join(" and ")),
+                reason: format!("{} {NOT_AN_ENTITY}", missing.join(" and ")),
+            });
+            continue;
+        }
+        // A model's relation from an entity to itself (`Bank of America
+        // -X-> Bank of America`) says nothing; the rules never make one.
+        if ctx.is_some() && names.get(&norm_key(&r.source)) == names.get(&norm_key(&r.target)) {
+            out.pruned.push(Pruned {
+                item: "relation".into(),
+                what,
+                reason: format!("relation joins `{}` to itself", r.source),
             });
             continue;
         }
@@ -262,6 +383,190 @@ pub fn prune(entities: Vec<Entity>, relations: Vec<Relation>, ontology: &Ontolog
         }
     }
     out
+}
+
+/// Drops an alias that the registry says is another party than the
+/// entity's own name (`Licensor` with the alias `Blue Harbor Markets LLC`,
+/// the licensee): kept, it would merge both parties into one node.
+fn drop_other_parties_aliases(out: &mut PruneResult, registry: &PartyRegistry) {
+    for e in &mut out.entities {
+        let Some(own) = registry.resolve(&e.name) else {
+            continue;
+        };
+        e.aliases.retain(|a| match registry.resolve(a) {
+            Some(other) if !std::ptr::eq(own, other) => {
+                out.pruned.push(Pruned {
+                    item: "alias".into(),
+                    what: format!("{a} (alias of {})", e.name),
+                    reason: format!(
+                        "the document's registry names `{a}` another party than `{}`",
+                        e.name
+                    ),
+                });
+                false
+            }
+            _ => true,
+        });
+    }
+}
+
+/// How a relation end was resolved.
+enum Resolved {
+    /// An extracted entity under a looser spelling: its name.
+    Existing(String),
+    /// A new entity, with the reason it was added.
+    Added(Entity, String),
+}
+
+/// The section's text, lower-cased with runs of whitespace as one space,
+/// for whole-word look-ups of names.
+struct Mentions {
+    text: String,
+}
+
+impl Mentions {
+    fn new(text: &str) -> Mentions {
+        Mentions {
+            text: norm_key(text),
+        }
+    }
+
+    /// `name` (lower-cased, whitespace-normalised) occurs as whole words.
+    fn holds(&self, name: &str) -> bool {
+        let want = norm_key(name);
+        if want.is_empty() {
+            return false;
+        }
+        let edge = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+        self.text.match_indices(&want).any(|(i, _)| {
+            edge(self.text[..i].chars().next_back())
+                && edge(self.text[i + want.len()..].chars().next())
+        })
+    }
+
+    /// The text defines `name` in quotes (`(the "Agreement")`).
+    fn defines(&self, name: &str) -> bool {
+        let n = norm_key(name);
+        ['"', '\u{201c}']
+            .iter()
+            .zip(['"', '\u{201d}'])
+            .any(|(o, c)| self.text.contains(&format!("{o}{n}{c}")))
+    }
+}
+
+fn resolve_end(
+    end: &str,
+    relation_type: &str,
+    source: bool,
+    ontology: &Ontology,
+    registry: &PartyRegistry,
+    text: &Mentions,
+    (loose, loose_names): (&HashMap<String, String>, &HashMap<String, String>),
+) -> Option<Resolved> {
+    let name = end.split_whitespace().collect::<Vec<_>>().join(" ");
+    if name.is_empty() {
+        return None;
+    }
+    if let Some(n) = loose.get(&loose_key(&name)) {
+        return Some(Resolved::Existing(n.clone()));
+    }
+    if let Some(p) = registry.resolve(&name) {
+        // The party may already be an entity under another of its names
+        // (its own name, not an alias: a small model's aliases mix the
+        // parties).
+        let known = std::iter::once(p.name.as_str())
+            .chain(p.names.iter().map(String::as_str))
+            .filter(|n| !n.is_empty())
+            .find_map(|n| loose_names.get(&loose_key(n)));
+        if let Some(n) = known {
+            return Some(Resolved::Existing(n.clone()));
+        }
+        // Named as the rules name a party's duties: its first defined name.
+        let subject = p.subject_name().to_string();
+        let ty = [p.kind.as_str(), "Organization", "Party"]
+            .iter()
+            .filter(|k| !k.is_empty())
+            .find_map(|k| ontology_name(&ontology.entity_types, k))?;
+        let aliases = std::iter::once(&p.name)
+            .chain(p.names.iter())
+            .filter(|n| !n.is_empty() && **n != subject)
+            .take(5)
+            .cloned()
+            .collect();
+        return Some(Resolved::Added(
+            Entity {
+                name: subject.clone(),
+                entity_type: ty,
+                aliases,
+                description: String::new(),
+            },
+            format!("relation end `{name}` is the party `{subject}` of the document's registry"),
+        ));
+    }
+    if name.chars().count() > MAX_END_CHARS
+        || name.split(' ').count() > MAX_END_WORDS
+        || !name.chars().any(char::is_alphanumeric)
+        || !text.holds(&name)
+    {
+        return None;
+    }
+    let (ty, from) = if let Some(t) = end_type(ontology, relation_type, source) {
+        (
+            t,
+            format!(
+                "the type {relation_type} gives its {}",
+                if source { "source" } else { "target" }
+            ),
+        )
+    } else if let Some(t) = text
+        .defines(&name)
+        .then(|| ontology_name(&ontology.entity_types, "DefinedTerm"))
+        .flatten()
+    {
+        (t, "the section defines it in quotes".to_string())
+    } else {
+        let t = GENERIC_TYPES
+            .iter()
+            .find_map(|g| ontology_name(&ontology.entity_types, g))?;
+        (t, "the ontology's generic type".to_string())
+    };
+    Some(Resolved::Added(
+        Entity {
+            name: name.clone(),
+            entity_type: ty,
+            aliases: vec![],
+            description: String::new(),
+        },
+        format!("relation end `{name}` is named in the section's text; type: {from}"),
+    ))
+}
+
+/// The entity type the ontology's entry for `relation_type` gives its
+/// source (before the first `->`) or target (after it: the next part, then
+/// the rest), when a word or phrase of that part is an entity type
+/// (`Obligation, Right or Covenant -> Condition it depends on`).
+fn end_type(ontology: &Ontology, relation_type: &str, source: bool) -> Option<String> {
+    let desc = ontology.relation_types.get(relation_type)?;
+    if !desc.contains("->") {
+        return None;
+    }
+    let parts: Vec<&str> = desc.split("->").map(str::trim).collect();
+    let sides: Vec<&str> = if source {
+        vec![parts[0]]
+    } else {
+        parts[1..].to_vec()
+    };
+    sides.iter().find_map(|part| {
+        part.split([',', '(', ')', '/'])
+            .flat_map(|alt| alt.split(" or "))
+            .find_map(|alt| {
+                let alt = alt.trim();
+                ontology_name(&ontology.entity_types, alt).or_else(|| {
+                    alt.split_whitespace()
+                        .find_map(|w| ontology_name(&ontology.entity_types, w))
+                })
+            })
+    })
 }
 
 #[cfg(test)]
@@ -356,5 +661,182 @@ mod tests {
             .pruned
             .iter()
             .any(|p| p.reason.contains("target `Nobody`")));
+    }
+
+    fn commercial() -> Ontology {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("indices/commercial.yaml");
+        crate::index::GraphabilityIndex::load(&[path])
+            .expect("indices/commercial.yaml loads")
+            .ontology
+    }
+
+    fn license() -> String {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/short_license.txt");
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    /// The licence's registry, read as a document's is: its opening (up to
+    /// the first numbered section, with it) and its signature block.
+    fn license_registry() -> PartyRegistry {
+        let src = license();
+        let opening = &src[..src.find("     Section 2.").unwrap()];
+        let sigs = &src[src.find("ORCHARD LANE FOODS, INC.  ").unwrap()..];
+        crate::extract::rules::party_registry(opening, &[sigs])
+    }
+
+    /// Real answers of Qwen2.5 0.5B to the licence's routed sections
+    /// (fixtures/real_model_answers.json): heading, section text, answer.
+    fn real_answers() -> Vec<(String, String, ModelOutput)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/real_model_answers.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let answer = serde_json::to_string(&s["answer"]).unwrap();
+                (
+                    s["heading"].as_str().unwrap().to_string(),
+                    s["text"].as_str().unwrap().to_string(),
+                    parse_and_validate(&answer).expect("a real answer passes the schema"),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn real_answers_keep_relations_whose_ends_the_registry_or_text_knows() {
+        let onto = commercial();
+        let registry = license_registry();
+        assert!(
+            registry.resolve("Licensee").is_some() && registry.resolve("Licensor").is_some(),
+            "{registry:?}"
+        );
+        let (mut before, mut after, mut added) = (0, 0, 0);
+        for (heading, text, answer) in real_answers() {
+            let plain = prune(answer.entities.clone(), answer.relations.clone(), &onto);
+            let ctx = SectionContext {
+                text: &text,
+                registry: &registry,
+            };
+            let r = prune_in_section(answer.entities, answer.relations, &onto, Some(ctx));
+            before += plain.relations.len();
+            after += r.relations.len();
+            added += r.ends_added.len();
+            assert!(r.relations.len() >= plain.relations.len(), "{heading}");
+            // Every kept relation joins two kept entities, and never a
+            // party to itself through a mixed-up alias.
+            let owner = |n: &str| {
+                r.entities
+                    .iter()
+                    .position(|e| {
+                        norm_key(&e.name) == norm_key(n)
+                            || e.aliases.iter().any(|a| norm_key(a) == norm_key(n))
+                    })
+                    .unwrap_or_else(|| panic!("{heading}: end `{n}` is no entity: {r:?}"))
+            };
+            for rel in &r.relations {
+                assert_ne!(owner(&rel.source), owner(&rel.target), "{heading}: {rel:?}");
+            }
+            // An added entity is a party of the registry or named in the text.
+            for a in &r.ends_added {
+                let name = a.what.split(" [").next().unwrap();
+                assert!(
+                    registry.resolve(name).is_some() || Mentions::new(&text).holds(name),
+                    "{heading}: {a:?}"
+                );
+            }
+            // The licensee is no alias of the licensor any more.
+            for e in r.entities.iter().filter(|e| e.name == "Licensor") {
+                assert!(
+                    !e.aliases.iter().any(|a| a.contains("Blue Harbor")),
+                    "{heading}: {e:?}"
+                );
+            }
+        }
+        // Preamble: `Licensee` was no entity; Grant: its target was the
+        // licensor's wrong alias. Both kept now, as the party they name.
+        assert_eq!((before, after, added), (3, 4, 2));
+    }
+
+    #[test]
+    fn an_end_named_in_the_text_takes_the_type_its_relation_gives() {
+        let onto = commercial();
+        let text = r#"This Agreement (the "Agreement") is governed by the laws of the State of Vermont. Acme shall pay the Royalty to the Licensor."#;
+        let registry = PartyRegistry::default();
+        let ctx = SectionContext {
+            text,
+            registry: &registry,
+        };
+        // The shape Qwen2.5 0.5B answers in: ends it did not list.
+        let r = prune_in_section(
+            vec![ent("Royalty", "Amount")],
+            vec![
+                rel("Agreement", "GOVERNED_BY", "State of Vermont"),
+                rel("the Royalty", "OWED_TO", "Licensor"),
+                rel("Acme Widgets", "PAYS", "Royalty"),
+            ],
+            &onto,
+            Some(ctx),
+        );
+        let typed = |n: &str| {
+            r.entities
+                .iter()
+                .find(|e| e.name == n)
+                .map(|e| e.entity_type.as_str())
+        };
+        // Range of GOVERNED_BY (`Agreement -> Jurisdiction ...`).
+        assert_eq!(typed("State of Vermont"), Some("Jurisdiction"));
+        // `Agreement` is no type of the ontology: defined in quotes.
+        assert_eq!(typed("Agreement"), Some("DefinedTerm"));
+        // `the Royalty` is the listed entity; `Licensor` is named in the
+        // text, typed from OWED_TO's range (`... -> Party it is owed to`).
+        assert_eq!(typed("Licensor"), Some("Organization"));
+        assert_eq!(r.relations.len(), 2, "{r:?}");
+        assert_eq!(r.relations[1].source, "Royalty");
+        // `Acme Widgets` is not in the text: pruned, as before.
+        assert_eq!(r.ends_added.len(), 3, "{:?}", r.ends_added);
+        assert_eq!(r.pruned.len(), 1);
+        assert!(
+            r.pruned[0].reason.ends_with(NOT_AN_ENTITY),
+            "{:?}",
+            r.pruned
+        );
+        assert!(r.pruned[0].reason.contains("`Acme Widgets`"));
+        // Without the section, the same answer keeps nothing.
+        let plain = prune(
+            vec![ent("Royalty", "Amount")],
+            vec![rel("Agreement", "GOVERNED_BY", "State of Vermont")],
+            &onto,
+        );
+        assert!(plain.relations.is_empty() && plain.ends_added.is_empty());
+        // An entity joined to itself, through an alias as well (seen on
+        // CUAD: `Bank of America -AFFILIATE_LICENSE_LICENSOR-> Bank of
+        // America`): pruned with the section, kept without it as before.
+        let selfish = || {
+            let mut boa = ent("Bank of America", "Organization");
+            boa.aliases.push("BofA".into());
+            (
+                vec![boa],
+                vec![
+                    rel("Bank of America", "OBLIGATED_TO", "Bank of America"),
+                    rel("BofA", "OWNS", "Bank of America"),
+                ],
+            )
+        };
+        let (e, rels) = selfish();
+        let r = prune_in_section(e, rels, &onto, Some(ctx));
+        assert!(r.relations.is_empty(), "{r:?}");
+        assert_eq!(
+            r.pruned
+                .iter()
+                .filter(|p| p.reason.contains("to itself"))
+                .count(),
+            2
+        );
+        let (e, rels) = selfish();
+        assert_eq!(prune(e, rels, &onto).relations.len(), 2);
     }
 }

@@ -536,6 +536,7 @@ mod tests {
                 })
                 .collect(),
             pruned: vec![],
+            ends_added: vec![],
             model_tier: None,
             model_why: None,
             density_tier: Tier::Low,

@@ -84,6 +84,21 @@ pub struct Stats {
     /// (skipped by prediction, noise); apart from the extraction figures.
     #[serde(default)]
     pub rules_on_skipped: RulesOnSkipped,
+    /// Relation ends of the extracted sections that were not listed as
+    /// entities: added as entities, or their relation pruned.
+    #[serde(default)]
+    pub relation_ends: RelationEnds,
+}
+
+/// Relation ends an extractor named without listing them as entities
+/// ([`crate::extract::validate::prune_in_section`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelationEnds {
+    /// Entities added for them (found in the section's text or the party
+    /// registry): their relations were kept.
+    pub added: usize,
+    /// Relations pruned because an end was neither.
+    pub relations_pruned: usize,
 }
 
 /// The rules over sections not sent: how many were read, and the entities
@@ -205,6 +220,15 @@ impl Stats {
             self.aligned_sections += 1;
         }
         if let Some(e) = v.extraction {
+            self.relation_ends.added += e.ends_added.len();
+            self.relation_ends.relations_pruned += e
+                .pruned
+                .iter()
+                .filter(|p| {
+                    p.item == "relation"
+                        && p.reason.ends_with(crate::extract::validate::NOT_AN_ENTITY)
+                })
+                .count();
             self.tokens_in += e.tokens_in;
             self.tokens_out += e.tokens_out;
             match &e.status {
@@ -249,6 +273,8 @@ impl Stats {
         self.audited_medium_plus += o.audited_medium_plus;
         self.title_mapping.merge(&o.title_mapping);
         self.rules_on_skipped.merge(&o.rules_on_skipped);
+        self.relation_ends.added += o.relation_ends.added;
+        self.relation_ends.relations_pruned += o.relation_ends.relations_pruned;
     }
 
     /// Computes the rates and the cost from the counts.
@@ -631,6 +657,14 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
             out,
             "Model limits this run: {} answers cut at `max_tokens`, {} requests without progress, {} pieces split in two and asked again (never the same request).\n",
             l.answers_cut, l.stalls, l.splits
+        );
+    }
+    let ends = &t.relation_ends;
+    if ends.added + ends.relations_pruned > 0 {
+        let _ = writeln!(
+            out,
+            "Relation ends not listed as entities: {} added as entities (named in the section's text or a party of the document), {} relations pruned for an end that was neither.\n",
+            ends.added, ends.relations_pruned
         );
     }
     let r = &t.rules_on_skipped;

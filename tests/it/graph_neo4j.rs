@@ -186,6 +186,7 @@ fn extraction(
         entities,
         relations,
         pruned: vec![],
+        ends_added: vec![],
         model_tier: None,
         model_why: None,
         density_tier: Tier::High,

@@ -85,6 +85,7 @@ fn extraction(
             })
             .collect(),
         pruned: vec![],
+        ends_added: vec![],
         model_tier: Some(actual),
         model_why: None,
         density_tier: actual,
