@@ -4,6 +4,7 @@
 //! consumer never gets the chunk, it gets the contiguous section).
 
 pub mod batch;
+pub mod contracts;
 pub mod docrank;
 pub mod eval;
 pub mod expand;
