@@ -9,7 +9,10 @@
 //!
 //! Usage: cargo run --example ask_contracts -- CUAD_DIR BATCH
 
-use kgroute::ask::contracts::{by_retrieval, contracts, RETRIEVAL_POOL, RETRIEVAL_SHARE};
+use kgroute::ask::contracts::{
+    agreeing, categories_in, facts_of, shares, Agreement, AGREEMENT, RETRIEVAL_POOL,
+    RETRIEVAL_SHARE,
+};
 use kgroute::extract::facts_vocabulary::category_relation_type;
 use kgroute::search::SearchIndex;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -78,6 +81,7 @@ fn main() -> anyhow::Result<()> {
     let mut macro_: [[(f64, f64); 2]; 2] = [[(0.0, 0.0); 2]; 2];
     let mut counted = [0usize; 2];
     let mut mapped_wrong = 0;
+    let mut grid = vec![[(0.0f64, 0.0f64); 2]; GRID.len()];
     for name in &names {
         let cat = |c: &&serde_json::Value| c["category"].as_str().unwrap_or_default().to_string();
         let exact = cats
@@ -92,25 +96,50 @@ fn main() -> anyhow::Result<()> {
             c["category"].as_str().unwrap_or_default(),
             c["description"].as_str().unwrap_or_default()
         );
-        let a = contracts(&batch, &index, &q)?;
-        if !a
-            .categories
+        let mapped = categories_in(&q);
+        if !mapped
             .iter()
             .any(|m| category_relation_type(m) == category_relation_type(name))
         {
             mapped_wrong += 1;
-            eprintln!("ask-contracts: `{name}` mapped to {:?}", a.categories);
+            eprintln!("ask-contracts: `{name}` mapped to {mapped:?}");
         }
-        let said: HashSet<&str> = a
-            .contracts
-            .iter()
-            .filter_map(|c| key_of.get(&c.doc_id).map(String::as_str))
-            .collect();
-        let retr = by_retrieval(&index, &q, RETRIEVAL_POOL, RETRIEVAL_SHARE)?;
-        let retr: HashSet<&str> = retr
-            .iter()
-            .filter_map(|(d, _)| key_of.get(d).map(String::as_str))
-            .collect();
+        let facts = facts_of(&batch, &mapped)?;
+        let sh = shares(&index, &q, RETRIEVAL_POOL)?;
+        let keyed = |docs: Vec<&str>| -> HashSet<String> {
+            docs.into_iter()
+                .filter_map(|d| key_of.get(d).cloned())
+                .collect()
+        };
+        let retr = keyed(
+            sh.iter()
+                .filter(|(_, (s, _))| *s >= RETRIEVAL_SHARE)
+                .map(|(d, _)| d.as_str())
+                .collect(),
+        );
+        // What `ask --contracts` lists with each way of agreeing (the
+        // retrieval fallback when the graph has no fact of the category).
+        let said_by = |how: &Agreement| -> HashSet<String> {
+            if facts.is_empty() {
+                retr.clone()
+            } else {
+                keyed(agreeing(facts.keys(), &sh, how))
+            }
+        };
+        for (g, how) in GRID.iter().enumerate() {
+            let set = said_by(how);
+            for (h, tune) in [true, false].into_iter().enumerate() {
+                if let Some((p, r)) = pr(&set, labels, &tune_of, name, tune) {
+                    grid[g][h].0 += p;
+                    grid[g][h].1 += r;
+                }
+            }
+        }
+        let said = said_by(&AGREEMENT);
+        let (said, retr): (HashSet<&str>, HashSet<&str>) = (
+            said.iter().map(String::as_str).collect(),
+            retr.iter().map(String::as_str).collect(),
+        );
         let mut line = format!("{name:<36}      |");
         for (h, tune) in [true, false].into_iter().enumerate() {
             let truth: HashSet<&str> = labels
@@ -158,7 +187,63 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!("questions mapped to another category: {mapped_wrong}");
+    println!("\nways of agreeing (confirm: share a fact's contract needs; alone: share a contract without one needs):");
+    for (g, how) in GRID.iter().enumerate() {
+        let mut line = format!("confirm {:.2} alone {:.2}:", how.confirm, how.alone);
+        for (h, half) in ["tune", "check"].into_iter().enumerate() {
+            let n = counted[h].max(1) as f64;
+            line += &format!(
+                "  {half} P {:.1}% R {:.1}%",
+                100.0 * grid[g][h].0 / n,
+                100.0 * grid[g][h].1 / n
+            );
+        }
+        println!("{line}");
+    }
     Ok(())
+}
+
+const GRID: &[Agreement] = &[
+    Agreement { confirm: 0.0, alone: 2.0 },
+    Agreement { confirm: 0.1, alone: 2.0 },
+    Agreement { confirm: 0.2, alone: 2.0 },
+    Agreement { confirm: 0.3, alone: 2.0 },
+    Agreement { confirm: 0.0, alone: 0.6 },
+    Agreement { confirm: 0.0, alone: 0.8 },
+    Agreement { confirm: 0.1, alone: 0.6 },
+    Agreement { confirm: 0.2, alone: 0.6 },
+    Agreement { confirm: 0.2, alone: 0.8 },
+    Agreement { confirm: 0.3, alone: 0.7 },
+];
+
+/// Precision and recall of `set` (label keys) for `name` on one half;
+/// `None` when the half has no labelled contract.
+fn pr(
+    set: &HashSet<String>,
+    labels: &serde_json::Map<String, serde_json::Value>,
+    tune_of: &HashMap<String, bool>,
+    name: &str,
+    tune: bool,
+) -> Option<(f64, f64)> {
+    let truth: HashSet<&str> = labels
+        .iter()
+        .filter(|(k, e)| {
+            tune_of.get(*k) == Some(&tune)
+                && e["clauses"][name].as_array().is_some_and(|a| !a.is_empty())
+        })
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if truth.is_empty() {
+        return None;
+    }
+    let mine: HashSet<&str> = set
+        .iter()
+        .map(String::as_str)
+        .filter(|k| tune_of.get(*k) == Some(&tune))
+        .collect();
+    let tp = mine.intersection(&truth).count() as f64;
+    let p = if mine.is_empty() { 0.0 } else { tp / mine.len() as f64 };
+    Some((p, tp / truth.len() as f64))
 }
 
 /// `Notice Period To Terminate Renewal` (labels) is `Notice to Terminate

@@ -153,9 +153,9 @@ fn main() -> anyhow::Result<()> {
         ("sections + documents (default)".into(), DocRankOptions::default()),
     ];
     if grid {
-        for rare in [0.1f32, 0.3] {
-            for weight in [4.0f32, 16.0] {
-                for searched in [3usize] {
+        for rare in [0.3f32, 1.0] {
+            for weight in [4.0f32, 1000.0] {
+                for searched in [5usize] {
                     let o = DocRankOptions {
                         rare_share: rare,
                         weight,

@@ -22,6 +22,23 @@ use std::path::Path;
 pub const RETRIEVAL_SHARE: f32 = 0.5;
 /// Sections retrieved for the fallback.
 pub const RETRIEVAL_POOL: usize = 200;
+
+/// How the graph's facts and retrieval agree (tuned on the CUAD tuning
+/// half, `scripts/ask-eval --contracts`): a contract with a fact of the
+/// category answers when its best section for the question scores at
+/// least `confirm` of the best section's (0: every fact counts); one
+/// without answers when its best section scores at least `alone`
+/// (above 1: never).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agreement {
+    pub confirm: f32,
+    pub alone: f32,
+}
+
+pub const AGREEMENT: Agreement = Agreement {
+    confirm: 0.0,
+    alone: 2.0,
+};
 /// Facts shown per contract.
 pub const MAX_FACTS: usize = 5;
 
@@ -68,9 +85,8 @@ pub struct ContractsAnswer {
 
 /// The CUAD categories a question names: a category whose name's words
 /// (stemmed) all occur in the question; when one such name's words are
-/// a subset of another's (`License Grant` inside `Non-Transferable
-/// License ... grant`), the longer name wins. Categories whose words occur
-/// as one run in the question come first.
+/// a subset of another's, the longer name wins; when some names are said
+/// in order (at most one word between), only the longest of those.
 pub fn categories_in(question: &str) -> Vec<&'static str> {
     let q = crate::search::reader::analysed(question);
     let mut found: Vec<(&'static str, Vec<String>, bool)> = Vec::new();
@@ -79,7 +95,7 @@ pub fn categories_in(question: &str) -> Vec<&'static str> {
         if words.is_empty() || !words.iter().all(|w| q.contains(w)) {
             continue;
         }
-        let run = q.windows(words.len()).any(|w| w == words.as_slice());
+        let run = in_order(&q, &words);
         found.push((c, words, run));
     }
     // A name whose words another found name holds is that one's part.
@@ -88,11 +104,33 @@ pub fn categories_in(question: &str) -> Vec<&'static str> {
         !all.iter()
             .any(|(_, o, _)| o.len() > w.len() && w.iter().all(|x| o.contains(x)))
     });
-    // When some names are said as a run, the others are incidental words.
+    // When some names are said as a run, the others are incidental words;
+    // of those said, the longest name is the category asked about (a
+    // question describing `Competitive Restriction Exception` names the
+    // `Non-Compete` it is an exception to).
     if found.iter().any(|f| f.2) {
         found.retain(|f| f.2);
+        let most = found.iter().map(|f| f.1.len()).max().unwrap_or(0);
+        found.retain(|f| f.1.len() == most);
     }
     found.into_iter().map(|f| f.0).collect()
+}
+
+/// True when `words` occur in `q` in order, at most one other word
+/// between two of them (`Affiliate IP License-Licensee` says the category
+/// `Affiliate License-Licensee`).
+fn in_order(q: &[String], words: &[String]) -> bool {
+    (0..q.len()).any(|start| {
+        let mut at = start;
+        for (i, w) in words.iter().enumerate() {
+            let reach = if i == 0 { at + 1 } else { at + 2 };
+            match (at..reach.min(q.len())).find(|&k| &q[k] == w) {
+                Some(k) => at = k + 1,
+                None => return false,
+            }
+        }
+        true
+    })
 }
 
 #[derive(Deserialize)]
@@ -210,8 +248,77 @@ pub fn contracts(
     index: &SearchIndex,
     question: &str,
 ) -> anyhow::Result<ContractsAnswer> {
+    contracts_with(batch, index, question, &AGREEMENT)
+}
+
+/// Each document's best section for `question` as a share of the best
+/// section's score, over the `pool` best sections.
+pub fn shares(
+    index: &SearchIndex,
+    question: &str,
+    pool: usize,
+) -> anyhow::Result<HashMap<String, (f32, SectionHit)>> {
+    let hits = super::candidates_with(
+        index,
+        question,
+        None,
+        pool,
+        None,
+        &super::docrank::DocRankOptions::NONE,
+    )?;
+    let best = hits.first().map_or(0.0, |h| h.score).max(f32::MIN_POSITIVE);
+    let mut out: HashMap<String, (f32, SectionHit)> = HashMap::new();
+    for h in hits {
+        out.entry(h.pointer.doc_id.clone())
+            .or_insert((h.score / best, h));
+    }
+    Ok(out)
+}
+
+/// Which documents answer: those with facts whose retrieval share is at
+/// least `confirm`, and those without facts whose share is at least `alone`.
+pub fn agreeing<'a>(
+    facts: impl Iterator<Item = &'a String>,
+    shares: &'a HashMap<String, (f32, SectionHit)>,
+    how: &Agreement,
+) -> Vec<&'a str> {
+    let share = |d: &str| shares.get(d).map_or(0.0, |s| s.0);
+    let mut out: Vec<&str> = Vec::new();
+    for d in facts {
+        if how.confirm <= 0.0 || share(d) >= how.confirm {
+            out.push(d);
+        }
+    }
+    for (d, (s, _)) in shares {
+        if *s >= how.alone && !out.contains(&d.as_str()) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// [`contracts`] with graph and retrieval combined by `how`.
+pub fn contracts_with(
+    batch: &Path,
+    index: &SearchIndex,
+    question: &str,
+    how: &Agreement,
+) -> anyhow::Result<ContractsAnswer> {
     let cats = categories_in(question);
-    let facts = facts_of(batch, &cats)?;
+    let mut facts = facts_of(batch, &cats)?;
+    let needs_shares = how.confirm > 0.0 || how.alone <= 1.0;
+    if !facts.is_empty() && needs_shares {
+        let sh = shares(index, question, RETRIEVAL_POOL)?;
+        let keep: std::collections::HashSet<String> = agreeing(facts.keys(), &sh, how)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        facts.retain(|d, _| keep.contains(d));
+        // Listed by retrieval beside the graph's: no facts, its best section.
+        for d in keep {
+            facts.entry(d).or_default();
+        }
+    }
     let mut answer = ContractsAnswer {
         question: question.to_string(),
         categories: cats.iter().map(|c| c.to_string()).collect(),
@@ -237,9 +344,18 @@ pub fn contracts(
         }
         return Ok(answer);
     }
+    let mut sh_cache: Option<HashMap<String, (f32, SectionHit)>> = None;
     for (doc, mut list) in facts {
         list.truncate(MAX_FACTS);
         let mut hits: Vec<SectionHit> = Vec::new();
+        if list.is_empty() {
+            if sh_cache.is_none() {
+                sh_cache = Some(shares(index, question, RETRIEVAL_POOL)?);
+            }
+            if let Some((_, h)) = sh_cache.as_ref().and_then(|c| c.get(&doc)) {
+                hits.push(h.clone());
+            }
+        }
         for f in &list {
             if hits.iter().any(|h| h.pointer.node_id == f.node_id) {
                 continue;
@@ -258,7 +374,7 @@ pub fn contracts(
         answer.contracts.push(Contract {
             doc_id: doc,
             doc_name: name,
-            found_by: "graph".into(),
+            found_by: if list.is_empty() { "retrieval" } else { "graph" }.into(),
             score: list.len() as f32,
             facts: list,
             sections: read.sections,
@@ -338,6 +454,10 @@ mod tests {
         assert_eq!(
             categories_in("Which agreements grant a non-transferable license?"),
             vec!["Non-Transferable License"]
+        );
+        assert_eq!(
+            categories_in("Affiliate IP License-Licensee: a license grant to a licensee"),
+            vec!["Affiliate License-Licensee"]
         );
         assert_eq!(
             categories_in("Which law governs the agreement?"),
