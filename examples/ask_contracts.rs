@@ -205,15 +205,18 @@ fn main() -> anyhow::Result<()> {
 
 const GRID: &[Agreement] = &[
     Agreement { confirm: 0.0, alone: 2.0 },
+    Agreement { confirm: 0.05, alone: 2.0 },
     Agreement { confirm: 0.1, alone: 2.0 },
+    Agreement { confirm: 0.15, alone: 2.0 },
     Agreement { confirm: 0.2, alone: 2.0 },
     Agreement { confirm: 0.3, alone: 2.0 },
-    Agreement { confirm: 0.0, alone: 0.6 },
+    Agreement { confirm: 0.0, alone: 0.7 },
     Agreement { confirm: 0.0, alone: 0.8 },
-    Agreement { confirm: 0.1, alone: 0.6 },
-    Agreement { confirm: 0.2, alone: 0.6 },
-    Agreement { confirm: 0.2, alone: 0.8 },
-    Agreement { confirm: 0.3, alone: 0.7 },
+    Agreement { confirm: 0.0, alone: 0.9 },
+    Agreement { confirm: 0.1, alone: 0.7 },
+    Agreement { confirm: 0.1, alone: 0.8 },
+    Agreement { confirm: 0.15, alone: 0.8 },
+    Agreement { confirm: 0.2, alone: 0.9 },
 ];
 
 /// Precision and recall of `set` (label keys) for `name` on one half;

@@ -153,17 +153,18 @@ fn main() -> anyhow::Result<()> {
         ("sections + documents (default)".into(), DocRankOptions::default()),
     ];
     if grid {
-        for rare in [0.3f32, 1.0] {
-            for weight in [4.0f32, 1000.0] {
+        for (rare, chunk_max) in [(1.0f32, false), (1.0, true)] {
+            for weight in [1.0f32, 4.0, 1000.0] {
                 for searched in [5usize] {
                     let o = DocRankOptions {
                         rare_share: rare,
                         weight,
                         docs_searched: searched,
                         sections_per_doc: 5,
+                        chunk_max,
                     };
                     variants.push((
-                        format!("rare {rare} weight {weight} docs searched {searched}"),
+                        format!("rare {rare} chunk-max {chunk_max} weight {weight} docs searched {searched}"),
                         o,
                     ));
                 }

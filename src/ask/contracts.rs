@@ -20,8 +20,8 @@ use std::path::Path;
 /// at least this share of the best section (the CUAD tuning half's best
 /// share for the corpus-wide check of `scripts/ask-eval`).
 pub const RETRIEVAL_SHARE: f32 = 0.5;
-/// Sections retrieved for the fallback.
-pub const RETRIEVAL_POOL: usize = 200;
+/// Sections retrieved for the fallback and the shares.
+pub const RETRIEVAL_POOL: usize = 1500;
 
 /// How the graph's facts and retrieval agree (tuned on the CUAD tuning
 /// half, `scripts/ask-eval --contracts`): a contract with a fact of the

@@ -31,6 +31,10 @@ pub struct DocRankOptions {
     pub docs_searched: usize,
     /// Sections of each of those documents that join.
     pub sections_per_doc: usize,
+    /// A document scores its best chunk for the question's own words
+    /// (plain BM25, no expansion, no breadcrumb: a flat-chunk ranking of
+    /// documents) instead of BM25 over whole documents.
+    pub chunk_max: bool,
 }
 
 impl DocRankOptions {
@@ -40,6 +44,7 @@ impl DocRankOptions {
         weight: 0.0,
         docs_searched: 0,
         sections_per_doc: 0,
+        chunk_max: false,
     };
 }
 
@@ -50,6 +55,7 @@ impl Default for DocRankOptions {
             weight: 1.0,
             docs_searched: 3,
             sections_per_doc: 5,
+            chunk_max: false,
         }
     }
 }
@@ -70,6 +76,9 @@ pub fn doc_scores(
     let terms = index.terms(question);
     if terms.is_empty() {
         return Ok(Vec::new());
+    }
+    if opts.chunk_max {
+        return chunk_max_scores(index, question);
     }
     let stats = index.doc_term_stats(&terms)?;
     let n = stats.docs.len();
@@ -96,6 +105,29 @@ pub fn doc_scores(
         .map(|(d, s)| (stats.docs[d].clone(), s))
         .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(out)
+}
+
+/// Chunks read for [`DocRankOptions::chunk_max`].
+const CHUNK_POOL: usize = 200;
+
+/// Each document's best chunk score for the question's own words.
+fn chunk_max_scores(index: &SearchIndex, question: &str) -> anyhow::Result<Vec<(String, f32)>> {
+    let mut out: Vec<(String, f32)> = Vec::new();
+    for h in index.search_terms(
+        &index
+            .terms(question)
+            .into_iter()
+            .map(|t| (t, 1.0))
+            .collect::<Vec<_>>(),
+        0.0,
+        None,
+        CHUNK_POOL,
+    )? {
+        if !out.iter().any(|(d, _)| *d == h.pointer.doc_id) {
+            out.push((h.pointer.doc_id.clone(), h.score));
+        }
+    }
     Ok(out)
 }
 
