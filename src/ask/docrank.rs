@@ -51,9 +51,9 @@ impl DocRankOptions {
 impl Default for DocRankOptions {
     fn default() -> Self {
         Self {
-            rare_share: 0.1,
-            weight: 1.0,
-            docs_searched: 3,
+            rare_share: 0.3,
+            weight: 4.0,
+            docs_searched: 5,
             sections_per_doc: 5,
             chunk_max: false,
         }
