@@ -20,7 +20,11 @@ use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = PathBuf::from(args.first().map(String::as_str).unwrap_or("../shared/corpora/cuad"));
+    let dir = PathBuf::from(
+        args.first()
+            .map(String::as_str)
+            .unwrap_or("../shared/corpora/cuad"),
+    );
     let batch = PathBuf::from(args.get(1).map(String::as_str).unwrap_or("/tmp/ask-cuad"));
     let labels: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("labels.json"))?)?;
@@ -44,7 +48,10 @@ fn main() -> anyhow::Result<()> {
     // doc id -> labels key, from the batch's document lines.
     let mut key_of: HashMap<String, String> = HashMap::new();
     let graph = std::fs::read_to_string(batch.join("graph").join("graph.jsonl"))?;
-    for line in graph.lines().filter(|l| l.contains("\"kind\":\"document\"")) {
+    for line in graph
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"document\""))
+    {
         let v: serde_json::Value = serde_json::from_str(line)?;
         let path = v["path"].as_str().unwrap_or_default();
         let mut parts = path.rsplit('/');
@@ -164,7 +171,11 @@ fn main() -> anyhow::Result<()> {
                     .filter(|k| tune_of.get(*k) == Some(&tune))
                     .collect();
                 let tp = mine.intersection(&truth).count() as f64;
-                let p = if mine.is_empty() { 0.0 } else { tp / mine.len() as f64 };
+                let p = if mine.is_empty() {
+                    0.0
+                } else {
+                    tp / mine.len() as f64
+                };
                 let r = tp / truth.len() as f64;
                 macro_[h][m].0 += p;
                 macro_[h][m].1 += r;
@@ -204,19 +215,58 @@ fn main() -> anyhow::Result<()> {
 }
 
 const GRID: &[Agreement] = &[
-    Agreement { confirm: 0.0, alone: 2.0 },
-    Agreement { confirm: 0.05, alone: 2.0 },
-    Agreement { confirm: 0.1, alone: 2.0 },
-    Agreement { confirm: 0.15, alone: 2.0 },
-    Agreement { confirm: 0.2, alone: 2.0 },
-    Agreement { confirm: 0.3, alone: 2.0 },
-    Agreement { confirm: 0.0, alone: 0.7 },
-    Agreement { confirm: 0.0, alone: 0.8 },
-    Agreement { confirm: 0.0, alone: 0.9 },
-    Agreement { confirm: 0.1, alone: 0.7 },
-    Agreement { confirm: 0.1, alone: 0.8 },
-    Agreement { confirm: 0.15, alone: 0.8 },
-    Agreement { confirm: 0.2, alone: 0.9 },
+    Agreement {
+        confirm: 0.0,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.05,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.1,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.15,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.2,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.3,
+        alone: 2.0,
+    },
+    Agreement {
+        confirm: 0.0,
+        alone: 0.7,
+    },
+    Agreement {
+        confirm: 0.0,
+        alone: 0.8,
+    },
+    Agreement {
+        confirm: 0.0,
+        alone: 0.9,
+    },
+    Agreement {
+        confirm: 0.1,
+        alone: 0.7,
+    },
+    Agreement {
+        confirm: 0.1,
+        alone: 0.8,
+    },
+    Agreement {
+        confirm: 0.15,
+        alone: 0.8,
+    },
+    Agreement {
+        confirm: 0.2,
+        alone: 0.9,
+    },
 ];
 
 /// Precision and recall of `set` (label keys) for `name` on one half;
@@ -245,7 +295,11 @@ fn pr(
         .filter(|k| tune_of.get(*k) == Some(&tune))
         .collect();
     let tp = mine.intersection(&truth).count() as f64;
-    let p = if mine.is_empty() { 0.0 } else { tp / mine.len() as f64 };
+    let p = if mine.is_empty() {
+        0.0
+    } else {
+        tp / mine.len() as f64
+    };
     Some((p, tp / truth.len() as f64))
 }
 

@@ -47,7 +47,10 @@ const TOPICS: &[(&str, &str)] = &[
     ("insurance", "What insurance must be maintained"),
     ("warrant", "What warranties are given"),
     ("payment", "What are the payment terms"),
-    ("intellectual property", "Who owns the intellectual property"),
+    (
+        "intellectual property",
+        "Who owns the intellectual property",
+    ),
     ("conditions precedent", "What are the conditions precedent"),
     ("audit", "What audit rights are there"),
     ("force majeure", "What does the force majeure clause say"),
@@ -150,7 +153,10 @@ fn main() -> anyhow::Result<()> {
 
     let mut variants: Vec<(String, DocRankOptions)> = vec![
         ("sections alone (before)".into(), DocRankOptions::NONE),
-        ("sections + documents (default)".into(), DocRankOptions::default()),
+        (
+            "sections + documents (default)".into(),
+            DocRankOptions::default(),
+        ),
     ];
     if grid {
         for (rare, chunk_max) in [(1.0f32, false), (1.0, true)] {

@@ -374,7 +374,12 @@ pub fn contracts_with(
         answer.contracts.push(Contract {
             doc_id: doc,
             doc_name: name,
-            found_by: if list.is_empty() { "retrieval" } else { "graph" }.into(),
+            found_by: if list.is_empty() {
+                "retrieval"
+            } else {
+                "graph"
+            }
+            .into(),
             score: list.len() as f32,
             facts: list,
             sections: read.sections,

@@ -232,7 +232,6 @@ impl SearchIndex {
     }
 }
 
-
 /// How the documents of an index use some terms: what ranks documents
 /// (not chunks) for a question ([`crate::ask::docrank`]).
 #[derive(Debug, Clone, Default)]

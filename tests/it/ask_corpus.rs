@@ -49,7 +49,10 @@ fn contracts_mode_lists_the_fixture_with_its_governing_law_fact_and_section() {
     ingest(&[fixture("")], &batch);
     let a = ask_json(
         &batch,
-        &["--contracts", "Which contracts have a governing law clause?"],
+        &[
+            "--contracts",
+            "Which contracts have a governing law clause?",
+        ],
     );
     assert_eq!(a["categories"], serde_json::json!(["Governing Law"]));
     let list = a["contracts"].as_array().unwrap();
@@ -63,8 +66,9 @@ fn contracts_mode_lists_the_fixture_with_its_governing_law_fact_and_section() {
     // The section printed is the one the fact's evidence comes from.
     let sec = &supply["sections"][0];
     assert_eq!(sec["node_id"], fact["node_id"]);
-    assert!(words(sec["text"].as_str().unwrap())
-        .contains(&words(fact["evidence"].as_str().unwrap())));
+    assert!(
+        words(sec["text"].as_str().unwrap()).contains(&words(fact["evidence"].as_str().unwrap()))
+    );
     // The memo has no governing law: not listed.
     assert!(!list.iter().any(|c| c["doc_name"] == "memo.txt"), "{a:#}");
 }
@@ -115,7 +119,10 @@ fn cuad_batch_answers_which_contracts_and_finds_a_contract_by_its_own_term() {
     // listed, and the labelled ones listed are the majority.
     let a = ask_json(
         &batch,
-        &["--contracts", "Which contracts restrict assignment (anti-assignment)?"],
+        &[
+            "--contracts",
+            "Which contracts restrict assignment (anti-assignment)?",
+        ],
     );
     assert_eq!(a["categories"], serde_json::json!(["Anti-Assignment"]));
     let listed: Vec<&str> = a["contracts"]
@@ -150,27 +157,31 @@ fn cuad_batch_answers_which_contracts_and_finds_a_contract_by_its_own_term() {
 
     // A question naming a contract's own defined term (said 3+ times in it,
     // in no other contract of the batch) with a generic topic finds it first.
-    let texts: Vec<String> = docs.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect();
-    let defined = regex::Regex::new(r#"\(\s*(?:the\s+)?["“]([A-Z][A-Za-z ]{3,40})["”]\s*\)"#).unwrap();
+    let texts: Vec<String> = docs
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let defined =
+        regex::Regex::new(r#"\(\s*(?:the\s+)?["“]([A-Z][A-Za-z ]{3,40})["”]\s*\)"#).unwrap();
     let mut asked = 0;
     for (i, t) in texts.iter().enumerate() {
-        let Some(term) = defined.captures_iter(t).map(|c| c[1].to_string()).find(|d| {
-            t.matches(d.as_str()).count() >= 3
-                && texts
-                    .iter()
-                    .enumerate()
-                    .all(|(j, o)| j == i || !o.to_lowercase().contains(&d.to_lowercase()))
-        }) else {
+        let Some(term) = defined
+            .captures_iter(t)
+            .map(|c| c[1].to_string())
+            .find(|d| {
+                t.matches(d.as_str()).count() >= 3
+                    && texts
+                        .iter()
+                        .enumerate()
+                        .all(|(j, o)| j == i || !o.to_lowercase().contains(&d.to_lowercase()))
+            })
+        else {
             continue;
         };
         let q = format!("When can the agreement be terminated concerning the {term}?");
         let a = ask_json(&batch, &[q.as_str(), "--top", "3"]);
         let first = a["sections"][0]["doc_name"].as_str().unwrap_or_default();
-        assert_eq!(
-            first,
-            docs[i].file_name().unwrap().to_string_lossy(),
-            "{q}"
-        );
+        assert_eq!(first, docs[i].file_name().unwrap().to_string_lossy(), "{q}");
         asked += 1;
         if asked == 3 {
             break;
