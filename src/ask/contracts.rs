@@ -464,8 +464,13 @@ mod tests {
             categories_in("Affiliate IP License-Licensee: a license grant to a licensee"),
             vec!["Affiliate License-Licensee"]
         );
+        // All of a name's words, in another order: still that category.
         assert_eq!(
             categories_in("Which law governs the agreement?"),
+            vec!["Governing Law"]
+        );
+        assert_eq!(
+            categories_in("Which contracts mention the weather?"),
             Vec::<&str>::new()
         );
         assert_eq!(
