@@ -4,6 +4,8 @@
 //! consumer never gets the chunk, it gets the contiguous section).
 
 pub mod batch;
+pub mod contracts;
+pub mod docrank;
 pub mod eval;
 pub mod expand;
 pub mod grounding;
@@ -284,7 +286,9 @@ fn refill(top: usize) -> usize {
 }
 
 /// The `pool` best sections for `question`, sections that mention a name
-/// the graph knows from the question raised.
+/// the graph knows from the question raised, and (over the whole batch)
+/// sections of the documents the question's identifying words point to
+/// ([`docrank`]).
 pub fn candidates(
     index: &SearchIndex,
     question: &str,
@@ -292,9 +296,37 @@ pub fn candidates(
     pool: usize,
     grounding: Option<&grounding::Grounding>,
 ) -> anyhow::Result<Vec<SectionHit>> {
+    candidates_with(
+        index,
+        question,
+        doc,
+        pool,
+        grounding,
+        &docrank::DocRankOptions::default(),
+    )
+}
+
+/// [`candidates`] with documents ranked by `docs` (`DocRankOptions::NONE`:
+/// sections by their own match alone, as before issue 35).
+pub fn candidates_with(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    pool: usize,
+    grounding: Option<&grounding::Grounding>,
+    docs: &docrank::DocRankOptions,
+) -> anyhow::Result<Vec<SectionHit>> {
     let grounded = grounding.filter(|g| !g.entities.is_empty());
     let want = if grounded.is_some() { pool * 3 } else { pool };
-    let mut hits = retrieve(index, question, doc, want)?;
+    let opts = RetrieveOptions::default();
+    let query = expand::query(index, question, &opts)?;
+    let mut hits = retrieve_query(index, &query, doc, want, &opts)?;
+    if doc.is_none() {
+        let ranked = docrank::doc_scores(index, question, docs)?;
+        docrank::fuse(&mut hits, &ranked, docs, |d, n| {
+            retrieve_query(index, &query, Some(d), n, &opts)
+        })?;
+    }
     if let Some(g) = grounded {
         for h in &mut hits {
             if g.mentions(&h.pointer.doc_id, &h.pointer.node_id) {

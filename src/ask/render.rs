@@ -45,6 +45,17 @@ pub fn text(a: &Answer) -> String {
         let _ = writeln!(out, "   {}", crate::report::sanitize_title(&p.breadcrumb));
         for r in facts_in(a, &p.doc_id, &p.node_id) {
             let _ = writeln!(out, "   fact: {}", fact(r));
+            if crate::extract::facts_vocabulary::is_fact_relation(&r.rel_type) {
+                // A typed fact: its evidence sentence under it.
+                for pv in r
+                    .provenance
+                    .iter()
+                    .filter(|pv| pv.doc_id == p.doc_id && pv.node_id == p.node_id)
+                    .take(1)
+                {
+                    let _ = writeln!(out, "         evidence: \"{}\"", pv.evidence.trim());
+                }
+            }
         }
         let _ = writeln!(out);
         for line in s.text.trim_end().lines() {
@@ -105,8 +116,20 @@ fn facts_in<'a>(
         })
 }
 
-/// `Source -[TYPE]-> Target`, names sanitised.
+/// `Source -[TYPE]-> Target`, names sanitised; a typed fact as
+/// `Category [TYPE]: party -> value`.
 fn fact(r: &super::grounding::GroundRelation) -> String {
+    if let Some(cat) = crate::extract::facts_vocabulary::CATEGORIES
+        .iter()
+        .find(|c| crate::extract::facts_vocabulary::category_relation_type(c) == r.rel_type)
+    {
+        return format!(
+            "{cat} [{}]: {} -> {}",
+            r.rel_type,
+            crate::report::sanitize_title(&r.source),
+            crate::report::sanitize_title(&r.target)
+        );
+    }
     format!(
         "{} -[{}]-> {}",
         crate::report::sanitize_title(&r.source),

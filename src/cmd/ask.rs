@@ -12,6 +12,7 @@ Examples:
   kgroute ingest fixtures/ --out reports/fixtures
   kgroute ask \"which law governs the agreement?\" --batch reports/fixtures
   kgroute ask \"termination for convenience\" --doc supply_agreement.txt --top 1 --format json
+  kgroute ask --contracts \"which contracts have a non-compete?\" --batch reports/fixtures
 
 Needs the batch's search index (written by `ingest`; `kgroute index-search
 BATCH` builds it for an older batch). Works offline.
@@ -68,6 +69,12 @@ pub struct AskArgs {
     /// Neo4j database name [default: the server's default].
     #[arg(long, value_name = "NAME")]
     pub neo4j_database: Option<String>,
+    /// "Which contracts ...?": list the contracts of the batch that answer,
+    /// each with its typed facts (the CUAD categories the question names)
+    /// and the whole sections that show them; by retrieval where the graph
+    /// has no fact of those categories.
+    #[arg(long, conflicts_with_all = ["doc", "llm_url", "rerank", "no_answer"])]
+    pub contracts: bool,
 }
 
 /// Candidates the LLM re-ranks per section asked for.
@@ -101,6 +108,9 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
         eprintln!("kgroute: warning: {why}");
     }
     let index = crate::search::SearchIndex::open(&batch)?;
+    if args.contracts {
+        return contracts(&args, &batch, &index, incomplete.is_some());
+    }
     let doc_id = match &args.doc {
         None => None,
         Some(d) => Some(crate::ask::batch::resolve_doc(&index, &batch, d)?),
@@ -198,6 +208,34 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
     };
     // A closed pipe (`ask ... | head -1`) comes back as an error that main
     // treats as success; print! would panic.
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the answer")?;
+    Ok(if failed {
+        Outcome::PartialFailure
+    } else {
+        Outcome::Success
+    })
+}
+
+/// `ask --contracts`: the contracts that answer, with their facts.
+fn contracts(
+    args: &AskArgs,
+    batch: &Path,
+    index: &crate::search::SearchIndex,
+    incomplete: bool,
+) -> anyhow::Result<Outcome> {
+    let answer = crate::ask::contracts::contracts(batch, index, &args.question)?;
+    let mut failed = incomplete;
+    for p in &answer.problems {
+        eprintln!("kgroute: {}", p.message);
+        failed = true;
+    }
+    let text = match args.format {
+        AskFormat::Text => crate::ask::contracts::render_text(&answer),
+        AskFormat::Json => serde_json::to_string_pretty(&answer)? + "\n",
+    };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

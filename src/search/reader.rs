@@ -232,6 +232,84 @@ impl SearchIndex {
     }
 }
 
+/// How the documents of an index use some terms: what ranks documents
+/// (not chunks) for a question ([`crate::ask::docrank`]).
+#[derive(Debug, Clone, Default)]
+pub struct DocTermStats {
+    /// Doc ids, in the order the other fields index them.
+    pub docs: Vec<String>,
+    /// Chunks per document (its length).
+    pub chunks: Vec<u32>,
+    /// Per term asked for: (document, occurrences in its chunks' text).
+    pub counts: Vec<Vec<(usize, u32)>>,
+}
+
+impl SearchIndex {
+    /// For each of `terms` (analysed), how often each document's chunks
+    /// say it in the body text. Reads the postings of the doc-id field
+    /// once (which chunk is whose) and the postings of each term: the
+    /// work follows the terms' frequency, no stored chunk is read.
+    pub fn doc_term_stats(&self, terms: &[String]) -> anyhow::Result<DocTermStats> {
+        use tantivy::postings::Postings;
+        use tantivy::DocSet;
+        let f = self.fields;
+        let searcher = self.reader.searcher();
+        let mut out = DocTermStats {
+            counts: vec![Vec::new(); terms.len()],
+            ..Default::default()
+        };
+        let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut per_term: Vec<std::collections::HashMap<usize, u32>> =
+            vec![std::collections::HashMap::new(); terms.len()];
+        for seg in searcher.segment_readers() {
+            let alive = seg.alive_bitset();
+            let live = |d: u32| alive.is_none_or(|a| a.is_alive(d));
+            let ids = seg.inverted_index(f.doc_id)?;
+            let mut owner: Vec<usize> = vec![usize::MAX; seg.max_doc() as usize];
+            let mut stream = ids.terms().stream()?;
+            while let Some((key, info)) = stream.next() {
+                let id = String::from_utf8_lossy(key).into_owned();
+                let next = at.len();
+                let k = *at.entry(id.clone()).or_insert(next);
+                if k == out.docs.len() {
+                    out.docs.push(id);
+                    out.chunks.push(0);
+                }
+                let mut p = ids.read_postings_from_terminfo(info, IndexRecordOption::Basic)?;
+                let mut d = p.doc();
+                while d != tantivy::TERMINATED {
+                    if live(d) {
+                        owner[d as usize] = k;
+                        out.chunks[k] += 1;
+                    }
+                    d = p.advance();
+                }
+            }
+            let text = seg.inverted_index(f.text)?;
+            for (i, t) in terms.iter().enumerate() {
+                let term = Term::from_field_text(f.text, t);
+                let Some(mut p) = text.read_postings(&term, IndexRecordOption::WithFreqs)? else {
+                    continue;
+                };
+                let mut d = p.doc();
+                while d != tantivy::TERMINATED {
+                    let k = owner[d as usize];
+                    if k != usize::MAX && live(d) {
+                        *per_term[i].entry(k).or_default() += p.term_freq();
+                    }
+                    d = p.advance();
+                }
+            }
+        }
+        for (i, m) in per_term.into_iter().enumerate() {
+            let mut v: Vec<(usize, u32)> = m.into_iter().collect();
+            v.sort_unstable();
+            out.counts[i] = v;
+        }
+        Ok(out)
+    }
+}
+
 /// Every analysed term of `text` in order, repeats kept (term counts).
 pub fn analysed(text: &str) -> Vec<String> {
     let mut a = schema::analyzer();

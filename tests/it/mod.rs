@@ -1,6 +1,7 @@
 pub mod util;
 
 mod ask;
+mod ask_corpus;
 mod crash;
 mod deploy;
 mod doctype;

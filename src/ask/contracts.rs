@@ -1,0 +1,481 @@
+//! "Which contracts ...?" over a whole batch (issue 35 item 2,
+//! `kgroute ask --contracts`): the question is mapped to the CUAD
+//! categories whose names it says ([`categories_in`]), and the contracts
+//! come from the typed facts of those categories in the batch's graph
+//! (`graph/graph.jsonl`, one streamed pass, only the lines of the fact
+//! types parsed), each with its facts and the whole section that shows
+//! them. Where the graph has no fact of the category (or the question names
+//! none), the contracts come from retrieval: those whose best section
+//! scores at least [`RETRIEVAL_SHARE`] of the best section's score.
+
+use super::{FoundSection, SectionHit};
+use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
+use crate::search::SearchIndex;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::io::BufRead;
+use std::path::Path;
+
+/// Retrieval fallback: a contract answers when one of its sections scores
+/// at least this share of the best section (the CUAD tuning half's best
+/// share for the corpus-wide check of `scripts/ask-eval`).
+pub const RETRIEVAL_SHARE: f32 = 0.5;
+/// Sections retrieved for the fallback and the shares.
+pub const RETRIEVAL_POOL: usize = 1500;
+
+/// How the graph's facts and retrieval agree (tuned on the CUAD tuning
+/// half, `scripts/ask-eval --contracts`): a contract with a fact of the
+/// category answers when its best section for the question scores at
+/// least `confirm` of the best section's (0: every fact counts); one
+/// without answers when its best section scores at least `alone`
+/// (above 1: never).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agreement {
+    pub confirm: f32,
+    pub alone: f32,
+}
+
+pub const AGREEMENT: Agreement = Agreement {
+    confirm: 0.0,
+    alone: 2.0,
+};
+/// Facts shown per contract.
+pub const MAX_FACTS: usize = 5;
+
+/// One typed fact of a contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContractFact {
+    /// The CUAD category (`Non-Compete`).
+    pub category: String,
+    /// Its relation type (`NON_COMPETE`).
+    pub rel_type: String,
+    /// Who it binds or benefits (a party or role, or the agreement).
+    pub party: String,
+    /// Its value (a date, period, amount, jurisdiction, or the clause).
+    pub value: String,
+    /// The sentence it was read from.
+    pub evidence: String,
+    /// The section it was read from.
+    pub node_id: String,
+}
+
+/// A contract that answers, with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contract {
+    pub doc_id: String,
+    pub doc_name: String,
+    /// `graph` (from its typed facts) or `retrieval` (its best section).
+    pub found_by: String,
+    pub score: f32,
+    pub facts: Vec<ContractFact>,
+    /// The whole sections that show the facts (or the best section).
+    pub sections: Vec<FoundSection>,
+}
+
+/// The answer to a "which contracts" question.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContractsAnswer {
+    pub question: String,
+    /// The categories the question was mapped to.
+    pub categories: Vec<String>,
+    pub contracts: Vec<Contract>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<super::DocProblem>,
+}
+
+/// The CUAD categories a question names: a category whose name's words
+/// (stemmed) all occur in the question; when one such name's words are
+/// a subset of another's, the longer name wins; when some names are said
+/// in order (at most one word between), only the longest of those.
+pub fn categories_in(question: &str) -> Vec<&'static str> {
+    let q = crate::search::reader::analysed(question);
+    let mut found: Vec<(&'static str, Vec<String>, bool)> = Vec::new();
+    for c in CATEGORIES {
+        let words = crate::search::reader::analysed(&c.replace(['-', '/'], " "));
+        if words.is_empty() || !words.iter().all(|w| q.contains(w)) {
+            continue;
+        }
+        let run = in_order(&q, &words);
+        found.push((c, words, run));
+    }
+    // A name whose words another found name holds is that one's part.
+    let all = found.clone();
+    found.retain(|(_, w, _)| {
+        !all.iter()
+            .any(|(_, o, _)| o.len() > w.len() && w.iter().all(|x| o.contains(x)))
+    });
+    // When some names are said as a run, the others are incidental words;
+    // of those said, the longest name is the category asked about (a
+    // question describing `Competitive Restriction Exception` names the
+    // `Non-Compete` it is an exception to).
+    if found.iter().any(|f| f.2) {
+        found.retain(|f| f.2);
+        let most = found.iter().map(|f| f.1.len()).max().unwrap_or(0);
+        found.retain(|f| f.1.len() == most);
+    }
+    found.into_iter().map(|f| f.0).collect()
+}
+
+/// True when `words` occur in `q` in order, at most one other word
+/// between two of them (`Affiliate IP License-Licensee` says the category
+/// `Affiliate License-Licensee`).
+fn in_order(q: &[String], words: &[String]) -> bool {
+    (0..q.len()).any(|start| {
+        let mut at = start;
+        for (i, w) in words.iter().enumerate() {
+            let reach = if i == 0 { at + 1 } else { at + 2 };
+            match (at..reach.min(q.len())).find(|&k| &q[k] == w) {
+                Some(k) => at = k + 1,
+                None => return false,
+            }
+        }
+        true
+    })
+}
+
+#[derive(Deserialize)]
+struct Line {
+    doc_id: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default, rename = "type")]
+    rel_type: String,
+    #[serde(default)]
+    source: String,
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    provenance: Vec<super::grounding::Provenance>,
+}
+
+/// Typed facts of `rel_types` per document, read from the batch's graph
+/// files (empty when the batch has none).
+pub fn facts_of(
+    batch: &Path,
+    categories: &[&str],
+) -> anyhow::Result<BTreeMap<String, Vec<ContractFact>>> {
+    let mut out: BTreeMap<String, Vec<ContractFact>> = BTreeMap::new();
+    let path = batch.join("graph").join("graph.jsonl");
+    let Ok(file) = std::fs::File::open(&path) else {
+        return Ok(out);
+    };
+    let types: Vec<(String, String, &str)> = categories
+        .iter()
+        .map(|c| {
+            let t = category_relation_type(c);
+            (format!("\"type\":\"{t}\""), t, *c)
+        })
+        .collect();
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line?;
+        let Some((_, t, cat)) = types.iter().find(|(needle, _, _)| line.contains(needle)) else {
+            continue;
+        };
+        let Ok(l) = serde_json::from_str::<Line>(&line) else {
+            continue;
+        };
+        if l.kind != "relation" || &l.rel_type != t {
+            continue;
+        }
+        let p = l.provenance.first();
+        out.entry(l.doc_id.clone()).or_default().push(ContractFact {
+            category: cat.to_string(),
+            rel_type: l.rel_type,
+            party: entity_name(&l.source),
+            value: entity_name(&l.target),
+            evidence: p.map(|p| p.evidence.clone()).unwrap_or_default(),
+            node_id: p.map(|p| p.node_id.clone()).unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// `doc/covenant:not to compete` -> `not to compete`.
+fn entity_name(id: &str) -> String {
+    let tail = id.rsplit_once('/').map_or(id, |(_, t)| t);
+    tail.split_once(':').map_or(tail, |(_, n)| n).to_string()
+}
+
+/// Contracts by retrieval: those whose best section scores at least
+/// `share` of the best section's, best first, with that section.
+pub fn by_retrieval(
+    index: &SearchIndex,
+    question: &str,
+    pool: usize,
+    share: f32,
+) -> anyhow::Result<Vec<(String, SectionHit)>> {
+    let hits = super::candidates_with(
+        index,
+        question,
+        None,
+        pool,
+        None,
+        &super::docrank::DocRankOptions::NONE,
+    )?;
+    let best = hits.first().map_or(0.0, |h| h.score);
+    let mut out: Vec<(String, SectionHit)> = Vec::new();
+    for h in hits {
+        if h.score < share * best {
+            break;
+        }
+        if !out.iter().any(|(d, _)| *d == h.pointer.doc_id) {
+            out.push((h.pointer.doc_id.clone(), h));
+        }
+    }
+    Ok(out)
+}
+
+/// The section of `doc` numbered `node`, found by searching its fact's
+/// evidence within the document.
+fn section_of(
+    index: &SearchIndex,
+    doc: &str,
+    node: &str,
+    evidence: &str,
+) -> anyhow::Result<Option<SectionHit>> {
+    let hits = index.search(evidence, Some(doc), 50)?;
+    let hit = hits.into_iter().find(|h| h.pointer.node_id == node);
+    Ok(hit.map(|h| SectionHit {
+        score: h.score,
+        chunks: vec![(h.chunk_start, h.chunk_end)],
+        pointer: h.pointer,
+    }))
+}
+
+/// Answers "which contracts ..." over the batch `batch`.
+pub fn contracts(
+    batch: &Path,
+    index: &SearchIndex,
+    question: &str,
+) -> anyhow::Result<ContractsAnswer> {
+    contracts_with(batch, index, question, &AGREEMENT)
+}
+
+/// Each document's best section for `question` as a share of the best
+/// section's score, over the `pool` best sections.
+pub fn shares(
+    index: &SearchIndex,
+    question: &str,
+    pool: usize,
+) -> anyhow::Result<HashMap<String, (f32, SectionHit)>> {
+    let hits = super::candidates_with(
+        index,
+        question,
+        None,
+        pool,
+        None,
+        &super::docrank::DocRankOptions::NONE,
+    )?;
+    let best = hits.first().map_or(0.0, |h| h.score).max(f32::MIN_POSITIVE);
+    let mut out: HashMap<String, (f32, SectionHit)> = HashMap::new();
+    for h in hits {
+        out.entry(h.pointer.doc_id.clone())
+            .or_insert((h.score / best, h));
+    }
+    Ok(out)
+}
+
+/// Which documents answer: those with facts whose retrieval share is at
+/// least `confirm`, and those without facts whose share is at least `alone`.
+pub fn agreeing<'a>(
+    facts: impl Iterator<Item = &'a String>,
+    shares: &'a HashMap<String, (f32, SectionHit)>,
+    how: &Agreement,
+) -> Vec<&'a str> {
+    let share = |d: &str| shares.get(d).map_or(0.0, |s| s.0);
+    let mut out: Vec<&str> = Vec::new();
+    for d in facts {
+        if how.confirm <= 0.0 || share(d) >= how.confirm {
+            out.push(d);
+        }
+    }
+    for (d, (s, _)) in shares {
+        if *s >= how.alone && !out.contains(&d.as_str()) {
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// [`contracts`] with graph and retrieval combined by `how`.
+pub fn contracts_with(
+    batch: &Path,
+    index: &SearchIndex,
+    question: &str,
+    how: &Agreement,
+) -> anyhow::Result<ContractsAnswer> {
+    let cats = categories_in(question);
+    let mut facts = facts_of(batch, &cats)?;
+    let needs_shares = how.confirm > 0.0 || how.alone <= 1.0;
+    if !facts.is_empty() && needs_shares {
+        let sh = shares(index, question, RETRIEVAL_POOL)?;
+        let keep: std::collections::HashSet<String> = agreeing(facts.keys(), &sh, how)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        facts.retain(|d, _| keep.contains(d));
+        // Listed by retrieval beside the graph's: no facts, its best section.
+        for d in keep {
+            facts.entry(d).or_default();
+        }
+    }
+    let mut answer = ContractsAnswer {
+        question: question.to_string(),
+        categories: cats.iter().map(|c| c.to_string()).collect(),
+        contracts: Vec::new(),
+        problems: Vec::new(),
+    };
+    let mut names: HashMap<String, String> = HashMap::new();
+    if facts.is_empty() {
+        for (doc, hit) in by_retrieval(index, question, RETRIEVAL_POOL, RETRIEVAL_SHARE)? {
+            let read = super::read_sections(std::slice::from_ref(&hit), 1);
+            answer.problems.extend(read.problems);
+            if read.sections.is_empty() {
+                continue;
+            }
+            answer.contracts.push(Contract {
+                doc_id: doc,
+                doc_name: hit.pointer.doc_name.clone(),
+                found_by: "retrieval".into(),
+                score: hit.score,
+                facts: Vec::new(),
+                sections: read.sections,
+            });
+        }
+        return Ok(answer);
+    }
+    let mut sh_cache: Option<HashMap<String, (f32, SectionHit)>> = None;
+    for (doc, mut list) in facts {
+        list.truncate(MAX_FACTS);
+        let mut hits: Vec<SectionHit> = Vec::new();
+        if list.is_empty() {
+            if sh_cache.is_none() {
+                sh_cache = Some(shares(index, question, RETRIEVAL_POOL)?);
+            }
+            if let Some((_, h)) = sh_cache.as_ref().and_then(|c| c.get(&doc)) {
+                hits.push(h.clone());
+            }
+        }
+        for f in &list {
+            if hits.iter().any(|h| h.pointer.node_id == f.node_id) {
+                continue;
+            }
+            if let Some(h) = section_of(index, &doc, &f.node_id, &f.evidence)? {
+                hits.push(h);
+            }
+        }
+        let read = super::read_sections(&hits, hits.len());
+        answer.problems.extend(read.problems);
+        let name = hits
+            .first()
+            .map(|h| h.pointer.doc_name.clone())
+            .unwrap_or_else(|| doc.clone());
+        names.insert(doc.clone(), name.clone());
+        answer.contracts.push(Contract {
+            doc_id: doc,
+            doc_name: name,
+            found_by: if list.is_empty() {
+                "retrieval"
+            } else {
+                "graph"
+            }
+            .into(),
+            score: list.len() as f32,
+            facts: list,
+            sections: read.sections,
+        });
+    }
+    answer.contracts.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.doc_name.cmp(&b.doc_name))
+    });
+    Ok(answer)
+}
+
+/// The answer as text: each contract, its facts (category, who, value,
+/// evidence), then the whole sections that show them.
+pub fn render_text(a: &ContractsAnswer) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let cats = if a.categories.is_empty() {
+        "none named: contracts by retrieval".to_string()
+    } else {
+        a.categories.join(", ")
+    };
+    let _ = writeln!(out, "categories: {cats}");
+    let _ = writeln!(out, "{} contracts\n", a.contracts.len());
+    for (i, c) in a.contracts.iter().enumerate() {
+        let _ = writeln!(out, "{}. {} ({})", i + 1, c.doc_name, c.found_by);
+        for f in &c.facts {
+            let _ = writeln!(
+                out,
+                "   fact: {} [{}] {} -> {}",
+                f.category,
+                f.rel_type,
+                crate::report::sanitize_title(&f.party),
+                crate::report::sanitize_title(&f.value)
+            );
+            let _ = writeln!(
+                out,
+                "         evidence §{}: \"{}\"",
+                f.node_id,
+                f.evidence.trim()
+            );
+        }
+        for s in &c.sections {
+            let p = &s.pointer;
+            let _ = writeln!(
+                out,
+                "   §{} lines {}-{}: {}",
+                p.node_id,
+                p.start_line,
+                p.end_line,
+                crate::report::sanitize_title(&p.breadcrumb)
+            );
+            for line in s.text.trim_end().lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_names_its_categories() {
+        assert_eq!(
+            categories_in("Which contracts have a non-compete?"),
+            vec!["Non-Compete"]
+        );
+        assert_eq!(
+            categories_in("which contracts have a cap on liability"),
+            vec!["Cap On Liability"]
+        );
+        assert_eq!(
+            categories_in("Which agreements grant a non-transferable license?"),
+            vec!["Non-Transferable License"]
+        );
+        assert_eq!(
+            categories_in("Affiliate IP License-Licensee: a license grant to a licensee"),
+            vec!["Affiliate License-Licensee"]
+        );
+        // All of a name's words, in another order: still that category.
+        assert_eq!(
+            categories_in("Which law governs the agreement?"),
+            vec!["Governing Law"]
+        );
+        assert_eq!(
+            categories_in("Which contracts mention the weather?"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            categories_in("Which contracts have a governing law clause?"),
+            vec!["Governing Law"]
+        );
+    }
+}
