@@ -198,6 +198,37 @@ pub(super) struct OrgMatch {
     /// A role word written glued in front of the name (`DISTRIBUTOR
     /// MOBILEVISION COMMUNICATIONS LTD.` in a signature block).
     pub(super) lead_role: Option<String>,
+    /// Other names the text gives it right after (`d/b/a Time Life
+    /// Music`, `(f/k/a McRae's, Inc.)`, `formerly known as Tradeum, Inc.`):
+    /// the same organisation, one node.
+    pub(super) trade_names: Vec<String>,
+}
+
+/// Another name of the organisation just named: `, a Delaware corporation
+/// d/b/a ALFA AESAR`, `(f/k/a McRae's, Inc.)`, `doing business as X`.
+static TRADE_NAME: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r#"^(?:,?\s*(?:a|an)\s+[^,()"]{0,60}?)?,?\s*\(?\s*(?:[dDfFaAnN]/[kKbB]/[aA]|doing\s+business\s+as|formerly\s+known\s+as|trading\s+as|also\s+known\s+as)\s+"?((?:[A-Z0-9][A-Za-z0-9&'.\-]*,?\s+(?:(?:of|&|and)\s+)?){0,6}[A-Z0-9][A-Za-z0-9&'.\-]*)"#,
+    )
+    .unwrap()
+});
+
+/// The other names [`TRADE_NAME`] reads after an organisation's name.
+fn trade_names(after: &str) -> Vec<String> {
+    let Some(c) = TRADE_NAME.captures(after) else {
+        return Vec::new();
+    };
+    let name = c[1].trim_end_matches([',', '.']).to_string();
+    // `Tradeum, Inc.` keeps its form's full stop.
+    let name = if c[1].ends_with('.') && closing(&c[1].split_whitespace().last().unwrap_or("")) {
+        c[1].to_string()
+    } else {
+        name
+    };
+    if name.split_whitespace().count() < 1 || name.len() < 3 {
+        return Vec::new();
+    }
+    vec![name]
 }
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
@@ -225,6 +256,10 @@ const FIELD_WORDS: &[&str] = &[
     "accepted",
     "agreed",
 ];
+
+/// Marks of another name of the same organisation (`Carson Pirie Scott
+/// II, Inc. (f/k/a McRae's, Inc.)`): never the start of a name.
+const ALIAS_MARKS: &[&str] = &["f/k/a", "d/b/a", "a/k/a", "n/k/a", "(f/k/a", "(d/b/a", "(a/k/a"];
 
 /// Role labels of cover pages and signature blocks that are no
 /// [`ROLE_HEADS`] word.
@@ -480,12 +515,33 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             .count();
         // `Form of Opinion of Company`: a corporate word right after `of`
         // names no organisation.
+        // So does one right after `by`, `with`, `to`, `for`, `from`
+        // (`THE SOLE WARRANTY MADE BY COMPANY`), or a bare `Company` after
+        // one word and `and` (`RGHI and Company`: a defined short name and
+        // the defined `Company`, two parties).
+        let generic_suffix = c.name("suffix").is_some_and(|m| {
+            ["company", "corporation"].contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
         if c.name("suffix").is_some()
             && c.name("lead").is_some_and(|l| {
-                l.as_str()
-                    .split_whitespace()
-                    .last()
-                    .is_some_and(|w| w.eq_ignore_ascii_case("of"))
+                let lead: Vec<&str> = l.as_str().split_whitespace().collect();
+                lead.last().is_some_and(|w| {
+                    let w = w.to_ascii_lowercase();
+                    w == "of"
+                        || (generic_suffix
+                            && ["by", "with", "to", "for", "from"].contains(&w.as_str()))
+                        || (generic_suffix
+                            && w == "and"
+                            && lead.len() - skip.min(lead.len()) <= 2)
+                })
+            })
+        {
+            continue;
+        }
+        // A table's column letters (`Y Z AA AB AC AD AE AF AG`): no name.
+        if words.len() >= 3
+            && words.iter().all(|w| {
+                w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase())
             })
         {
             continue;
@@ -538,6 +594,10 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let l = w.trim_end_matches([',', '.']).to_ascii_lowercase();
             l.split('/').any(|part| OFFICER_WORDS.contains(&part))
                 || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
+                // A registration number (`TX1896055 Elder-Beerman Stores
+                // Corporation`): four digits or more among letters.
+                || (l.chars().filter(char::is_ascii_digit).count() >= 4
+                    && l.chars().all(|c| c.is_ascii_alphanumeric()))
                 || l == "agreement"
                 // A lawyer's `Esq.` ends a person's name (`Jane Roe, Esq.
                 // and Loeb & Loeb LLP`).
@@ -587,7 +647,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let low = bare.to_ascii_lowercase();
             let numeric = bare.chars().all(|c| c.is_ascii_digit() || c == '.');
             let heading = HEADING_WORDS.contains(&low.as_str()) && kept.len() > 3;
-            let field = FIELD_WORDS.contains(&low.as_str());
+            let field = FIELD_WORDS.contains(&low.as_str()) || ALIAS_MARKS.contains(&low.as_str());
             let glued_role = (is_role(bare) || LABEL_ROLES.contains(&low.as_str()))
                 && kept.len() > 2
                 && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
@@ -722,6 +782,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             start: base + start,
             end: base + end,
             lead_role: lead_role.map(str::to_string),
+            trade_names: trade_names(&p[end..]),
         });
     }
 }
