@@ -390,7 +390,15 @@ fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> 
     ands.iter().enumerate().rev().find_map(|(k, &i)| {
         let from = if k == 0 { 0 } else { ands[k - 1] + 1 };
         let seg = &kept[from..i];
-        let bad = defined.contains(&seg.join(" "))
+        // A short name in capitals before a name in mixed case (`IGER and
+        // Plant Research International B.V.`): a party of its own.
+        let acronym = seg.len() == 1
+            && (2..=6).contains(&seg[0].len())
+            && all_caps(seg[0])
+            && seg[0].chars().all(|c| c.is_ascii_alphabetic())
+            && !mostly_caps(&kept[i + 1..].join(" "));
+        let bad = acronym
+            || defined.contains(&seg.join(" "))
             || seg.iter().any(|w| {
                 let l = w.to_ascii_lowercase();
                 corporate(w)
@@ -575,7 +583,9 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             closing(kept[j]) && j > 0 && {
                 let n = kept[j + 1];
                 !corporate(n)
-                    && !["of", "and", "&"].contains(&n.to_ascii_lowercase().as_str())
+                    // `a Nevada Limited Liability Company`: one form.
+                    && !["of", "and", "&", "liability", "partnership"]
+                        .contains(&n.to_ascii_lowercase().as_str())
                     && n.chars().next().is_some_and(char::is_uppercase)
             }
         }) {
