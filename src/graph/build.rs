@@ -191,8 +191,21 @@ pub fn build_document_graph(
 /// and corporate words (`Bank, N.A.`, `Holdings Inc.`) is no whole name
 /// another can end with.
 const GENERIC_HEADS: &[&str] = &[
-    "bank", "trust", "company", "co", "corp", "inc", "llc", "ltd", "holdings", "group",
-    "international", "services", "national", "the", "and",
+    "bank",
+    "trust",
+    "company",
+    "co",
+    "corp",
+    "inc",
+    "llc",
+    "ltd",
+    "holdings",
+    "group",
+    "international",
+    "services",
+    "national",
+    "the",
+    "and",
 ];
 
 /// Organisation names of one document that are another organisation's
@@ -257,7 +270,8 @@ fn unglue(e: &SectionExtraction, glued: &HashMap<String, String>) -> SectionExtr
         if let Some(whole) = glued.get(&normalize_name(&ent.name)) {
             ent.name = whole.clone();
         }
-        ent.aliases.retain(|a| !glued.contains_key(&normalize_name(a)));
+        ent.aliases
+            .retain(|a| !glued.contains_key(&normalize_name(a)));
     }
     for r in e.relations.iter_mut() {
         for end in [&mut r.source, &mut r.target] {

@@ -204,6 +204,15 @@ pub(super) struct OrgMatch {
     pub(super) trade_names: Vec<String>,
 }
 
+/// Capitalised words and a place in brackets right before a name
+/// (`Rise (Tianjin) ` before `Education Information Consulting Co.`).
+static BRACKETED_PLACE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?:^|\s)([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,3})\s+\(([A-Z][a-z]+)\)\s+$",
+    )
+    .unwrap()
+});
+
 /// Another name of the organisation just named: `, a Delaware corporation
 /// d/b/a ALFA AESAR`, `(f/k/a McRae's, Inc.)`, `doing business as X`.
 static TRADE_NAME: Lazy<Regex> = Lazy::new(|| {
@@ -259,7 +268,9 @@ const FIELD_WORDS: &[&str] = &[
 
 /// Marks of another name of the same organisation (`Carson Pirie Scott
 /// II, Inc. (f/k/a McRae's, Inc.)`): never the start of a name.
-const ALIAS_MARKS: &[&str] = &["f/k/a", "d/b/a", "a/k/a", "n/k/a", "(f/k/a", "(d/b/a", "(a/k/a"];
+const ALIAS_MARKS: &[&str] = &[
+    "f/k/a", "d/b/a", "a/k/a", "n/k/a", "(f/k/a", "(d/b/a", "(a/k/a",
+];
 
 /// Role labels of cover pages and signature blocks that are no
 /// [`ROLE_HEADS`] word.
@@ -538,9 +549,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                     w == "of"
                         || (generic_suffix
                             && ["by", "with", "to", "for", "from"].contains(&w.as_str()))
-                        || (generic_suffix
-                            && w == "and"
-                            && lead.len() - skip.min(lead.len()) <= 2)
+                        || (generic_suffix && w == "and" && lead.len() - skip.min(lead.len()) <= 2)
                 })
             })
         {
@@ -548,9 +557,9 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         }
         // A table's column letters (`Y Z AA AB AC AD AE AF AG`): no name.
         if words.len() >= 3
-            && words.iter().all(|w| {
-                w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase())
-            })
+            && words
+                .iter()
+                .all(|w| w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase()))
         {
             continue;
         }
@@ -774,6 +783,26 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 tail = "";
             }
         }
+        // `Rise (Tianjin) Education Information Consulting Co., Ltd.`: a
+        // place in brackets inside the name; its start is before them.
+        let mut bracketed = None;
+        if lead_role.is_none() {
+            let to = offset_in(p, kept[0]);
+            let mut at = to.saturating_sub(120);
+            while !p.is_char_boundary(at) {
+                at += 1;
+            }
+            if let Some(c) = BRACKETED_PLACE.captures(&p[at..to]) {
+                let from = at + c.get(1).unwrap().start();
+                if !c[1]
+                    .split_whitespace()
+                    .any(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+                {
+                    start = from;
+                    bracketed = Some(format!("{} ({})", normalize_ws(&c[1]), &c[2]));
+                }
+            }
+        }
         // `Standard  Standard & Poor's`: a word doubled by a typo.
         let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
         for w in kept {
@@ -781,7 +810,10 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 raw_words.push(w);
             }
         }
-        let raw = raw_words.join(" ");
+        let raw = match bracketed {
+            Some(b) => format!("{b} {}", raw_words.join(" ")),
+            None => raw_words.join(" "),
+        };
         if defined.contains(&raw)
             || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
         {
