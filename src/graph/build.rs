@@ -241,7 +241,37 @@ fn glued_org_names<'a>(
         .filter(|(w, _)| w.len() >= 2 && !GENERIC_HEADS.contains(&w[0]))
         .collect();
     let mut out = HashMap::new();
+    // First words of the organisations' names, for names a table's
+    // jurisdiction column is glued in front of.
+    let firsts: HashSet<&str> = orgs
+        .keys()
+        .filter_map(|c| c.split(' ').next())
+        .filter(|w| place_words(w).is_none())
+        .collect();
+    for (canon, (spellings, first)) in &orgs {
+        // `Georgia Equifax Payment Services, Inc.` in a list of subsidiaries
+        // by jurisdiction (`... Inc.   Georgia   Equifax Payment Services,
+        // Inc.   Georgia`): a place that opens a name whose next word opens
+        // another organisation's name (`Equifax Inc.`) is the previous
+        // row's jurisdiction.
+        let words: Vec<&str> = canon.split(' ').collect();
+        if let Some(n) = place_words(canon) {
+            if words.len() >= n + 2 && firsts.contains(words[n]) {
+                let written: Vec<&str> = first.split_whitespace().collect();
+                if written.len() > n {
+                    let whole = written[n..].join(" ");
+                    for s in spellings {
+                        out.insert(normalize_name(s), whole.clone());
+                    }
+                    continue;
+                }
+            }
+        }
+    }
     for (canon, (spellings, _)) in &orgs {
+        if out.contains_key(&normalize_name(&spellings[0])) {
+            continue;
+        }
         let words: Vec<&str> = canon.split(' ').collect();
         // The longest whole name this one ends with.
         let whole = wholes
@@ -260,6 +290,36 @@ fn glued_org_names<'a>(
         }
     }
     out
+}
+
+/// US states and countries a table's jurisdiction column writes.
+const PLACES: &[&str] = &[
+    "alabama", "alaska", "arizona", "arkansas", "california", "colorado", "connecticut",
+    "delaware", "florida", "georgia", "hawaii", "idaho", "illinois", "indiana", "iowa",
+    "kansas", "kentucky", "louisiana", "maine", "maryland", "massachusetts", "michigan",
+    "minnesota", "mississippi", "missouri", "montana", "nebraska", "nevada", "new hampshire",
+    "new jersey", "new mexico", "new york", "north carolina", "north dakota", "ohio",
+    "oklahoma", "oregon", "pennsylvania", "rhode island", "south carolina", "south dakota",
+    "tennessee", "texas", "utah", "vermont", "virginia", "washington", "west virginia",
+    "wisconsin", "wyoming", "district of columbia", "australia", "brazil", "canada",
+    "cayman islands", "chile", "china", "england", "france", "germany", "ireland", "italy",
+    "japan", "luxembourg", "mexico", "netherlands", "new zealand", "scotland", "singapore",
+    "spain", "sweden", "switzerland", "united kingdom", "wales", "argentina", "india",
+    "bermuda", "hong kong", "korea", "belgium", "denmark", "norway", "austria",
+];
+
+/// How many words of a place from [`PLACES`] open `canon` (a normalised
+/// name), if one does.
+fn place_words(canon: &str) -> Option<usize> {
+    PLACES
+        .iter()
+        .filter(|p| {
+            canon
+                .strip_prefix(*p)
+                .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+        })
+        .map(|p| p.split(' ').count())
+        .max()
 }
 
 /// A section's extraction with every glued organisation name (see
