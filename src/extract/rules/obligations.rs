@@ -266,7 +266,11 @@ pub(super) fn obligations(
                 b,
                 &ob,
                 &pt,
-                &clause[c.get(3).unwrap().end() - c.get(1).unwrap().start()..],
+                // The verb may lie past a clause cut short (`IAC will, [*].
+                // ...`): then nothing is owed to anyone.
+                clause
+                    .get(c.get(3).unwrap().end() - c.get(1).unwrap().start()..)
+                    .unwrap_or(""),
             );
             ob
         };
