@@ -46,30 +46,15 @@ pub fn build_document_graph(
 ) -> DocGraph {
     let doc_id = meta.doc_id.as_str();
     let glued = glued_org_names(extractions.iter().filter(|e| e.doc_id == doc_id));
-    // A phrase the document defines (`the company which owns the Lima
-    // Project (the "Lima Project Company")`) is a defined term wherever a
-    // section that does not define it reads it as a company's name.
-    let defined_phrases: HashSet<String> = extractions
-        .iter()
-        .filter(|e| e.doc_id == doc_id)
-        .flat_map(|e| e.entities.iter())
-        .filter(|e| matches!(type_key(&e.entity_type).as_str(), "definedterm" | "role"))
-        .map(|e| normalize_name(&e.name))
-        .collect();
-    let orgs_defined = extractions
-        .iter()
-        .filter(|e| e.doc_id == doc_id)
-        .flat_map(|e| e.entities.iter())
-        .any(|e| is_org(&e.entity_type) && defined_phrases.contains(&normalize_name(&e.name)));
     let renamed: Vec<SectionExtraction>;
-    let extractions = if glued.is_empty() && !orgs_defined {
+    let extractions = if glued.is_empty() {
         extractions
     } else {
         renamed = extractions
             .iter()
             .map(|e| {
                 if e.doc_id == doc_id {
-                    unglue(e, &glued, &defined_phrases)
+                    unglue(e, &glued)
                 } else {
                     e.clone()
                 }
@@ -410,14 +395,8 @@ fn place_words(canon: &str) -> Option<usize> {
 
 /// A section's extraction with every glued organisation name (see
 /// [`glued_org_names`]) replaced by the whole name it holds.
-fn unglue(
-    e: &SectionExtraction,
-    glued: &HashMap<String, String>,
-    defined: &HashSet<String>,
-) -> SectionExtraction {
+fn unglue(e: &SectionExtraction, glued: &HashMap<String, String>) -> SectionExtraction {
     let mut e = e.clone();
-    e.entities
-        .retain(|x| !(is_org(&x.entity_type) && defined.contains(&normalize_name(&x.name))));
     for ent in e.entities.iter_mut().filter(|x| is_org(&x.entity_type)) {
         if let Some(whole) = glued.get(&normalize_name(&ent.name)) {
             ent.name = whole.clone();
