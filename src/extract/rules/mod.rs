@@ -122,7 +122,8 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     // every section: `between Fox and Vodafone Group Services Limited`
     // joins two parties, not one name.
     for p in &input.registry.parties {
-        for n in &p.names {
+        // Not a company's own name kept among them (`WestRock Company`).
+        for n in p.names.iter().filter(|n| !n.split_whitespace().any(parties::corporate)) {
             term_set.insert(normalize_ws(n));
         }
     }

@@ -229,7 +229,7 @@ fn trade_names(after: &str) -> Vec<String> {
     };
     let name = c[1].trim_end_matches([',', '.']).to_string();
     // `Tradeum, Inc.` keeps its form's full stop.
-    let name = if c[1].ends_with('.') && closing(&c[1].split_whitespace().last().unwrap_or("")) {
+    let name = if c[1].ends_with('.') && closing(c[1].split_whitespace().last().unwrap_or("")) {
         c[1].to_string()
     } else {
         name
@@ -375,7 +375,7 @@ const CORPORATE: &[&str] = &[
     "s.r.l",
 ];
 
-fn corporate(w: &str) -> bool {
+pub(super) fn corporate(w: &str) -> bool {
     let l = w.trim_end_matches(',').to_ascii_lowercase();
     CORPORATE.contains(&l.trim_end_matches('.'))
 }
