@@ -814,8 +814,17 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             Some(b) => format!("{b} {}", raw_words.join(" ")),
             None => raw_words.join(" "),
         };
+        // `WestRock Company`: a word with a capital inside (or a digit) is
+        // a name, never a role's adjective (`Operating Company`).
+        let coined = kept.len() == 2
+            && kept[0].chars().skip(1).any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && kept[0].chars().any(|c| c.is_ascii_lowercase());
         if defined.contains(&raw)
-            || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
+            || (is_role(&raw)
+                && kept.len() <= 2
+                && !coined
+                && tail.is_empty()
+                && c.name("suffix2").is_none())
         {
             continue;
         }
