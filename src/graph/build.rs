@@ -222,12 +222,15 @@ fn glued_org_names<'a>(
 ) -> HashMap<String, String> {
     // canonical -> (spellings, first name)
     let mut orgs: HashMap<String, (Vec<String>, String)> = HashMap::new();
+    // canonical -> how many sections name it.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for e in extractions {
         for ent in e.entities.iter().filter(|x| is_org(&x.entity_type)) {
             let canon = org_canonical(&ent.name);
             if canon.is_empty() {
                 continue;
             }
+            *seen.entry(canon.clone()).or_default() += 1;
             let entry = orgs
                 .entry(canon)
                 .or_insert_with(|| (Vec::new(), ent.name.clone()));
@@ -235,10 +238,10 @@ fn glued_org_names<'a>(
             entry.0.extend(ent.aliases.iter().cloned());
         }
     }
-    let wholes: Vec<(Vec<&str>, &String)> = orgs
+    let wholes: Vec<(Vec<&str>, &String, usize)> = orgs
         .iter()
-        .map(|(c, (_, name))| (c.split(' ').collect::<Vec<_>>(), name))
-        .filter(|(w, _)| w.len() >= 2 && !GENERIC_HEADS.contains(&w[0]))
+        .map(|(c, (_, name))| (c.split(' ').collect::<Vec<_>>(), name, seen[c]))
+        .filter(|(w, _, _)| w.len() >= 2 && !GENERIC_HEADS.contains(&w[0]))
         .collect();
     let mut out = HashMap::new();
     // First words of the organisations' names, for names a table's
@@ -276,14 +279,18 @@ fn glued_org_names<'a>(
         // The longest whole name this one ends with.
         let whole = wholes
             .iter()
-            .filter(|(w, _)| {
-                w.len() < words.len() && words.ends_with(w) && {
+            // A glued name is rarer than the whole name it holds: a name
+            // named in more sections than its tail (`International Fast
+            // Food Corporation` over a stray `Fast Food Corporation`) is the
+            // whole one.
+            .filter(|(w, _, n)| {
+                w.len() < words.len() && words.ends_with(w) && seen[canon] <= *n && {
                     let before = words[words.len() - w.len() - 1];
                     before != "of" && before != "for"
                 }
             })
-            .max_by_key(|(w, _)| w.len());
-        if let Some((_, name)) = whole {
+            .max_by_key(|(w, _, _)| w.len());
+        if let Some((_, name, _)) = whole {
             for s in spellings {
                 out.insert(normalize_name(s), (*name).clone());
             }
