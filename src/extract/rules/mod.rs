@@ -123,7 +123,11 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     // joins two parties, not one name.
     for p in &input.registry.parties {
         // Not a company's own name kept among them (`WestRock Company`).
-        for n in p.names.iter().filter(|n| !n.split_whitespace().any(parties::corporate)) {
+        for n in p
+            .names
+            .iter()
+            .filter(|n| !n.split_whitespace().any(parties::corporate))
+        {
             term_set.insert(normalize_ws(n));
         }
     }

@@ -817,7 +817,10 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
         // `WestRock Company`: a word with a capital inside (or a digit) is
         // a name, never a role's adjective (`Operating Company`).
         let coined = kept.len() == 2
-            && kept[0].chars().skip(1).any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && kept[0]
+                .chars()
+                .skip(1)
+                .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
             && kept[0].chars().any(|c| c.is_ascii_lowercase());
         if defined.contains(&raw)
             || (is_role(&raw)
