@@ -45,6 +45,23 @@ pub fn build_document_graph(
     ontology: &Ontology,
 ) -> DocGraph {
     let doc_id = meta.doc_id.as_str();
+    let glued = glued_org_names(extractions.iter().filter(|e| e.doc_id == doc_id));
+    let renamed: Vec<SectionExtraction>;
+    let extractions = if glued.is_empty() {
+        extractions
+    } else {
+        renamed = extractions
+            .iter()
+            .map(|e| {
+                if e.doc_id == doc_id {
+                    unglue(e, &glued)
+                } else {
+                    e.clone()
+                }
+            })
+            .collect();
+        &renamed[..]
+    };
     let by_node: HashMap<&str, &SectionExtraction> = extractions
         .iter()
         .filter(|e| e.doc_id == doc_id)
@@ -168,6 +185,240 @@ pub fn build_document_graph(
         index: b.index,
         dropped: b.dropped,
     }
+}
+
+/// Words that open no organisation's own name: a name made of one of them
+/// and corporate words (`Bank, N.A.`, `Holdings Inc.`) is no whole name
+/// another can end with.
+const GENERIC_HEADS: &[&str] = &[
+    "bank",
+    "trust",
+    "company",
+    "co",
+    "corp",
+    "inc",
+    "llc",
+    "ltd",
+    "holdings",
+    "group",
+    "international",
+    "services",
+    "national",
+    "the",
+    "and",
+];
+
+/// Organisation names of one document that are another organisation's
+/// whole name with words glued in front by a layout or a list: a signature
+/// column's neighbour (`Aberystwyth University Ceres, Inc.`), a department
+/// or a signer's title (`Legal Department Ceres, Inc.`), a person's name
+/// (`Siva Kumar Impresse Corporation`), a place or a short name before
+/// `and` (`United Kingdom and CERES, INC.`, `Galacticomm and Horst
+/// Entertainment Inc.`). Keyed by the glued name's spellings
+/// (normalised), valued by the whole name's spelling. Not `Bank of
+/// America Corp.` for `America Corp.` (the glued words end with `of`).
+fn glued_org_names<'a>(
+    extractions: impl Iterator<Item = &'a SectionExtraction>,
+) -> HashMap<String, String> {
+    // canonical -> (spellings, first name)
+    let mut orgs: HashMap<String, (Vec<String>, String)> = HashMap::new();
+    // canonical -> how many sections name it.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for e in extractions {
+        for ent in e.entities.iter().filter(|x| is_org(&x.entity_type)) {
+            let canon = org_canonical(&ent.name);
+            if canon.is_empty() {
+                continue;
+            }
+            *seen.entry(canon.clone()).or_default() += 1;
+            let entry = orgs
+                .entry(canon)
+                .or_insert_with(|| (Vec::new(), ent.name.clone()));
+            entry.0.push(ent.name.clone());
+            entry.0.extend(ent.aliases.iter().cloned());
+        }
+    }
+    let wholes: Vec<(Vec<&str>, &String, usize)> = orgs
+        .iter()
+        .map(|(c, (_, name))| (c.split(' ').collect::<Vec<_>>(), name, seen[c]))
+        .filter(|(w, _, _)| w.len() >= 2 && !GENERIC_HEADS.contains(&w[0]))
+        .collect();
+    let mut out = HashMap::new();
+    // First words of the organisations' names, for names a table's
+    // jurisdiction column is glued in front of.
+    let firsts: HashSet<&str> = orgs
+        .keys()
+        .filter_map(|c| c.split(' ').next())
+        .filter(|w| place_words(w).is_none())
+        .collect();
+    for (canon, (spellings, first)) in &orgs {
+        // `Georgia Equifax Payment Services, Inc.` in a list of subsidiaries
+        // by jurisdiction (`... Inc.   Georgia   Equifax Payment Services,
+        // Inc.   Georgia`): a place that opens a name whose next word opens
+        // another organisation's name (`Equifax Inc.`) is the previous
+        // row's jurisdiction.
+        let words: Vec<&str> = canon.split(' ').collect();
+        if let Some(n) = place_words(canon) {
+            if words.len() >= n + 2 && firsts.contains(words[n]) {
+                let written: Vec<&str> = first.split_whitespace().collect();
+                if written.len() > n {
+                    let whole = written[n..].join(" ");
+                    for s in spellings {
+                        out.insert(normalize_name(s), whole.clone());
+                    }
+                    continue;
+                }
+            }
+        }
+    }
+    for (canon, (spellings, _)) in &orgs {
+        if out.contains_key(&normalize_name(&spellings[0])) {
+            continue;
+        }
+        let words: Vec<&str> = canon.split(' ').collect();
+        // The longest whole name this one ends with.
+        let whole = wholes
+            .iter()
+            // A glued name is rarer than the whole name it holds: a name
+            // named in more sections than its tail (`International Fast
+            // Food Corporation` over a stray `Fast Food Corporation`) is the
+            // whole one.
+            .filter(|(w, _, n)| {
+                w.len() < words.len() && words.ends_with(w) && seen[canon] <= *n && {
+                    let before = words[words.len() - w.len() - 1];
+                    before != "of" && before != "for"
+                }
+            })
+            .max_by_key(|(w, _, _)| w.len());
+        if let Some((_, name, _)) = whole {
+            for s in spellings {
+                out.insert(normalize_name(s), (*name).clone());
+            }
+        }
+    }
+    out
+}
+
+/// US states and countries a table's jurisdiction column writes.
+const PLACES: &[&str] = &[
+    "alabama",
+    "alaska",
+    "arizona",
+    "arkansas",
+    "california",
+    "colorado",
+    "connecticut",
+    "delaware",
+    "florida",
+    "georgia",
+    "hawaii",
+    "idaho",
+    "illinois",
+    "indiana",
+    "iowa",
+    "kansas",
+    "kentucky",
+    "louisiana",
+    "maine",
+    "maryland",
+    "massachusetts",
+    "michigan",
+    "minnesota",
+    "mississippi",
+    "missouri",
+    "montana",
+    "nebraska",
+    "nevada",
+    "new hampshire",
+    "new jersey",
+    "new mexico",
+    "new york",
+    "north carolina",
+    "north dakota",
+    "ohio",
+    "oklahoma",
+    "oregon",
+    "pennsylvania",
+    "rhode island",
+    "south carolina",
+    "south dakota",
+    "tennessee",
+    "texas",
+    "utah",
+    "vermont",
+    "virginia",
+    "washington",
+    "west virginia",
+    "wisconsin",
+    "wyoming",
+    "district of columbia",
+    "australia",
+    "brazil",
+    "canada",
+    "cayman islands",
+    "chile",
+    "china",
+    "england",
+    "france",
+    "germany",
+    "ireland",
+    "italy",
+    "japan",
+    "luxembourg",
+    "mexico",
+    "netherlands",
+    "new zealand",
+    "scotland",
+    "singapore",
+    "spain",
+    "sweden",
+    "switzerland",
+    "united kingdom",
+    "wales",
+    "argentina",
+    "india",
+    "bermuda",
+    "hong kong",
+    "korea",
+    "belgium",
+    "denmark",
+    "norway",
+    "austria",
+];
+
+/// How many words of a place from [`PLACES`] open `canon` (a normalised
+/// name), if one does.
+fn place_words(canon: &str) -> Option<usize> {
+    PLACES
+        .iter()
+        .filter(|p| {
+            canon
+                .strip_prefix(*p)
+                .is_some_and(|r| r.is_empty() || r.starts_with(' '))
+        })
+        .map(|p| p.split(' ').count())
+        .max()
+}
+
+/// A section's extraction with every glued organisation name (see
+/// [`glued_org_names`]) replaced by the whole name it holds.
+fn unglue(e: &SectionExtraction, glued: &HashMap<String, String>) -> SectionExtraction {
+    let mut e = e.clone();
+    for ent in e.entities.iter_mut().filter(|x| is_org(&x.entity_type)) {
+        if let Some(whole) = glued.get(&normalize_name(&ent.name)) {
+            ent.name = whole.clone();
+        }
+        ent.aliases
+            .retain(|a| !glued.contains_key(&normalize_name(a)));
+    }
+    for r in e.relations.iter_mut() {
+        for end in [&mut r.source, &mut r.target] {
+            if let Some(whole) = glued.get(&normalize_name(end)) {
+                *end = whole.clone();
+            }
+        }
+    }
+    e
 }
 
 /// Case-insensitive view of the ontology's type names.

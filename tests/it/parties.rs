@@ -144,3 +144,117 @@ fn party_a_and_party_b_hold_duties_and_rights() {
     // `Party B shall have the right to adjust the amount of Service Fee`.
     assert!(holds(&rels, "Party B", "HOLDS_RIGHT", "adjust the amount"));
 }
+
+/// The organisation nodes of one contract's offline graph: name and
+/// aliases, lower-cased.
+fn org_nodes(rel: &str) -> Vec<(String, Vec<String>)> {
+    let tmp = super::util::tempdir();
+    let out = tmp.path().join("out");
+    super::util::ingest_offline_cmd(
+        &[corpus_path(rel)],
+        &super::util::repo().join("indices"),
+        &out,
+        &tmp.path().join("history.csv"),
+    )
+    .arg("-q")
+    .assert()
+    .success();
+    let text = std::fs::read_to_string(out.join("graph").join("graph.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["kind"] == "entity" && v["entity"]["entity_type"] == "Organization")
+        .map(|v| {
+            let e = &v["entity"];
+            let aliases = e["aliases"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_lowercase))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (e["name"].as_str().unwrap().to_lowercase(), aliases)
+        })
+        .collect()
+}
+
+/// Ceres's collaboration agreement signs in columns (`ABERYSTWYTH
+/// UNIVERSITY   CERES, INC.`), sends notices to `Legal Department  Ceres,
+/// Inc.` and names the parties `United Kingdom and CERES, INC.` after an
+/// address: every such glued name is the one `Ceres, Inc.` node.
+#[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
+fn names_glued_in_front_of_a_company_are_that_company() {
+    let Some(_c) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let orgs =
+        org_nodes("cuad/collaboration/ceres_inc_01_25_2012_ex_10_20_collaboration_agreement.txt");
+    let ceres: Vec<&String> = orgs
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.contains("ceres"))
+        .collect();
+    assert_eq!(ceres, vec!["ceres, inc."], "{orgs:?}");
+    // `IGER and Plant Research International B.V.`: two parties.
+    assert!(orgs
+        .iter()
+        .any(|(n, _)| n == "plant research international b.v."));
+    assert!(!orgs.iter().any(|(n, _)| n.contains(" and ")), "{orgs:?}");
+}
+
+/// Bon-Ton's agency agreement lists trademarks owned by `CARSON PIRIE SCOTT
+/// II, INC. (F/K/A MCRAE'S, INC.)`: the former name is an alias of the one
+/// node, never a node `F/K/A McRae's, Inc.`; a registration number glued
+/// in front (`TX1896055 Elder-Beerman Stores Corporation`) is no part of a
+/// name.
+#[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
+fn a_former_name_is_one_node_with_the_company() {
+    let Some(_c) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let orgs = org_nodes("cuad/agency/bontonstoresinc_04_20_2018_ex_99_3_agency_agreement.txt");
+    let carson = orgs
+        .iter()
+        .find(|(n, _)| n == "carson pirie scott ii, inc.")
+        .unwrap_or_else(|| panic!("{orgs:?}"));
+    assert!(carson.1.iter().any(|a| a == "mcrae's, inc."), "{carson:?}");
+    assert!(!orgs
+        .iter()
+        .any(|(n, _)| n.contains("f/k/a") || n.contains("mcrae")));
+    assert!(orgs
+        .iter()
+        .any(|(n, _)| n == "elder-beerman stores corporation"));
+    assert!(!orgs.iter().any(|(n, _)| n.contains("tx1896055")));
+}
+
+/// `TIME LIFE, INC., a Delaware corporation d/b/a Time Life Music`: the
+/// trade name is the company's alias.
+#[test]
+#[cfg_attr(
+    kgroute_no_corpora,
+    ignore = "needs the shared corpora: set KGROUTE_CORPORA"
+)]
+fn a_trade_name_is_an_alias_of_the_company() {
+    let Some(_c) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let orgs = org_nodes(
+        "cuad/co_branding/integritymediainc_20010329_10_k405_ex_10_17_2373875_ex_10_17_co_branding_agreement.txt",
+    );
+    let time_life = orgs
+        .iter()
+        .find(|(n, _)| n.starts_with("time life"))
+        .unwrap_or_else(|| panic!("{orgs:?}"));
+    assert!(
+        time_life.1.iter().any(|a| a == "time life music"),
+        "{time_life:?}"
+    );
+}

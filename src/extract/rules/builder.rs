@@ -95,6 +95,9 @@ impl Builder {
             None => self.entity(&name, "Organization", ""),
         };
         self.alias(&o, "Organization", &m.raw);
+        for t in &m.trade_names {
+            self.alias(&o, "Organization", t);
+        }
         o
     }
 

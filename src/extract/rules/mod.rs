@@ -118,6 +118,19 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         }
     }
     let term_re = term_regex(&terms);
+    // The names the opening defines for the parties are defined terms in
+    // every section: `between Fox and Vodafone Group Services Limited`
+    // joins two parties, not one name.
+    for p in &input.registry.parties {
+        // Not a company's own name kept among them (`WestRock Company`).
+        for n in p
+            .names
+            .iter()
+            .filter(|n| !n.split_whitespace().any(parties::corporate))
+        {
+            term_set.insert(normalize_ws(n));
+        }
+    }
 
     for joined in spread_parties_clauses(&paragraphs) {
         parties_clause(&mut b, &joined, &term_set);

@@ -198,6 +198,46 @@ pub(super) struct OrgMatch {
     /// A role word written glued in front of the name (`DISTRIBUTOR
     /// MOBILEVISION COMMUNICATIONS LTD.` in a signature block).
     pub(super) lead_role: Option<String>,
+    /// Other names the text gives it right after (`d/b/a Time Life
+    /// Music`, `(f/k/a McRae's, Inc.)`, `formerly known as Tradeum, Inc.`):
+    /// the same organisation, one node.
+    pub(super) trade_names: Vec<String>,
+}
+
+/// Capitalised words and a place in brackets right before a name
+/// (`Rise (Tianjin) ` before `Education Information Consulting Co.`).
+static BRACKETED_PLACE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?:^|\s)([A-Z][A-Za-z&.\-]*(?:\s+[A-Z][A-Za-z&.\-]*){0,3})\s+\(([A-Z][a-z]+)\)\s+$",
+    )
+    .unwrap()
+});
+
+/// Another name of the organisation just named: `, a Delaware corporation
+/// d/b/a ALFA AESAR`, `(f/k/a McRae's, Inc.)`, `doing business as X`.
+static TRADE_NAME: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r#"^(?:,?\s*(?:a|an)\s+[^,()"]{0,60}?)?,?\s*\(?\s*(?:[dDfFaAnN]/[kKbB]/[aA]|doing\s+business\s+as|formerly\s+known\s+as|trading\s+as|also\s+known\s+as)\s+"?((?:[A-Z0-9][A-Za-z0-9&'.\-]*,?\s+(?:(?:of|&|and)\s+)?){0,6}[A-Z0-9][A-Za-z0-9&'.\-]*)"#,
+    )
+    .unwrap()
+});
+
+/// The other names [`TRADE_NAME`] reads after an organisation's name.
+fn trade_names(after: &str) -> Vec<String> {
+    let Some(c) = TRADE_NAME.captures(after) else {
+        return Vec::new();
+    };
+    let name = c[1].trim_end_matches([',', '.']).to_string();
+    // `Tradeum, Inc.` keeps its form's full stop.
+    let name = if c[1].ends_with('.') && closing(c[1].split_whitespace().last().unwrap_or("")) {
+        c[1].to_string()
+    } else {
+        name
+    };
+    if name.split_whitespace().count() < 1 || name.len() < 3 {
+        return Vec::new();
+    }
+    vec![name]
 }
 
 pub(super) fn orgs(p: &str, defined: &HashSet<String>) -> Vec<OrgMatch> {
@@ -224,6 +264,12 @@ const FIELD_WORDS: &[&str] = &[
     "attest",
     "accepted",
     "agreed",
+];
+
+/// Marks of another name of the same organisation (`Carson Pirie Scott
+/// II, Inc. (f/k/a McRae's, Inc.)`): never the start of a name.
+const ALIAS_MARKS: &[&str] = &[
+    "f/k/a", "d/b/a", "a/k/a", "n/k/a", "(f/k/a", "(d/b/a", "(a/k/a",
 ];
 
 /// Role labels of cover pages and signature blocks that are no
@@ -329,7 +375,7 @@ const CORPORATE: &[&str] = &[
     "s.r.l",
 ];
 
-fn corporate(w: &str) -> bool {
+pub(super) fn corporate(w: &str) -> bool {
     let l = w.trim_end_matches(',').to_ascii_lowercase();
     CORPORATE.contains(&l.trim_end_matches('.'))
 }
@@ -355,7 +401,15 @@ fn and_between_names(kept: &[&str], defined: &HashSet<String>) -> Option<usize> 
     ands.iter().enumerate().rev().find_map(|(k, &i)| {
         let from = if k == 0 { 0 } else { ands[k - 1] + 1 };
         let seg = &kept[from..i];
-        let bad = defined.contains(&seg.join(" "))
+        // A short name in capitals before a name in mixed case (`IGER and
+        // Plant Research International B.V.`): a party of its own.
+        let acronym = seg.len() == 1
+            && (2..=6).contains(&seg[0].len())
+            && all_caps(seg[0])
+            && seg[0].chars().all(|c| c.is_ascii_alphabetic())
+            && !mostly_caps(&kept[i + 1..].join(" "));
+        let bad = acronym
+            || defined.contains(&seg.join(" "))
             || seg.iter().any(|w| {
                 let l = w.to_ascii_lowercase();
                 corporate(w)
@@ -480,13 +534,32 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             .count();
         // `Form of Opinion of Company`: a corporate word right after `of`
         // names no organisation.
+        // So does one right after `by`, `with`, `to`, `for`, `from`
+        // (`THE SOLE WARRANTY MADE BY COMPANY`), or a bare `Company` after
+        // one word and `and` (`RGHI and Company`: a defined short name and
+        // the defined `Company`, two parties).
+        let generic_suffix = c.name("suffix").is_some_and(|m| {
+            ["company", "corporation"].contains(&m.as_str().to_ascii_lowercase().as_str())
+        });
         if c.name("suffix").is_some()
             && c.name("lead").is_some_and(|l| {
-                l.as_str()
-                    .split_whitespace()
-                    .last()
-                    .is_some_and(|w| w.eq_ignore_ascii_case("of"))
+                let lead: Vec<&str> = l.as_str().split_whitespace().collect();
+                lead.last().is_some_and(|w| {
+                    let w = w.to_ascii_lowercase();
+                    w == "of"
+                        || (generic_suffix
+                            && ["by", "with", "to", "for", "from"].contains(&w.as_str()))
+                        || (generic_suffix && w == "and" && lead.len() - skip.min(lead.len()) <= 2)
+                })
             })
+        {
+            continue;
+        }
+        // A table's column letters (`Y Z AA AB AC AD AE AF AG`): no name.
+        if words.len() >= 3
+            && words
+                .iter()
+                .all(|w| w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase()))
         {
             continue;
         }
@@ -519,7 +592,9 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             closing(kept[j]) && j > 0 && {
                 let n = kept[j + 1];
                 !corporate(n)
-                    && !["of", "and", "&"].contains(&n.to_ascii_lowercase().as_str())
+                    // `a Nevada Limited Liability Company`: one form.
+                    && !["of", "and", "&", "liability", "partnership"]
+                        .contains(&n.to_ascii_lowercase().as_str())
                     && n.chars().next().is_some_and(char::is_uppercase)
             }
         }) {
@@ -538,6 +613,10 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let l = w.trim_end_matches([',', '.']).to_ascii_lowercase();
             l.split('/').any(|part| OFFICER_WORDS.contains(&part))
                 || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
+                // A registration number (`TX1896055 Elder-Beerman Stores
+                // Corporation`): four digits or more among letters.
+                || (l.chars().filter(char::is_ascii_digit).count() >= 4
+                    && l.chars().all(|c| c.is_ascii_alphanumeric()))
                 || l == "agreement"
                 // A lawyer's `Esq.` ends a person's name (`Jane Roe, Esq.
                 // and Loeb & Loeb LLP`).
@@ -587,7 +666,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let low = bare.to_ascii_lowercase();
             let numeric = bare.chars().all(|c| c.is_ascii_digit() || c == '.');
             let heading = HEADING_WORDS.contains(&low.as_str()) && kept.len() > 3;
-            let field = FIELD_WORDS.contains(&low.as_str());
+            let field = FIELD_WORDS.contains(&low.as_str()) || ALIAS_MARKS.contains(&low.as_str());
             let glued_role = (is_role(bare) || LABEL_ROLES.contains(&low.as_str()))
                 && kept.len() > 2
                 && !["of", "&", "and"].contains(&next.to_ascii_lowercase().as_str());
@@ -704,6 +783,26 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 tail = "";
             }
         }
+        // `Rise (Tianjin) Education Information Consulting Co., Ltd.`: a
+        // place in brackets inside the name; its start is before them.
+        let mut bracketed = None;
+        if lead_role.is_none() {
+            let to = offset_in(p, kept[0]);
+            let mut at = to.saturating_sub(120);
+            while !p.is_char_boundary(at) {
+                at += 1;
+            }
+            if let Some(c) = BRACKETED_PLACE.captures(&p[at..to]) {
+                let from = at + c.get(1).unwrap().start();
+                if !c[1]
+                    .split_whitespace()
+                    .any(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+                {
+                    start = from;
+                    bracketed = Some(format!("{} ({})", normalize_ws(&c[1]), &c[2]));
+                }
+            }
+        }
         // `Standard  Standard & Poor's`: a word doubled by a typo.
         let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
         for w in kept {
@@ -711,9 +810,24 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 raw_words.push(w);
             }
         }
-        let raw = raw_words.join(" ");
+        let raw = match bracketed {
+            Some(b) => format!("{b} {}", raw_words.join(" ")),
+            None => raw_words.join(" "),
+        };
+        // `WestRock Company`: a word with a capital inside (or a digit) is
+        // a name, never a role's adjective (`Operating Company`).
+        let coined = kept.len() == 2
+            && kept[0]
+                .chars()
+                .skip(1)
+                .any(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            && kept[0].chars().any(|c| c.is_ascii_lowercase());
         if defined.contains(&raw)
-            || (is_role(&raw) && kept.len() <= 2 && tail.is_empty() && c.name("suffix2").is_none())
+            || (is_role(&raw)
+                && kept.len() <= 2
+                && !coined
+                && tail.is_empty()
+                && c.name("suffix2").is_none())
         {
             continue;
         }
@@ -722,6 +836,7 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             start: base + start,
             end: base + end,
             lead_role: lead_role.map(str::to_string),
+            trade_names: trade_names(&p[end..]),
         });
     }
 }
