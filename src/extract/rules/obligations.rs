@@ -362,6 +362,35 @@ fn subject(raw: &str) -> Option<(String, bool)> {
     }
 }
 
+/// Words that, right before a subject, make its clause a condition (`if the
+/// Borrower shall ...`), each with its leading space.
+const CONDITION_WORDS: &[&str] = &[
+    " if",
+    " unless",
+    " upon",
+    " when",
+    " whenever",
+    " until",
+    " whether",
+    " in the event",
+    " in the event that",
+    " provided that",
+    " provided, however, that",
+    " provided however that",
+    " to the extent",
+    " to the extent that",
+    " after",
+    " before",
+    " once",
+    " where",
+    " that",
+    " as",
+    " so long as",
+    " except",
+    " except that",
+    " in case",
+];
+
 /// True when the clause at `at` is the condition of another (`if the
 /// Agent shall notify ...`, `unless the Tenant shall ...`, `provided that
 /// the Licensee may ...`): a condition binds no one.
@@ -376,34 +405,7 @@ fn conditional(p: &str, at: usize) -> bool {
         .find_map(|w| strip_suffix_ci(before, w))
         .unwrap_or(before)
         .trim_end_matches(',');
-    [
-        " if",
-        " unless",
-        " upon",
-        " when",
-        " whenever",
-        " until",
-        " whether",
-        " in the event",
-        " in the event that",
-        " provided that",
-        " provided, however, that",
-        " provided however that",
-        " to the extent",
-        " to the extent that",
-        " after",
-        " before",
-        " once",
-        " where",
-        " that",
-        " as",
-        " so long as",
-        " except",
-        " except that",
-        " in case",
-    ]
-    .iter()
-    .any(|w| {
+    CONDITION_WORDS.iter().any(|w| {
         let w = w.trim_start();
         strip_suffix_ci(before, w).is_some_and(|head| {
             !head
@@ -785,34 +787,7 @@ mod tests {
             .or_else(|| before.strip_suffix(" such"))
             .unwrap_or(&before)
             .trim_end_matches(',');
-        [
-            " if",
-            " unless",
-            " upon",
-            " when",
-            " whenever",
-            " until",
-            " whether",
-            " in the event",
-            " in the event that",
-            " provided that",
-            " provided, however, that",
-            " provided however that",
-            " to the extent",
-            " to the extent that",
-            " after",
-            " before",
-            " once",
-            " where",
-            " that",
-            " as",
-            " so long as",
-            " except",
-            " except that",
-            " in case",
-        ]
-        .iter()
-        .any(|w| {
+        CONDITION_WORDS.iter().any(|w| {
             before.strip_suffix(w.trim_start()).is_some_and(|head| {
                 !head
                     .chars()

@@ -252,6 +252,15 @@ pub(super) fn unfold_columns(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The (organisation, role) pairs of a builder's `HAS_ROLE` relations.
+    fn has_role(b: &Builder) -> Vec<(String, String)> {
+        b.relations
+            .iter()
+            .filter(|r| r.relation_type == "HAS_ROLE")
+            .map(|r| (r.source.clone(), r.target.clone()))
+            .collect()
+    }
+
     #[test]
     fn columns_of_a_signature_page_are_read_one_by_one() {
         let text = "IN WITNESS WHEREOF ...\n\nSNAP:                                  SPONSOR:\n\nSnap Technologies                      United Airlines, Inc.\n\nBy:  /s/ Howard Berman                 By:  /s/ [*]";
@@ -269,12 +278,7 @@ mod tests {
         let paras = super::super::text::paragraphs(&unfolded);
         let mut b = Builder::default();
         signatories(&mut b, &paras, &HashSet::new());
-        let roles: Vec<(String, String)> = b
-            .relations
-            .iter()
-            .filter(|r| r.relation_type == "HAS_ROLE")
-            .map(|r| (r.source.clone(), r.target.clone()))
-            .collect();
+        let roles = has_role(&b);
         assert!(
             roles.contains(&("Acme Widgets, Inc.".into(), "Company".into())),
             "{roles:?}"
@@ -294,12 +298,7 @@ mod tests {
         ];
         let mut b = Builder::default();
         signatories(&mut b, &paras, &HashSet::new());
-        let roles: Vec<(String, String)> = b
-            .relations
-            .iter()
-            .filter(|r| r.relation_type == "HAS_ROLE")
-            .map(|r| (r.source.clone(), r.target.clone()))
-            .collect();
+        let roles = has_role(&b);
         assert!(
             !roles.iter().any(|(s, _)| s.contains("Conveyex")),
             "{roles:?}"
