@@ -16,6 +16,7 @@ pub mod index;
 pub mod llm;
 pub mod lock;
 pub mod pipeline;
+pub mod register;
 pub mod report;
 pub mod review;
 pub mod route;
