@@ -1,5 +1,6 @@
 pub mod util;
 
+mod architecture;
 mod ask;
 mod ask_corpus;
 mod crash;
