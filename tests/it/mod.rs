@@ -21,6 +21,7 @@ mod parties;
 mod plan;
 mod readme;
 mod real_model;
+mod register;
 mod report;
 mod review;
 mod routing;
