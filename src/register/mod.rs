@@ -8,6 +8,13 @@
 //! This module owns the row type and the jsonl form; building rows from a
 //! document's graph and the csv/xlsx writers live beside it.
 
+pub mod build;
+pub mod normalize;
+pub mod write;
+
+pub use build::row_of;
+pub use write::RegisterWriter;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -72,6 +79,11 @@ pub struct RegisterFact {
     /// The evidence quote.
     #[serde(default)]
     pub quote: String,
+    /// The graph's type of the fact's target (`Date`, `Period`, `Amount`,
+    /// `Jurisdiction` for a value; `Right`, `Covenant`, `Obligation` for a
+    /// clause).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target_type: String,
 }
 
 impl RegisterRow {
@@ -89,7 +101,20 @@ impl RegisterRow {
 impl RegisterFact {
     /// `§3.2 lines 40-52`: where a reviewer opens the fact.
     pub fn pointer(&self) -> String {
-        format!("§{} lines {}-{}", self.node_id, self.start_line, self.end_line)
+        format!(
+            "§{} lines {}-{}",
+            self.node_id, self.start_line, self.end_line
+        )
+    }
+
+    /// True when the fact's target is a value (a date, a period, an amount,
+    /// a place) rather than a clause.
+    pub fn is_value(&self) -> bool {
+        self.normalized.is_some()
+            || matches!(
+                self.target_type.as_str(),
+                "Date" | "Period" | "Amount" | "Jurisdiction"
+            )
     }
 }
 
@@ -104,7 +129,8 @@ pub fn write_jsonl(rows: &[RegisterRow], out: &mut impl Write) -> anyhow::Result
 
 /// Reads a batch's `register.jsonl`; an error names the file and line.
 pub fn read_jsonl(path: &Path) -> anyhow::Result<Vec<RegisterRow>> {
-    let f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     let mut rows = Vec::new();
     for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
         let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
@@ -154,7 +180,10 @@ mod tests {
         std::fs::write(&p, &buf[..buf.len() - 10]).unwrap();
         let back = read_jsonl(&p).unwrap();
         assert_eq!(back, vec![row]);
-        assert_eq!(back[0].first("GOVERNING_LAW").unwrap().pointer(), "§12.1 lines 40-44");
+        assert_eq!(
+            back[0].first("GOVERNING_LAW").unwrap().pointer(),
+            "§12.1 lines 40-44"
+        );
         assert!(!back[0].has("NON_COMPETE"));
     }
 }

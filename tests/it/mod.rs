@@ -22,6 +22,7 @@ mod parties;
 mod plan;
 mod readme;
 mod real_model;
+mod register;
 mod report;
 mod review;
 mod routing;
