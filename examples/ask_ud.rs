@@ -90,7 +90,10 @@ fn main() -> anyhow::Result<()> {
     let mut questions = Vec::new();
     for q in &raw {
         let (Some(text), Some(doc)) = (q["question"].as_str(), q["doc"].as_str()) else {
-            anyhow::bail!("{}: a question without `question` or `doc`", qpath.display());
+            anyhow::bail!(
+                "{}: a question without `question` or `doc`",
+                qpath.display()
+            );
         };
         let Some((doc_id, tune)) = of.get(doc) else {
             anyhow::bail!("{}: question about {doc}, not in docs/", qpath.display());
@@ -139,7 +142,10 @@ fn main() -> anyhow::Result<()> {
             },
         ),
         ("sections + documents (before)".into(), before),
-        ("default".into(), AskOptions::default()),
+        (
+            "default: fused with flat chunks and documents".into(),
+            AskOptions::default(),
+        ),
     ];
     if grid {
         variants.extend(grid_variants(before));
@@ -162,7 +168,11 @@ fn main() -> anyhow::Result<()> {
                 Ok(rank_of(hits.iter().map(|h| &h.pointer), &q.doc_id))
             })
             .collect::<anyhow::Result<_>>()?;
-        report("flat-chunk ranking of the sections' chunks", &questions, &ranks);
+        report(
+            "flat-chunk ranking of the sections' chunks",
+            &questions,
+            &ranks,
+        );
     }
     Ok(())
 }
@@ -170,26 +180,69 @@ fn main() -> anyhow::Result<()> {
 /// Every variant measured (docs/ask-retrieval.md has their figures).
 fn grid_variants(before: AskOptions) -> Vec<(String, AskOptions)> {
     let mut out = Vec::new();
-    let fused = |docs: DocRankOptions, k: f32, w: f32, r: RetrieveOptions| AskOptions {
-        retrieve: r,
-        docs,
-        fuse: FuseOptions {
-            k,
-            chunk_weight: w,
-            depth: 50,
-        },
-    };
     let r = RetrieveOptions::default();
-    for (k, w) in [(60.0, 0.5), (60.0, 1.0), (60.0, 2.0), (10.0, 1.0), (10.0, 2.0)] {
+    let fo = |k: f32, w: f32, dw: f32, dc: usize| FuseOptions {
+        k,
+        chunk_weight: w,
+        depth: 50,
+        doc_weight: dw,
+        doc_chunks: dc,
+        repeat_discount: 1.0,
+    };
+    let with = |docs: DocRankOptions, f: FuseOptions, across: Option<RetrieveOptions>| AskOptions {
+        retrieve: r,
+        across,
+        docs,
+        fuse: f,
+    };
+    for (k, w) in [(60.0, 1.0), (60.0, 2.0), (10.0, 1.0), (10.0, 2.0)] {
         out.push((
             format!("fused k {k} chunks x{w}, + documents"),
-            fused(before.docs, k, w, r),
+            with(before.docs, fo(k, w, 0.0, 0), None),
         ));
     }
-    for w in [1.0, 2.0] {
+    out.push((
+        "fused k 60 chunks x1, sections alone".into(),
+        with(DocRankOptions::NONE, fo(60.0, 1.0, 0.0, 0), None),
+    ));
+    for (w, dw, dc) in [
+        (1.0, 1.0, 3),
+        (1.0, 2.0, 3),
+        (1.0, 1.0, 1),
+        (1.0, 1.0, 10),
+        (2.0, 2.0, 3),
+    ] {
+        for docs in [before.docs, DocRankOptions::NONE] {
+            out.push((
+                format!(
+                    "fused k 60 chunks x{w} docs(top {dc}) x{dw}, {}",
+                    if docs == DocRankOptions::NONE {
+                        "sections alone"
+                    } else {
+                        "+ documents"
+                    }
+                ),
+                with(docs, fo(60.0, w, dw, dc), None),
+            ));
+        }
+    }
+    for (w, dw, disc) in [
+        (1.0, 2.0, 0.9),
+        (1.0, 2.0, 0.7),
+        (2.0, 2.0, 0.9),
+        (1.0, 3.0, 1.0),
+        (2.0, 3.0, 1.0),
+    ] {
         out.push((
-            format!("fused k 60 chunks x{w}, sections alone"),
-            fused(DocRankOptions::NONE, 60.0, w, r),
+            format!("fused k 60 chunks x{w} docs(top 3) x{dw} repeat x{disc}, + documents"),
+            with(
+                before.docs,
+                FuseOptions {
+                    repeat_discount: disc,
+                    ..fo(60.0, w, dw, 3)
+                },
+                None,
+            ),
         ));
     }
     let no_feedback = RetrieveOptions {
@@ -214,15 +267,20 @@ fn grid_variants(before: AskOptions) -> Vec<(String, AskOptions)> {
         ("proximity 0.5", proximity),
     ] {
         out.push((
-            format!("{name}, + documents"),
-            AskOptions {
-                retrieve: rr,
-                ..before
-            },
+            format!("across: {name}, + documents"),
+            with(before.docs, FuseOptions::NONE, Some(rr)),
         ));
         out.push((
-            format!("{name}, fused k 60 chunks x1, + documents"),
-            fused(before.docs, 60.0, 1.0, rr),
+            format!("across: {name}, fused k 60 chunks x1, + documents"),
+            with(before.docs, fo(60.0, 1.0, 0.0, 0), Some(rr)),
+        ));
+        out.push((
+            format!("across: {name}, fused k 60 chunks x1 docs(top 3) x1, + documents"),
+            with(before.docs, fo(60.0, 1.0, 1.0, 3), Some(rr)),
+        ));
+        out.push((
+            format!("across: {name}, fused k 60 chunks x1 docs(top 3) x2, + documents"),
+            with(before.docs, fo(60.0, 1.0, 2.0, 3), Some(rr)),
         ));
     }
     out
@@ -272,7 +330,12 @@ fn files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     };
     Ok(rd
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("txt") | Some("md")))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("txt") | Some("md")
+            )
+        })
         .collect())
 }
 
@@ -284,6 +347,7 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
         pointers.push(SectionPointer {
             doc_id: doc_id.to_string(),
             doc_name: name.clone(),
+            doc_title: None,
             path: path.display().to_string(),
             node_id: format!("w{i}"),
             title: String::new(),
@@ -304,4 +368,3 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
     }
     w.add_chunks(&pointers, &chunks)
 }
-

@@ -10,7 +10,7 @@
 //! between the two scores.
 
 use super::SectionHit;
-use crate::search::SearchIndex;
+use crate::search::{ChunkHit, SearchIndex};
 use std::collections::HashMap;
 
 /// How the two rankings are fused (off: `chunk_weight` 0).
@@ -22,6 +22,32 @@ pub struct FuseOptions {
     pub chunk_weight: f32,
     /// Sections read from each ranking before fusing.
     pub depth: usize,
+    /// Weight of a third ranking, of documents: each by the sum of its
+    /// best `doc_chunks` chunk scores in the flat-chunk ranking (a filing
+    /// many of whose passages use the question's words), every pooled
+    /// section counting its document's place (0: off).
+    pub doc_weight: f32,
+    pub doc_chunks: usize,
+    /// A section's fused score times this for each section of its own
+    /// document ranked above it (1: off): the first places go to the
+    /// filings the rankings disagree on rather than to one filing's
+    /// neighbouring clauses.
+    pub repeat_discount: f32,
+}
+
+impl Default for FuseOptions {
+    /// Chosen on the tuning half of the `ud_legal` questions
+    /// (`scripts/ask-eval --ud --grid`; docs/ask-retrieval.md).
+    fn default() -> Self {
+        Self {
+            k: 60.0,
+            chunk_weight: 2.0,
+            depth: 50,
+            doc_weight: 2.0,
+            doc_chunks: 3,
+            repeat_discount: 0.9,
+        }
+    }
 }
 
 impl FuseOptions {
@@ -30,6 +56,9 @@ impl FuseOptions {
         k: 60.0,
         chunk_weight: 0.0,
         depth: 0,
+        doc_weight: 0.0,
+        doc_chunks: 0,
+        repeat_discount: 1.0,
     };
 
     pub fn is_off(&self) -> bool {
@@ -40,19 +69,98 @@ impl FuseOptions {
 /// Chunks read per section wanted from the flat-chunk ranking.
 const CHUNKS_PER_SECTION: usize = 4;
 
-/// Sections ranked by their best chunk for the question's own words
-/// (plain BM25 over the body text, no expansion, no breadcrumb field).
+/// The chunks of the flat-chunk ranking: the question's own words, plain
+/// BM25 over the body text (no expansion, no breadcrumb field).
+pub fn plain_chunks(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    depth: usize,
+) -> anyhow::Result<Vec<ChunkHit>> {
+    let terms: Vec<(String, f32)> = index
+        .terms(question)
+        .into_iter()
+        .map(|t| (t, 1.0))
+        .collect();
+    index.search_terms(&terms, 0.0, doc, depth * CHUNKS_PER_SECTION)
+}
+
+/// Sections ranked by their best chunk of [`plain_chunks`].
 pub fn chunk_ranking(
     index: &SearchIndex,
     question: &str,
     doc: Option<&str>,
     depth: usize,
 ) -> anyhow::Result<Vec<SectionHit>> {
-    let terms: Vec<(String, f32)> = index.terms(question).into_iter().map(|t| (t, 1.0)).collect();
-    let hits = index.search_terms(&terms, 0.0, doc, depth * CHUNKS_PER_SECTION)?;
+    Ok(sections_of(
+        plain_chunks(index, question, doc, depth)?,
+        depth,
+    ))
+}
+
+fn sections_of(hits: Vec<ChunkHit>, depth: usize) -> Vec<SectionHit> {
     let mut ranked = super::rank_sections_by(hits, 0.0, 0.0);
     ranked.truncate(depth);
-    Ok(ranked)
+    ranked
+}
+
+/// Doc ids by the sum of their best `per_doc` chunk scores, best first.
+pub fn doc_ranking(hits: &[ChunkHit], per_doc: usize) -> Vec<String> {
+    let mut seen: HashMap<&str, (usize, f32)> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for h in hits {
+        let e = seen.entry(h.pointer.doc_id.as_str()).or_insert_with(|| {
+            order.push(h.pointer.doc_id.as_str());
+            (0, 0.0)
+        });
+        if e.0 < per_doc {
+            e.0 += 1;
+            e.1 += h.score;
+        }
+    }
+    order.sort_by(|a, b| seen[b].1.total_cmp(&seen[a].1).then_with(|| a.cmp(b)));
+    order.into_iter().map(str::to_string).collect()
+}
+
+/// The section ranking `sections` fused with the flat-chunk ranking (and,
+/// when `doc_weight` is set, the document ranking) of `question`.
+pub fn fuse(
+    index: &SearchIndex,
+    question: &str,
+    sections: Vec<SectionHit>,
+    depth: usize,
+    o: &FuseOptions,
+) -> anyhow::Result<Vec<SectionHit>> {
+    let chunks = plain_chunks(index, question, None, depth)?;
+    let docs = if o.doc_weight > 0.0 {
+        doc_ranking(&chunks, o.doc_chunks.max(1))
+    } else {
+        Vec::new()
+    };
+    let mut fused = rrf(sections, sections_of(chunks, depth), o);
+    if !docs.is_empty() {
+        let place: HashMap<&str, usize> = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.as_str(), i))
+            .collect();
+        for h in &mut fused {
+            if let Some(&r) = place.get(h.pointer.doc_id.as_str()) {
+                h.score += o.doc_weight / (o.k + r as f32 + 1.0);
+            }
+        }
+        fused.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    if o.repeat_discount < 1.0 {
+        let mut before: HashMap<String, i32> = HashMap::new();
+        for h in &mut fused {
+            let n = before.entry(h.pointer.doc_id.clone()).or_default();
+            h.score *= o.repeat_discount.powi(*n);
+            *n += 1;
+        }
+        fused.sort_by(|a, b| b.score.total_cmp(&a.score));
+    }
+    Ok(fused)
 }
 
 /// `sections` and `chunks` fused: each section scores the sum of
@@ -92,6 +200,7 @@ mod tests {
             pointer: SectionPointer {
                 doc_id: doc.into(),
                 doc_name: format!("{doc}.txt"),
+                doc_title: None,
                 path: format!("/in/{doc}.txt"),
                 node_id: node.into(),
                 title: String::new(),
@@ -111,6 +220,7 @@ mod tests {
             k: 60.0,
             chunk_weight: 1.0,
             depth: 10,
+            ..FuseOptions::NONE
         };
         let sections = vec![hit("a", "1", 9.0), hit("b", "2", 8.0), hit("c", "3", 1.0)];
         let chunks = vec![hit("d", "4", 5.0), hit("b", "2", 4.0)];

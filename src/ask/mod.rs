@@ -297,7 +297,14 @@ pub fn candidates(
     pool: usize,
     grounding: Option<&grounding::Grounding>,
 ) -> anyhow::Result<Vec<SectionHit>> {
-    candidates_by(index, question, doc, pool, grounding, &AskOptions::default())
+    candidates_by(
+        index,
+        question,
+        doc,
+        pool,
+        grounding,
+        &AskOptions::default(),
+    )
 }
 
 /// [`candidates`] with documents ranked by `docs` (`DocRankOptions::NONE`:
@@ -323,6 +330,9 @@ pub fn candidates_with(
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AskOptions {
     pub retrieve: RetrieveOptions,
+    /// How the section ranking retrieves over the whole batch, when not
+    /// as within one document.
+    pub across: Option<RetrieveOptions>,
     /// Documents ranked beside sections (over the whole batch only).
     pub docs: docrank::DocRankOptions,
     /// The flat-chunk ranking fused in (over the whole batch only).
@@ -333,8 +343,9 @@ impl Default for AskOptions {
     fn default() -> Self {
         Self {
             retrieve: RetrieveOptions::default(),
+            across: None,
             docs: docrank::DocRankOptions::default(),
-            fuse: fuse::FuseOptions::NONE,
+            fuse: fuse::FuseOptions::default(),
         }
     }
 }
@@ -350,7 +361,10 @@ pub fn candidates_by(
 ) -> anyhow::Result<Vec<SectionHit>> {
     let grounded = grounding.filter(|g| !g.entities.is_empty());
     let want = if grounded.is_some() { pool * 3 } else { pool };
-    let opts = o.retrieve;
+    let opts = match (doc, o.across) {
+        (None, Some(a)) => a,
+        _ => o.retrieve,
+    };
     let docs = &o.docs;
     let fusing = doc.is_none() && !o.fuse.is_off();
     let depth = if fusing { want.max(o.fuse.depth) } else { want };
@@ -363,8 +377,7 @@ pub fn candidates_by(
         })?;
     }
     if fusing {
-        let chunks = fuse::chunk_ranking(index, question, None, depth)?;
-        hits = fuse::rrf(hits, chunks, &o.fuse);
+        hits = fuse::fuse(index, question, hits, depth, &o.fuse)?;
     }
     if let Some(g) = grounded {
         for h in &mut hits {
