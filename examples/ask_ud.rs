@@ -13,7 +13,7 @@
 //! half (odd positions): ranking options are chosen on the first and
 //! judged on the second.
 //!
-//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid]
+//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--titles]
 
 use kgroute::ask::docrank::DocRankOptions;
 use kgroute::ask::eval::token_windows;
@@ -65,6 +65,7 @@ fn main() -> anyhow::Result<()> {
     let sections = SearchIndexWriter::in_ram()?;
     let flat = SearchIndexWriter::in_ram()?;
     let mut seen: HashSet<String> = HashSet::new();
+    let mut titled: Vec<String> = Vec::new();
     // File name -> (doc id, tuning half?) for the questioned filings.
     let mut of: HashMap<String, (String, bool)> = HashMap::new();
     for (i, path) in filings.iter().chain(&distractors).enumerate() {
@@ -80,6 +81,9 @@ fn main() -> anyhow::Result<()> {
         let plan = kgroute::route::plan(&tree, index.unwrap_or(&empty), &RouteOptions::default());
         sections.add(&plan, &source, path)?;
         add_flat(&flat, &tree.doc_id, path, &source.text)?;
+        if let Some(t) = kgroute::search::title::document_title(&source.text) {
+            titled.push(t);
+        }
         if i < filings.len() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             of.insert(name, (tree.doc_id.clone(), i % 2 == 0));
@@ -117,6 +121,22 @@ fn main() -> anyhow::Result<()> {
         flat.chunk_count(),
         t.elapsed().as_secs_f64()
     );
+    println!(
+        "titles (search::title): {} of {} documents, e.g. {}",
+        titled.len(),
+        seen.len(),
+        titled
+            .iter()
+            .take(4)
+            .map(|t| format!("\"{t}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if args.iter().any(|a| a == "--titles") {
+        for t in &titled {
+            println!("  title: {t}");
+        }
+    }
     println!("rank: the first unit of the right filing among the first {DEPTH} (sections; flat: 512-token windows)\n");
     header();
 
