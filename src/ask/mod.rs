@@ -326,8 +326,9 @@ pub fn candidates_with(
     candidates_by(index, question, doc, pool, grounding, &opts)
 }
 
-/// Everything that decides how `ask` ranks sections.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Everything that decides how `ask` ranks sections (the default: every
+/// part at its own default, the flat-chunk ranking fused in).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct AskOptions {
     pub retrieve: RetrieveOptions,
     /// How the section ranking retrieves over the whole batch, when not
@@ -339,16 +340,6 @@ pub struct AskOptions {
     pub fuse: fuse::FuseOptions,
 }
 
-impl Default for AskOptions {
-    fn default() -> Self {
-        Self {
-            retrieve: RetrieveOptions::default(),
-            across: None,
-            docs: docrank::DocRankOptions::default(),
-            fuse: fuse::FuseOptions::default(),
-        }
-    }
-}
 
 /// [`candidates`] with every ranking option given.
 pub fn candidates_by(
