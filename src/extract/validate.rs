@@ -417,6 +417,28 @@ pub fn prune_in_section(
             });
             continue;
         }
+        if let Some(c) = ctx {
+            let names_of = |end: &str| -> Vec<String> {
+                let mut v = vec![end.to_string()];
+                if let Some(&i) = names.get(&norm_key(end)) {
+                    v.push(out.entities[i].name.clone());
+                    v.extend(out.entities[i].aliases.iter().cloned());
+                }
+                v
+            };
+            let evidence = EvidenceCheck {
+                section: text.as_ref().expect("a section context has its text"),
+                registry: c.registry,
+            };
+            if let Some(reason) = evidence.problem(&r, &names_of(&r.source), &names_of(&r.target)) {
+                out.pruned.push(Pruned {
+                    item: "relation".into(),
+                    what,
+                    reason,
+                });
+                continue;
+            }
+        }
         let key = (
             norm_key(&r.source),
             r.relation_type.clone(),
@@ -427,6 +449,84 @@ pub fn prune_in_section(
         }
     }
     out
+}
+
+/// A model's relation is kept only on evidence: its quote is the
+/// section's own words (case, whitespace and quote marks aside; `...`
+/// joins pieces that must each be there) and names both ends, under the
+/// entity's name or an alias, or, for a party, under any name the
+/// document's registry gives it. A small model's quote is often a sentence
+/// about the section (`The section contains a payment schedule`) or words
+/// of the prompt; a relation between the parties on such a quote is made
+/// up.
+struct EvidenceCheck<'a> {
+    section: &'a Mentions,
+    registry: &'a PartyRegistry,
+}
+
+impl EvidenceCheck<'_> {
+    fn problem(&self, r: &Relation, source: &[String], target: &[String]) -> Option<String> {
+        let quote = straight_quotes(&r.evidence);
+        let pieces: Vec<String> = quote
+            .split("...")
+            .flat_map(|p| p.split('\u{2026}'))
+            .map(norm_key)
+            .map(|p| p.trim_matches(|c: char| !c.is_alphanumeric()).to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        if pieces.is_empty() {
+            return Some(format!("{EVIDENCE}: no quote"));
+        }
+        if let Some(p) = pieces
+            .iter()
+            .find(|p| !self.section.text.contains(p.as_str()))
+        {
+            return Some(format!(
+                "{EVIDENCE}: the quote `{}` is not in the section",
+                truncate(p, 60)
+            ));
+        }
+        let said = Mentions::new(&quote);
+        let named = |names: &[String]| {
+            names.iter().any(|n| said.holds(n))
+                || names
+                    .iter()
+                    .find_map(|n| self.registry.resolve(n))
+                    .is_some_and(|p| {
+                        std::iter::once(&p.name)
+                            .chain(p.names.iter())
+                            .any(|n| !n.is_empty() && said.holds(n))
+                    })
+        };
+        let missing: Vec<String> = [("source", source), ("target", target)]
+            .iter()
+            .filter(|(_, names)| !named(names))
+            .map(|(side, names)| format!("{side} `{}`", names[0]))
+            .collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "{EVIDENCE}: the quote does not name its {}",
+                missing.join(" or ")
+            )
+        })
+    }
+}
+
+fn straight_quotes(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '\u{201c}' | '\u{201d}' => '"',
+            '\u{2018}' | '\u{2019}' => '\'',
+            c => c,
+        })
+        .collect()
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
+    }
 }
 
 fn note_types(typed: &mut HashMap<String, Vec<String>>, e: &Entity) {
@@ -507,7 +607,7 @@ struct Mentions {
 impl Mentions {
     fn new(text: &str) -> Mentions {
         Mentions {
-            text: norm_key(text),
+            text: norm_key(&straight_quotes(text)),
         }
     }
 
@@ -689,6 +789,67 @@ mod tests {
         }
     }
 
+    fn quoted(mut r: Relation, evidence: &str) -> Relation {
+        r.evidence = evidence.into();
+        r
+    }
+
+    #[test]
+    fn evidence_must_be_the_sections_words_and_name_both_ends() {
+        let onto = commercial();
+        let text = "Rollmark GmbH (the \u{201c}Buyer\u{201d}) shall pay   the Purchase Price\nto the Supplier within 30 days.";
+        let registry = PartyRegistry::default();
+        let ctx = SectionContext {
+            text,
+            registry: &registry,
+        };
+        let r = prune_in_section(
+            vec![
+                ent("Rollmark GmbH", "Organization"),
+                ent("Purchase Price", "Amount"),
+            ],
+            vec![
+                // Case, whitespace and curly quotes aside, and pieces
+                // joined by `...`.
+                quoted(
+                    rel("Rollmark GmbH", "PAYS", "Purchase Price"),
+                    "rollmark gmbh (the \"Buyer\") shall pay the purchase price ... within 30 days",
+                ),
+                quoted(
+                    rel("Rollmark GmbH", "PAYS", "Purchase Price"),
+                    "The section sets out the Buyer's payment of the Purchase Price.",
+                ),
+                quoted(
+                    rel("Rollmark GmbH", "PAYS", "Purchase Price"),
+                    "shall pay the Purchase Price",
+                ),
+                rel("Rollmark GmbH", "PAYS", "Purchase Price"),
+            ],
+            &onto,
+            Some(ctx),
+        );
+        assert_eq!(r.relations.len(), 1, "{:?}", r.pruned);
+        let reasons: Vec<&str> = r.pruned.iter().map(|p| p.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "evidence: the quote `the section sets out the buyer's payment of the purchase price` is not in the section",
+                "evidence: the quote does not name its source `Rollmark GmbH`",
+                "evidence: no quote",
+            ]
+        );
+        // Without the section (the rules), no quote is asked for.
+        let plain = prune(
+            vec![
+                ent("Rollmark GmbH", "Organization"),
+                ent("Purchase Price", "Amount"),
+            ],
+            vec![rel("Rollmark GmbH", "PAYS", "Purchase Price")],
+            &onto,
+        );
+        assert_eq!(plain.relations.len(), 1);
+    }
+
     #[test]
     fn valid_answer_passes() {
         let a = r#"{"entities":[{"name":"A","type":"Role","aliases":[],"description":""}],
@@ -814,10 +975,17 @@ mod tests {
                 registry: &registry,
             };
             let r = prune_in_section(answer.entities, answer.relations, &onto, Some(ctx));
+            // Past the ends: kept, or pruned only later for their quote
+            // (the evidence check has its own test).
+            let past_ends = r.relations.len()
+                + r.pruned
+                    .iter()
+                    .filter(|p| reason_kind(&p.reason) == EVIDENCE)
+                    .count();
             before += plain.relations.len();
-            after += r.relations.len();
+            after += past_ends;
             added += r.ends_added.len();
-            assert!(r.relations.len() >= plain.relations.len(), "{heading}");
+            assert!(past_ends >= plain.relations.len(), "{heading}");
             // Every kept relation joins two kept entities, and never a
             // party to itself through a mixed-up alias.
             let owner = |n: &str| {
@@ -891,9 +1059,18 @@ mod tests {
         let r = prune_in_section(
             vec![ent("Royalty", "Amount")],
             vec![
-                rel("Agreement", "GOVERNED_BY", "State of Vermont"),
-                rel("the Royalty", "OWED_TO", "Licensor"),
-                rel("Acme Widgets", "PAYS", "Royalty"),
+                quoted(
+                    rel("Agreement", "GOVERNED_BY", "State of Vermont"),
+                    "This Agreement (the \"Agreement\") is governed by the laws of the State of Vermont",
+                ),
+                quoted(
+                    rel("the Royalty", "OWED_TO", "Licensor"),
+                    "Acme shall pay the Royalty to the Licensor.",
+                ),
+                quoted(
+                    rel("Acme Widgets", "PAYS", "Royalty"),
+                    "Acme shall pay the Royalty",
+                ),
             ],
             &onto,
             Some(ctx),
