@@ -24,6 +24,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 
+/// Fewest answer tokens a piece is given (the context allowing): a dense
+/// one-sentence piece (parties, roles, a defined term, an amount) needs
+/// about 400 tokens of JSON, and a piece that small cannot be split when
+/// its answer is cut (Qwen2.5 1.5B failed three sections at 264).
+pub const ANSWER_FLOOR: u64 = 512;
+
 /// Running totals, readable at any time (e.g. by a progress bar).
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -855,6 +861,7 @@ impl Extractor {
     }
 
     /// The piece's `max_tokens`: `--max-tokens` when given, else room for
+    /// at least [`ANSWER_FLOOR`] tokens and
     /// an answer about twice the piece's size (a dense section's JSON is
     /// larger than its text) within the model's output cap and what the
     /// context leaves after the prompt. An error when the context leaves
@@ -892,7 +899,7 @@ impl Extractor {
             .await
             + 32;
         let prompt_tokens = system + frame + text_tokens;
-        let want = 256 + 2 * text_tokens;
+        let want = (256 + 2 * text_tokens).max(ANSWER_FLOOR);
         let cap = u64::from(cfg.max_tokens.unwrap_or(cfg.output_cap));
         let mut m = want.min(cap);
         if cfg.max_tokens.is_some() {

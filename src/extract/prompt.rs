@@ -12,6 +12,13 @@
 //! paragraphs into a quote (what Qwen2.5 0.5B did without the bounds). The
 //! check stays lenient: a hosted model's 170-character quote is kept, not
 //! sent back for repair.
+//!
+//! The relation patterns (`HAS_ROLE [Organization|Person -> Role]`) are in
+//! the system message beside each relation type. The wire schema cannot
+//! carry them: a pairing of a relation's type with its ends' types is a
+//! constraint across array items (the ends are names of entities listed
+//! elsewhere), which JSON Schema does not express; the pruning enforces
+//! them.
 
 use crate::extract::validate;
 use crate::extract::SectionInput;
@@ -37,9 +44,21 @@ pub fn system_message(ontology: &Ontology) -> String {
     for (k, v) in &ontology.entity_types {
         s.push_str(&format!("- {k}: {v}\n"));
     }
-    s.push_str("\nRelation types:\n");
+    s.push_str(
+        "\nRelation types (with the entity types each may start and end at: source -> target):\n",
+    );
     for (k, v) in &ontology.relation_types {
-        s.push_str(&format!("- {k}: {v}\n"));
+        match ontology.pattern(k) {
+            Some(p) => s.push_str(&format!("- {k} [{p}]: {v}\n")),
+            None => s.push_str(&format!("- {k}: {v}\n")),
+        }
+    }
+    if !ontology.relation_patterns.is_empty() {
+        s.push_str(
+            "\nA relation whose source or target has another entity type than its brackets allow is discarded. \
+             So is one whose evidence is not copied word for word from the section, or does not name both its \
+             source and its target. List no relation rather than a guessed one.\n",
+        );
     }
     s.push_str("\nOutput schema (JSON Schema):\n");
     s.push_str(&validate::schema().to_string());

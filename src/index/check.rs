@@ -101,7 +101,7 @@ impl Locator {
     }
 
     /// Position of `ontology.<group>.<name>`.
-    fn ontology_name(&self, group: &str, name: &str) -> (usize, usize) {
+    pub(crate) fn ontology_name(&self, group: &str, name: &str) -> (usize, usize) {
         self.node(&["ontology", group])
             .and_then(|n| n.entry(name))
             .map_or_else(|| self.child("ontology", group), |(k, _)| k.pos())

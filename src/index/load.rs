@@ -92,6 +92,8 @@ struct RawOntology {
     entity_types: Option<std::collections::BTreeMap<String, String>>,
     #[serde(default)]
     relation_types: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    relation_patterns: Option<std::collections::BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -327,6 +329,8 @@ fn merge(
     let mut problems = Vec::new();
     // normalised title or alias -> entry index
     let mut keys: HashMap<String, usize> = HashMap::new();
+    // relation pattern -> where the file that last set it sets it
+    let mut pattern_at: HashMap<String, (PathBuf, usize, usize)> = HashMap::new();
 
     for (path, raw) in raws {
         let Some(loc) = Locator::new(&texts[&path]) else {
@@ -381,6 +385,13 @@ fn merge(
             ontology
                 .relation_types
                 .extend(o.relation_types.clone().unwrap_or_default());
+            for (name, pattern) in o.relation_patterns.iter().flatten() {
+                let (line, col) = loc.ontology_name("relation_patterns", name);
+                pattern_at.insert(name.clone(), (path.clone(), line, col));
+                ontology
+                    .relation_patterns
+                    .insert(name.clone(), pattern.clone());
+            }
         }
         for (list, out) in [
             (&raw.anchors, &mut parts.anchors),
@@ -459,6 +470,20 @@ fn merge(
             }
         }
         sources.push(path);
+    }
+    // Checked on the merged ontology: a type's pattern may name the base's
+    // entity types (`extends:`).
+    for (name, text) in &ontology.relation_patterns {
+        let (file, line, col) = pattern_at[name].clone();
+        for (message, fix) in super::patterns::pattern_problems(&ontology, name, text) {
+            problems.push(Problem {
+                file: file.clone(),
+                line,
+                col,
+                message,
+                fix,
+            });
+        }
     }
     if !problems.is_empty() {
         return Err(IndexError::Invalid { problems });

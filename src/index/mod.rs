@@ -13,6 +13,7 @@ pub mod llm_titles;
 pub mod load;
 pub mod matcher;
 pub mod normalize;
+pub mod patterns;
 pub mod tokens;
 pub mod yaml_guard;
 
@@ -105,6 +106,10 @@ impl std::fmt::Display for Tier {
 pub struct Ontology {
     pub entity_types: BTreeMap<String, String>,
     pub relation_types: BTreeMap<String, String>,
+    /// Relation type -> the entity types it may start and end at
+    /// (`Organization|Person -> Role`; see [`patterns`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub relation_patterns: BTreeMap<String, String>,
 }
 
 /// Relations per 1,000 characters at or above which a section earns a tier

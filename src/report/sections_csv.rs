@@ -29,7 +29,7 @@ use anyhow::Context;
 use std::path::Path;
 
 /// The header, in order.
-pub const COLUMNS: [&str; 28] = [
+pub const COLUMNS: [&str; 29] = [
     "doc_id",
     "doc_type",
     "doc_type_confidence",
@@ -50,6 +50,7 @@ pub const COLUMNS: [&str; 28] = [
     "entities",
     "relations",
     "pruned",
+    "pruned_relations",
     "model_tier",
     "density_tier",
     "actual_tier",
@@ -110,6 +111,21 @@ fn status_cell(view: &SectionView<'_>) -> String {
     }
 }
 
+/// The section's pruned relations by the kind of their reason
+/// (`pattern 2; evidence 1`), so a filter finds the sections a careless
+/// answer poisoned.
+fn pruned_relations_cell(e: &crate::extract::SectionExtraction) -> String {
+    let mut by: std::collections::BTreeMap<&str, usize> = Default::default();
+    for p in e.pruned.iter().filter(|p| p.item == "relation") {
+        *by.entry(crate::extract::validate::reason_kind(&p.reason))
+            .or_default() += 1;
+    }
+    by.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The cells of one section's row, in [`COLUMNS`] order.
 pub fn row(view: &SectionView<'_>) -> Vec<String> {
     let s = view.section;
@@ -140,6 +156,7 @@ pub fn row(view: &SectionView<'_>) -> Vec<String> {
         opt(e.map(|e| e.entities.len().to_string())),
         opt(e.map(|e| e.relations.len().to_string())),
         opt(e.map(|e| e.pruned.len().to_string())),
+        opt(e.map(pruned_relations_cell)),
         opt(e.and_then(|e| e.model_tier).map(|t| t.key().to_string())),
         opt(e.map(|e| e.density_tier.key().to_string())),
         opt(super::quality::actual_tier(e).map(|t| t.key().to_string())),

@@ -88,6 +88,9 @@ pub struct Stats {
     /// entities: added as entities, or their relation pruned.
     #[serde(default)]
     pub relation_ends: RelationEnds,
+    /// Relations pruned after extraction, by the kind of their reason.
+    #[serde(default)]
+    pub relations_pruned: PrunedByReason,
 }
 
 /// Relation ends an extractor named without listing them as entities
@@ -100,6 +103,11 @@ pub struct RelationEnds {
     /// Relations pruned because an end was neither.
     pub relations_pruned: usize,
 }
+
+/// Relations pruned, by the kind of their reason
+/// ([`crate::extract::validate::reason_kind`]: `pattern`, `evidence`,
+/// `verifier`, `end not an entity`, ...).
+pub type PrunedByReason = std::collections::BTreeMap<String, usize>;
 
 /// The rules over sections not sent: how many were read, and the entities
 /// and relations they gave (before the graph's deduplication).
@@ -229,6 +237,12 @@ impl Stats {
                         && p.reason.ends_with(crate::extract::validate::NOT_AN_ENTITY)
                 })
                 .count();
+            for p in e.pruned.iter().filter(|p| p.item == "relation") {
+                *self
+                    .relations_pruned
+                    .entry(crate::extract::validate::reason_kind(&p.reason).to_string())
+                    .or_default() += 1;
+            }
             self.tokens_in += e.tokens_in;
             self.tokens_out += e.tokens_out;
             match &e.status {
@@ -275,6 +289,9 @@ impl Stats {
         self.rules_on_skipped.merge(&o.rules_on_skipped);
         self.relation_ends.added += o.relation_ends.added;
         self.relation_ends.relations_pruned += o.relation_ends.relations_pruned;
+        for (k, n) in &o.relations_pruned {
+            *self.relations_pruned.entry(k.clone()).or_default() += n;
+        }
     }
 
     /// Computes the rates and the cost from the counts.
@@ -665,6 +682,18 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
             out,
             "Relation ends not listed as entities: {} added as entities (named in the section's text or a party of the document), {} relations pruned for an end that was neither.\n",
             ends.added, ends.relations_pruned
+        );
+    }
+    if !t.relations_pruned.is_empty() {
+        let by: Vec<String> = t
+            .relations_pruned
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Relations pruned after extraction, by reason: {} (each with its reason in the extraction's `pruned`).\n",
+            by.join(", ")
         );
     }
     let r = &t.rules_on_skipped;

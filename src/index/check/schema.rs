@@ -63,6 +63,9 @@ mod tests {
         assert_eq!(*MATCH_KEYS, ["fuzzy_threshold"]);
         assert_eq!(*DENSITY_KEYS, ["very_high", "high", "medium", "low"]);
         assert_eq!(*ENTRY_KEYS, ["aliases", "note", "title"]);
-        assert_eq!(*ONTOLOGY_KEYS, ["entity_types", "relation_types"]);
+        assert_eq!(
+            *ONTOLOGY_KEYS,
+            ["entity_types", "relation_patterns", "relation_types"]
+        );
     }
 }
