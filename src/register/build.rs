@@ -11,6 +11,8 @@
 use super::{normalize, RegisterFact, RegisterParty, RegisterRow};
 use crate::extract::facts_vocabulary::is_fact_relation;
 use crate::graph::{DocGraph, EntityNode};
+use once_cell::sync::Lazy;
+use regex::Regex;
 use std::collections::{BTreeMap, HashMap};
 
 /// Fact types with one value per contract, chosen by the module's rule.
@@ -77,6 +79,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             .or_default()
             .push((at, fact));
     }
+    expiration_dates(&mut facts);
     let facts = facts
         .into_iter()
         .map(|(ty, mut list)| {
@@ -93,6 +96,42 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         title: title_of(g),
         parties,
         facts,
+    }
+}
+
+/// The expiration date when the contract gives a term, not a date: the
+/// start (the effective date, else the agreement date, when the text gives
+/// the day) plus the initial term; `perpetual` when the clause says so.
+fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
+    static PERPETUAL: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:perpetu(?:al|ity|ally)|indefinite(?:ly)?|in\s+full\s+force\s+and\s+effect\s+until\s+terminated|until\s+(?:terminated|termination)\b)")
+            .unwrap()
+    });
+    let first_day = |ty: &str| {
+        facts.get(ty).and_then(|list| {
+            let mut list: Vec<&(usize, RegisterFact)> = list.iter().collect();
+            list.sort_by_key(|(at, _)| *at);
+            list.into_iter()
+                .filter_map(|(_, f)| f.normalized.clone())
+                .find(|n| n.len() == 10)
+        })
+    };
+    let start = first_day("EFFECTIVE_DATE").or_else(|| first_day("AGREEMENT_DATE"));
+    let Some(list) = facts.get_mut("EXPIRATION_DATE") else {
+        return;
+    };
+    for (_, f) in list.iter_mut() {
+        if f.target_type == "Date" {
+            continue;
+        }
+        f.normalized = if PERPETUAL.is_match(&f.quote) {
+            Some("perpetual".to_string())
+        } else {
+            match (&start, normalize::period(&f.value)) {
+                (Some(s), Some(p)) => normalize::add_period(s, &p),
+                _ => None,
+            }
+        };
     }
 }
 

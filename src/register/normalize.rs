@@ -8,8 +8,10 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 /// The normal form of a fact's target, when its type has one.
-pub fn of(_rel_type: &str, target_type: &str, value: &str) -> Option<String> {
+pub fn of(rel_type: &str, target_type: &str, value: &str) -> Option<String> {
     match target_type {
+        // An expiration is a date: the builder computes it from a term.
+        "Period" if rel_type == "EXPIRATION_DATE" => None,
         "Date" => date(value),
         "Period" => period(value),
         "Jurisdiction" => place(value),
