@@ -85,7 +85,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         .map(|(ty, mut list)| {
             let level = DOCUMENT_LEVEL.contains(&ty.as_str());
             // Stable: facts of one section keep the graph's order.
-            list.sort_by_key(|(at, f)| (level && f.normalized.is_none(), *at));
+            list.sort_by_key(|(at, f)| (if level { rank(&ty, f) } else { 0 }, *at));
             (ty, list.into_iter().map(|(_, f)| f).collect())
         })
         .collect();
@@ -96,6 +96,33 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         title: title_of(g),
         parties,
         facts,
+    }
+}
+
+/// How well a fact states a document-level field: 0 best. A value in
+/// normal form before raw text; a term, renewal or notice read from a
+/// sentence about the agreement's term or its renewal before one read from
+/// any other sentence that happens to hold a period (a notice to cure, an
+/// order window).
+fn rank(ty: &str, f: &RegisterFact) -> u8 {
+    static TERM: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:term\s+of\s+this|initial\s+term|the\s+term\b|this\s+agreement\s+(?:shall|will)\s+(?:continue|remain|expire|terminate|be\s+in\s+effect)|remain\s+in\s+(?:full\s+force|effect)|expir)")
+            .unwrap()
+    });
+    static RENEW: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:renew|non-?renew|extend|extension|successive|expir)").unwrap()
+    });
+    let Some(n) = f.normalized.as_deref() else {
+        return 3;
+    };
+    match ty {
+        "EXPIRATION_DATE" if n == "perpetual" || f.target_type == "Date" => 0,
+        "EXPIRATION_DATE" => u8::from(!TERM.is_match(&f.quote)) * 2,
+        "RENEWAL_TERM" | "NOTICE_PERIOD_TO_TERMINATE_RENEWAL" => {
+            u8::from(!RENEW.is_match(&f.quote)) * 2
+        }
+        "AGREEMENT_DATE" | "EFFECTIVE_DATE" => u8::from(n.len() < 10),
+        _ => 0,
     }
 }
 
@@ -122,13 +149,21 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
     };
     for (_, f) in list.iter_mut() {
         if f.target_type == "Date" {
+            // `shall commence August 1, 1995 and continue until January 30,
+            // 2000`: the date the term ends, not the first of the sentence.
+            if let Some(end) = normalize::end_date(&f.quote) {
+                f.normalized = Some(end);
+            }
             continue;
         }
         f.normalized = if PERPETUAL.is_match(&f.quote) {
             Some("perpetual".to_string())
         } else {
+            // A term runs months or years; days are a notice or a window.
             match (&start, normalize::period(&f.value)) {
-                (Some(s), Some(p)) => normalize::add_period(s, &p),
+                (Some(s), Some(p)) if !p.ends_with("day") && !p.ends_with("days") => {
+                    normalize::add_period(s, &p)
+                }
                 _ => None,
             }
         };
