@@ -11,6 +11,8 @@
 use super::{normalize, RegisterFact, RegisterParty, RegisterRow};
 use crate::extract::facts_vocabulary::is_fact_relation;
 use crate::graph::{DocGraph, EntityNode};
+use once_cell::sync::Lazy;
+use regex::Regex;
 use std::collections::{BTreeMap, HashMap};
 
 /// Fact types with one value per contract, chosen by the module's rule.
@@ -77,12 +79,13 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             .or_default()
             .push((at, fact));
     }
+    expiration_dates(&mut facts);
     let facts = facts
         .into_iter()
         .map(|(ty, mut list)| {
             let level = DOCUMENT_LEVEL.contains(&ty.as_str());
             // Stable: facts of one section keep the graph's order.
-            list.sort_by_key(|(at, f)| (level && f.normalized.is_none(), *at));
+            list.sort_by_key(|(at, f)| (if level { rank(&ty, f) } else { 0 }, *at));
             (ty, list.into_iter().map(|(_, f)| f).collect())
         })
         .collect();
@@ -93,6 +96,77 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         title: title_of(g),
         parties,
         facts,
+    }
+}
+
+/// How well a fact states a document-level field: 0 best. A value in
+/// normal form before raw text; a term, renewal or notice read from a
+/// sentence about the agreement's term or its renewal before one read from
+/// any other sentence that happens to hold a period (a notice to cure, an
+/// order window).
+fn rank(ty: &str, f: &RegisterFact) -> u8 {
+    static TERM: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:term\s+of\s+this|initial\s+term|the\s+term\b|this\s+agreement\s+(?:shall|will)\s+(?:continue|remain|expire|terminate|be\s+in\s+effect)|remain\s+in\s+(?:full\s+force|effect)|expir)")
+            .unwrap()
+    });
+    static RENEW: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:renew|non-?renew|extend|extension|successive|expir)").unwrap()
+    });
+    let Some(n) = f.normalized.as_deref() else {
+        return 3;
+    };
+    match ty {
+        "EXPIRATION_DATE" if n == "perpetual" || f.target_type == "Date" => 0,
+        "EXPIRATION_DATE" => u8::from(!TERM.is_match(&f.quote)) * 2,
+        "RENEWAL_TERM" | "NOTICE_PERIOD_TO_TERMINATE_RENEWAL" => {
+            u8::from(!RENEW.is_match(&f.quote)) * 2
+        }
+        "AGREEMENT_DATE" | "EFFECTIVE_DATE" => u8::from(n.len() < 10),
+        _ => 0,
+    }
+}
+
+/// The expiration date when the contract gives a term, not a date: the
+/// start (the effective date, else the agreement date, when the text gives
+/// the day) plus the initial term; `perpetual` when the clause says so.
+fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
+    static PERPETUAL: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:perpetu(?:al|ity|ally)|indefinite(?:ly)?|in\s+full\s+force\s+and\s+effect\s+until\s+terminated|until\s+(?:terminated|termination)\b)")
+            .unwrap()
+    });
+    let first_day = |ty: &str| {
+        facts.get(ty).and_then(|list| {
+            let mut list: Vec<&(usize, RegisterFact)> = list.iter().collect();
+            list.sort_by_key(|(at, _)| *at);
+            list.into_iter()
+                .filter_map(|(_, f)| f.normalized.clone())
+                .find(|n| n.len() == 10)
+        })
+    };
+    let start = first_day("EFFECTIVE_DATE").or_else(|| first_day("AGREEMENT_DATE"));
+    let Some(list) = facts.get_mut("EXPIRATION_DATE") else {
+        return;
+    };
+    for (_, f) in list.iter_mut() {
+        if f.target_type == "Date" {
+            // `shall commence August 1, 1995 and continue until January 30,
+            // 2000`: the date the term ends, not the first of the sentence.
+            if let Some(end) = normalize::end_date(&f.quote) {
+                f.normalized = Some(end);
+            }
+            continue;
+        }
+        f.normalized = if PERPETUAL.is_match(&f.quote) {
+            Some("perpetual".to_string())
+        } else {
+            // A term runs months or years; days are a notice or a window.
+            match (&start, normalize::period(&f.value)) {
+                (Some(s), Some(p)) if !p.ends_with("day") && !p.ends_with("days") => {
+                    normalize::add_period(s, &p)
+                }
+                _ => None,
+            }
+        };
     }
 }
 

@@ -8,8 +8,10 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 /// The normal form of a fact's target, when its type has one.
-pub fn of(_rel_type: &str, target_type: &str, value: &str) -> Option<String> {
+pub fn of(rel_type: &str, target_type: &str, value: &str) -> Option<String> {
     match target_type {
+        // An expiration is a date: the builder computes it from a term.
+        "Period" if rel_type == "EXPIRATION_DATE" => None,
         "Date" => date(value),
         "Period" => period(value),
         "Jurisdiction" => place(value),
@@ -61,7 +63,7 @@ pub fn date(text: &str) -> Option<String> {
         if let Ok(n) = tok.parse::<u32>() {
             if tok.len() == 4 {
                 year = Some(n);
-            } else if day.is_none() && n >= 1 && n <= 31 && year.is_none() {
+            } else if day.is_none() && (1..=31).contains(&n) && year.is_none() {
                 day = Some(n);
             }
         } else if let Some(m) = month_of(tok) {
@@ -274,6 +276,18 @@ pub fn money(text: &str) -> Option<String> {
     Some(format!("{currency} {amount}"))
 }
 
+/// The date a term ends, in a sentence that gives its start and end
+/// (`commence August 1, 1995 and continue until January 30, 2000`): the
+/// first date after `until`, `through`, `expire(s) on`, `ending`, `end on`.
+pub fn end_date(sentence: &str) -> Option<String> {
+    static END: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:until|through|thru|expir(?:e|es|ing)\s+on|ending\s+on|ends?\s+on|terminat(?:e|es|ing)\s+on)\s+(?:and\s+including\s+)?(?:the\s+)?([A-Za-z0-9][A-Za-z0-9,./ ]{4,40}?(?:\d{4}|/\d{2}))\b")
+            .unwrap()
+    });
+    END.captures_iter(sentence)
+        .find_map(|c| date(c.get(1)?.as_str()).filter(|d| d.len() >= 7))
+}
+
 /// Adds a period (`2 years`, `90 days`) to an ISO date (`2014-05-08`); a
 /// partial date or a period in days of a partial date gives nothing.
 pub fn add_period(iso: &str, period: &str) -> Option<String> {
@@ -354,5 +368,11 @@ mod tests {
             Some("2020-03-31")
         );
         assert_eq!(add_period("2020-01", "1 year"), None);
+        assert_eq!(
+            end_date("shall commence August 1, 1995 and continue until January 30, 2000, unless")
+                .as_deref(),
+            Some("2000-01-30")
+        );
+        assert_eq!(end_date("effective as of March 1, 2020"), None);
     }
 }

@@ -140,7 +140,12 @@ const AFTER: usize = 200;
 /// hundred eighty (180) days before expiry`): each fact takes the one its
 /// own words speak of, not the sentence's first.
 fn near(re: &Regex, s: &str, at: usize, to: usize) -> Option<String> {
-    let found: Vec<regex::Match> = re.find_iter(s).collect();
+    // `Two Hundred Fifty and No/100 Dollars ($250.00)`: the cents of a
+    // spelled amount are no amount; its numerals follow it.
+    let found: Vec<regex::Match> = re
+        .find_iter(s)
+        .filter(|m| !s[..m.start()].ends_with('/'))
+        .collect();
     let pick = found
         .iter()
         .find(|m| m.start() < to && m.end() > at)
@@ -189,6 +194,15 @@ mod tests {
             Some("5%")
         );
         assert_eq!(date_near("no date here", 0), None);
+        assert_eq!(
+            amount_near(
+                "a fee of Two Hundred Fifty and No/100 Dollars ($250.00) per month",
+                2,
+                5
+            )
+            .as_deref(),
+            Some("$250.00")
+        );
         // Each fact of a sentence takes the value its own words speak of.
         let term = "This Agreement continues for an initial term of five (5) years (the \"Term\"), renewing automatically for successive one-year periods unless either Party gives notice of non-renewal at least one hundred eighty (180) days before expiry.";
         let renew = term.find("renewing automatically").unwrap();
