@@ -238,15 +238,23 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
                 ),
             },
         };
-        reports.add(&report, &outcome)?;
+        reports.add(&report, &outcome);
     }
 
     if has_parts {
         FileSink::create(&out.join("graph"))?.assemble()?;
     }
-    save_report_meta(out, &report)?;
-    let summary = reports.finish(&report)?;
-    record_history(history, &summary)?;
+    // Each output on its own: one that fails does not cost the others.
+    let mut failures = Vec::new();
+    if let Err(e) = save_report_meta(out, &report) {
+        failures.push(e);
+    }
+    let (summary, report_failures) = reports.finish(&report);
+    failures.extend(report_failures);
+    if let Err(e) = record_history(history, &summary) {
+        failures.push(e);
+    }
+    crate::report::stream::joined(failures)?;
     Ok(summary)
 }
 

@@ -361,7 +361,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         .buffered(parallel);
     while let Some(outcome) = finished.next().await {
         if let Some(outcome) = outcome {
-            document_finished(&mut reports, &header, &mut failed, outcome)?;
+            document_finished(&mut reports, &header, &mut failed, outcome);
         }
     }
     drop(finished);
@@ -375,9 +375,18 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         return Err(e);
     }
 
-    batch.sink.lock().await.finish().await?;
+    // Every output of the batch is written on its own: one that fails
+    // (the graph, the search index, a report, the history row) is
+    // reported with the others still written, and the batch is left
+    // unfinished so `--resume` writes it again.
+    let mut outputs = Vec::new();
+    if let Err(e) = batch.sink.lock().await.finish().await {
+        outputs.push(e);
+    }
     if let Some(search) = batch.search.lock().expect("search").take() {
-        search.finish()?;
+        if let Err(e) = search.finish() {
+            outputs.push(e);
+        }
     }
     batch.progress.lock().expect("progress").finish();
     {
@@ -396,7 +405,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         documents: failed_documents,
         sections: failed_sections,
     } = failed;
-    super::merge::save_report_meta(&cfg.out_dir, &header)?;
+    if let Err(e) = super::merge::save_report_meta(&cfg.out_dir, &header) {
+        outputs.push(e);
+    }
     let c = batch.extractor.snapshot();
     reports.set_llm_limits(crate::report::summary::LlmLimits {
         answers_cut: c.answers_cut,
@@ -406,8 +417,12 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         retries: c.retries,
         repairs: c.repairs,
     });
-    let summary = reports.finish(&header)?;
-    record_history(&cfg.history_file, &summary)?;
+    let (summary, report_failures) = reports.finish(&header);
+    outputs.extend(report_failures);
+    if let Err(e) = record_history(&cfg.history_file, &summary) {
+        outputs.push(e);
+    }
+    crate::report::stream::joined(outputs)?;
     {
         let mut m = batch.manifest.lock().expect("manifest");
         m.finished = true;
@@ -511,14 +526,14 @@ fn document_finished(
     header: &BatchReport,
     failed: &mut Failures,
     outcome: DocumentOutcome,
-) -> anyhow::Result<()> {
+) {
     failed.documents += usize::from(outcome.error.is_some());
     failed.sections += outcome
         .extractions
         .iter()
         .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
         .count();
-    reports.add(header, &outcome)
+    reports.add(header, &outcome);
 }
 
 /// Every few seconds, the running totals with retries and waits, so a

@@ -15,6 +15,7 @@ mod ingest;
 mod ingest_neo4j;
 mod llm;
 mod llm_titles;
+mod losses;
 mod names;
 mod neo4j_script;
 mod parties;
