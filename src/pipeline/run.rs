@@ -463,8 +463,9 @@ fn nothing_to_redo(
             DocState::Written => {}
             _ => return None,
         }
-        let saved = load_saved_at(&cfg.out_dir, d.doc_id.as_deref()?)?;
-        if saved.failed_sections() > 0 {
+        let doc_id = d.doc_id.as_deref()?;
+        let saved = load_saved_at(&cfg.out_dir, doc_id)?;
+        if saved.failed_sections() > 0 || part_missing(cfg, doc_id) {
             return None;
         }
         summary.add(&report, &outcome_from(&d.path, saved, None));
@@ -575,9 +576,9 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
     }
     let state = batch.manifest.lock().expect("manifest").state_of(key);
     if state == Some(DocState::Written) {
-        if let Some(saved) = load_saved(batch, key) {
+        if let Some((doc_id, saved)) = load_saved(batch, key) {
             claim(batch, &saved.meta.sha256, key);
-            if saved.failed_sections() == 0 {
+            if saved.failed_sections() == 0 && !part_missing(&batch.cfg, &doc_id) {
                 report_line(
                     batch,
                     &format!("{name}: already written in this batch, skipped"),
@@ -920,7 +921,7 @@ fn save_document(batch: &Batch, saved: &SavedDocument) -> anyhow::Result<()> {
     write_atomic(&saved_path(&batch.cfg.out_dir, &saved.meta.doc_id), &json)
 }
 
-fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
+fn load_saved(batch: &Batch, key: &Path) -> Option<(String, SavedDocument)> {
     let doc_id = batch
         .manifest
         .lock()
@@ -928,7 +929,21 @@ fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
         .entry(key)?
         .doc_id
         .clone()?;
-    load_saved_at(&batch.cfg.out_dir, &doc_id)
+    let saved = load_saved_at(&batch.cfg.out_dir, &doc_id)?;
+    Some((doc_id, saved))
+}
+
+/// Whether a written document's graph part is gone from the offline
+/// sink's folder (deleted, or lost with a copied folder): such a document
+/// is redone on `--resume`, never reported written without its graph.
+fn part_missing(cfg: &IngestConfig, doc_id: &str) -> bool {
+    match &cfg.sink {
+        SinkConfig::Files { dir } => !dir
+            .join(crate::sink::files::PARTS_DIR)
+            .join(format!("{doc_id}.json"))
+            .is_file(),
+        SinkConfig::Neo4j { .. } => false,
+    }
 }
 
 pub(super) fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {
