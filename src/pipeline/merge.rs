@@ -147,7 +147,6 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
         .map(|d| load_shard(d))
         .collect::<anyhow::Result<Vec<_>>>()?;
     check_set(&shards)?;
-    let shards = &shards[..];
     if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
         bail!(
             "{}: output folder is not empty; give a new --out for the merged batch",
@@ -240,7 +239,7 @@ fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<
     let report = BatchReport {
         batch_id,
         index_version: m.index_version.clone(),
-        indices: indices_of(&shards),
+        indices: indices_of(shards),
         documents: Vec::new(),
         input_per_million: m.input_per_million,
         output_per_million: m.output_per_million,
