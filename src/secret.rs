@@ -37,7 +37,10 @@ impl std::fmt::Display for Secret {
 /// (`code`, `sig`, `k`), so no list of names can be complete; what a reader
 /// needs from a shown endpoint is its scheme, host and path. Every place
 /// that shows an endpoint (run lines, summary.md and .json,
-/// report-meta.json, errors) passes it through here.
+/// report-meta.json, errors) passes it through here. Some gateways take the
+/// key as a path segment (`/key/sk-.../v1`): a segment that looks like a
+/// key (see [`key_like_segment`]) or follows one named like a key is
+/// replaced too.
 pub fn redact_urls(text: &str) -> String {
     use once_cell::sync::Lazy;
     use regex::Regex;
@@ -60,9 +63,11 @@ pub fn redact_url(url: &str) -> String {
     let mut out = match base.split_once("://") {
         Some((scheme, rest)) => {
             let authority_end = rest.find('/').unwrap_or(rest.len());
-            match rest[..authority_end].rfind('@') {
-                Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-                None => base.to_string(),
+            let path = redact_path(&rest[authority_end..]);
+            let authority = &rest[..authority_end];
+            match authority.rfind('@') {
+                Some(at) => format!("{scheme}://***@{}{path}", &authority[at + 1..]),
+                None => format!("{scheme}://{authority}{path}"),
             }
         }
         None => base.to_string(),
@@ -86,6 +91,48 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
+/// Segments a gateway names before the key in its path.
+const KEY_SEGMENT_NAMES: [&str; 8] = [
+    "key", "keys", "apikey", "api-key", "api_key", "token", "secret", "auth",
+];
+
+/// A URL path with every key-like segment (and every segment after one
+/// named in [`KEY_SEGMENT_NAMES`]) replaced by `***`.
+fn redact_path(path: &str) -> String {
+    let mut after_name = false;
+    path.split('/')
+        .map(|seg| {
+            let hide = !seg.is_empty() && (after_name || key_like_segment(seg));
+            after_name = KEY_SEGMENT_NAMES.contains(&seg.to_ascii_lowercase().as_str());
+            if hide {
+                "***"
+            } else {
+                seg
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A path segment that is a key rather than a name: a provider's key prefix
+/// (`sk-`, `hf_`, ...), or 24 or more characters of letters, digits, `-`
+/// and `_` with both letters and digits (a token; a path's words have no
+/// run that long). A model name so shaped is hidden too: a shown endpoint
+/// may lose a word, never a key.
+pub fn key_like_segment(seg: &str) -> bool {
+    const PREFIXES: [&str; 7] = ["sk-", "sk_", "pk-", "hf_", "gsk_", "xai-", "AIza"];
+    let token_chars = seg
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    token_chars
+        && (PREFIXES
+            .iter()
+            .any(|p| seg.starts_with(p) && seg.len() > p.len() + 8)
+            || (seg.len() >= 24
+                && seg.chars().any(|c| c.is_ascii_digit())
+                && seg.chars().any(|c| c.is_ascii_alphabetic())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::redact_urls;
@@ -105,6 +152,33 @@ mod tests {
             "http://127.0.0.1:8000/v1"
         );
         assert_eq!(redact_urls("a@b.com ?page=2"), "a@b.com ?page=2");
+    }
+
+    #[test]
+    fn a_key_in_the_urls_path_is_redacted_and_the_words_kept() {
+        assert_eq!(
+            redact_urls("LLM m at https://gw.example/key/sk-abcdef1234567890XYZ/v1 (x)"),
+            "LLM m at https://gw.example/key/***/v1 (x)"
+        );
+        assert_eq!(
+            redact_urls("http://gw/token/plainwordsecret/v1"),
+            "http://gw/token/***/v1"
+        );
+        assert_eq!(
+            redact_urls("http://gw/a1b2c3d4e5f6a7b8c9d0e1f2a3b4/v1/chat"),
+            "http://gw/***/v1/chat"
+        );
+        assert_eq!(
+            redact_urls("http://u:p@gw/hf_abcdefghijklmnop/v1?k=1"),
+            "http://***@gw/***/v1?k=***"
+        );
+        for kept in [
+            "http://127.0.0.1:8000/v1",
+            "https://api.example.com/openai/deployments/chat/v1/",
+            "http://gw/v1/chat/completions",
+        ] {
+            assert_eq!(redact_urls(kept), kept);
+        }
     }
 
     #[test]

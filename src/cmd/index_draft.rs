@@ -17,7 +17,10 @@ Examples:
 
 --family N takes the documents of the batch's unknown family N (summary.md,
 `Unknown families`). The draft extends the base index and is valid for
-`index check`; review it like any index. Exit 0 drafted, 2 nothing drafted.";
+`index check`; review it like any index. An existing --out file is refused
+(it may be a reviewed index): give another name, or --force to replace it,
+the old file kept as FILE.bak. Exit 0 drafted, 2 nothing drafted (no
+entry, or refused).";
 
 /// Arguments of `kgroute index draft`.
 #[derive(Debug, clap::Args)]
@@ -32,6 +35,9 @@ pub struct IndexDraftArgs {
     /// Where to write the index [default: stdout].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Replace an existing --out file; the old one is kept as FILE.bak.
+    #[arg(long)]
+    pub force: bool,
     /// An entry needs its title in at least K documents [default: 2, or a
     /// sixth of the documents when that is more].
     #[arg(long = "min-docs", value_name = "K")]
@@ -71,6 +77,37 @@ fn relative(target: &Path, dir: &Path) -> PathBuf {
     out
 }
 
+/// Where `--force` keeps the file it replaces: `FILE.bak`.
+fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+/// Takes the review lock of `--out`'s folder (created if missing) and
+/// refuses an existing file without `--force`: a draft must never replace
+/// a reviewed index unasked.
+fn claim_out(path: &Path, force: bool) -> anyhow::Result<crate::lock::Lock> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    let lock = crate::lock::Lock::acquire(
+        &folder.join(crate::lock::REVIEW_LOCK),
+        &format!("the indices in {}", folder.display()),
+    )?;
+    if path.exists() && !force {
+        bail!(
+            "--out {}: the file exists (it may be a reviewed index) and is left as it is; \
+             give another --out, or add --force to replace it (the old file is kept as {})",
+            path.display(),
+            backup_path(path).display()
+        );
+    }
+    Ok(lock)
+}
+
 pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     if args.doc_type.trim().is_empty() || args.doc_type == crate::index::doctype::UNKNOWN_TYPE {
         bail!(
@@ -81,6 +118,12 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     if args.family.is_some() && args.from.len() != 1 {
         bail!("--family N names a family of one batch; give one --from BATCH");
     }
+    // The folder's review lock, from before the check to after the write:
+    // a review or another draft of the same folder is refused meanwhile.
+    let _lock = match &args.out {
+        Some(path) => Some(claim_out(path, args.force)?),
+        None => None,
+    };
     let mut docs = Vec::new();
     for b in &args.from {
         let mut batch = input::read_batch(b)?;
@@ -142,6 +185,15 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
             batches: args.from.clone(),
         },
     );
+    if d.entries.is_empty() {
+        bail!(
+            "drafted no entry for `{}` from {} documents: no title is in {} documents or more; \
+             give more batches with --from, or a lower --min-docs",
+            args.doc_type,
+            d.documents.len(),
+            min_docs
+        );
+    }
     let yaml = d.to_yaml();
     let per_tier: Vec<String> = crate::index::Tier::ALL
         .iter()
@@ -165,9 +217,20 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     );
     match &args.out {
         Some(path) => {
-            if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("creating {}", dir.display()))?;
+            if args.force && path.exists() {
+                let bak = backup_path(path);
+                std::fs::copy(path, &bak).with_context(|| {
+                    format!(
+                        "{}: cannot keep a backup as {}",
+                        path.display(),
+                        bak.display()
+                    )
+                })?;
+                eprintln!(
+                    "kgroute: the old {} is kept as {}",
+                    path.display(),
+                    bak.display()
+                );
             }
             crate::atomic_file::write_atomic(path, yaml.as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;

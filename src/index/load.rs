@@ -269,7 +269,7 @@ fn extends_of(text: &str) -> Option<String> {
 /// Reads an index file as UTF-8. A file in another encoding is a problem
 /// located at the line and column of its first bad byte, with the fix.
 pub fn read_index_file(path: &Path) -> Result<String, IndexError> {
-    let bytes = std::fs::read(path).map_err(|source| IndexError::Io {
+    let bytes = super::yaml_guard::read_bounded(path).map_err(|source| IndexError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -47,6 +47,34 @@ impl std::fmt::Display for GuardError {
 
 impl std::error::Error for GuardError {}
 
+/// Reads a YAML file under the same byte limit as [`check`], applied while
+/// reading: a device (`/dev/zero`), a FIFO or a folder is refused before
+/// it is opened (opening a FIFO waits for a writer), and a file that grows
+/// past [`MAX_BYTES`] is cut off at one byte over it, never read whole.
+pub fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a device, FIFO or folder); give a YAML file",
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "over the {} MiB limit of a YAML file",
+                MAX_BYTES / (1024 * 1024)
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Checks `text` against the limits. A syntax error is returned as found,
 /// its message cut to one line (see [`one_line`]).
 pub fn check(text: &str) -> Result<(), GuardError> {

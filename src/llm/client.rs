@@ -386,8 +386,9 @@ impl LlmClient {
 
     /// Checks, before any section is sent, that the endpoint answers, takes
     /// the key and knows the model: `GET {base}/models`. Connection refused,
-    /// a timeout, 401/403 and a model missing from the server's list are
-    /// errors (the reason, never the key); a server without `/models` (404,
+    /// a timeout, 401/403, a 2xx answer that is not JSON (an HTML page) and
+    /// a model missing from the server's list are errors (the reason, never
+    /// the key); a server without `/models` (404,
     /// 405) or one that is only busy (429, 5xx) passes, and the run's own
     /// retries and circuit breaker take over.
     pub async fn preflight(&self) -> Result<()> {
@@ -419,7 +420,14 @@ impl LlmClient {
                 "HTTP {status} (the key is missing, wrong or not allowed): {quote}"
             ))),
             200..=299 => {
-                let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                // Garbage or an HTML page (a proxy's, a web server's) is
+                // no model server: every section would fail after it.
+                let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                    return Err(fail(format!(
+                        "HTTP {status} with an answer that is not JSON, so not an OpenAI-compatible \
+                         /models list (is the URL the API's, ending in /v1?): {quote}"
+                    )));
+                };
                 let Some(models) = v.get("data").and_then(Value::as_array) else {
                     return Ok(());
                 };

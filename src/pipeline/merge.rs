@@ -153,6 +153,59 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
             out.display()
         );
     }
+    check_parts(&shards)?;
+    // `out` was new or empty: a merge that fails leaves it so, never a
+    // half-written batch that looks whole.
+    let made = !out.exists();
+    let merged = write_merged(&shards, out, history);
+    if merged.is_err() {
+        if made {
+            let _ = std::fs::remove_dir_all(out);
+        } else if let Ok(entries) = std::fs::read_dir(out) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let _ = if p.is_dir() {
+                    std::fs::remove_dir_all(&p)
+                } else {
+                    std::fs::remove_file(&p)
+                };
+            }
+        }
+    }
+    merged
+}
+
+/// Every written document of a shard with an offline graph has its part,
+/// whole: else the merge would drop it from the graph and say nothing.
+/// The error names the shard's own file and the way to rebuild it.
+fn check_parts(shards: &[Shard]) -> anyhow::Result<()> {
+    for s in shards {
+        let parts = s.dir.join("graph").join(PARTS_DIR);
+        if !parts.is_dir() {
+            continue;
+        }
+        for d in &s.manifest.documents {
+            let Some(id) = d.doc_id.as_deref().filter(|_| d.state == DocState::Written) else {
+                continue;
+            };
+            let part = parts.join(format!("{id}.json"));
+            if !part.is_file() {
+                bail!(
+                    "{}: missing, so {} would be absent from the merged graph; run shard {}'s \
+                     ingest again with --resume (it rebuilds the part), then merge",
+                    part.display(),
+                    d.path.display(),
+                    s.spec
+                );
+            }
+            crate::sink::files::check_part(&part)?;
+        }
+    }
+    Ok(())
+}
+
+/// The merged batch written into `out` (checked new or empty).
+fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<BatchSummary> {
     let docs_dir = out.join("docs");
     std::fs::create_dir_all(&docs_dir)
         .with_context(|| format!("{}: cannot create", docs_dir.display()))?;
@@ -186,7 +239,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     let report = BatchReport {
         batch_id,
         index_version: m.index_version.clone(),
-        indices: indices_of(&shards),
+        indices: indices_of(shards),
         documents: Vec::new(),
         input_per_million: m.input_per_million,
         output_per_million: m.output_per_million,
@@ -242,16 +295,26 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
                 ),
             },
         };
-        reports.add(&report, &outcome)?;
+        reports.add(&report, &outcome);
     }
 
     if has_parts {
         FileSink::create(&out.join("graph"))?.assemble()?;
     }
-    save_report_meta(out, &report)?;
-    let summary = reports.finish(&report)?;
-    register.finish()?;
-    record_history(history, &summary)?;
+    // Each output on its own: one that fails does not cost the others.
+    let mut failures = Vec::new();
+    if let Err(e) = save_report_meta(out, &report) {
+        failures.push(e);
+    }
+    let (summary, report_failures) = reports.finish(&report);
+    failures.extend(report_failures);
+    if let Err(e) = register.finish() {
+        failures.push(e);
+    }
+    if let Err(e) = record_history(history, &summary) {
+        failures.push(e);
+    }
+    crate::report::stream::joined(failures)?;
     Ok(summary)
 }
 

@@ -375,7 +375,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
             if let Some(row) = row {
                 register.add(&row)?;
             }
-            document_finished(&mut reports, &header, &mut failed, outcome)?;
+            document_finished(&mut reports, &header, &mut failed, outcome);
         }
     }
     drop(finished);
@@ -390,9 +390,18 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         return Err(e);
     }
 
-    batch.sink.lock().await.finish().await?;
+    // Every output of the batch is written on its own: one that fails
+    // (the graph, the search index, a report, the history row) is
+    // reported with the others still written, and the batch is left
+    // unfinished so `--resume` writes it again.
+    let mut outputs = Vec::new();
+    if let Err(e) = batch.sink.lock().await.finish().await {
+        outputs.push(e);
+    }
     if let Some(search) = batch.search.lock().expect("search").take() {
-        search.finish()?;
+        if let Err(e) = search.finish() {
+            outputs.push(e);
+        }
     }
     batch.progress.lock().expect("progress").finish();
     {
@@ -411,7 +420,9 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         documents: failed_documents,
         sections: failed_sections,
     } = failed;
-    super::merge::save_report_meta(&cfg.out_dir, &header)?;
+    if let Err(e) = super::merge::save_report_meta(&cfg.out_dir, &header) {
+        outputs.push(e);
+    }
     let c = batch.extractor.snapshot();
     reports.set_llm_limits(crate::report::summary::LlmLimits {
         answers_cut: c.answers_cut,
@@ -421,9 +432,15 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         retries: c.retries,
         repairs: c.repairs,
     });
-    let summary = reports.finish(&header)?;
-    register.finish()?;
-    record_history(&cfg.history_file, &summary)?;
+    let (summary, report_failures) = reports.finish(&header);
+    outputs.extend(report_failures);
+    if let Err(e) = register.finish() {
+        outputs.push(e);
+    }
+    if let Err(e) = record_history(&cfg.history_file, &summary) {
+        outputs.push(e);
+    }
+    crate::report::stream::joined(outputs)?;
     {
         let mut m = batch.manifest.lock().expect("manifest");
         m.finished = true;
@@ -464,8 +481,9 @@ fn nothing_to_redo(
             DocState::Written => {}
             _ => return None,
         }
-        let saved = load_saved_at(&cfg.out_dir, d.doc_id.as_deref()?)?;
-        if saved.failed_sections() > 0 {
+        let doc_id = d.doc_id.as_deref()?;
+        let saved = load_saved_at(&cfg.out_dir, doc_id)?;
+        if saved.failed_sections() > 0 || part_missing(cfg, doc_id) {
             return None;
         }
         summary.add(&report, &outcome_from(&d.path, saved, None));
@@ -527,14 +545,14 @@ fn document_finished(
     header: &BatchReport,
     failed: &mut Failures,
     outcome: DocumentOutcome,
-) -> anyhow::Result<()> {
+) {
     failed.documents += usize::from(outcome.error.is_some());
     failed.sections += outcome
         .extractions
         .iter()
         .filter(|e| matches!(e.status, SectionStatus::Failed(_)))
         .count();
-    reports.add(header, &outcome)
+    reports.add(header, &outcome);
 }
 
 /// Every few seconds, the running totals with retries and waits, so a
@@ -579,9 +597,9 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<Finished> {
     }
     let state = batch.manifest.lock().expect("manifest").state_of(key);
     if state == Some(DocState::Written) {
-        if let Some(mut saved) = load_saved(batch, key) {
+        if let Some((doc_id, mut saved)) = load_saved(batch, key) {
             claim(batch, &saved.meta.sha256, key);
-            if saved.failed_sections() == 0 {
+            if saved.failed_sections() == 0 && !part_missing(&batch.cfg, &doc_id) {
                 report_line(
                     batch,
                     &format!("{name}: already written in this batch, skipped"),
@@ -930,7 +948,7 @@ fn save_document(batch: &Batch, saved: &SavedDocument) -> anyhow::Result<()> {
     write_atomic(&saved_path(&batch.cfg.out_dir, &saved.meta.doc_id), &json)
 }
 
-fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
+fn load_saved(batch: &Batch, key: &Path) -> Option<(String, SavedDocument)> {
     let doc_id = batch
         .manifest
         .lock()
@@ -938,7 +956,21 @@ fn load_saved(batch: &Batch, key: &Path) -> Option<SavedDocument> {
         .entry(key)?
         .doc_id
         .clone()?;
-    load_saved_at(&batch.cfg.out_dir, &doc_id)
+    let saved = load_saved_at(&batch.cfg.out_dir, &doc_id)?;
+    Some((doc_id, saved))
+}
+
+/// Whether a written document's graph part is gone from the offline
+/// sink's folder (deleted, or lost with a copied folder): such a document
+/// is redone on `--resume`, never reported written without its graph.
+fn part_missing(cfg: &IngestConfig, doc_id: &str) -> bool {
+    match &cfg.sink {
+        SinkConfig::Files { dir } => !dir
+            .join(crate::sink::files::PARTS_DIR)
+            .join(format!("{doc_id}.json"))
+            .is_file(),
+        SinkConfig::Neo4j { .. } => false,
+    }
 }
 
 pub(super) fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {

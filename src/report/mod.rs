@@ -162,12 +162,15 @@ pub const SUGGESTIONS_YAML: &str = "suggestions.yaml";
 /// Writes `sections.csv`, `sections.xlsx`, `summary.md`, `summary.json` and
 /// `suggestions.yaml` into `out_dir` (created if missing) and returns the
 /// batch summary (for [`record_history`] and the command's last line).
+/// A file that cannot be written fails the call after the others are.
 pub fn write_batch_reports(out_dir: &Path, batch: &BatchReport) -> anyhow::Result<BatchSummary> {
     let mut stream = stream::ReportStream::create(out_dir, batch, sections_xlsx::MAX_SHEET_ROWS)?;
     for doc in &batch.documents {
-        stream.add(batch, doc)?;
+        stream.add(batch, doc);
     }
-    stream.finish(batch)
+    let (summary, failures) = stream.finish(batch);
+    stream::joined(failures)?;
+    Ok(summary)
 }
 
 #[cfg(test)]

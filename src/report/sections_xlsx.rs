@@ -52,6 +52,27 @@ const NUMERIC: [&str; 10] = [
 /// Widest a column gets, in characters (long breadcrumbs wrap off-screen).
 const MAX_WIDTH: usize = 60;
 
+/// Most characters a workbook cell holds (Excel's limit; the writer refuses
+/// a longer string, which would lose the whole workbook).
+pub const MAX_CELL_CHARS: usize = 32_767;
+
+/// What ends a cell cut to [`MAX_CELL_CHARS`]: the full text is in
+/// `sections.csv` and the graph.
+pub const CUT_MARKER: &str = " [... cut at Excel's cell limit; full text in sections.csv]";
+
+/// `text` as one workbook cell: unchanged when it fits, else its start and
+/// [`CUT_MARKER`], at most [`MAX_CELL_CHARS`] characters in all.
+pub fn cell_text(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_CELL_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(_) => {
+            let keep = MAX_CELL_CHARS - CUT_MARKER.chars().count();
+            let end = text.char_indices().nth(keep).map_or(text.len(), |(i, _)| i);
+            std::borrow::Cow::Owned(format!("{}{CUT_MARKER}", &text[..end]))
+        }
+    }
+}
+
 /// Every valid decision, in the order the drop-down offers them.
 pub fn decision_choices(entries: &[String]) -> Vec<String> {
     let mut out = vec!["ignore".to_string()];
@@ -151,7 +172,11 @@ impl SectionsWorkbook {
             path: path.to_path_buf(),
             wb: Workbook::new(),
             base_name: sheet_name(&batch.batch_id),
-            choices: decision_choices(&batch.index_entries),
+            // A choice over the cell limit cannot be a cell, nor picked.
+            choices: decision_choices(&batch.index_entries)
+                .into_iter()
+                .filter(|c| c.chars().count() <= MAX_CELL_CHARS)
+                .collect(),
             max_rows,
             sheets: Vec::new(),
             header,
@@ -204,7 +229,8 @@ impl SectionsWorkbook {
             let number = Format::new().set_background_color(fill);
             for (c, cell) in row(&view).iter().enumerate() {
                 // A workbook cell is never run as a formula: no `'` guard.
-                let cell = unguard_cell(cell);
+                let cell = cell_text(unguard_cell(cell));
+                let cell = cell.as_ref();
                 state.widths[c] = state.widths[c].max(cell.chars().count() + 2);
                 let col = c as u16;
                 match cell.parse::<f64>() {
@@ -349,7 +375,7 @@ fn write_summary_sheet(
         let r = r as u32 + 1;
         let name = super::sanitize::sanitize_title(name);
         name_width = name_width.max(name.chars().count() + 2);
-        sheet.write_string(r, 0, name.as_ref())?;
+        sheet.write_string(r, 0, cell_text(&name))?;
         for (c, (_, value)) in SUMMARY_COLUMNS.iter().enumerate() {
             sheet.write_number(r, c as u16 + 1, (value(stats) * 100.0).round() / 100.0)?;
         }
@@ -386,6 +412,18 @@ mod tests {
                 "{choice} must parse"
             );
         }
+    }
+
+    #[test]
+    fn a_cell_past_excels_limit_is_cut_with_a_marker() {
+        let short = "Governing Law";
+        assert_eq!(cell_text(short), short);
+        let fits = "é".repeat(MAX_CELL_CHARS);
+        assert_eq!(cell_text(&fits), fits.as_str());
+        let long = "é".repeat(MAX_CELL_CHARS + 1);
+        let cut = cell_text(&long);
+        assert_eq!(cut.chars().count(), MAX_CELL_CHARS);
+        assert!(cut.ends_with(CUT_MARKER) && cut.starts_with("éé"));
     }
 
     #[test]

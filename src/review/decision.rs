@@ -42,6 +42,11 @@ pub struct Decision {
     pub raw: String,
 }
 
+/// Longest title (in characters) a decision writes into an index. A real
+/// heading is a line; past this it is a paragraph the tree took for one,
+/// and an index entry that long would be in every report's drop-down.
+pub const MAX_TITLE_CHARS: usize = 500;
+
 pub const VALID_DECISIONS: &str = "add:<tier>, alias:<entry>, retier:<tier>, ignore";
 
 fn valid_tiers() -> String {
@@ -343,11 +348,21 @@ pub fn read_decisions(path: &Path) -> Result<(Vec<Decision>, Vec<String>)> {
             Ok(Some(action)) => {
                 let heading = cell("heading");
                 let matched = cell("matched_entry");
+                let title = display_title(&heading);
+                let chars = title.chars().count();
+                if chars > MAX_TITLE_CHARS && matches!(action, Action::Add(_) | Action::Alias(_)) {
+                    errors.push(format!(
+                        "{origin}: the heading is {chars} characters, more than the {MAX_TITLE_CHARS} \
+                         an index title may have; it is a paragraph, not a title: decide `ignore` or \
+                         leave the row blank"
+                    ));
+                    continue;
+                }
                 decisions.push(Decision {
                     origin,
                     doc_id: cell("doc_id"),
                     node_id: cell("node_id"),
-                    title: display_title(&heading),
+                    title,
                     heading,
                     matched_entry: (!matched.trim().is_empty()).then_some(matched),
                     doc_type: type_col.map(|i| {

@@ -312,19 +312,7 @@ impl FileSink {
         // document in their id and are never met twice).
         let mut entities: HashSet<String> = HashSet::new();
         for f in self.part_files()? {
-            let bytes = std::fs::read(&f)
-                .map_err(anyhow::Error::from)
-                .and_then(inflate_if_deflated)
-                .with_context(|| format!("{}: cannot read", f.display()))?;
-            let part: Part = serde_json::from_slice(&bytes)
-                .map_err(anyhow::Error::from)
-                .and_then(Part::upgrade)
-                .with_context(|| {
-                    format!(
-                        "{}: not a kgroute graph part; delete it and resume the batch to rewrite it",
-                        f.display()
-                    )
-                })?;
+            let part = read_part(&f)?;
             nodes.raw(part.node_rows.as_bytes())?;
             let mut start = 0;
             for (id, end) in &part.entities {
@@ -482,6 +470,29 @@ fn deflate(json: &[u8]) -> anyhow::Result<Vec<u8>> {
     );
     z.write_all(json)?;
     Ok(z.finish()?)
+}
+
+/// One part file read whole; the error names it and how to rewrite it.
+fn read_part(f: &Path) -> anyhow::Result<Part> {
+    let bytes = std::fs::read(f)
+        .map_err(anyhow::Error::from)
+        .and_then(inflate_if_deflated)
+        .with_context(|| format!("{}: cannot read", f.display()))?;
+    serde_json::from_slice(&bytes)
+        .map_err(anyhow::Error::from)
+        .and_then(Part::upgrade)
+        .with_context(|| {
+            format!(
+                "{}: not a kgroute graph part; delete it and resume the batch to rewrite it",
+                f.display()
+            )
+        })
+}
+
+/// Whether `f` is a whole graph part (`kgroute merge` checks a shard's
+/// parts before it copies them, so a damaged one is named where it is).
+pub fn check_part(f: &Path) -> anyhow::Result<()> {
+    read_part(f).map(drop)
 }
 
 /// The part's JSON: gzip data (this version's parts) inflated, plain JSON

@@ -17,6 +17,7 @@ mod ingest_neo4j;
 mod llm;
 mod llm_junk;
 mod llm_titles;
+mod losses;
 mod names;
 mod neo4j_script;
 mod parties;

@@ -1632,6 +1632,25 @@ fn summaries_carry_each_documents_type_confidence_and_tree_health() {
     assert_summary_reconciles(&md);
 }
 
+/// A report file that cannot be written (here `sections.xlsx`, a folder in
+/// the way) fails the call naming it, and every other report is written.
+#[test]
+fn a_report_that_cannot_be_written_does_not_lose_the_others() {
+    let dir = tempdir();
+    std::fs::create_dir_all(dir.path().join("sections.xlsx/blocked")).unwrap();
+    let err = write_batch_reports(dir.path(), &sample_batch()).unwrap_err();
+    assert!(format!("{err:#}").contains("sections.xlsx"), "{err:#}");
+    for f in [
+        "sections.csv",
+        "summary.md",
+        "summary.json",
+        "suggestions.yaml",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f} missing after: {err:#}");
+    }
+    assert!(read(&dir.path().join("summary.md")).contains("Section rows:"));
+}
+
 /// Past a sheet's row limit the sections go on in more sheets of the same
 /// form, every row once, in CSV order; the limit is a parameter so this
 /// needs no million rows (a batch uses Excel's 1,048,576).
@@ -1644,9 +1663,10 @@ fn sections_xlsx_splits_across_sheets_at_the_row_limit() {
     // A header and 3 rows a sheet: 9 sections take 3 sheets.
     let mut stream = ReportStream::create(dir.path(), &batch, 4).unwrap();
     for doc in &batch.documents {
-        stream.add(&batch, doc).unwrap();
+        stream.add(&batch, doc);
     }
-    stream.finish(&batch).unwrap();
+    let (_, failures) = stream.finish(&batch);
+    assert!(failures.is_empty(), "{failures:?}");
 
     let (_, csv) = csv_rows(&dir.path().join("sections.csv"));
     let mut wb: calamine::Xlsx<_> =

@@ -1,0 +1,441 @@
+//! Issue 45: nothing a user runs loses a batch, an index or a document. A
+//! heading past a workbook's cell limit, a draft over a reviewed index, a
+//! shard missing a graph part, an index path that never ends, a model
+//! server that answers garbage, a key in the URL's path.
+
+use super::util::{ingest_offline_cmd, kgroute, read, repo, tempdir};
+use std::path::{Path, PathBuf};
+
+fn stderr_of(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stderr).into_owned()
+}
+
+/// Two documents, one with a heading longer than Excel's 32,767-character
+/// cell: every report is written, the workbook's cell is cut with a marker,
+/// and `sections.csv` and the graph keep the whole heading.
+#[test]
+fn a_heading_past_excels_cell_limit_costs_the_batch_nothing() {
+    let dir = tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let long = format!("Governing {}", "word ".repeat(8000).trim_end());
+    assert!(long.chars().count() > 32_767);
+    std::fs::write(
+        docs.join("long.md"),
+        format!("# Agreement\n\n## 1. Definitions\n\nThe Borrower shall pay.\n\n## 2. {long}\n\nNew York law governs.\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("good.md"),
+        "# Agreement\n\n## 1. Definitions\n\nThe Borrower shall pay.\n\n## 2. Governing Law\n\nNew York law.\n",
+    )
+    .unwrap();
+    let out = dir.path().join("batch");
+    let history = dir.path().join("history.csv");
+    ingest_offline_cmd(&[docs], &repo().join("indices"), &out, &history)
+        .assert()
+        .success();
+    for f in [
+        "sections.csv",
+        "sections.xlsx",
+        "summary.md",
+        "summary.json",
+        "suggestions.yaml",
+        "graph/graph.jsonl",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        read(&history).lines().count(),
+        2,
+        "header and the batch's row"
+    );
+    assert!(read(&out.join("sections.csv")).contains(&long));
+    assert!(read(&out.join("graph/graph.jsonl")).contains(&long));
+
+    use calamine::Reader;
+    let mut wb: calamine::Xlsx<_> = calamine::open_workbook(out.join("sections.xlsx")).unwrap();
+    let sheet = wb.sheet_names()[0].clone();
+    let range = wb.worksheet_range(&sheet).unwrap();
+    let cut: Vec<String> = range
+        .rows()
+        .flat_map(|r| r.iter().map(|c| c.to_string()))
+        .filter(|c| c.contains("Governing word word"))
+        .collect();
+    assert!(!cut.is_empty(), "the long heading has its row");
+    for c in &cut {
+        assert!(c.chars().count() <= 32_767, "{} chars", c.chars().count());
+        assert!(c.ends_with("full text in sections.csv]"), "{c:.80}");
+    }
+
+    let a = kgroute()
+        .args(["ask", "New York law", "--batch"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&a.get_output().stdout).contains("good.md"));
+}
+
+/// A 5 MB heading decided `add:` is refused with its file and line (the
+/// bound named) and never reaches the index, which an ingest would then
+/// offer in every workbook's drop-down.
+#[test]
+fn review_refuses_an_absurd_title_with_its_line() {
+    let dir = tempdir();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("indices")).unwrap();
+    let index = "document_type: lease\nversion: \"1\"\nhigh:\n  - Rent\n";
+    std::fs::write(d.join("indices/lease.yaml"), index).unwrap();
+    let huge = "Whereas ".repeat(600_000);
+    std::fs::write(
+        d.join("sections.csv"),
+        format!(
+            "doc_id,doc_type,doc_type_confidence,node_id,heading,matched_entry,decision\n\
+             l-1,lease,0.9,0004,Section 5. Holdover,,add:medium\n\
+             l-1,lease,0.9,0005,{},,add:high\n",
+            huge.trim_end()
+        ),
+    )
+    .unwrap();
+    let a = kgroute()
+        .arg("review")
+        .arg(d.join("sections.csv"))
+        .arg("--index")
+        .arg(d.join("indices"))
+        .arg("--write")
+        .assert()
+        .failure();
+    let err = stderr_of(&a);
+    assert!(
+        err.contains("sections.csv:3 (doc l-1, node 0005)") && err.contains("more than the 500"),
+        "{:.400}",
+        err
+    );
+    let after = read(&d.join("indices/lease.yaml"));
+    assert!(!after.contains("Whereas"), "{:.300}", after);
+    assert!(
+        err.len() < 10_000,
+        "the title is not echoed: {} bytes",
+        err.len()
+    );
+}
+
+/// Three servicing agreements with the same headings, ingested with
+/// `--calibrate`, in `dir/batch`: something to draft an index from.
+fn calibrated_servicing_batch(dir: &Path) -> PathBuf {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for (i, party) in ["Acme Servicing LLC", "Beta Loans Inc.", "Gamma Trust Co."]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(
+            docs.join(format!("servicing_{i}.md")),
+            format!(
+                "# Servicing Agreement\n\n## Section 1. Servicing Fee\n\n{party} shall pay the Servicer a fee of $5,000 per month.\n\n\
+                 ## Section 2. Collections\n\nThe Servicer shall deposit all Collections into the Collection Account within two Business Days.\n\n\
+                 ## Section 3. Governing Law\n\nThis Agreement is governed by the laws of the State of New York.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let out = dir.join("batch");
+    ingest_offline_cmd(&[docs], &repo().join("indices"), &out, &dir.join("h.csv"))
+        .arg("--calibrate")
+        .assert()
+        .success();
+    out
+}
+
+fn draft_cmd(from: &Path, out: &Path) -> assert_cmd::Command {
+    let mut c = kgroute();
+    c.args([
+        "index",
+        "draft",
+        "--doc-type",
+        "servicing",
+        "--min-docs",
+        "2",
+        "--from",
+    ])
+    .arg(from)
+    .arg("--out")
+    .arg(out)
+    .arg("--base")
+    .arg(repo().join("indices/base/common.yaml"))
+    .arg("--against")
+    .arg(repo().join("indices"));
+    c
+}
+
+/// `index draft --out` onto an existing (reviewed) index: refused with
+/// exit 2, the file named and left as it was; `--force` replaces it and
+/// keeps the old one as `FILE.bak`.
+#[test]
+fn index_draft_never_replaces_an_index_unasked() {
+    let dir = tempdir();
+    let batch = calibrated_servicing_batch(dir.path());
+    let target = dir.path().join("indices/servicing.yaml");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let reviewed =
+        "# reviewed by ann\ndocument_type: servicing\nversion: \"7\"\nhigh:\n  - Servicing Fee\n";
+    std::fs::write(&target, reviewed).unwrap();
+
+    let a = draft_cmd(&batch, &target).assert().code(2);
+    let err = stderr_of(&a);
+    assert!(
+        err.contains(&target.display().to_string()) && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(read(&target), reviewed);
+
+    let a = draft_cmd(&batch, &target).arg("--force").assert().success();
+    let bak = dir.path().join("indices/servicing.yaml.bak");
+    assert_eq!(read(&bak), reviewed, "{}", stderr_of(&a));
+    let drafted = read(&target);
+    assert!(drafted.contains("document_type: servicing") && drafted != reviewed);
+    assert!(!dir.path().join("indices/.kgroute-review.lock").exists());
+}
+
+fn ingest_shard(out: &Path, shard: &str, resume: bool) -> assert_cmd::Command {
+    let inputs = [
+        super::util::fixture("supply_agreement.txt"),
+        super::util::fixture("memo.txt"),
+    ];
+    let mut c = ingest_offline_cmd(
+        &inputs,
+        &repo().join("indices"),
+        out,
+        &out.with_extension("history.csv"),
+    );
+    c.args(["--shard", shard, "--quiet"])
+        .env_remove("KGROUTE_SHARD")
+        .env_remove("JOB_COMPLETION_INDEX");
+    if resume {
+        c.arg("--resume");
+    }
+    c
+}
+
+fn merge(shards: &[PathBuf], out: &Path) -> assert_cmd::Command {
+    let mut c = kgroute();
+    c.arg("merge")
+        .args(shards)
+        .arg("--out")
+        .arg(out)
+        .arg("--history")
+        .arg(out.with_extension("history.csv"));
+    c
+}
+
+fn part_files(shard: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(shard.join("graph/parts"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default()
+}
+
+/// A shard missing a document's graph part: the merge fails naming the
+/// shard's file and leaves no `--out`; `--resume` of the shard rebuilds
+/// the part and the merge then has every document. A truncated part is
+/// named where it is, in the shard, and leaves no `--out` either.
+#[test]
+fn merge_never_drops_a_document_whose_graph_part_is_gone() {
+    let dir = tempdir();
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| dir.path().join(format!("shard-{k}")))
+        .collect();
+    for (k, s) in shards.iter().enumerate() {
+        ingest_shard(s, &format!("{k}/2"), false).assert().success();
+    }
+    let k = (0..2)
+        .find(|k| !part_files(&shards[*k]).is_empty())
+        .expect("a shard with a written document");
+    let shard = shards[k].clone();
+    let part = part_files(&shard).remove(0);
+    std::fs::remove_file(&part).unwrap();
+
+    let out = dir.path().join("merged");
+    let a = merge(&shards, &out).assert().failure();
+    let err = stderr_of(&a);
+    assert!(
+        err.contains(&part.display().to_string()) && err.contains("--resume"),
+        "{err}"
+    );
+    assert!(!out.exists(), "no half-written --out");
+
+    ingest_shard(&shard, &format!("{k}/2"), true)
+        .assert()
+        .success();
+    assert!(part.is_file(), "--resume rebuilt the part");
+    merge(&shards, &out).assert().success();
+    let graph = read(&out.join("graph/graph.jsonl"));
+    for doc in ["supply_agreement", "memo"] {
+        assert!(graph.contains(doc), "{doc} is in the merged graph");
+    }
+
+    let bytes = std::fs::read(&part).unwrap();
+    std::fs::write(&part, &bytes[..bytes.len() / 2]).unwrap();
+    let out2 = dir.path().join("merged-2");
+    let a = merge(&shards, &out2).assert().failure();
+    let err = stderr_of(&a);
+    assert!(err.contains(&part.display().to_string()), "{err}");
+    assert!(!out2.exists(), "no half-written --out");
+}
+
+/// `extends:` naming `/dev/zero` or a FIFO is refused as not a regular
+/// file, at once and naming the path, instead of read without end (24 GB
+/// before the kernel ended it) or waited on for a writer that never comes.
+#[test]
+fn an_index_extending_a_device_or_a_fifo_is_refused_before_it_is_read() {
+    let dir = tempdir();
+    let zero = dir.path().join("zero.yaml");
+    std::fs::write(
+        &zero,
+        "extends: /dev/zero\ndocument_type: zero\nversion: \"1\"\nhigh:\n  - Rent\n",
+    )
+    .unwrap();
+    let fifo = dir.path().join("fifo.yaml");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let on_fifo = dir.path().join("on_fifo.yaml");
+    std::fs::write(
+        &on_fifo,
+        "extends: fifo.yaml\ndocument_type: f\nversion: \"1\"\nhigh:\n  - Rent\n",
+    )
+    .unwrap();
+
+    let a = ingest_offline_cmd(
+        &[super::util::fixture("memo.txt")],
+        &zero,
+        &dir.path().join("out"),
+        &dir.path().join("h.csv"),
+    )
+    // A guard against a hang, not a speed figure.
+    .timeout(std::time::Duration::from_secs(120))
+    .assert()
+    .code(2);
+    let err = stderr_of(&a);
+    assert!(
+        err.contains("/dev/zero") && err.contains("not a regular file"),
+        "{err}"
+    );
+
+    let a = kgroute()
+        .args(["index", "check"])
+        .arg(&on_fifo)
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .failure();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&a.get_output().stdout),
+        stderr_of(&a)
+    );
+    assert!(
+        shown.contains("fifo.yaml") && shown.contains("not a regular file"),
+        "{shown}"
+    );
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A key as a segment of the LLM URL's path (`/key/sk-.../v1`, as some
+/// gateways take it) is shown as `***` on the run's lines and written in
+/// no file of the batch.
+#[test]
+fn a_key_in_the_llm_urls_path_is_never_shown_or_written() {
+    use crate::fake_server::{good_extraction, FakeServer, Reply};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(FakeServer::start(std::time::Duration::ZERO, |_| {
+            Reply::json(&good_extraction())
+        }))
+        .unwrap();
+    let dir = tempdir();
+    let out = dir.path().join("batch");
+    let host = server.base_url().trim_end_matches("/v1").to_string();
+    let url = format!("{host}/key/sk-SECRET4242abcdefgh/v1");
+    let a = ingest_offline_cmd(
+        &[super::util::fixture("memo.txt")],
+        &repo().join("indices/credit_agreement.yaml"),
+        &out,
+        &dir.path().join("h.csv"),
+    )
+    .arg("--cache-dir")
+    .arg(dir.path().join("cache"))
+    .args(["--llm-url", &url, "--model", "test-model"])
+    .assert()
+    .success();
+    assert!(server.requests() > 0, "the LLM was asked");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&a.get_output().stdout),
+        stderr_of(&a)
+    );
+    assert!(shown.contains("/key/***/v1"), "{shown}");
+    assert!(!shown.contains("SECRET4242"), "{shown}");
+    let files = files_under(&out);
+    assert!(files.iter().any(|f| f.ends_with("report-meta.json")));
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !bytes.windows(10).any(|w| w == b"SECRET4242"),
+            "{} holds the key",
+            f.display()
+        );
+    }
+}
+
+/// A `/models` that answers 200 with an HTML page fails the start check:
+/// exit 2 before any section is sent, as README promises for an endpoint
+/// that is not a model server.
+#[test]
+fn a_models_page_that_is_not_json_fails_the_start_check_with_exit_2() {
+    use crate::fake_server::{good_extraction, FakeServer, Reply};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(FakeServer::start(std::time::Duration::ZERO, |r| {
+            if r.path.ends_with("/models") {
+                Reply::status(200, "<html><body>Welcome to nginx!</body></html>")
+            } else {
+                Reply::json(&good_extraction())
+            }
+        }))
+        .unwrap();
+    let dir = tempdir();
+    let a = ingest_offline_cmd(
+        &[super::util::fixture("memo.txt")],
+        &repo().join("indices/credit_agreement.yaml"),
+        &dir.path().join("batch"),
+        &dir.path().join("h.csv"),
+    )
+    .arg("--cache-dir")
+    .arg(dir.path().join("cache"))
+    .args(["--llm-url", &server.base_url(), "--model", "test-model"])
+    .assert()
+    .code(2);
+    let err = stderr_of(&a);
+    assert!(err.contains("not JSON") && err.contains("nginx"), "{err}");
+    assert_eq!(server.preflights(), 1);
+    assert_eq!(server.requests(), 0, "no section was sent");
+}
