@@ -9,7 +9,7 @@
 //! scores at least [`RETRIEVAL_SHARE`] of the best section's score.
 
 use super::{FoundSection, SectionHit};
-use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
+use crate::extract::facts_vocabulary::category_relation_type;
 use crate::search::SearchIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -83,55 +83,7 @@ pub struct ContractsAnswer {
     pub problems: Vec<super::DocProblem>,
 }
 
-/// The CUAD categories a question names: a category whose name's words
-/// (stemmed) all occur in the question; when one such name's words are
-/// a subset of another's, the longer name wins; when some names are said
-/// in order (at most one word between), only the longest of those.
-pub fn categories_in(question: &str) -> Vec<&'static str> {
-    let q = crate::search::reader::analysed(question);
-    let mut found: Vec<(&'static str, Vec<String>, bool)> = Vec::new();
-    for c in CATEGORIES {
-        let words = crate::search::reader::analysed(&c.replace(['-', '/'], " "));
-        if words.is_empty() || !words.iter().all(|w| q.contains(w)) {
-            continue;
-        }
-        let run = in_order(&q, &words);
-        found.push((c, words, run));
-    }
-    // A name whose words another found name holds is that one's part.
-    let all = found.clone();
-    found.retain(|(_, w, _)| {
-        !all.iter()
-            .any(|(_, o, _)| o.len() > w.len() && w.iter().all(|x| o.contains(x)))
-    });
-    // When some names are said as a run, the others are incidental words;
-    // of those said, the longest name is the category asked about (a
-    // question describing `Competitive Restriction Exception` names the
-    // `Non-Compete` it is an exception to).
-    if found.iter().any(|f| f.2) {
-        found.retain(|f| f.2);
-        let most = found.iter().map(|f| f.1.len()).max().unwrap_or(0);
-        found.retain(|f| f.1.len() == most);
-    }
-    found.into_iter().map(|f| f.0).collect()
-}
-
-/// True when `words` occur in `q` in order, at most one other word
-/// between two of them (`Affiliate IP License-Licensee` says the category
-/// `Affiliate License-Licensee`).
-fn in_order(q: &[String], words: &[String]) -> bool {
-    (0..q.len()).any(|start| {
-        let mut at = start;
-        for (i, w) in words.iter().enumerate() {
-            let reach = if i == 0 { at + 1 } else { at + 2 };
-            match (at..reach.min(q.len())).find(|&k| &q[k] == w) {
-                Some(k) => at = k + 1,
-                None => return false,
-            }
-        }
-        true
-    })
-}
+pub use crate::contracts::category::categories_in;
 
 #[derive(Deserialize)]
 struct Line {
@@ -440,42 +392,4 @@ pub fn render_text(a: &ContractsAnswer) -> String {
         let _ = writeln!(out);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_question_names_its_categories() {
-        assert_eq!(
-            categories_in("Which contracts have a non-compete?"),
-            vec!["Non-Compete"]
-        );
-        assert_eq!(
-            categories_in("which contracts have a cap on liability"),
-            vec!["Cap On Liability"]
-        );
-        assert_eq!(
-            categories_in("Which agreements grant a non-transferable license?"),
-            vec!["Non-Transferable License"]
-        );
-        assert_eq!(
-            categories_in("Affiliate IP License-Licensee: a license grant to a licensee"),
-            vec!["Affiliate License-Licensee"]
-        );
-        // All of a name's words, in another order: still that category.
-        assert_eq!(
-            categories_in("Which law governs the agreement?"),
-            vec!["Governing Law"]
-        );
-        assert_eq!(
-            categories_in("Which contracts mention the weather?"),
-            Vec::<&str>::new()
-        );
-        assert_eq!(
-            categories_in("Which contracts have a governing law clause?"),
-            vec!["Governing Law"]
-        );
-    }
 }

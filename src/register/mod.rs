@@ -89,7 +89,10 @@ impl RegisterRow {
 impl RegisterFact {
     /// `§3.2 lines 40-52`: where a reviewer opens the fact.
     pub fn pointer(&self) -> String {
-        format!("§{} lines {}-{}", self.node_id, self.start_line, self.end_line)
+        format!(
+            "§{} lines {}-{}",
+            self.node_id, self.start_line, self.end_line
+        )
     }
 }
 
@@ -104,7 +107,8 @@ pub fn write_jsonl(rows: &[RegisterRow], out: &mut impl Write) -> anyhow::Result
 
 /// Reads a batch's `register.jsonl`; an error names the file and line.
 pub fn read_jsonl(path: &Path) -> anyhow::Result<Vec<RegisterRow>> {
-    let f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let f =
+        std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     let mut rows = Vec::new();
     for (i, line) in std::io::BufReader::new(f).lines().enumerate() {
         let line = line.with_context(|| format!("{}:{}: cannot read", path.display(), i + 1))?;
@@ -154,7 +158,10 @@ mod tests {
         std::fs::write(&p, &buf[..buf.len() - 10]).unwrap();
         let back = read_jsonl(&p).unwrap();
         assert_eq!(back, vec![row]);
-        assert_eq!(back[0].first("GOVERNING_LAW").unwrap().pointer(), "§12.1 lines 40-44");
+        assert_eq!(
+            back[0].first("GOVERNING_LAW").unwrap().pointer(),
+            "§12.1 lines 40-44"
+        );
         assert!(!back[0].has("NON_COMPETE"));
     }
 }
