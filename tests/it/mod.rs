@@ -2,6 +2,7 @@ pub mod util;
 
 mod ask;
 mod ask_corpus;
+mod contracts;
 mod crash;
 mod deploy;
 mod doctype;
