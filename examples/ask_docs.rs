@@ -154,7 +154,7 @@ fn main() -> anyhow::Result<()> {
     let mut variants: Vec<(String, DocRankOptions)> = vec![
         ("sections alone (before)".into(), DocRankOptions::NONE),
         (
-            "sections + documents (default)".into(),
+            "sections + documents (before issue 43)".into(),
             DocRankOptions::default(),
         ),
     ];
@@ -193,6 +193,25 @@ fn main() -> anyhow::Result<()> {
             );
         }
         report(name, &questions, &docs, &ranks);
+        if v == 1 {
+            // The default of `ask`: the flat-chunk ranking fused in.
+            let o = kgroute::ask::AskOptions::default();
+            let mut ranks = Vec::new();
+            for q in &questions {
+                let hits = kgroute::ask::candidates_by(&sections, &q.text, None, 5, None, &o)?;
+                ranks.push(
+                    hits.iter()
+                        .position(|h| h.pointer.doc_id == docs[q.doc].doc_id)
+                        .map(|r| r + 1),
+                );
+            }
+            report(
+                "default: fused with flat chunks (issue 43)",
+                &questions,
+                &docs,
+                &ranks,
+            );
+        }
     }
     Ok(())
 }
@@ -303,6 +322,7 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
         pointers.push(SectionPointer {
             doc_id: doc_id.to_string(),
             doc_name: name.clone(),
+            doc_title: None,
             path: path.display().to_string(),
             node_id: format!("w{i}"),
             title: String::new(),

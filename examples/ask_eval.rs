@@ -734,6 +734,7 @@ fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> any
         pointers.push(SectionPointer {
             doc_id: doc_id.to_string(),
             doc_name: name.clone(),
+            doc_title: None,
             path: path.display().to_string(),
             node_id: format!("w{i}"),
             title: String::new(),

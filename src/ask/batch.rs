@@ -163,6 +163,7 @@ mod tests {
         SectionPointer {
             doc_id: id.into(),
             doc_name: "contract.txt".into(),
+            doc_title: None,
             path: path.into(),
             node_id: "n1".into(),
             title: String::new(),

@@ -8,6 +8,7 @@ pub mod contracts;
 pub mod docrank;
 pub mod eval;
 pub mod expand;
+pub mod fuse;
 pub mod grounding;
 pub mod grounding_neo4j;
 pub mod llm;
@@ -296,18 +297,19 @@ pub fn candidates(
     pool: usize,
     grounding: Option<&grounding::Grounding>,
 ) -> anyhow::Result<Vec<SectionHit>> {
-    candidates_with(
+    candidates_by(
         index,
         question,
         doc,
         pool,
         grounding,
-        &docrank::DocRankOptions::default(),
+        &AskOptions::default(),
     )
 }
 
 /// [`candidates`] with documents ranked by `docs` (`DocRankOptions::NONE`:
-/// sections by their own match alone, as before issue 35).
+/// sections by their own match alone, as before issue 35), no flat-chunk
+/// ranking fused.
 pub fn candidates_with(
     index: &SearchIndex,
     question: &str,
@@ -316,16 +318,66 @@ pub fn candidates_with(
     grounding: Option<&grounding::Grounding>,
     docs: &docrank::DocRankOptions,
 ) -> anyhow::Result<Vec<SectionHit>> {
+    let opts = AskOptions {
+        docs: *docs,
+        fuse: fuse::FuseOptions::NONE,
+        ..AskOptions::default()
+    };
+    candidates_by(index, question, doc, pool, grounding, &opts)
+}
+
+/// Everything that decides how `ask` ranks sections.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AskOptions {
+    pub retrieve: RetrieveOptions,
+    /// How the section ranking retrieves over the whole batch, when not
+    /// as within one document.
+    pub across: Option<RetrieveOptions>,
+    /// Documents ranked beside sections (over the whole batch only).
+    pub docs: docrank::DocRankOptions,
+    /// The flat-chunk ranking fused in (over the whole batch only).
+    pub fuse: fuse::FuseOptions,
+}
+
+impl Default for AskOptions {
+    fn default() -> Self {
+        Self {
+            retrieve: RetrieveOptions::default(),
+            across: None,
+            docs: docrank::DocRankOptions::default(),
+            fuse: fuse::FuseOptions::default(),
+        }
+    }
+}
+
+/// [`candidates`] with every ranking option given.
+pub fn candidates_by(
+    index: &SearchIndex,
+    question: &str,
+    doc: Option<&str>,
+    pool: usize,
+    grounding: Option<&grounding::Grounding>,
+    o: &AskOptions,
+) -> anyhow::Result<Vec<SectionHit>> {
     let grounded = grounding.filter(|g| !g.entities.is_empty());
     let want = if grounded.is_some() { pool * 3 } else { pool };
-    let opts = RetrieveOptions::default();
+    let opts = match (doc, o.across) {
+        (None, Some(a)) => a,
+        _ => o.retrieve,
+    };
+    let docs = &o.docs;
+    let fusing = doc.is_none() && !o.fuse.is_off();
+    let depth = if fusing { want.max(o.fuse.depth) } else { want };
     let query = expand::query(index, question, &opts)?;
-    let mut hits = retrieve_query(index, &query, doc, want, &opts)?;
+    let mut hits = retrieve_query(index, &query, doc, depth, &opts)?;
     if doc.is_none() {
         let ranked = docrank::doc_scores(index, question, docs)?;
         docrank::fuse(&mut hits, &ranked, docs, |d, n| {
             retrieve_query(index, &query, Some(d), n, &opts)
         })?;
+    }
+    if fusing {
+        hits = fuse::fuse(index, question, hits, depth, &o.fuse)?;
     }
     if let Some(g) = grounded {
         for h in &mut hits {

@@ -37,10 +37,15 @@ pub fn text(a: &Answer) -> String {
     }
     for s in &a.sections {
         let p = &s.pointer;
+        // A filing named by its title, its file beside it.
+        let doc = match &p.doc_title {
+            Some(t) => format!("{} ({})", crate::report::sanitize_title(t), p.doc_name),
+            None => p.doc_name.clone(),
+        };
         let _ = writeln!(
             out,
             "#{} {} §{} lines {}-{} (score {:.2})",
-            s.rank, p.doc_name, p.node_id, p.start_line, p.end_line, s.score
+            s.rank, doc, p.node_id, p.start_line, p.end_line, s.score
         );
         let _ = writeln!(out, "   {}", crate::report::sanitize_title(&p.breadcrumb));
         for r in facts_in(a, &p.doc_id, &p.node_id) {
@@ -157,6 +162,7 @@ mod tests {
             pointer: SectionPointer {
                 doc_id: "d".into(),
                 doc_name: "d.txt".into(),
+                doc_title: None,
                 path: "d.txt".into(),
                 node_id: node.into(),
                 title: "Payment".into(),

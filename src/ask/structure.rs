@@ -107,6 +107,7 @@ mod tests {
             pointer: SectionPointer {
                 doc_id: "d".into(),
                 doc_name: "d.txt".into(),
+                doc_title: None,
                 path: "d.txt".into(),
                 node_id: crumb.into(),
                 title: crumb.into(),

@@ -195,6 +195,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
         index_entries: m.index_entries.clone(),
     };
     let mut reports = ReportStream::create(out, &report, MAX_SHEET_ROWS)?;
+    let mut register = crate::register::RegisterWriter::create(out)?;
     let mut has_parts = false;
     for (i, d) in &entries {
         let s = &shards[*i];
@@ -206,7 +207,10 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
             .as_deref()
             .and_then(|id| load_saved_at(&s.dir, id).map(|saved| (id, saved)));
         let outcome = match saved {
-            Some((id, saved)) => {
+            Some((id, mut saved)) => {
+                if let Some(row) = saved.take_register() {
+                    register.add(&row)?;
+                }
                 let name = format!("{id}.json");
                 copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
                 let part = s.dir.join("graph").join(PARTS_DIR).join(&name);
@@ -246,6 +250,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     }
     save_report_meta(out, &report)?;
     let summary = reports.finish(&report)?;
+    register.finish()?;
     record_history(history, &summary)?;
     Ok(summary)
 }

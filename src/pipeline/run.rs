@@ -22,6 +22,7 @@ use crate::extract::{
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
 use crate::index::llm_titles::TitleMappingUse;
 use crate::index::{GraphabilityIndex, IndexSet};
+use crate::register::{RegisterRow, RegisterWriter};
 use crate::report::sections_xlsx::MAX_SHEET_ROWS;
 use crate::report::stream::ReportStream;
 use crate::report::summary::SummaryBuilder;
@@ -97,9 +98,18 @@ pub(super) struct SavedDocument {
     /// older saves).
     #[serde(default)]
     rules_on_skipped: Vec<SectionExtraction>,
+    /// The document's register row, read from its graph (absent in older
+    /// saves: such a document has no row).
+    #[serde(default)]
+    register: Option<RegisterRow>,
 }
 
 impl SavedDocument {
+    /// Its register row, taken out (the outcome does not carry it).
+    pub(super) fn take_register(&mut self) -> Option<RegisterRow> {
+        self.register.take()
+    }
+
     fn failed_sections(&self) -> usize {
         self.extractions
             .iter()
@@ -349,6 +359,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         )
     };
     let mut reports = ReportStream::create(&batch.cfg.out_dir, &header, MAX_SHEET_ROWS)?;
+    let mut register = RegisterWriter::create(&batch.cfg.out_dir)?;
     let mut failed = Failures::default();
 
     let ticker = spawn_ticker(Arc::clone(&batch));
@@ -360,7 +371,10 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         })
         .buffered(parallel);
     while let Some(outcome) = finished.next().await {
-        if let Some(outcome) = outcome {
+        if let Some((outcome, row)) = outcome {
+            if let Some(row) = row {
+                register.add(&row)?;
+            }
             document_finished(&mut reports, &header, &mut failed, outcome)?;
         }
     }
@@ -371,6 +385,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     if let Some(e) = batch.disk_full.lock().expect("disk_full").take() {
         batch.progress.lock().expect("progress").finish();
         drop(reports);
+        drop(register);
         crate::atomic_file::remove_own_temps(&batch.cfg.out_dir);
         return Err(e);
     }
@@ -407,6 +422,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         repairs: c.repairs,
     });
     let summary = reports.finish(&header)?;
+    register.finish()?;
     record_history(&cfg.history_file, &summary)?;
     {
         let mut m = batch.manifest.lock().expect("manifest");
@@ -549,7 +565,10 @@ fn spawn_ticker(batch: Arc<Batch>) -> tokio::task::JoinHandle<()> {
 /// Runs one document through every stage. Never fails the batch: a failure
 /// becomes the outcome's `error` and the manifest's `failed` state. `None`
 /// for a duplicate of an earlier document.
-async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> {
+/// One document's outcome and its register row (none when it failed).
+type Finished = (DocumentOutcome, Option<RegisterRow>);
+
+async fn process_document(batch: &Batch, key: &Path) -> Option<Finished> {
     let name = key
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -560,14 +579,15 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
     }
     let state = batch.manifest.lock().expect("manifest").state_of(key);
     if state == Some(DocState::Written) {
-        if let Some(saved) = load_saved(batch, key) {
+        if let Some(mut saved) = load_saved(batch, key) {
             claim(batch, &saved.meta.sha256, key);
             if saved.failed_sections() == 0 {
                 report_line(
                     batch,
                     &format!("{name}: already written in this batch, skipped"),
                 );
-                return Some(outcome_from(key, saved, None));
+                let row = saved.register.take();
+                return Some((outcome_from(key, saved, None), row));
             }
         }
     }
@@ -576,7 +596,7 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
         batch.progress.lock().expect("progress").note(&line);
     }
     match run_stages(batch, key).await {
-        Ok(Some(saved)) => {
+        Ok(Some(mut saved)) => {
             let sent = saved
                 .plan
                 .sections
@@ -593,7 +613,8 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
                 line.push_str(&format!(" ({failed} sections failed; see sections.csv)"));
             }
             report_line(batch, &line);
-            Some(outcome_from(key, saved, None))
+            let row = saved.register.take();
+            Some((outcome_from(key, saved, None), row))
         }
         Ok(None) => None,
         Err(err) if crate::atomic_file::is_disk_full(&err) => {
@@ -616,16 +637,19 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<DocumentOutcome> 
                 eprintln!("kgroute: {shown}: {msg}");
             }
             report_line(batch, &format!("{name}: FAILED: {msg}"));
-            Some(DocumentOutcome {
-                doc_id: String::new(),
-                doc_name: name,
-                path: key.to_path_buf(),
-                plan: None,
-                extractions: Vec::new(),
-                rules_on_skipped: Vec::new(),
-                title_mapping: TitleMappingUse::default(),
-                error: Some(msg),
-            })
+            Some((
+                DocumentOutcome {
+                    doc_id: String::new(),
+                    doc_name: name,
+                    path: key.to_path_buf(),
+                    plan: None,
+                    extractions: Vec::new(),
+                    rules_on_skipped: Vec::new(),
+                    title_mapping: TitleMappingUse::default(),
+                    error: Some(msg),
+                },
+                None,
+            ))
         }
     }
 }
@@ -752,12 +776,20 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .await;
     let rules_on_skipped = rules_on_skipped(skipped, &profile).await;
 
+    let all: Vec<SectionExtraction> = extractions
+        .iter()
+        .chain(&rules_on_skipped)
+        .cloned()
+        .collect();
+    let graph = build_document_graph(&meta, &plan, &parents, &all, profile.ontology());
+    drop(all);
     let saved = SavedDocument {
         meta,
         plan,
         extractions,
         title_mapping,
         rules_on_skipped,
+        register: Some(crate::register::row_of(&graph)),
     };
     save_document(batch, &saved)?;
     set_state(
@@ -768,13 +800,6 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         None,
     );
 
-    let all: Vec<SectionExtraction> = saved
-        .extractions
-        .iter()
-        .chain(&saved.rules_on_skipped)
-        .cloned()
-        .collect();
-    let graph = build_document_graph(&saved.meta, &saved.plan, &parents, &all, profile.ontology());
     batch
         .sink
         .lock()

@@ -8,6 +8,13 @@
 //! This module owns the row type and the jsonl form; building rows from a
 //! document's graph and the csv/xlsx writers live beside it.
 
+pub mod build;
+pub mod normalize;
+pub mod write;
+
+pub use build::row_of;
+pub use write::RegisterWriter;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -72,6 +79,11 @@ pub struct RegisterFact {
     /// The evidence quote.
     #[serde(default)]
     pub quote: String,
+    /// The graph's type of the fact's target (`Date`, `Period`, `Amount`,
+    /// `Jurisdiction` for a value; `Right`, `Covenant`, `Obligation` for a
+    /// clause).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub target_type: String,
 }
 
 impl RegisterRow {
@@ -93,6 +105,16 @@ impl RegisterFact {
             "§{} lines {}-{}",
             self.node_id, self.start_line, self.end_line
         )
+    }
+
+    /// True when the fact's target is a value (a date, a period, an amount,
+    /// a place) rather than a clause.
+    pub fn is_value(&self) -> bool {
+        self.normalized.is_some()
+            || matches!(
+                self.target_type.as_str(),
+                "Date" | "Period" | "Amount" | "Jurisdiction"
+            )
     }
 }
 

@@ -79,6 +79,7 @@ pub fn section_chunks_sized(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| plan.doc_name.clone());
     let sha256 = source.file_sha256_hex();
+    let doc_title = super::title::document_title(&source.text);
     let mut pointers = Vec::new();
     let mut chunks = Vec::new();
     for s in plan.sections.iter().filter(|s| indexable(s)) {
@@ -95,6 +96,7 @@ pub fn section_chunks_sized(
         pointers.push(SectionPointer {
             doc_id: plan.doc_id.clone(),
             doc_name: doc_name.clone(),
+            doc_title: doc_title.clone(),
             path: path.to_string(),
             node_id: s.node_id.clone(),
             title: s.title.clone(),

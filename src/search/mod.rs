@@ -15,6 +15,7 @@ pub mod names;
 pub mod reader;
 pub mod schema;
 pub mod stem;
+pub mod title;
 pub mod writer;
 
 pub use chunk::{section_chunks, Chunk};
@@ -33,6 +34,11 @@ pub struct SectionPointer {
     pub doc_id: String,
     /// The source file's name (what `--doc` also accepts).
     pub doc_name: String,
+    /// The document's title, the agreement's name its opening states
+    /// ([`title::document_title`]; absent when it states none, and in
+    /// indexes written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc_title: Option<String>,
     /// The source file as ingested.
     pub path: String,
     pub node_id: String,

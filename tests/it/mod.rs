@@ -1,5 +1,6 @@
 pub mod util;
 
+mod architecture;
 mod ask;
 mod ask_corpus;
 mod contracts;
@@ -22,6 +23,7 @@ mod parties;
 mod plan;
 mod readme;
 mod real_model;
+mod register;
 mod report;
 mod review;
 mod routing;
