@@ -140,7 +140,10 @@ pub fn props(row: &RegisterRow) -> (BoltType, BoltType) {
         ("governing_law", opt(first(GOVERNING_LAW))),
         ("expiration", opt(first(EXPIRATION_DATE))),
         ("renewal_term", opt(first(RENEWAL_TERM))),
-        ("notice_days", notice.map_or(BoltType::Null(BoltNull), Into::into)),
+        (
+            "notice_days",
+            notice.map_or(BoltType::Null(BoltNull), Into::into),
+        ),
         ("categories", categories.into()),
     ]);
     let mut dates: Vec<(&str, BoltType)> = Vec::new();
