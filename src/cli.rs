@@ -10,6 +10,7 @@ Examples:
   kgroute plan fixtures/ --index indices/credit_agreement.yaml
   kgroute ingest fixtures/ --index indices/credit_agreement.yaml
   kgroute ask \"which law governs the agreement?\" --batch reports/<batch-id>
+  kgroute contracts --batch reports/<batch-id> --lacks \"cap on liability\"
 
 With no LLM configured (KGROUTE_LLM_URL / --llm-url) the offline rules
 extractor runs; with no Neo4j configured (--neo4j / NEO4J_URI) the graph is
@@ -36,6 +37,9 @@ pub enum Command {
     Merge(cmd::merge::MergeArgs),
     /// Ask the ingested batch a question: the whole sections that answer it.
     Ask(cmd::ask::AskArgs),
+    /// The batch's register filtered and grouped: which contracts have, lack,
+    /// bind whom, under which law, expire when.
+    Contracts(cmd::contracts::ContractsArgs),
     /// Build (or rebuild) the search index of an existing batch folder.
     IndexSearch(cmd::index_search::IndexSearchArgs),
     /// Apply a reviewer's decisions from sections.csv to an index YAML.

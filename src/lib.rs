@@ -10,6 +10,7 @@ pub mod ask;
 pub mod atomic_file;
 pub mod cli;
 pub mod cmd;
+pub mod contracts;
 pub mod extract;
 pub mod graph;
 pub mod index;

@@ -9,7 +9,7 @@
 //! scores at least [`RETRIEVAL_SHARE`] of the best section's score.
 
 use super::{FoundSection, SectionHit};
-use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
+use crate::extract::facts_vocabulary::category_relation_type;
 use crate::search::SearchIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -57,6 +57,9 @@ pub struct ContractFact {
     pub evidence: String,
     /// The section it was read from.
     pub node_id: String,
+    /// `§node lines a-b`, when the register gives the lines.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pointer: String,
 }
 
 /// A contract that answers, with why.
@@ -73,65 +76,34 @@ pub struct Contract {
 }
 
 /// The answer to a "which contracts" question.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ContractsAnswer {
     pub question: String,
     /// The categories the question was mapped to.
     pub categories: Vec<String>,
+    /// Of those, the ones asked to be absent (`no`, `without`, `lack`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<String>,
+    /// The party the question names, as the register knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub party: Option<String>,
+    /// The governing law's place the question names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub law: Option<String>,
+    /// Said before the contracts: what the batch does not hold, what a
+    /// list of absences cannot know.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub contracts: Vec<Contract>,
+    /// When no contract holds the category asked for: the sections nearest
+    /// the question, as sections (none is a fact of the category).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nearest_sections: Vec<FoundSection>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<super::DocProblem>,
 }
 
-/// The CUAD categories a question names: a category whose name's words
-/// (stemmed) all occur in the question; when one such name's words are
-/// a subset of another's, the longer name wins; when some names are said
-/// in order (at most one word between), only the longest of those.
-pub fn categories_in(question: &str) -> Vec<&'static str> {
-    let q = crate::search::reader::analysed(question);
-    let mut found: Vec<(&'static str, Vec<String>, bool)> = Vec::new();
-    for c in CATEGORIES {
-        let words = crate::search::reader::analysed(&c.replace(['-', '/'], " "));
-        if words.is_empty() || !words.iter().all(|w| q.contains(w)) {
-            continue;
-        }
-        let run = in_order(&q, &words);
-        found.push((c, words, run));
-    }
-    // A name whose words another found name holds is that one's part.
-    let all = found.clone();
-    found.retain(|(_, w, _)| {
-        !all.iter()
-            .any(|(_, o, _)| o.len() > w.len() && w.iter().all(|x| o.contains(x)))
-    });
-    // When some names are said as a run, the others are incidental words;
-    // of those said, the longest name is the category asked about (a
-    // question describing `Competitive Restriction Exception` names the
-    // `Non-Compete` it is an exception to).
-    if found.iter().any(|f| f.2) {
-        found.retain(|f| f.2);
-        let most = found.iter().map(|f| f.1.len()).max().unwrap_or(0);
-        found.retain(|f| f.1.len() == most);
-    }
-    found.into_iter().map(|f| f.0).collect()
-}
-
-/// True when `words` occur in `q` in order, at most one other word
-/// between two of them (`Affiliate IP License-Licensee` says the category
-/// `Affiliate License-Licensee`).
-fn in_order(q: &[String], words: &[String]) -> bool {
-    (0..q.len()).any(|start| {
-        let mut at = start;
-        for (i, w) in words.iter().enumerate() {
-            let reach = if i == 0 { at + 1 } else { at + 2 };
-            match (at..reach.min(q.len())).find(|&k| &q[k] == w) {
-                Some(k) => at = k + 1,
-                None => return false,
-            }
-        }
-        true
-    })
-}
+pub use crate::contracts::category::categories_in;
 
 #[derive(Deserialize)]
 struct Line {
@@ -185,6 +157,7 @@ pub fn facts_of(
             value: entity_name(&l.target),
             evidence: p.map(|p| p.evidence.clone()).unwrap_or_default(),
             node_id: p.map(|p| p.node_id.clone()).unwrap_or_default(),
+            pointer: String::new(),
         });
     }
     Ok(out)
@@ -304,6 +277,13 @@ pub fn contracts_with(
     question: &str,
     how: &Agreement,
 ) -> anyhow::Result<ContractsAnswer> {
+    let register = batch.join(crate::register::REGISTER_JSONL);
+    if register.exists() {
+        let rows = crate::register::read_jsonl(&register)?;
+        if let Some(a) = from_register(&rows, index, question)? {
+            return Ok(a);
+        }
+    }
     let cats = categories_in(question);
     let mut facts = facts_of(batch, &cats)?;
     let needs_shares = how.confirm > 0.0 || how.alone <= 1.0;
@@ -322,9 +302,14 @@ pub fn contracts_with(
     let mut answer = ContractsAnswer {
         question: question.to_string(),
         categories: cats.iter().map(|c| c.to_string()).collect(),
-        contracts: Vec::new(),
-        problems: Vec::new(),
+        ..Default::default()
     };
+    if facts.is_empty() && !cats.is_empty() {
+        answer.notes.push(format!(
+            "No contract in this batch has a {} fact; the contracts below only have sections whose words are near the question.",
+            cats.join(" or ")
+        ));
+    }
     let mut names: HashMap<String, String> = HashMap::new();
     if facts.is_empty() {
         for (doc, hit) in by_retrieval(index, question, RETRIEVAL_POOL, RETRIEVAL_SHARE)? {
@@ -393,6 +378,115 @@ pub fn contracts_with(
     Ok(answer)
 }
 
+/// Nearest sections listed when no contract holds the category asked for.
+pub const NEAREST_SECTIONS: usize = 3;
+
+/// The answer from the batch's register rows, by the engine `kgroute
+/// contracts` uses; `None` when the question asks the register nothing (no
+/// category, party or law it knows).
+pub fn from_register(
+    rows: &[crate::register::RegisterRow],
+    index: &SearchIndex,
+    question: &str,
+) -> anyhow::Result<Option<ContractsAnswer>> {
+    use crate::contracts::query::{facts_of, select, value_of, Query};
+    let asked = crate::contracts::question::read(question, rows);
+    let q = &asked.query;
+    if *q == Query::default() {
+        return Ok(None);
+    }
+    let mut answer = ContractsAnswer {
+        question: question.to_string(),
+        categories: asked.categories.iter().map(|c| c.to_string()).collect(),
+        lacks: q.lacks.iter().map(|c| c.to_string()).collect(),
+        party: q.party.clone(),
+        law: q.law.clone(),
+        ..Default::default()
+    };
+    let held_by_none: Vec<&str> = q
+        .has
+        .iter()
+        .copied()
+        .filter(|c| rows.iter().all(|r| facts_of(r, c).is_empty()))
+        .collect();
+    if !held_by_none.is_empty() {
+        for c in &held_by_none {
+            answer.notes.push(format!(
+                "No contract in this batch has a {c} fact ({} contracts read).",
+                rows.len()
+            ));
+        }
+        answer.notes.push(
+            "The sections nearest the question follow, as sections: none is a fact of that kind."
+                .into(),
+        );
+        let near = super::ask(index, question, None, NEAREST_SECTIONS, None)?;
+        answer.nearest_sections = near.sections;
+        answer.problems = near.problems;
+        return Ok(Some(answer));
+    }
+    let hits = select(rows, q);
+    if !q.lacks.is_empty() {
+        answer.notes.push(format!(
+            "{} of {} contracts have no {} fact; a contract whose clause the extraction missed is listed too, so read this as \"no such fact found\".",
+            hits.len(),
+            rows.len(),
+            q.lacks.join(" or ")
+        ));
+    }
+    if hits.is_empty() {
+        answer.notes.push(format!(
+            "No contract of the {} in this batch matches.",
+            rows.len()
+        ));
+    }
+    for h in &hits {
+        let facts: Vec<ContractFact> = h
+            .facts
+            .iter()
+            .take(MAX_FACTS)
+            .map(|s| ContractFact {
+                category: s.category.to_string(),
+                rel_type: category_relation_type(s.category),
+                party: s.fact.party.clone().unwrap_or_default(),
+                value: value_of(s.fact).to_string(),
+                evidence: s.fact.quote.clone(),
+                node_id: s.fact.node_id.clone(),
+                pointer: s.fact.pointer(),
+            })
+            .collect();
+        let doc = &h.row.doc_id;
+        let mut sections: Vec<SectionHit> = Vec::new();
+        for f in &facts {
+            if sections.iter().any(|s| s.pointer.node_id == f.node_id) {
+                continue;
+            }
+            let probe = if f.evidence.trim().is_empty() {
+                &f.value
+            } else {
+                &f.evidence
+            };
+            if let Some(s) = section_of(index, doc, &f.node_id, probe)? {
+                sections.push(s);
+            }
+        }
+        let read = super::read_sections(&sections, sections.len());
+        answer.problems.extend(read.problems);
+        let name = Path::new(&h.row.path)
+            .file_name()
+            .map_or_else(|| h.row.path.clone(), |n| n.to_string_lossy().into_owned());
+        answer.contracts.push(Contract {
+            doc_id: doc.clone(),
+            doc_name: name,
+            found_by: "register".into(),
+            score: facts.len() as f32,
+            facts,
+            sections: read.sections,
+        });
+    }
+    Ok(Some(answer))
+}
+
 /// The answer as text: each contract, its facts (category, who, value,
 /// evidence), then the whole sections that show them.
 pub fn render_text(a: &ContractsAnswer) -> String {
@@ -403,7 +497,24 @@ pub fn render_text(a: &ContractsAnswer) -> String {
     } else {
         a.categories.join(", ")
     };
+    for n in &a.notes {
+        let _ = writeln!(out, "{n}");
+    }
     let _ = writeln!(out, "categories: {cats}");
+    if !a.lacks.is_empty() {
+        let _ = writeln!(out, "without: {}", a.lacks.join(", "));
+    }
+    if let Some(p) = &a.party {
+        let _ = writeln!(out, "party: {}", crate::report::sanitize_title(p));
+    }
+    if let Some(l) = &a.law {
+        let _ = writeln!(out, "law: {l}");
+    }
+    if !a.nearest_sections.is_empty() {
+        let _ = writeln!(out, "\nnearest sections (not contracts with the fact):");
+        write_sections(&mut out, &a.nearest_sections);
+        return out;
+    }
     let _ = writeln!(out, "{} contracts\n", a.contracts.len());
     for (i, c) in a.contracts.iter().enumerate() {
         let _ = writeln!(out, "{}. {} ({})", i + 1, c.doc_name, c.found_by);
@@ -416,66 +527,35 @@ pub fn render_text(a: &ContractsAnswer) -> String {
                 crate::report::sanitize_title(&f.party),
                 crate::report::sanitize_title(&f.value)
             );
-            let _ = writeln!(
-                out,
-                "         evidence §{}: \"{}\"",
-                f.node_id,
-                f.evidence.trim()
-            );
+            let at = if f.pointer.is_empty() {
+                format!("§{}", f.node_id)
+            } else {
+                f.pointer.clone()
+            };
+            let _ = writeln!(out, "         evidence {at}: \"{}\"", f.evidence.trim());
         }
-        for s in &c.sections {
-            let p = &s.pointer;
-            let _ = writeln!(
-                out,
-                "   §{} lines {}-{}: {}",
-                p.node_id,
-                p.start_line,
-                p.end_line,
-                crate::report::sanitize_title(&p.breadcrumb)
-            );
-            for line in s.text.trim_end().lines() {
-                let _ = writeln!(out, "      {line}");
-            }
-        }
+        write_sections(&mut out, &c.sections);
         let _ = writeln!(out);
     }
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_question_names_its_categories() {
-        assert_eq!(
-            categories_in("Which contracts have a non-compete?"),
-            vec!["Non-Compete"]
+/// Each section's pointer and breadcrumb, then its whole text indented.
+fn write_sections(out: &mut String, sections: &[FoundSection]) {
+    use std::fmt::Write;
+    for s in sections {
+        let p = &s.pointer;
+        let _ = writeln!(
+            out,
+            "   {} §{} lines {}-{}: {}",
+            p.doc_name,
+            p.node_id,
+            p.start_line,
+            p.end_line,
+            crate::report::sanitize_title(&p.breadcrumb)
         );
-        assert_eq!(
-            categories_in("which contracts have a cap on liability"),
-            vec!["Cap On Liability"]
-        );
-        assert_eq!(
-            categories_in("Which agreements grant a non-transferable license?"),
-            vec!["Non-Transferable License"]
-        );
-        assert_eq!(
-            categories_in("Affiliate IP License-Licensee: a license grant to a licensee"),
-            vec!["Affiliate License-Licensee"]
-        );
-        // All of a name's words, in another order: still that category.
-        assert_eq!(
-            categories_in("Which law governs the agreement?"),
-            vec!["Governing Law"]
-        );
-        assert_eq!(
-            categories_in("Which contracts mention the weather?"),
-            Vec::<&str>::new()
-        );
-        assert_eq!(
-            categories_in("Which contracts have a governing law clause?"),
-            vec!["Governing Law"]
-        );
+        for line in s.text.trim_end().lines() {
+            let _ = writeln!(out, "      {line}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! One file per subcommand: its arguments, its help, and its `run`.
 
 pub mod ask;
+pub mod contracts;
 pub mod history;
 pub mod index_check;
 pub mod index_draft;
@@ -32,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Ingest(a) => ingest::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Ask(a) => ask::run(a),
+        Command::Contracts(a) => contracts::run(a),
         Command::IndexSearch(a) => index_search::run(a),
         Command::Review(a) => review::run(a),
         Command::History(a) => history::run(a),

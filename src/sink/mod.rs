@@ -6,6 +6,7 @@
 //! trivial query and creates the constraints, so an unreachable server stops
 //! the run before money is spent.
 
+pub mod agreement;
 pub mod files;
 pub mod neo4j;
 

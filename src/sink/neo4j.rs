@@ -12,6 +12,8 @@
 //!   `(:Section)-[:CHILD_OF]->(:Section)`
 //! - `(:Entity:<Type> {key, name, type, doc_id?, aliases})-[:MENTIONED_IN]->(:Section)`
 //! - `(:Entity)-[:<RELATION_TYPE> {doc_id, node_id, evidence, source, node_ids, evidences}]->(:Entity)`
+//! - the contract's register row as `(:Agreement)`, its parties and facts
+//!   ([`super::agreement`])
 //!   (`source`: `rules` when only the rules found it, else `llm`)
 //!
 //! Relation provenance: one relationship per (document, source, type,
@@ -176,7 +178,7 @@ impl Neo4jSink {
     }
 
     async fn ensure_schema(&self) -> anyhow::Result<()> {
-        for stmt in SCHEMA {
+        for stmt in SCHEMA.iter().chain(&super::agreement::SCHEMA) {
             // Sinks opened concurrently may race on the same constraint; the
             // loser sees an error although the constraint now exists.
             let mut last = None;
@@ -382,6 +384,8 @@ impl Neo4jSink {
             let stmt = relation_statement(rel_type)?;
             stats.statements += self.run_batched(txn, &stmt, doc_id, rows).await?;
         }
+        // The contract's abstract, from the graph just written.
+        stats.statements += super::agreement::write_in(txn, &crate::register::row_of(g)).await?;
         Ok(stats)
     }
 
@@ -520,7 +524,7 @@ fn row<const N: usize>(fields: [(&str, BoltType); N]) -> BoltType {
 
 /// Removes everything a document wrote, and the document node itself.
 async fn delete_in(txn: &mut Txn, doc_id: &str) -> Result<(), neo4rs::Error> {
-    for stmt in DELETE_DOCUMENT {
+    for stmt in super::agreement::DELETE.iter().chain(&DELETE_DOCUMENT) {
         txn.run(query(stmt).param("doc_id", doc_id)).await?;
     }
     txn.run(query("MATCH (d:Document {doc_id: $doc_id}) DETACH DELETE d").param("doc_id", doc_id))

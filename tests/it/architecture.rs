@@ -53,12 +53,18 @@ fn subcommands() -> Vec<String> {
 fn architecture_names_every_room_of_src() {
     let text = architecture();
     let rooms = rooms();
-    assert!(rooms.contains("src/tree/") && rooms.contains("src/main.rs"), "{rooms:?}");
+    assert!(
+        rooms.contains("src/tree/") && rooms.contains("src/main.rs"),
+        "{rooms:?}"
+    );
     let missing: Vec<_> = rooms
         .iter()
         .filter(|r| !text.contains(&format!("`{r}`")))
         .collect();
-    assert!(missing.is_empty(), "ARCHITECTURE.md does not name {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name {missing:?}"
+    );
 }
 
 #[test]
@@ -70,11 +76,17 @@ fn architecture_names_every_subcommand() {
         .iter()
         .filter(|s| !text.contains(&format!("| `{s}` |")))
         .collect();
-    assert!(missing.is_empty(), "ARCHITECTURE.md's subcommand table lacks {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's subcommand table lacks {missing:?}"
+    );
 }
 
 #[test]
 fn architecture_stays_a_map_not_a_manual() {
     let lines = architecture().lines().count();
-    assert!(lines < 200, "ARCHITECTURE.md is {lines} lines; move detail to docs/internals.md");
+    assert!(
+        lines < 200,
+        "ARCHITECTURE.md is {lines} lines; move detail to docs/internals.md"
+    );
 }

@@ -1,0 +1,198 @@
+//! `kgroute contracts` (issue 42): the batch's register filtered and
+//! grouped from the command line; each filter against the rows it reads,
+//! and on the shared CUAD contracts against `cuad/answers.json`.
+
+use super::util::{kgroute, tempdir};
+use std::path::Path;
+
+/// `kgroute contracts --batch B ARGS`: (exit code, stdout, stderr).
+fn contracts(batch: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = kgroute()
+        .arg("contracts")
+        .arg("--batch")
+        .arg(batch)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_batch_without_a_register_is_named_with_how_to_make_one() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("old-batch");
+    std::fs::create_dir(&batch).unwrap();
+    let (code, out, err) = contracts(&batch, &["--has", "non-compete"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains(&batch.display().to_string()), "{err}");
+    assert!(
+        err.contains("register.jsonl") && err.contains("--resume"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_category_nobody_has_says_what_was_meant() {
+    let tmp = tempdir();
+    let (code, _, err) = contracts(tmp.path(), &["--lacks", "non-compte"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean \"Non-Compete\""), "{err}");
+    let (code, _, err) = contracts(tmp.path(), &["--expires-before", "31/12/2020"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--expires-before") && err.contains("2020-06-30"),
+        "{err}"
+    );
+}
+
+fn ingest_fixtures(out: &Path) {
+    let mut c = super::util::ingest_offline_cmd(
+        &[super::util::fixture("")],
+        &super::util::repo().join("indices"),
+        out,
+        &out.with_extension("csv"),
+    );
+    c.current_dir(super::util::repo())
+        .arg("--quiet")
+        .assert()
+        .success();
+}
+
+fn json(batch: &Path, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let (code, out, err) = contracts(batch, &all);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn paths(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            c["path"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn on_the_fixtures_has_and_lacks_split_the_batch_and_each_format_says_where() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch);
+    let rows = kgroute::register::read_jsonl(&batch.join("register.jsonl")).unwrap();
+    let with_law = json(&batch, &["--has", "governing law"]);
+    let without = json(&batch, &["--lacks", "Governing-Law"]);
+    let (w, wo) = (paths(&with_law), paths(&without));
+    assert!(w.contains(&"supply_agreement.txt".to_string()), "{w:?}");
+    assert!(wo.contains(&"memo.txt".to_string()), "{wo:?}");
+    assert_eq!(w.len() + wo.len(), rows.len());
+    assert!(w.iter().all(|p| !wo.contains(p)));
+    // Each contract with the fact shows it and where it is.
+    for c in with_law.as_array().unwrap() {
+        let f = &c["facts"][0];
+        assert_eq!(f["category"], "Governing Law");
+        let ptr = f["pointer"].as_str().unwrap();
+        assert!(ptr.starts_with('§') && ptr.contains(" lines "), "{ptr}");
+    }
+    // The law as the register gives it filters to the same contracts.
+    let law = with_law[0]["facts"][0]["normalized"]
+        .as_str()
+        .or(with_law[0]["facts"][0]["value"].as_str())
+        .unwrap()
+        .to_string();
+    let by_law = json(&batch, &["--law", &law]);
+    assert!(paths(&by_law).contains(&w[0]), "{law}: {by_law:#}");
+    // Counts add up to the batch; csv and table name the same contracts.
+    let by_type = json(&batch, &["--count-by", "type"]);
+    let total: u64 = by_type
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["contracts"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total as usize, rows.len(), "{by_type:#}");
+    let (_, csv, _) = contracts(&batch, &["--has", "governing law", "--format", "csv"]);
+    assert!(
+        csv.starts_with("contract,type,party,category,value,where"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 1 + w.len(), "{csv}");
+    let (_, table, _) = contracts(&batch, &["--has", "governing law"]);
+    assert!(
+        table.contains("supply_agreement.txt") && !table.contains("memo.txt"),
+        "{table}"
+    );
+}
+
+#[test]
+fn ask_contracts_reads_no_and_says_when_no_contract_has_the_category() {
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch);
+    let ask = |q: &str| -> serde_json::Value {
+        let out = kgroute()
+            .args(["ask", "--contracts", q, "--format", "json", "--batch"])
+            .arg(&batch)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let a = ask("Which contracts have no governing law clause?");
+    assert_eq!(a["lacks"], serde_json::json!(["Governing Law"]), "{a:#}");
+    let listed: Vec<&str> = a["contracts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["doc_name"].as_str().unwrap())
+        .collect();
+    assert!(listed.contains(&"memo.txt"), "{a:#}");
+    assert!(!listed.contains(&"supply_agreement.txt"), "{a:#}");
+    assert!(
+        a["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("no Governing Law fact"),
+        "{a:#}"
+    );
+
+    // A category no contract of the batch holds (the fixtures hold some
+    // non-competes): the answer says so first and lists sections only.
+    let rows = kgroute::register::read_jsonl(&batch.join("register.jsonl")).unwrap();
+    let absent = kgroute::extract::facts_vocabulary::CATEGORIES
+        .iter()
+        .find(|c| {
+            let t = kgroute::extract::facts_vocabulary::category_relation_type(c);
+            rows.iter().all(|r| !r.has(&t))
+        })
+        .expect("a category the fixtures do not hold");
+    let a = ask(&format!("Which contracts have a {absent}?"));
+    assert!(
+        a["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("No contract in this batch has a {absent} fact")),
+        "{a:#}"
+    );
+    assert!(a["contracts"].as_array().unwrap().is_empty(), "{a:#}");
+    assert!(
+        !a["nearest_sections"].as_array().unwrap().is_empty(),
+        "{a:#}"
+    );
+}
