@@ -340,7 +340,6 @@ pub struct AskOptions {
     pub fuse: fuse::FuseOptions,
 }
 
-
 /// [`candidates`] with every ranking option given.
 pub fn candidates_by(
     index: &SearchIndex,
