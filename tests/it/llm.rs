@@ -625,7 +625,14 @@ async fn long_sections_are_split_inside_their_span_and_merged() {
     };
     let ex = Extractor::new(cfg, credit_ontology(), DensityThresholds::default()).unwrap();
     let paras: Vec<String> = (0..10)
-        .map(|i| format!("Paragraph {i}: {}", "the Borrower shall pay. ".repeat(8)))
+        // Each piece holds the fake answer's quote, so its relation passes
+        // the evidence check in every piece.
+        .map(|i| {
+            format!(
+                "Paragraph {i}: Acme Corp (the \"Borrower\") {}",
+                "the Borrower shall pay. ".repeat(8)
+            )
+        })
         .collect();
     let mut input = section(3, &paras.join("\n\n"));
     input.end_line = input.start_line + 18;
@@ -1168,7 +1175,18 @@ fn a_skipped_governing_law_still_gives_its_jurisdiction_from_the_rules() {
             if r.path.ends_with("/models") {
                 Reply::models(&["test-model"])
             } else {
-                Reply::json(&good_extraction())
+                // True of the preamble only: every other section prunes it
+                // for its quote.
+                Reply::json(&json!({
+                    "entities": [
+                        {"name": "Quillmark Holdings, Inc.", "type": "Organization", "aliases": [], "description": ""},
+                        {"name": "Borrower", "type": "Role", "aliases": [], "description": ""}
+                    ],
+                    "relations": [{"source": "Quillmark Holdings, Inc.", "type": "HAS_ROLE",
+                        "target": "Borrower",
+                        "evidence": "Quillmark Holdings, Inc., a Delaware corporation (the \"Borrower\")"}],
+                    "graphability": {"tier": "high", "why": "parties"}
+                }))
             }
         }))
         .unwrap();

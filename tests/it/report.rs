@@ -586,7 +586,7 @@ very_low:
 ";
 
 const REVIEWED_CSV: &str = "\
-doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,pruned_relations,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision
+doc_id,node_id,breadcrumb,heading,start_line,end_line,chars,matched_entry,match_method,match_score,predicted_tier,route,entities,relations,pruned,model_tier,density_tier,actual_tier,match_quality,tokens_in,tokens_out,status,decision
 emerson-1,0004,Article 1 > Section 1.03 Types of Advances,Section 1.03 Types of Advances,826,835,800,,none,0.00,,llm,19,2,0,low,low,medium,new,300,80,ok,add:Medium
 emerson-1,0005,Article 1 > Section 1.04 Applicable Law,Section 1.04 Applicable Law,836,840,400,,none,0.00,,llm,3,0,0,very_low,very_low,very_low,new,100,20,ok,alias:governing law
 emerson-1,0006,Article 1 > Section 1.05 Defs,Section 1.05 Defs,841,850,900,,none,0.00,,llm,5,4,0,high,high,high,new,200,50,ok,alias:Definitions
