@@ -13,7 +13,8 @@ Examples:
   kgroute index check indices/          (every index of the folder, each on its own)
 
 Reports every problem at once, each as FILE:LINE:COLUMN with the fix.
-Exit 0 when valid, 1 when any problem is found.";
+Exit 0 when valid, 1 when any problem is found, 2 when a file named is
+not there (nothing is checked).";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -27,6 +28,14 @@ pub struct IndexCheckArgs {
 
 /// Prints `ok` with a summary (exit 0) or every problem (exit 1).
 pub fn run(args: IndexCheckArgs) -> anyhow::Result<Outcome> {
+    // A path that is not there is a mistyped argument, not a problem of an
+    // index: fatal, as README's exit codes say.
+    if let Some(missing) = args.files.iter().find(|f| !f.exists()) {
+        anyhow::bail!(
+            "{}: no such index file; nothing was checked",
+            missing.display()
+        );
+    }
     if let [dir] = args.files.as_slice() {
         if dir.is_dir() {
             let files = crate::index::doctype::index_files(dir)?;

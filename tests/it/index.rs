@@ -33,6 +33,22 @@ fn shipped_indices_pass_index_check() {
     }
 }
 
+/// A mistyped path is fatal (exit 2, named), not a problem found in an
+/// index (exit 1), and no other file of the call is reported as checked.
+#[test]
+fn index_check_of_a_missing_file_is_fatal_and_names_it() {
+    let dir = super::util::tempdir();
+    let missing = dir.path().join("missing.yaml");
+    kgroute()
+        .args(["index", "check"])
+        .arg(shipped("credit_agreement.yaml"))
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("missing.yaml: no such index file"));
+}
+
 /// `index check DIR` checks each index of the folder on its own: one line
 /// per shipped index, and a broken one fails the run without hiding the
 /// others.
