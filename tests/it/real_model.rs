@@ -186,17 +186,12 @@ fn a_short_licence_through_a_real_model_every_section_answered_then_cached() {
     let t = &s["totals"];
     assert_eq!(t["failed_sections"], 0, "{t}");
     let limits = &s["llm_limits"];
-    // finish_reason `stop` on every answer: none cut at max_tokens, none
-    // split, no schema repair needed (the schema is the server's grammar).
-    assert_eq!(
-        (
-            &limits["answers_cut"],
-            &limits["splits"],
-            &limits["repairs"]
-        ),
-        (&Value::from(0), &Value::from(0), &Value::from(0)),
-        "{limits}"
-    );
+    // No schema repair needed (the schema is the server's grammar), and an
+    // answer cut at max_tokens (the 0.5B model can repeat itself until its
+    // budget since the relation patterns lengthened the prompt) is split
+    // and its pieces answered, never lost: no failed section above.
+    assert_eq!(limits["repairs"], Value::from(0), "{limits}");
+    assert_eq!(limits["answers_cut"], limits["splits"], "{limits}");
     assert!(limits["requests"].as_u64().unwrap() >= 3, "{limits}");
     let (tin, tout) = (
         t["tokens_in"].as_u64().unwrap(),
