@@ -22,17 +22,17 @@
 //!
 //! Usage: cargo run --example ask_eval -- CUAD_DIR [--per-category] [--variants] [--chunk-sizes] [--structure] [--rerank]
 
-use kgroute::ask::eval::{find_collapsed, token_windows, RankScores};
+use kgroute::ask::eval::{add_flat_windows, find_collapsed, RankScores};
 use kgroute::ask::expand::{query, query_terms, Query};
 use kgroute::ask::{rank_sections_with, retrieve_query, retrieve_terms, RetrieveOptions};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RouteOptions;
 use kgroute::search::reader::WeightedTerm;
-use kgroute::search::{Chunk, SearchIndex, SearchIndexWriter, SectionPointer};
+use kgroute::search::{SearchIndex, SearchIndexWriter};
 use kgroute::tree::source::ReadOptions;
 use kgroute::tree::{build_tree, SourceText};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Tokens per flat baseline chunk (the seed articles' baseline).
@@ -165,7 +165,7 @@ fn main() -> anyhow::Result<()> {
         }
         t_sections += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        add_flat(&flat, &tree.doc_id, &path, &source.text)?;
+        add_flat_windows(&flat, &tree.doc_id, &path, &source.text, FLAT_TOKENS)?;
         t_flat += t.elapsed().as_secs_f64();
 
         let mut spans = BTreeMap::new();
@@ -723,37 +723,6 @@ fn row(name: &str, o: &RankScores, b: &RankScores) {
         b.hit3(),
         b.mrr()
     );
-}
-
-/// One pointer per 512-token window, each its own unit.
-fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> anyhow::Result<()> {
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let mut pointers = Vec::new();
-    let mut chunks = Vec::new();
-    for (i, (a, b)) in token_windows(text, FLAT_TOKENS).into_iter().enumerate() {
-        pointers.push(SectionPointer {
-            doc_id: doc_id.to_string(),
-            doc_name: name.clone(),
-            doc_title: None,
-            path: path.display().to_string(),
-            node_id: format!("w{i}"),
-            title: String::new(),
-            breadcrumb: String::new(),
-            start_byte: a,
-            end_byte: b,
-            start_line: 0,
-            end_line: 0,
-            sha256: None,
-        });
-        chunks.push(Chunk {
-            section: i,
-            start_byte: a,
-            end_byte: b,
-            text: text[a..b].to_string(),
-            crumb: String::new(),
-        });
-    }
-    w.add_chunks(&pointers, &chunks)
 }
 
 /// "Which contracts have a <category>?" over the whole index: a contract

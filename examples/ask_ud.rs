@@ -16,12 +16,12 @@
 //! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--titles]
 
 use kgroute::ask::docrank::DocRankOptions;
-use kgroute::ask::eval::token_windows;
+use kgroute::ask::eval::add_flat_windows;
 use kgroute::ask::fuse::{self, FuseOptions};
 use kgroute::ask::{rerank::RerankOptions, AskOptions, RetrieveOptions, SectionHit};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RouteOptions;
-use kgroute::search::{Chunk, SearchIndexWriter, SectionPointer};
+use kgroute::search::{SearchIndexWriter, SectionPointer};
 use kgroute::tree::source::ReadOptions;
 use kgroute::tree::{build_tree, SourceText};
 use std::collections::{HashMap, HashSet};
@@ -80,7 +80,7 @@ fn main() -> anyhow::Result<()> {
         let empty = GraphabilityIndex::default();
         let plan = kgroute::route::plan(&tree, index.unwrap_or(&empty), &RouteOptions::default());
         sections.add(&plan, &source, path)?;
-        add_flat(&flat, &tree.doc_id, path, &source.text)?;
+        add_flat_windows(&flat, &tree.doc_id, path, &source.text, FLAT_TOKENS)?;
         if let Some(t) = kgroute::search::title::document_title(&source.text) {
             titled.push(t);
         }
@@ -357,34 +357,4 @@ fn files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
             )
         })
         .collect())
-}
-
-fn add_flat(w: &SearchIndexWriter, doc_id: &str, path: &Path, text: &str) -> anyhow::Result<()> {
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let mut pointers = Vec::new();
-    let mut chunks = Vec::new();
-    for (i, (a, b)) in token_windows(text, FLAT_TOKENS).into_iter().enumerate() {
-        pointers.push(SectionPointer {
-            doc_id: doc_id.to_string(),
-            doc_name: name.clone(),
-            doc_title: None,
-            path: path.display().to_string(),
-            node_id: format!("w{i}"),
-            title: String::new(),
-            breadcrumb: String::new(),
-            start_byte: a,
-            end_byte: b,
-            start_line: 0,
-            end_line: 0,
-            sha256: None,
-        });
-        chunks.push(Chunk {
-            section: i,
-            start_byte: a,
-            end_byte: b,
-            text: text[a..b].to_string(),
-            crumb: String::new(),
-        });
-    }
-    w.add_chunks(&pointers, &chunks)
 }

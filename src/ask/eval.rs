@@ -70,6 +70,45 @@ pub fn token_windows(text: &str, tokens: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// Adds a document to the flat baseline's index as fixed windows of
+/// `tokens` tokens, each its own unit (`node_id` `w<i>`): what the
+/// section ranking is compared against.
+pub fn add_flat_windows(
+    w: &crate::search::SearchIndexWriter,
+    doc_id: &str,
+    path: &std::path::Path,
+    text: &str,
+    tokens: usize,
+) -> anyhow::Result<()> {
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut pointers = Vec::new();
+    let mut chunks = Vec::new();
+    for (i, (a, b)) in token_windows(text, tokens).into_iter().enumerate() {
+        pointers.push(crate::search::SectionPointer {
+            doc_id: doc_id.to_string(),
+            doc_name: name.clone(),
+            doc_title: None,
+            path: path.display().to_string(),
+            node_id: format!("w{i}"),
+            title: String::new(),
+            breadcrumb: String::new(),
+            start_byte: a,
+            end_byte: b,
+            start_line: 0,
+            end_line: 0,
+            sha256: None,
+        });
+        chunks.push(crate::search::Chunk {
+            section: i,
+            start_byte: a,
+            end_byte: b,
+            text: text[a..b].to_string(),
+            crumb: String::new(),
+        });
+    }
+    w.add_chunks(&pointers, &chunks)
+}
+
 /// Hit@1, hit@3 and MRR (first hit within the first ten) over questions.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RankScores {
