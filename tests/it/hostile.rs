@@ -30,16 +30,7 @@ fn documents_in(out: &Path) -> usize {
 /// written into summary.md, summary.json or report-meta.json.
 #[test]
 fn a_key_under_any_query_name_of_the_llm_url_is_never_shown_or_written() {
-    use crate::fake_server::{good_extraction, FakeServer, Reply};
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(FakeServer::start(std::time::Duration::ZERO, |_| {
-            Reply::json(&good_extraction())
-        }))
-        .unwrap();
+    let (_rt, server) = super::util::good_fake_server();
     let dir = tempdir();
     let out = dir.path().join("batch");
     let url = format!("{}?code=SECRET4242", server.base_url());

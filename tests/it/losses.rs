@@ -358,16 +358,7 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// no file of the batch.
 #[test]
 fn a_key_in_the_llm_urls_path_is_never_shown_or_written() {
-    use crate::fake_server::{good_extraction, FakeServer, Reply};
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let server = rt
-        .block_on(FakeServer::start(std::time::Duration::ZERO, |_| {
-            Reply::json(&good_extraction())
-        }))
-        .unwrap();
+    let (_rt, server) = super::util::good_fake_server();
     let dir = tempdir();
     let out = dir.path().join("batch");
     let host = server.base_url().trim_end_matches("/v1").to_string();

@@ -185,3 +185,19 @@ pub fn manifest_json(out: &Path) -> Option<serde_json::Value> {
     }
     Some(m)
 }
+
+/// A loopback OpenAI-compatible server that answers every request with one
+/// valid extraction, and the runtime that serves it (keep both alive).
+pub fn good_fake_server() -> (tokio::runtime::Runtime, crate::fake_server::FakeServer) {
+    use crate::fake_server::{good_extraction, FakeServer, Reply};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(FakeServer::start(std::time::Duration::ZERO, |_| {
+            Reply::json(&good_extraction())
+        }))
+        .unwrap();
+    (rt, server)
+}
