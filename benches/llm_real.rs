@@ -77,8 +77,8 @@ fn main() {
         .filter(|p| p.len() > 200)
         .take(n)
         .collect();
-    let system = prompt::system_message(&ontology());
-    let schema = prompt::wire_schema(&ontology());
+    let system = prompt::system_message(&ontology(), None);
+    let schema = prompt::pack_wire_schema(&ontology(), None);
     let mut cfg = LlmConfig::new(&url, &model).expect("url and model");
     cfg.timeout = Duration::from_secs(300);
     let client = LlmClient::new(cfg).expect("client");
@@ -104,7 +104,7 @@ fn main() {
             };
             let messages = vec![
                 json!({"role": "system", "content": system}),
-                json!({"role": "user", "content": prompt::user_message(&input)}),
+                json!({"role": "user", "content": prompt::pack_message(&[(input.node_id.clone(), &input)])}),
             ];
             let (client, schema, sem) = (&client, &schema, &sem);
             async move {

@@ -100,6 +100,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             actual_tier: Tier::VeryHigh,
             tokens_in: 0,
             tokens_out: 0,
+            tokens_cached: 0,
             extractor: "rules".into(),
             status: SectionStatus::Ok,
         });

@@ -105,6 +105,13 @@ pub struct IngestArgs {
     /// would not fit are split.
     #[arg(long, value_name = "N")]
     pub context_tokens: Option<u32>,
+    /// Text of one extraction request, in tokens (chars / 4): a document's
+    /// routed sections are packed into requests up to it, each under its
+    /// own id and answered apart, so the prompt around them is paid once
+    /// per request, not per section. Lowered to what the model's context
+    /// holds with room for the answer.
+    #[arg(long, value_name = "N", default_value_t = crate::extract::pack::DEFAULT_PACK_TOKENS)]
+    pub pack_tokens: u64,
     /// Bound on the time for one section piece, attempts and waits together:
     /// no new attempt starts past it (an answer in progress is bounded by
     /// --timeout and --max-tokens).
@@ -464,6 +471,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             concurrency: a.concurrency,
             cache_dir: Some(a.cache_dir),
             use_cache: !a.no_cache,
+            pack_tokens: a.pack_tokens,
             ..ExtractorConfig::default()
         },
         sink,

@@ -16,6 +16,9 @@ pub struct CachedAnswer {
     pub output: ModelOutput,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_in`, read from the server's prefix cache.
+    #[serde(default)]
+    pub tokens_cached: u64,
     /// The batch and document whose request made this answer
     /// ([`payer`]); `None` in entries written before it was kept.
     #[serde(default)]
@@ -30,6 +33,8 @@ pub struct CutAnswer {
     pub max_tokens: u32,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    #[serde(default)]
+    pub tokens_cached: u64,
     #[serde(default)]
     pub paid_by: Option<String>,
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// Version of the prompt text; part of the cache key, so changing the
 /// prompt never reuses answers to the old one.
-pub const PROMPT_VERSION: &str = "extract-v3";
+pub const PROMPT_VERSION: &str = "extract-v4";
 
 pub use crate::llm::LlmConfig;
 pub use crate::secret::Secret;
@@ -26,6 +26,11 @@ pub struct ExtractorConfig {
     pub use_cache: bool,
     /// Sections longer than this many chars are split (default 12,000).
     pub section_budget_chars: usize,
+    /// Text budget of one request in estimated tokens (chars / 4): a
+    /// document's routed sections are packed up to it (default
+    /// [`super::pack::DEFAULT_PACK_TOKENS`]; lowered to what the model's
+    /// context holds).
+    pub pack_tokens: u64,
     /// Part of the cache key (default [`PROMPT_VERSION`]).
     pub prompt_version: String,
 }
@@ -38,6 +43,7 @@ impl Default for ExtractorConfig {
             cache_dir: None,
             use_cache: true,
             section_budget_chars: 12_000,
+            pack_tokens: super::pack::DEFAULT_PACK_TOKENS,
             prompt_version: PROMPT_VERSION.to_string(),
         }
     }
@@ -53,6 +59,13 @@ impl ExtractorConfig {
             bail!(
                 "the section budget must be at least 500 chars, e.g. 12000; got {}",
                 self.section_budget_chars
+            );
+        }
+        if self.pack_tokens < 100 {
+            bail!(
+                "--pack-tokens must be at least 100 (a request's text, in tokens), e.g. --pack-tokens {}; got {}",
+                super::pack::DEFAULT_PACK_TOKENS,
+                self.pack_tokens
             );
         }
         Ok(())

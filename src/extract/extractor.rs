@@ -2,29 +2,29 @@
 //! [`SectionExtraction`]s, through the LLM when one is configured or the
 //! rules extractor otherwise. It owns the single semaphore that bounds LLM
 //! requests in flight (shared by every document extracted with it), the
-//! retry loop, the repair retry, the cache, and the counters that progress
-//! bars read. Share it with `Arc`.
+//! cache, the circuit breaker, and the counters that progress bars read.
+//! Share it with `Arc`. The requests themselves (packs, retries, repair,
+//! splitting) are [`super::requests`]'.
 
-use super::answer_cache::{cache_key, ontology_hash, payer, CachedAnswer, CutAnswer};
+use super::answer_cache::{ontology_hash, payer};
 use super::config::{ExtractorConfig, PROMPT_VERSION};
-use super::prompt;
-use super::validate::{self, ModelOutput};
-use super::{rating, rules, split};
+use super::requests::Spend;
+use super::{prompt, rating, rules, validate};
 use super::{SectionExtraction, SectionInput, SectionStatus};
-use crate::index::{DensityThresholds, Ontology, Tier};
+use crate::index::{DensityThresholds, Ontology};
 use crate::llm::cache::Cache;
 use crate::llm::server::{self, ServerInfo};
-use crate::llm::{CallError, ChatAnswer, LlmClient, RetryPolicy};
+use crate::llm::{CallError, LlmClient};
 use crate::route::{Route, RoutePlan};
 use crate::tree::{NodeKind, SourceText};
 use anyhow::Result;
-use serde_json::{json, Value};
+use futures::StreamExt;
+use serde_json::Value;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
 use tokio::sync::Semaphore;
 
-/// Fewest answer tokens a piece is given (the context allowing): a dense
+/// Fewest answer tokens a request is given (the context allowing): a dense
 /// one-sentence piece (parties, roles, a defined term, an amount) needs
 /// about 400 tokens of JSON, and a piece that small cannot be split when
 /// its answer is cut (Qwen2.5 1.5B failed three sections at 264).
@@ -60,6 +60,12 @@ pub struct Counters {
     pub stalls: AtomicU64,
     /// Answers sent back once for repair after failing the schema check.
     pub repairs: AtomicU64,
+    /// Prompt tokens the server read from its prefix cache, where it says
+    /// (part of `tokens_in`).
+    pub tokens_cached: AtomicU64,
+    /// Pieces a pack's answer left out (or answered wrongly), asked again
+    /// alone.
+    pub pieces_reasked: AtomicU64,
 }
 
 /// A plain copy of [`Counters`].
@@ -79,6 +85,8 @@ pub struct CounterSnapshot {
     pub splits: u64,
     pub stalls: u64,
     pub repairs: u64,
+    pub tokens_cached: u64,
+    pub pieces_reasked: u64,
     /// Streamed tokens so far (the heartbeat's tokens per second).
     pub streamed: u64,
 }
@@ -102,6 +110,8 @@ impl Counters {
             splits: g(&self.splits),
             stalls: g(&self.stalls),
             repairs: g(&self.repairs),
+            tokens_cached: g(&self.tokens_cached),
+            pieces_reasked: g(&self.pieces_reasked),
             streamed: 0,
         }
     }
@@ -116,11 +126,16 @@ pub struct ExtractionProfile {
     ontology: Arc<Ontology>,
     ontology_hash: String,
     density: DensityThresholds,
+    /// The system message of every request of this type, the schema on
+    /// the wire ([`prompt::system_message`]).
     system_prompt: String,
+    /// The same with the schema in it, for a server that refuses it on the
+    /// wire.
+    system_prompt_with_schema: String,
     /// The system prompt's token count, once counted.
-    system_tokens: OnceLock<u64>,
-    /// The output schema as sent to the server: this ontology's types as
-    /// enums, strings bounded ([`prompt::wire_schema`]).
+    pub(super) system_tokens: OnceLock<u64>,
+    /// A pack answer's schema as sent to the server: this ontology's types
+    /// as enums, strings bounded ([`prompt::pack_wire_schema`]).
     wire_schema: Value,
 }
 
@@ -133,11 +148,13 @@ impl ExtractionProfile {
                 if ontology.entity_types.is_empty() { "entity" } else { "relation" }
             );
         }
+        let wire_schema = prompt::pack_wire_schema(&ontology, None);
         Ok(ExtractionProfile {
             ontology_hash: ontology_hash(&ontology),
-            system_prompt: prompt::system_message(&ontology),
+            system_prompt: prompt::system_message(&ontology, None),
+            system_prompt_with_schema: prompt::system_message(&ontology, Some(&wire_schema)),
             system_tokens: OnceLock::new(),
-            wire_schema: prompt::wire_schema(&ontology),
+            wire_schema,
             ontology: Arc::new(ontology),
             density,
         })
@@ -146,78 +163,57 @@ impl ExtractionProfile {
     pub fn ontology(&self) -> &Ontology {
         &self.ontology
     }
+
+    pub fn density(&self) -> &DensityThresholds {
+        &self.density
+    }
+
+    pub fn ontology_hash(&self) -> &str {
+        &self.ontology_hash
+    }
+
+    /// The system message of every request of this type (the schema sent
+    /// as `response_format`).
+    pub fn system_prompt(&self) -> &str {
+        &self.system_prompt
+    }
+
+    /// The system message with the output schema in it.
+    pub fn system_prompt_with_schema(&self) -> &str {
+        &self.system_prompt_with_schema
+    }
+
+    /// The output schema as sent to a server that is not a grammar server.
+    pub fn wire_schema(&self) -> &Value {
+        &self.wire_schema
+    }
 }
 
 /// Extracts sections; see the module comment.
 #[derive(Debug)]
 pub struct Extractor {
-    cfg: ExtractorConfig,
+    pub(super) cfg: ExtractorConfig,
     /// The profile of [`Self::extract`] (the batch's primary index).
     profile: Arc<ExtractionProfile>,
     client: Option<LlmClient>,
-    cache: Option<Cache>,
-    semaphore: Semaphore,
+    pub(super) cache: Option<Cache>,
+    pub(super) semaphore: Semaphore,
     /// Sections the rules read at once: one per core. The rules are CPU
     /// work, and every thread that runs them grows its own regex caches
     /// (a document's sections all at once took one blocking thread each,
     /// and peak memory grew with the batch); they run on the process's
     /// fixed rules threads ([`super::cpu_pool`]).
     rules_permits: Semaphore,
-    counters: Counters,
+    pub(super) counters: Counters,
     /// Transport failures in a row (any answer resets it).
     transport_failures: AtomicU32,
     /// Set once the circuit breaker opened: the last transport failure.
-    breaker: OnceLock<String>,
+    pub(super) breaker: OnceLock<String>,
     /// What the server said about its limits at preflight.
     server: OnceLock<ServerInfo>,
     /// The batch this extractor answers for ([`Self::for_batch`]): cached
     /// answers it paid for itself keep their tokens on a resume.
     batch_id: OnceLock<String>,
-}
-
-/// Called once per section just before its first request is sent (never
-/// for cache hits): the `--max-cost` reservation; and after each answer,
-/// with the permit still held, so the next section's reservation already
-/// sees what this one cost. Shared by the section's pieces, so a split
-/// section reserves once.
-pub struct Gate<'a> {
-    check: &'a (dyn Fn() -> Result<(), String> + Sync),
-    answered: &'a (dyn Fn(u64, u64, bool) + Sync),
-    state: Mutex<(Option<Result<(), String>>, bool)>,
-}
-
-impl<'a> Gate<'a> {
-    /// `check` reserves; `answered(tokens_in, tokens_out, first)` settles
-    /// (`first` for the section's first answer).
-    pub fn new(
-        check: &'a (dyn Fn() -> Result<(), String> + Sync),
-        answered: &'a (dyn Fn(u64, u64, bool) + Sync),
-    ) -> Self {
-        Gate {
-            check,
-            answered,
-            state: Mutex::new((None, false)),
-        }
-    }
-
-    fn pass(&self) -> Result<(), String> {
-        let mut s = self.state.lock().expect("gate lock");
-        s.0.get_or_insert_with(|| (self.check)()).clone()
-    }
-
-    fn answer(&self, tokens_in: u64, tokens_out: u64) {
-        let mut s = self.state.lock().expect("gate lock");
-        let first = !s.1;
-        s.1 = true;
-        (self.answered)(tokens_in, tokens_out, first);
-    }
-
-    /// True when the check passed but no answer came (the reservation is
-    /// still open).
-    pub fn reserved_unanswered(&self) -> bool {
-        let s = self.state.lock().expect("gate lock");
-        matches!(s.0, Some(Ok(()))) && !s.1
-    }
 }
 
 /// The run-header line of the offline rules extractor (summary.json's
@@ -312,44 +308,6 @@ pub enum SideCall {
     Failed(CallError),
 }
 
-/// The answer to one piece of a section.
-struct PieceResult {
-    output: Option<ModelOutput>,
-    tokens_in: u64,
-    tokens_out: u64,
-    status: SectionStatus,
-}
-
-impl PieceResult {
-    fn failed(reason: String) -> PieceResult {
-        PieceResult {
-            output: None,
-            tokens_in: 0,
-            tokens_out: 0,
-            status: SectionStatus::Failed(reason),
-        }
-    }
-}
-
-/// How asking for one piece ended.
-enum PieceOutcome {
-    /// An answer (or a failure that splitting would not help).
-    Done(PieceResult),
-    /// The answer was cut at `max_tokens`; what it cost.
-    Cut(PieceResult),
-    /// The server made no progress within the idle timeout.
-    Stalled(String),
-    /// The prompt does not fit the server's context.
-    TooLong(String),
-}
-
-/// Why the retry loop stopped without an answer.
-enum Ended {
-    Stalled(String),
-    TooLong(String),
-    Failed(String),
-}
-
 impl Extractor {
     /// Checks the configuration and builds the HTTP client (no request is
     /// made).
@@ -388,7 +346,7 @@ impl Extractor {
         let _ = self.batch_id.set(batch_id.to_string());
     }
 
-    fn payer(&self, doc_id: &str) -> Option<String> {
+    pub(super) fn payer(&self, doc_id: &str) -> Option<String> {
         self.batch_id.get().map(|b| payer(b, doc_id))
     }
 
@@ -401,7 +359,7 @@ impl Extractor {
         }
     }
 
-    fn prompt_version(&self) -> &str {
+    pub(super) fn prompt_version(&self) -> &str {
         if self.cfg.prompt_version.is_empty() {
             PROMPT_VERSION
         } else {
@@ -441,7 +399,7 @@ impl Extractor {
 
     /// The model's context in tokens: `--context-tokens`, else what the
     /// server said.
-    fn context_tokens(&self, client: &LlmClient) -> Option<u32> {
+    pub(super) fn context_tokens(&self, client: &LlmClient) -> Option<u32> {
         client
             .config()
             .context_tokens
@@ -450,7 +408,7 @@ impl Extractor {
 
     /// Tokens of `text` by the model's tokenizer where the server offers
     /// one, else by the run's estimate (chars / 4).
-    async fn count_tokens(&self, client: &LlmClient, text: &str) -> u64 {
+    pub(super) async fn count_tokens(&self, client: &LlmClient, text: &str) -> u64 {
         if self.server.get().is_some() {
             if let Some(n) = server::count_tokens(client, text).await {
                 return n;
@@ -539,7 +497,7 @@ impl Extractor {
     /// section's and a title mapping's alike: an answer or any other failure
     /// ends a run of transport failures; `--breaker-after` transport
     /// failures in a row open it, and so does a rejected key.
-    fn note_result(&self, res: Result<(), &CallError>) {
+    pub(super) fn note_result(&self, res: Result<(), &CallError>) {
         match res {
             Err(CallError::FormatUnsupported(_)) => {}
             Err(CallError::Transport(reason)) | Err(CallError::Stalled(reason)) => {
@@ -598,564 +556,84 @@ impl Extractor {
             .map_or(0.0, |l| l.cost(x.tokens_in, x.tokens_out))
     }
 
-    /// Extracts one section. Never panics on bad answers or network
+    /// Extracts one section with the primary profile, its pieces in one
+    /// request where they fit. Never panics on bad answers or network
     /// trouble: those end as [`SectionStatus::Failed`] with the reason.
     pub async fn extract(&self, input: SectionInput) -> SectionExtraction {
-        let always = || Ok(());
-        let ignore = |_, _, _| {};
-        self.extract_gated(input, &Gate::new(&always, &ignore))
-            .await
-    }
-
-    /// [`Self::extract`], asking `gate` just before the section's first
-    /// request (with a concurrency permit held); a refusal fails the section
-    /// with the gate's reason and nothing is sent.
-    pub async fn extract_gated(&self, input: SectionInput, gate: &Gate<'_>) -> SectionExtraction {
         let profile = self.profile.clone();
-        self.extract_gated_with(input, gate, &profile).await
+        self.extract_document(vec![input], &profile, &Spend::UNLIMITED)
+            .await
+            .pop()
+            .expect("one extraction per input")
     }
 
-    /// [`Self::extract_gated`] with another document type's profile.
-    pub async fn extract_gated_with(
-        &self,
-        input: SectionInput,
-        gate: &Gate<'_>,
-        profile: &ExtractionProfile,
-    ) -> SectionExtraction {
-        let out = match &self.client {
-            None => {
-                // CPU work off the async threads; a panic in the rules
-                // becomes a failed section, not a failed run.
-                let (onto, density) = (profile.ontology.clone(), profile.density);
-                let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
-                let _permit = self.rules_permits.acquire().await;
-                match super::cpu_pool::CpuPool::global()
-                    .run(move || rules_extraction(&onto, &density, &input))
-                    .await
-                {
-                    Ok(x) => x,
-                    Err(e) => SectionExtraction::blank(
-                        doc_id,
-                        node_id,
-                        rules::EXTRACTOR.to_string(),
-                        SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
-                    ),
-                }
-            }
-            Some(client) => self.extract_llm(client, &input, gate, profile).await,
-        };
-        self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
-        if matches!(out.status, SectionStatus::Failed(_)) {
-            self.counters
-                .sections_failed
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        out
-    }
-
-    /// Extracts many sections concurrently (requests bounded by the
-    /// extractor's one semaphore), results in input order.
+    /// Extracts many sections concurrently, each in requests of its own
+    /// (requests bounded by the extractor's one semaphore), results in
+    /// input order. A document's sections go together through
+    /// [`Self::extract_document`].
     pub async fn extract_all(&self, inputs: Vec<SectionInput>) -> Vec<SectionExtraction> {
         futures::future::join_all(inputs.into_iter().map(|i| self.extract(i))).await
     }
 
-    async fn extract_llm(
+    /// Extracts one document's routed sections with `profile`, one
+    /// extraction per input, in input order. Through the LLM the sections
+    /// are packed into requests ([`super::pack`], [`super::requests`]);
+    /// `spend` is asked before each pack's first request, and a refusal
+    /// fails that pack's sections with its reason, nothing sent. The rules
+    /// read each section apart.
+    pub async fn extract_document(
         &self,
-        client: &LlmClient,
-        input: &SectionInput,
-        gate: &Gate<'_>,
+        inputs: Vec<SectionInput>,
         profile: &ExtractionProfile,
-    ) -> SectionExtraction {
-        let pieces = split::split_section(input, self.cfg.section_budget_chars);
-        let results = futures::future::join_all(
-            pieces
-                .into_iter()
-                .map(|p| self.extract_fitting(client, p, gate, profile)),
-        )
-        .await;
-        let mut parts = Vec::with_capacity(results.len());
-        for r in results.into_iter().flatten() {
-            let (entities, relations, pruned, ends_added, tier, why) = match r.output {
-                Some(o) => {
-                    let tier = o.tier();
-                    let why = o.graphability.as_ref().map(|g| g.why.clone());
-                    let ctx = validate::SectionContext {
-                        text: &input.text,
-                        registry: &input.registry,
-                    };
-                    let p = validate::prune_in_section(
-                        o.entities,
-                        o.relations,
-                        &profile.ontology,
-                        Some(ctx),
-                    );
-                    (p.entities, p.relations, p.pruned, p.ends_added, tier, why)
-                }
-                None => Default::default(),
-            };
-            parts.push(SectionExtraction {
-                doc_id: input.doc_id.clone(),
-                node_id: input.node_id.clone(),
-                entities,
-                relations,
-                pruned,
-                ends_added,
-                model_tier: tier,
-                model_why: why,
-                density_tier: Tier::VeryLow,
-                actual_tier: Tier::VeryLow,
-                tokens_in: r.tokens_in,
-                tokens_out: r.tokens_out,
-                extractor: format!("llm:{}", client.config().model),
-                status: r.status,
-            });
+        spend: &Spend<'_>,
+    ) -> Vec<SectionExtraction> {
+        let out = match &self.client {
+            // A bounded window of sections in flight: a document of 100k
+            // headings must not hold 100k futures.
+            None => {
+                futures::stream::iter(inputs)
+                    .map(|i| self.rules_section(i, profile))
+                    .buffered(64)
+                    .collect()
+                    .await
+            }
+            Some(client) => {
+                self.extract_llm_document(client, &inputs, profile, spend)
+                    .await
+            }
+        };
+        for x in &out {
+            self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
+            if matches!(x.status, SectionStatus::Failed(_)) {
+                self.counters
+                    .sections_failed
+                    .fetch_add(1, Ordering::Relaxed);
+            }
         }
-        let mut out = split::merge(parts).unwrap_or_else(|| {
-            // A section with no text at all: nothing to ask.
-            SectionExtraction::blank(
-                input.doc_id.clone(),
-                input.node_id.clone(),
-                format!("llm:{}", client.config().model),
-                SectionStatus::Ok,
-            )
-        });
-        if matches!(out.status, SectionStatus::Failed(_)) {
-            // A failed section contributes nothing half-done to the graph.
-            out.entities.clear();
-            out.relations.clear();
-            out.pruned.clear();
-            out.ends_added.clear();
-            out.model_tier = None;
-            out.model_why = None;
-        }
-        out.density_tier = rating::density_tier(
-            &profile.density,
-            out.relations.len(),
-            input.text.chars().count(),
-        );
-        out.actual_tier = rating::actual_tier(out.model_tier, out.density_tier, input.anchor);
         out
     }
 
-    /// One piece, made to fit: split in two (by structure, then sentences)
-    /// when its prompt leaves the model's context no room for an answer,
-    /// when its answer was cut at `max_tokens`, or when the server stalled
-    /// on it; a stalled piece that cannot be split is retried once. The
-    /// same request is never sent again after a cut. Results of every leaf
-    /// piece, in order.
-    fn extract_fitting<'s>(
-        &'s self,
-        client: &'s LlmClient,
-        piece: SectionInput,
-        gate: &'s Gate<'s>,
-        profile: &'s ExtractionProfile,
-    ) -> futures::future::BoxFuture<'s, Vec<PieceResult>> {
-        Box::pin(async move {
-            let key = self.piece_key(client, &piece, profile);
-            let cut_key = crate::llm::cache::key(&[&key, "cut"]);
-            if let Some(cache) = &self.cache {
-                // An answer cut before: go straight to the halves.
-                if let Some(cut) = cache.get::<CutAnswer>(&cut_key).await {
-                    if let Some((a, b)) = split::halve(&piece) {
-                        let mut out = self.both(client, a, b, gate, profile).await;
-                        if cut.paid_by.is_some() && cut.paid_by == self.payer(&piece.doc_id) {
-                            if let Some(first) = out.first_mut() {
-                                first.tokens_in += cut.tokens_in;
-                                first.tokens_out += cut.tokens_out;
-                            }
-                        }
-                        return out;
-                    }
-                }
-            }
-            let max_tokens = match self.answer_budget(client, &piece, profile).await {
-                Ok(m) => m,
-                Err(why) => {
-                    return match split::halve(&piece) {
-                        Some((a, b)) => {
-                            self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                            self.both(client, a, b, gate, profile).await
-                        }
-                        None => vec![PieceResult::failed(why)],
-                    };
-                }
-            };
-            let mut stalled_once = false;
-            loop {
-                match self
-                    .extract_piece(client, &piece, &key, gate, profile, max_tokens)
-                    .await
-                {
-                    PieceOutcome::Done(r) => return vec![r],
-                    PieceOutcome::Cut(spent) => {
-                        self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
-                        if let Some(cache) = &self.cache {
-                            let cut = CutAnswer {
-                                max_tokens: max_tokens.unwrap_or(0),
-                                tokens_in: spent.tokens_in,
-                                tokens_out: spent.tokens_out,
-                                paid_by: self.payer(&piece.doc_id),
-                            };
-                            let _ = cache.put(&cut_key, &cut).await;
-                        }
-                        let Some((a, b)) = split::halve(&piece) else {
-                            return vec![PieceResult {
-                                status: SectionStatus::Failed(format!(
-                                    "the answer was cut at max_tokens {} and the piece (lines {}-{}) is one sentence, too small to split; raise --max-tokens",
-                                    max_tokens.map_or("(server default)".to_string(), |m| m.to_string()),
-                                    piece.start_line,
-                                    piece.end_line
-                                )),
-                                ..spent
-                            }];
-                        };
-                        self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                        let mut out = self.both(client, a, b, gate, profile).await;
-                        if let Some(first) = out.first_mut() {
-                            first.tokens_in += spent.tokens_in;
-                            first.tokens_out += spent.tokens_out;
-                        }
-                        return out;
-                    }
-                    PieceOutcome::TooLong(why) => {
-                        return match split::halve(&piece) {
-                            Some((a, b)) => {
-                                self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                                self.both(client, a, b, gate, profile).await
-                            }
-                            None => vec![PieceResult::failed(why)],
-                        };
-                    }
-                    PieceOutcome::Stalled(why) => {
-                        self.counters.stalls.fetch_add(1, Ordering::Relaxed);
-                        if stalled_once {
-                            return vec![PieceResult::failed(format!("{why} (twice; gave up)"))];
-                        }
-                        stalled_once = true;
-                        if let Some((a, b)) = split::halve(&piece) {
-                            self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                            return self.both(client, a, b, gate, profile).await;
-                        }
-                        // Too small to split: retried once.
-                    }
-                }
-            }
-        })
-    }
-
-    async fn both(
+    /// The rules over one section: CPU work off the async threads; a panic
+    /// in the rules becomes a failed section, not a failed run.
+    async fn rules_section(
         &self,
-        client: &LlmClient,
-        a: SectionInput,
-        b: SectionInput,
-        gate: &Gate<'_>,
+        input: SectionInput,
         profile: &ExtractionProfile,
-    ) -> Vec<PieceResult> {
-        let (mut x, y) = futures::future::join(
-            self.extract_fitting(client, a, gate, profile),
-            self.extract_fitting(client, b, gate, profile),
-        )
-        .await;
-        x.extend(y);
-        x
-    }
-
-    /// The piece's `max_tokens`: `--max-tokens` when given, else room for
-    /// at least [`ANSWER_FLOOR`] tokens and
-    /// an answer about twice the piece's size (a dense section's JSON is
-    /// larger than its text) within the model's output cap and what the
-    /// context leaves after the prompt. An error when the context leaves
-    /// no room for a useful answer (the piece must be split).
-    async fn answer_budget(
-        &self,
-        client: &LlmClient,
-        piece: &SectionInput,
-        profile: &ExtractionProfile,
-    ) -> Result<Option<u32>, String> {
-        let cfg = client.config();
-        let ctx = self.context_tokens(client);
-        if ctx.is_none() && cfg.max_tokens.is_some() {
-            return Ok(cfg.max_tokens);
-        }
-        let system = match profile.system_tokens.get() {
-            Some(&n) => n,
-            None => {
-                let n = self.count_tokens(client, &profile.system_prompt).await;
-                let _ = profile.system_tokens.set(n);
-                n
-            }
-        };
-        let text_tokens = self.count_tokens(client, &piece.text).await;
-        // The user message's frame (fences, breadcrumb, heading) and the
-        // chat template's tokens.
-        let frame = self
-            .count_tokens(
-                client,
-                &prompt::user_message(&SectionInput {
-                    text: String::new(),
-                    ..piece.clone()
-                }),
-            )
+    ) -> SectionExtraction {
+        let (onto, density) = (profile.ontology.clone(), profile.density);
+        let (doc_id, node_id) = (input.doc_id.clone(), input.node_id.clone());
+        let _permit = self.rules_permits.acquire().await;
+        match super::cpu_pool::CpuPool::global()
+            .run(move || rules_extraction(&onto, &density, &input))
             .await
-            + 32;
-        let prompt_tokens = system + frame + text_tokens;
-        let want = (256 + 2 * text_tokens).max(ANSWER_FLOOR);
-        let cap = u64::from(cfg.max_tokens.unwrap_or(cfg.output_cap));
-        let mut m = want.min(cap);
-        if cfg.max_tokens.is_some() {
-            m = cap;
-        }
-        if let Some(ctx) = ctx {
-            let room = u64::from(ctx).saturating_sub(prompt_tokens);
-            // Too little room: a smaller piece gets a complete answer.
-            let least = (128 + text_tokens / 2).min(m);
-            if room < least {
-                return Err(format!(
-                    "the piece (lines {}-{}, {} tokens) with the prompt ({} tokens) leaves the model's context of {ctx} tokens no room for an answer",
-                    piece.start_line, piece.end_line, text_tokens, prompt_tokens
-                ));
-            }
-            m = m.min(room);
-        }
-        Ok(Some(m.clamp(1, u64::from(u32::MAX)) as u32))
-    }
-
-    fn piece_key(
-        &self,
-        client: &LlmClient,
-        piece: &SectionInput,
-        profile: &ExtractionProfile,
-    ) -> String {
-        cache_key(
-            &client.config().model,
-            self.prompt_version(),
-            &profile.ontology_hash,
-            &piece.text,
-            &piece.breadcrumb,
-            &piece.doc_type,
-        )
-    }
-
-    async fn extract_piece(
-        &self,
-        client: &LlmClient,
-        piece: &SectionInput,
-        key: &str,
-        gate: &Gate<'_>,
-        profile: &ExtractionProfile,
-        max_tokens: Option<u32>,
-    ) -> PieceOutcome {
-        if let Some(cache) = &self.cache {
-            if let Some(hit) = cache.get::<CachedAnswer>(key).await {
-                self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
-                // Tokens this batch already paid for this document (a run
-                // killed before the document was saved) still count.
-                let ours = hit.paid_by.is_some() && hit.paid_by == self.payer(&piece.doc_id);
-                let (tokens_in, tokens_out) = if ours {
-                    (hit.tokens_in, hit.tokens_out)
-                } else {
-                    (0, 0)
-                };
-                return PieceOutcome::Done(PieceResult {
-                    output: Some(hit.output),
-                    tokens_in,
-                    tokens_out,
-                    status: SectionStatus::Cached,
-                });
-            }
-        }
-        let mut messages: Vec<Value> = vec![
-            json!({"role": "system", "content": profile.system_prompt}),
-            json!({"role": "user", "content": prompt::user_message(piece)}),
-        ];
-        let (mut tin, mut tout) = (0u64, 0u64);
-        let mut repaired = false;
-        // The piece's time bound starts with its first request.
-        let mut deadline = None;
-        loop {
-            let answer = match self
-                .call_with_retries(
-                    client,
-                    &messages,
-                    &profile.wire_schema,
-                    gate,
-                    &mut deadline,
-                    max_tokens,
-                )
-                .await
-            {
-                Ok(a) => a,
-                Err(Ended::Stalled(why)) => return PieceOutcome::Stalled(why),
-                Err(Ended::TooLong(why)) => return PieceOutcome::TooLong(why),
-                Err(Ended::Failed(reason)) => {
-                    return PieceOutcome::Done(PieceResult {
-                        output: None,
-                        tokens_in: tin,
-                        tokens_out: tout,
-                        status: SectionStatus::Failed(reason),
-                    })
-                }
-            };
-            tin += answer.tokens_in;
-            tout += answer.tokens_out;
-            self.counters
-                .tokens_in
-                .fetch_add(answer.tokens_in, Ordering::Relaxed);
-            self.counters
-                .tokens_out
-                .fetch_add(answer.tokens_out, Ordering::Relaxed);
-            if answer.cut() {
-                // Incomplete JSON: never parsed, never re-sent as is.
-                return PieceOutcome::Cut(PieceResult {
-                    output: None,
-                    tokens_in: tin,
-                    tokens_out: tout,
-                    status: SectionStatus::Ok,
-                });
-            }
-            match validate::parse_and_validate(&answer.content) {
-                Ok(output) => {
-                    if let Some(cache) = &self.cache {
-                        let entry = CachedAnswer {
-                            output: output.clone(),
-                            tokens_in: tin,
-                            tokens_out: tout,
-                            paid_by: self.payer(&piece.doc_id),
-                        };
-                        // A cache that cannot be written only costs a re-run.
-                        let _ = cache.put(key, &entry).await;
-                    }
-                    return PieceOutcome::Done(PieceResult {
-                        output: Some(output),
-                        tokens_in: tin,
-                        tokens_out: tout,
-                        status: SectionStatus::Ok,
-                    });
-                }
-                Err(e) if !repaired => {
-                    repaired = true;
-                    self.counters.repairs.fetch_add(1, Ordering::Relaxed);
-                    messages.push(json!({"role": "assistant", "content": answer.content}));
-                    messages.push(json!({"role": "user", "content": prompt::repair_message(&e)}));
-                }
-                Err(e) => {
-                    return PieceOutcome::Done(PieceResult {
-                        output: None,
-                        tokens_in: tin,
-                        tokens_out: tout,
-                        status: SectionStatus::Failed(format!(
-                            "invalid answer after one repair retry: {e}"
-                        )),
-                    })
-                }
-            }
-        }
-    }
-
-    /// Sends until an answer arrives, a non-retryable error, the retry
-    /// budget or the piece's time bound is spent, or the circuit breaker is
-    /// open. Holds a semaphore permit only while a request is in flight,
-    /// never while backing off.
-    async fn call_with_retries(
-        &self,
-        client: &LlmClient,
-        messages: &[Value],
-        schema: &Value,
-        gate: &Gate<'_>,
-        deadline: &mut Option<Instant>,
-        max_tokens: Option<u32>,
-    ) -> Result<ChatAnswer, Ended> {
-        let cfg = client.config();
-        let policy = RetryPolicy {
-            max_retries: cfg.max_retries,
-            base: cfg.backoff_base,
-            max: cfg.backoff_max,
-        };
-        let unavailable = |r: &str| Ended::Failed(format!("endpoint unavailable: {r}"));
-        let mut retry = 0u32;
-        loop {
-            if let Some(r) = self.breaker.get() {
-                return Err(unavailable(r));
-            }
-            let (res, until) = {
-                let _permit = self
-                    .semaphore
-                    .acquire()
-                    .await
-                    .map_err(|e| Ended::Failed(format!("extractor closed: {e}")))?;
-                if let Some(r) = self.breaker.get() {
-                    return Err(unavailable(r));
-                }
-                gate.pass().map_err(Ended::Failed)?;
-                let until = *deadline.get_or_insert_with(|| Instant::now() + cfg.section_timeout);
-                let left = until.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(Ended::Failed(format!(
-                        "gave up: the section's time bound of {}s was spent",
-                        cfg.section_timeout.as_secs()
-                    )));
-                }
-                self.counters.requests.fetch_add(1, Ordering::Relaxed);
-                self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
-                let res = client
-                    .chat_structured(messages, prompt::SCHEMA_NAME, schema, max_tokens)
-                    .await;
-                self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
-                if let Ok(a) = &res {
-                    gate.answer(a.tokens_in, a.tokens_out);
-                }
-                if matches!(res, Err(CallError::FormatUnsupported(_))) {
-                    // Switch before the permit goes, so the next request
-                    // already uses json_object.
-                    client.use_json_object();
-                }
-                (res, until)
-            };
-            self.note_result(res.as_ref().map(|_| ()));
-            let (reason, retry_after) = match res {
-                Ok(a) => return Ok(a),
-                Err(CallError::FormatUnsupported(_)) => {
-                    // Only a json_schema request gets this answer and the
-                    // client now uses json_object for the rest of the run:
-                    // resend at once; this is not a retry.
-                    continue;
-                }
-                Err(CallError::Fatal(reason)) => return Err(Ended::Failed(reason)),
-                Err(CallError::TooLong(reason)) => return Err(Ended::TooLong(reason)),
-                Err(CallError::Stalled(reason)) => {
-                    return Err(match self.breaker.get() {
-                        Some(open) => unavailable(open),
-                        None => Ended::Stalled(reason),
-                    })
-                }
-                Err(CallError::Transport(reason)) => match self.breaker.get() {
-                    Some(open) => return Err(unavailable(open)),
-                    None => (reason, None),
-                },
-                Err(CallError::Retryable {
-                    reason,
-                    retry_after,
-                }) => (reason, retry_after),
-            };
-            if retry >= policy.max_retries {
-                return Err(Ended::Failed(format!(
-                    "{reason} (gave up after {} attempts)",
-                    retry + 1
-                )));
-            }
-            let wait = policy.backoff(retry, retry_after);
-            if Instant::now() + wait >= until {
-                return Err(Ended::Failed(format!(
-                    "{reason} (gave up after {} attempts: the section's time bound of {}s would be passed)",
-                    retry + 1,
-                    cfg.section_timeout.as_secs()
-                )));
-            }
-            self.counters.retries.fetch_add(1, Ordering::Relaxed);
-            self.counters.waiting.fetch_add(1, Ordering::Relaxed);
-            tokio::time::sleep(wait).await;
-            self.counters.waiting.fetch_sub(1, Ordering::Relaxed);
-            retry += 1;
+        {
+            Ok(x) => x,
+            Err(e) => SectionExtraction::blank(
+                doc_id,
+                node_id,
+                rules::EXTRACTOR.to_string(),
+                SectionStatus::Failed(format!("the rules extractor stopped: {e}")),
+            ),
         }
     }
 }
@@ -1183,6 +661,7 @@ fn rules_extraction(
         actual_tier: rating::actual_tier(None, density_tier, input.anchor),
         tokens_in: 0,
         tokens_out: 0,
+        tokens_cached: 0,
         extractor: rules::EXTRACTOR.to_string(),
         status: SectionStatus::Ok,
     }

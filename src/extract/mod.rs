@@ -15,8 +15,10 @@
 //! ([`Extractor::extract_gated_with`]). [`Extractor::counters`] feeds
 //! progress bars.
 //!
-//! Layout: `config` (settings, validation), `extractor` (orchestration,
-//! retries, cache use), `prompt` (the messages), `answer_cache` (what is
+//! Layout: `config` (settings, validation), `extractor` (the one object,
+//! its bounds and counters), `pack` (a document's pieces grouped into
+//! requests), `requests` (asking the LLM for a pack: fitting, retries,
+//! repair, cache use), `prompt` (the messages), `answer_cache` (what is
 //! cached and under which key), `rules` (offline extractor), `registry` (the document's parties under
 //! every name), `validate`
 //! (schema check and ontology pruning), `split` (long sections), `rating`
@@ -143,6 +145,10 @@ pub struct SectionExtraction {
     pub actual_tier: Tier,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_in`, the prompt tokens the server read from its prefix
+    /// cache (billed at its cached rate), where it says.
+    #[serde(default)]
+    pub tokens_cached: u64,
     /// Which extractor produced it: `rules` or `llm:<model>`.
     pub extractor: String,
     pub status: SectionStatus,
@@ -153,15 +159,18 @@ pub mod config;
 pub mod cpu_pool;
 pub mod extractor;
 pub mod facts_vocabulary;
+pub mod pack;
 pub mod prompt;
 pub mod rating;
 pub mod registry;
+pub mod requests;
 pub mod rules;
 pub mod split;
 pub mod validate;
 
 pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
 pub use extractor::{CounterSnapshot, Counters, ExtractionProfile, Extractor};
+pub use requests::Spend;
 
 impl SectionExtraction {
     /// An extraction with nothing in it (no text, or a failure).
@@ -184,6 +193,7 @@ impl SectionExtraction {
             actual_tier: Tier::VeryLow,
             tokens_in: 0,
             tokens_out: 0,
+            tokens_cached: 0,
             extractor,
             status,
         }

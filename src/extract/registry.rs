@@ -106,9 +106,9 @@ impl PartyRegistry {
         if self.parties.is_empty() {
             return String::new();
         }
-        let mut out = String::from(
-            "Parties of this document (write each duty, right or payment against the party, whatever name the sentence uses):\n",
-        );
+        // The instruction to write duties against the party is the system
+        // message's: this list is data, and it is in every request.
+        let mut out = String::from("Parties:\n");
         for p in &self.parties {
             let head = if p.name.is_empty() {
                 "(name left blank)".to_string()

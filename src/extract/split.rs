@@ -219,6 +219,7 @@ pub fn merge(parts: Vec<SectionExtraction>) -> Option<SectionExtraction> {
         out.ends_added.extend(p.ends_added);
         out.tokens_in += p.tokens_in;
         out.tokens_out += p.tokens_out;
+        out.tokens_cached += p.tokens_cached;
         // Tier orders Very High first: keep the highest rating.
         if let Some(t) = p.model_tier {
             if out.model_tier.is_none_or(|o| t < o) {
@@ -416,6 +417,7 @@ mod tests {
             actual_tier: crate::index::Tier::Low,
             tokens_in: 10,
             tokens_out: 5,
+            tokens_cached: 0,
             extractor: "rules".into(),
             status: SectionStatus::Ok,
         };

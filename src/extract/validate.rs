@@ -64,10 +64,18 @@ impl ModelOutput {
 /// schema violation (up to eight) with its JSON path, in words a model can
 /// act on in a repair retry.
 pub fn parse_and_validate(content: &str) -> Result<ModelOutput, String> {
+    check_section(parse_json(content)?)
+}
+
+fn parse_json(content: &str) -> Result<Value, String> {
     let body = strip_code_fence(content);
-    let value: Value = serde_json::from_str(body).map_err(|e| {
+    serde_json::from_str(body).map_err(|e| {
         format!("the answer is not valid JSON ({e}); answer with one JSON object only, no prose")
-    })?;
+    })
+}
+
+/// One section's answer checked against the schema.
+fn check_section(value: Value) -> Result<ModelOutput, String> {
     let errors: Vec<String> = VALIDATOR
         .iter_errors(&value)
         .take(8)
@@ -89,6 +97,68 @@ pub fn parse_and_validate(content: &str) -> Result<ModelOutput, String> {
     }
     serde_json::from_value(value)
         .map_err(|e| format!("the answer does not match the output schema: {e}"))
+}
+
+/// A pack's answer ([`super::pack`]), item by item.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackAnswer {
+    /// Each answered piece's output, by its id.
+    pub outputs: BTreeMap<String, ModelOutput>,
+    /// Items of a piece of the pack that failed the section check: the id
+    /// and why. The piece is asked again alone.
+    pub invalid: Vec<(String, String)>,
+    /// Ids the answer gave that the pack does not hold (dropped), and
+    /// repeated items of one id after the first.
+    pub unknown: Vec<String>,
+}
+
+/// Parses a pack's answer, `{"sections": [{"id": .., <section answer>}]}`,
+/// checking each item against the section schema apart, so one bad item
+/// costs its piece, not the pack. A pack of one piece also takes a bare
+/// section answer (what a server that ignores the schema may give). An
+/// error (not JSON, no `sections` list) is the whole answer's: repair it.
+pub fn parse_pack_answer(content: &str, ids: &[String]) -> Result<PackAnswer, String> {
+    let mut value = parse_json(content)?;
+    let mut out = PackAnswer::default();
+    let items = match value.get_mut("sections").map(Value::take) {
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err("`sections` is not a list of the sections' answers".into()),
+        None if ids.len() == 1 => {
+            out.outputs.insert(ids[0].clone(), check_section(value)?);
+            return Ok(out);
+        }
+        None => {
+            return Err(
+                "the answer has no `sections` list (one item per section, each with its id)".into(),
+            )
+        }
+    };
+    for mut item in items {
+        let id = match item.as_object_mut().and_then(|o| o.remove("id")) {
+            Some(Value::String(s)) => s.trim().to_string(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ if ids.len() == 1 => ids[0].clone(),
+            _ => {
+                out.unknown.push("(an item without an id)".into());
+                continue;
+            }
+        };
+        let Some(id) = ids.iter().find(|i| **i == id).cloned() else {
+            out.unknown.push(id);
+            continue;
+        };
+        if out.outputs.contains_key(&id) || out.invalid.iter().any(|(i, _)| *i == id) {
+            out.unknown.push(id);
+            continue;
+        }
+        match check_section(item) {
+            Ok(o) => {
+                out.outputs.insert(id, o);
+            }
+            Err(e) => out.invalid.push((id, e)),
+        }
+    }
+    Ok(out)
 }
 
 /// Models sometimes wrap JSON in a Markdown code fence; accept that.
@@ -761,6 +831,57 @@ fn end_type(ontology: &Ontology, relation_type: &str, source: bool) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn item(id: &str, org: &str) -> Value {
+        serde_json::json!({
+            "id": id,
+            "entities": [{"name": org, "type": "Organization", "aliases": [], "description": ""}],
+            "relations": [],
+            "graphability": {"tier": "low", "why": "x"}
+        })
+    }
+
+    #[test]
+    fn a_pack_answer_is_read_item_by_item_by_id() {
+        let ids: Vec<String> = ["0001", "0002", "0003"].map(String::from).to_vec();
+        let mut bad = item("0003", "C");
+        bad["relations"] = "none".into();
+        let answer = serde_json::json!({"sections": [
+            item("0002", "B"), item("0001", "A"), bad, item("0009", "Z"), item("0001", "again")
+        ]});
+        let a = parse_pack_answer(&answer.to_string(), &ids).unwrap();
+        assert_eq!(a.outputs.len(), 2);
+        assert_eq!(
+            a.outputs["0001"].entities[0].name, "A",
+            "the first of a repeated id"
+        );
+        assert_eq!(a.outputs["0002"].entities[0].name, "B");
+        assert_eq!(a.invalid.len(), 1);
+        assert_eq!(a.invalid[0].0, "0003");
+        assert!(a.invalid[0].1.contains("relations"), "{:?}", a.invalid);
+        assert_eq!(a.unknown, vec!["0009".to_string(), "0001".to_string()]);
+        // Not JSON, or no list: the whole answer is wrong (repaired).
+        assert!(parse_pack_answer("{\"sections\": [", &ids).is_err());
+        let bare = item("x", "A");
+        assert!(parse_pack_answer(&bare.to_string(), &ids).is_err());
+        // A pack of one takes a bare section answer, or an item without its id.
+        let one = vec!["0007".to_string()];
+        let mut bare = bare;
+        bare.as_object_mut().unwrap().remove("id");
+        assert_eq!(
+            parse_pack_answer(&bare.to_string(), &one).unwrap().outputs["0007"].entities[0].name,
+            "A"
+        );
+        let no_id = serde_json::json!({"sections": [bare]});
+        assert!(parse_pack_answer(&no_id.to_string(), &one)
+            .unwrap()
+            .outputs
+            .contains_key("0007"));
+        assert!(parse_pack_answer(&no_id.to_string(), &ids)
+            .unwrap()
+            .outputs
+            .is_empty());
+    }
 
     fn onto() -> Ontology {
         let mut o = Ontology::default();

@@ -794,6 +794,7 @@ mod tests {
             actual_tier: Tier::Medium,
             tokens_in: 0,
             tokens_out: 0,
+            tokens_cached: 0,
             extractor: "rules".into(),
             status: SectionStatus::Ok,
         }

@@ -20,6 +20,9 @@ pub struct ChatAnswer {
     pub content: String,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_in`, the prompt tokens the server took from its prefix
+    /// cache ([`cached_prompt_tokens`]); 0 when it does not say.
+    pub tokens_cached: u64,
     /// `stop`, `length` (cut at `max_tokens`: the answer is incomplete), ...
     pub finish_reason: Option<String>,
     /// The tokens are the server's own `usage` figures (not an estimate).
@@ -51,6 +54,7 @@ impl ChatAnswer {
             content,
             tokens_in: tokens("/usage/prompt_tokens").unwrap_or(0),
             tokens_out: tokens("/usage/completion_tokens").unwrap_or(0),
+            tokens_cached: cached_prompt_tokens(v),
             finish_reason: v
                 .pointer("/choices/0/finish_reason")
                 .and_then(Value::as_str)
@@ -62,6 +66,17 @@ impl ChatAnswer {
                 .map(|(a, b)| Duration::from_secs_f64((a + b) / 1000.0)),
         }
     }
+}
+
+/// The prompt tokens a chat-completions body (or a stream's last event)
+/// says came from the server's prefix cache: OpenAI-style
+/// `usage.prompt_tokens_details.cached_tokens`, else llama.cpp's
+/// `timings.cache_n` (tokens of the prompt reused from the slot's cache).
+pub fn cached_prompt_tokens(v: &Value) -> u64 {
+    v.pointer("/usage/prompt_tokens_details/cached_tokens")
+        .and_then(Value::as_u64)
+        .or_else(|| v.pointer("/timings/cache_n").and_then(Value::as_u64))
+        .unwrap_or(0)
 }
 
 /// Why one attempt failed, as the retry policy sees it.
@@ -158,6 +173,12 @@ impl LlmClient {
     /// Marks the server as llama.cpp (asks for prompt progress events).
     pub fn set_llama_cpp(&self) {
         self.llama_cpp.store(true, Ordering::Relaxed);
+    }
+
+    /// True once the server answered as llama.cpp: it turns a schema into
+    /// a grammar (not billed as prompt) and keeps a prompt cache per slot.
+    pub fn is_llama_cpp(&self) -> bool {
+        self.llama_cpp.load(Ordering::Relaxed)
     }
 
     /// The HTTP client, for the server probes ([`super::server`]).
@@ -261,6 +282,10 @@ impl LlmClient {
             // llama.cpp reports prompt-processing progress, so a long
             // prompt on a CPU server shows progress before the first token.
             body["return_progress"] = json!(true);
+            // Reuse the slot's cached prefix (the system message every
+            // request of a type shares); its default on recent servers,
+            // said for older ones.
+            body["cache_prompt"] = json!(true);
         }
         let mut req = self.http.post(self.cfg.endpoint()).json(&body);
         if let Some(k) = &self.cfg.api_key {

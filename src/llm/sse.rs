@@ -14,6 +14,8 @@ pub struct SseAnswer {
     pub content: String,
     pub finish_reason: Option<String>,
     pub usage: Option<(u64, u64)>,
+    /// Prompt tokens from the server's prefix cache, where an event said.
+    pub cached: Option<u64>,
     /// llama.cpp's `timings`: prompt and generation milliseconds.
     pub server_ms: Option<f64>,
     /// Events that carried progress (a token or prompt progress).
@@ -77,6 +79,10 @@ impl SseAnswer {
             self.finish_reason = Some(f.to_string());
             progress = true;
         }
+        let cached = super::client::cached_prompt_tokens(&v);
+        if cached > 0 {
+            self.cached = Some(cached);
+        }
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
             let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
             self.usage = Some((n("prompt_tokens"), n("completion_tokens")));
@@ -103,6 +109,7 @@ impl SseAnswer {
             content: self.content,
             tokens_in,
             tokens_out,
+            tokens_cached: self.cached.unwrap_or(0).min(tokens_in),
             finish_reason: self.finish_reason,
             usage_reported,
             elapsed,
@@ -129,7 +136,7 @@ mod tests {
             "data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"a\\\"\"}}]}\n\n",
             "data: {\"choices\":[{\"delta\":{\"content\":\":1}\"}}]}\n\n",
             "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\n\n",
-            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2},\"timings\":{\"prompt_ms\":5.0,\"predicted_ms\":15.0}}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2},\"timings\":{\"prompt_ms\":5.0,\"predicted_ms\":15.0,\"cache_n\":4}}\n\n",
             "data: [DONE]\n\n"
         );
         let mut a = SseAnswer::default();
@@ -150,6 +157,10 @@ mod tests {
             (7, 2, true)
         );
         assert_eq!(ans.server_time, Some(Duration::from_millis(20)));
+        assert_eq!(ans.tokens_cached, 4, "llama.cpp's cache_n");
+        let openai = serde_json::json!({"usage": {"prompt_tokens": 2000,
+            "prompt_tokens_details": {"cached_tokens": 1536}}, "timings": {"cache_n": 9}});
+        assert_eq!(super::super::client::cached_prompt_tokens(&openai), 1536);
     }
 
     #[test]

@@ -14,10 +14,11 @@ use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::extractor::{
-    rules_on_skipped, section_inputs, skipped_section_inputs, DocContext, Gate,
+    rules_on_skipped, section_inputs, skipped_section_inputs, DocContext,
 };
 use crate::extract::{
     ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
+    Spend,
 };
 use crate::graph::{build_document_graph, parents_from_tree, DocumentMeta, OrgMerges};
 use crate::index::llm_titles::TitleMappingUse;
@@ -776,22 +777,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
     drop(source);
 
-    // A bounded window of sections in flight, in order: `join_all` made
-    // every section's future at once, and a document of 100k headings held
-    // 100k of them (issue 37). The extractor's own semaphore still bounds
-    // requests; the window only keeps it fed.
-    let window = batch
-        .cfg
-        .extractor
-        .concurrency
-        .max(1)
-        .saturating_mul(4)
-        .max(64);
-    let extractions: Vec<SectionExtraction> = futures::stream::iter(inputs)
-        .map(|input| extract_within_budget(batch, input, &profile))
-        .buffered(window)
-        .collect()
-        .await;
+    let extractions = extract_within_budget(batch, inputs, &profile).await;
     let rules_on_skipped = rules_on_skipped(skipped, &profile).await;
 
     let all: Vec<SectionExtraction> = extractions
@@ -839,19 +825,21 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     Ok(Some(saved))
 }
 
-/// Sends one section unless `--max-cost` would be passed, and keeps the
-/// running totals. The budget is reserved just before the extractor takes
-/// its one concurrency permit, with the same estimate `kgroute plan` shows.
+/// Extracts a document's routed sections (packed into requests), each
+/// request sent unless `--max-cost` would be passed, and keeps the running
+/// totals. The budget is reserved just before a pack's first request takes
+/// the extractor's one concurrency permit, priced on the request's own text
+/// (prompt, sections and, where billed, schema) with the run's cost model.
 async fn extract_within_budget(
     batch: &Batch,
-    input: SectionInput,
+    inputs: Vec<SectionInput>,
     profile: &ExtractionProfile,
-) -> SectionExtraction {
+) -> Vec<SectionExtraction> {
     let cfg = &batch.cfg;
-    let estimate = cfg.cost.estimate(&input.text).usd.unwrap_or(0.0);
-    let reserve = || {
+    let reserve = |prompt: &str| {
+        let estimate = cfg.cost.estimate(prompt).usd.unwrap_or(0.0);
         if batch.budget.try_reserve(estimate) {
-            Ok(())
+            Ok(estimate)
         } else {
             Err(format!(
                 "not sent: --max-cost ${:.2} would be passed (spent ~${:.4})",
@@ -862,28 +850,28 @@ async fn extract_within_budget(
     };
     let price = |tin: u64, tout: u64| cfg.cost.prices().map_or(0.0, |p| p.cost(tin, tout));
     // Each answer replaces (first) or adds to the reservation at once.
-    let settle = |tin: u64, tout: u64, first: bool| {
-        let reserved = if first { estimate } else { 0.0 };
+    let settle = |reserved: f64, tin: u64, tout: u64| {
         batch.budget.settle(reserved, price(tin, tout));
     };
-    let gate = Gate::new(&reserve, &settle);
-    let result = batch
+    let spend = Spend {
+        reserve: &reserve,
+        settle: &settle,
+    };
+    let results = batch
         .extractor
-        .extract_gated_with(input, &gate, profile)
+        .extract_document(inputs, profile, &spend)
         .await;
-    if gate.reserved_unanswered() {
-        batch.budget.settle(estimate, 0.0);
-    }
-    let actual = price(result.tokens_in, result.tokens_out);
     {
         let mut t = batch.totals.lock().expect("totals");
-        t.sections_done += 1;
-        t.tokens_in += result.tokens_in;
-        t.tokens_out += result.tokens_out;
-        t.cost_usd += actual;
+        for r in &results {
+            t.sections_done += 1;
+            t.tokens_in += r.tokens_in;
+            t.tokens_out += r.tokens_out;
+            t.cost_usd += price(r.tokens_in, r.tokens_out);
+        }
         batch.progress.lock().expect("progress").update(&t);
     }
-    result
+    results
 }
 
 /// Keeps a document's title mapping in its manifest entry as soon as it is

@@ -82,6 +82,7 @@ pub fn extraction(node_id: &str, actual: Tier, relations: usize) -> SectionExtra
         actual_tier: actual,
         tokens_in: 1000,
         tokens_out: 200,
+        tokens_cached: 0,
         extractor: "rules".into(),
         status: SectionStatus::Ok,
     }

@@ -266,22 +266,20 @@ fn offline_batch_killed_at_random_points_resumes_to_the_uninterrupted_result() {
     );
 }
 
-/// The title line of a request's section (`Section: <title> (lines a-b)`).
-fn section_line(msg: &str) -> String {
-    msg.lines()
-        .find(|l| l.starts_with("Section: "))
-        .unwrap_or_default()
-        .to_string()
-}
-
-/// A loopback LLM that answers every section with its own clause entity.
+/// A loopback LLM that answers every section piece with its own clause
+/// entity (named by the piece's id and heading).
 pub(super) fn clause_server(rt: &tokio::runtime::Runtime, latency: Duration) -> FakeServer {
     rt.block_on(FakeServer::start(latency, |req| {
-        let clause = format!(
-            "Clause {}",
-            section_line(&req.section_message()).trim_start_matches("Section: ")
-        );
-        Reply::json(&json!({
+        Reply::per_piece(req, |id, heading, _| {
+            clause_answer(&format!("Clause {id} {heading}"))
+        })
+    }))
+    .unwrap()
+}
+
+/// One piece's answer: Acme must maintain `clause`.
+pub(super) fn clause_answer(clause: &str) -> serde_json::Value {
+    json!({
             "entities": [
                 {"name": "Acme Holdings, Inc.", "type": "Organization", "aliases": [], "description": "party"},
                 {"name": clause, "type": "Covenant", "aliases": [], "description": "clause"}
@@ -290,9 +288,7 @@ pub(super) fn clause_server(rt: &tokio::runtime::Runtime, latency: Duration) -> 
                 {"source": "Acme Holdings, Inc.", "type": "MUST_MAINTAIN", "target": clause, "evidence": "shall"}
             ],
             "graphability": {"tier": "medium", "why": "test server"}
-        }))
-    }))
-    .unwrap()
+    })
 }
 
 #[test]
@@ -311,7 +307,9 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
             .env("KGROUTE_MODEL", "test-model")
             .arg("--cache-dir")
             .arg(cache)
-            .args(["--concurrency", "2", "--documents-in-flight", "1"]);
+            .args(["--concurrency", "2", "--documents-in-flight", "1"])
+            // About a section a request: many points to be killed between.
+            .args(["--pack-tokens", "100"]);
         c
     };
     let reference = work.path().join("reference");
@@ -322,7 +320,7 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
     let volatile = ["status"];
     let expected = outputs(&reference, &volatile);
     let expected_tokens = token_totals(&reference);
-    assert!(server.requests() > 20, "the fixtures send many sections");
+    assert!(server.requests() > 20, "the fixtures send many requests");
 
     let mut resent_total = 0;
     let mut interrupted = 0;
@@ -336,11 +334,12 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
         let killed_at = killed.unwrap_or_else(Instant::now);
         let run1: Vec<_> = server.received().into_iter().skip(before).collect();
         interrupted += usize::from(killed.is_some());
-        // Requests whose answer had surely reached the client before the kill.
-        let answered: HashSet<String> = run1
+        // Pieces whose answer had surely reached the client before the kill.
+        let answered: HashSet<(String, String)> = run1
             .iter()
             .filter(|r| r.at + LATENCY + Duration::from_millis(150) < killed_at)
-            .map(|r| r.section_message())
+            .flat_map(|r| r.pack_pieces())
+            .map(|(_, heading, text)| (heading, text))
             .collect();
         let mid = server.requests();
         let mut resume = with_llm(&out, &cache);
@@ -352,9 +351,10 @@ fn llm_batch_killed_at_random_points_resumes_without_resending_answered_sections
             .received()
             .into_iter()
             .skip(mid)
-            .map(|r| r.section_message())
-            .filter(|m| answered.contains(m))
-            .map(|m| section_line(&m))
+            .flat_map(|r| r.pack_pieces())
+            .map(|(_, heading, text)| (heading, text))
+            .filter(|piece| answered.contains(piece))
+            .map(|(heading, _)| heading)
             .collect();
         resent_total += resent.len();
         assert!(

@@ -193,6 +193,7 @@ fn extraction(
         actual_tier: Tier::High,
         tokens_in: 0,
         tokens_out: 0,
+        tokens_cached: 0,
         extractor: "rules".into(),
         status: SectionStatus::Ok,
     }

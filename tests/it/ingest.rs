@@ -474,6 +474,9 @@ fn max_cost_stops_sending_and_says_so() {
             "0",
             "--max-cost",
             "150",
+            // One section a request, so the budget stops between sections.
+            "--pack-tokens",
+            "100",
         ])
         .env("KGROUTE_LLM_URL", server.base_url())
         .env("KGROUTE_MODEL", "test-model")

@@ -8,7 +8,6 @@ use crate::fake_server::{FakeServer, Reply};
 use kgroute::graph::{build_document_graph, DocumentMeta, GraphCounts};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RoutePlan;
-use serde_json::json;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -185,15 +184,6 @@ fn emerson_with_rules_extractor_matches_in_memory_graph_and_is_idempotent() {
     );
 }
 
-/// The title a request's section carries (`Section: <title> (lines a-b)`).
-fn requested_section(msg: &str) -> String {
-    let line = msg
-        .lines()
-        .find(|l| l.starts_with("Section: "))
-        .unwrap_or_default();
-    line.to_string()
-}
-
 /// Issue 6: two documents done, the process killed (SIGKILL) in the middle
 /// of the third, `--resume`: the final graph equals an uninterrupted run's,
 /// and no section answered before the kill is requested again.
@@ -213,19 +203,10 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
         .unwrap();
     let server = rt
         .block_on(FakeServer::start(LATENCY, |req| {
-            // Each section gets its own clause entity, so documents differ.
-            let section = requested_section(&req.section_message());
-            let clause = format!("Clause {}", section.trim_start_matches("Section: "));
-            Reply::json(&json!({
-                "entities": [
-                    {"name": "Acme Holdings, Inc.", "type": "Organization", "aliases": [], "description": "party"},
-                    {"name": clause, "type": "Covenant", "aliases": [], "description": "clause"}
-                ],
-                "relations": [
-                    {"source": "Acme Holdings, Inc.", "type": "MUST_MAINTAIN", "target": clause, "evidence": "shall"}
-                ],
-                "graphability": {"tier": "medium", "why": "test server"}
-            }))
+            // Each piece gets its own clause entity, so documents differ.
+            Reply::per_piece(req, |id, heading, _| {
+                super::crash::clause_answer(&format!("Clause {id} {heading}"))
+            })
         }))
         .unwrap();
 
@@ -249,6 +230,9 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
                 "--concurrency",
                 "2",
                 "--quiet",
+                // About a section a request: the kill lands between answers.
+                "--pack-tokens",
+                "100",
             ]);
         c
     };
@@ -300,11 +284,12 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
         states[2], "written",
         "the kill landed after the third document: {states:?}"
     );
-    // Requests whose answer had surely been sent before the kill.
-    let answered: HashSet<String> = run1
+    // Pieces whose answer had surely been sent before the kill.
+    let answered: HashSet<(String, String)> = run1
         .iter()
         .filter(|r| r.at + LATENCY + Duration::from_millis(100) < killed_at)
-        .map(|r| r.section_message())
+        .flat_map(|r| r.pack_pieces())
+        .map(|(_, heading, text)| (heading, text))
         .collect();
     assert!(!answered.is_empty());
 
@@ -317,9 +302,10 @@ fn killed_batch_resumes_to_the_same_graph_without_repeating_answered_requests() 
     let run2: Vec<_> = server.received().into_iter().skip(run1.len()).collect();
     let repeated: Vec<String> = run2
         .iter()
-        .map(|r| r.section_message())
-        .filter(|m| answered.contains(m))
-        .map(|m| requested_section(&m))
+        .flat_map(|r| r.pack_pieces())
+        .map(|(_, heading, text)| (heading, text))
+        .filter(|piece| answered.contains(piece))
+        .map(|(heading, _)| heading)
         .collect();
     assert!(
         repeated.is_empty(),

@@ -140,24 +140,40 @@ async fn good_answers_are_validated_pruned_and_counted() {
     assert_eq!(req.body["response_format"]["type"], "json_schema");
     assert_eq!(req.body["response_format"]["json_schema"]["strict"], true);
     let sent = &req.body["response_format"]["json_schema"]["schema"];
-    // The shipped schema, narrowed for the ontology: its types as enums,
-    // its strings bounded (what a grammar-constrained small model needs).
+    // The shipped schema, narrowed for the ontology and wrapped as a
+    // pack's answer: its types as enums, its strings bounded, the same for
+    // every request of the type (a hosted API's prompt cache keeps it).
     assert_eq!(
-        sent["properties"],
-        kgroute::extract::prompt::wire_schema(&credit_ontology())["properties"],
-        "the ontology's wire schema is sent"
+        sent,
+        &kgroute::extract::prompt::pack_wire_schema(&credit_ontology(), None),
+        "the ontology's pack schema is sent"
     );
+    let item = &sent["properties"]["sections"]["items"];
     assert!(
-        sent["properties"]["relations"]["items"]["properties"]["type"]["enum"]
+        item["properties"]["entities"]["items"]["properties"]["type"]["enum"]
             .as_array()
-            .is_some_and(|types| types.contains(&json!("LENDS_TO")))
+            .is_some_and(|types| types.contains(&json!("Organization")))
     );
-    assert_eq!(sent["required"], validate::schema()["required"]);
+    let mut required = validate::schema()["required"].as_array().unwrap().clone();
+    required.insert(0, json!("id"));
+    assert_eq!(item["required"], json!(required));
     assert_eq!(sent["additionalProperties"], false);
     assert!(sent.get("$schema").is_none());
     let system = req.messages()[0]["content"].as_str().unwrap().to_string();
-    assert!(system.contains("not instructions") && system.contains("- HAS_ROLE:"));
-    assert!(req.section_message().contains("Breadcrumb: [Article"));
+    assert!(system.contains("not instructions") && system.contains("HAS_ROLE"));
+    assert!(
+        !system.contains("\"graphability\""),
+        "the schema on the wire only, not twice"
+    );
+    // Every request of the type starts with the same system message.
+    for r in server.received() {
+        assert_eq!(r.messages()[0]["content"].as_str().unwrap(), system);
+    }
+    assert!(
+        req.section_message().contains("[Article"),
+        "{}",
+        req.section_message()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -598,8 +614,8 @@ async fn prompt_injection_cannot_change_the_output_schema() {
         // The injected text stays inside the fence: the fence grows past
         // any `=====` run the text contains.
         let m = r.section_message();
-        let start = m.find("====== SECTION START ======").expect("longer fence");
-        let end = m.rfind("====== SECTION END ======").unwrap();
+        let start = m.find("====== DATA START ======").expect("longer fence");
+        let end = m.rfind("====== DATA END ======").unwrap();
         let inj = m.find("ignore previous instructions").unwrap();
         assert!(start < inj && inj < end);
     }
@@ -638,32 +654,44 @@ async fn long_sections_are_split_inside_their_span_and_merged() {
     input.end_line = input.start_line + 18;
     let x = ex.extract(input.clone()).await;
     assert_eq!(x.status, SectionStatus::Ok);
+    // The pieces travel together, each under its own id, in order.
     let got = server.received();
-    assert!(got.len() >= 4, "{} pieces", got.len());
-    assert_eq!(calls.load(Ordering::SeqCst), got.len());
-    for r in &got {
-        let m = r.section_message();
-        assert!(
-            m.contains(&input.breadcrumb),
+    assert_eq!(got.len(), 1, "one request for the section's pieces");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    let pieces = got[0].pack_pieces();
+    assert!(pieces.len() >= 4, "{} pieces", pieces.len());
+    for (k, (id, heading, text)) in pieces.iter().enumerate() {
+        assert_eq!(id, &format!("0003#{}", k + 1));
+        assert_eq!(
+            heading, &input.breadcrumb,
             "every piece keeps the breadcrumb"
         );
-        let lines = m.lines().find(|l| l.starts_with("Section: ")).unwrap();
-        let range = lines
-            .rsplit("(lines ")
-            .next()
-            .unwrap()
-            .trim_end_matches(')');
-        let (a, b) = range.split_once('-').unwrap();
-        let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+        assert!(text.chars().count() <= 600, "{}", text.len());
         assert!(
-            input.start_line <= a && a <= b && b <= input.end_line,
-            "{a}-{b}"
+            input.text.contains(text.as_str()),
+            "a piece is the section's own text"
         );
     }
     // One merged extraction: the same entities from every piece, once.
     assert_eq!(x.entities.len(), 2);
     assert_eq!(x.relations.len(), 1);
-    assert_eq!(x.tokens_in, 10 * got.len() as u64);
+    assert_eq!(x.tokens_in, 10, "the one request's tokens");
+
+    // With a small request budget the pieces go one a request, with the
+    // same merged result and every request's tokens.
+    let cfg = ExtractorConfig {
+        llm: Some(llm(&server)),
+        section_budget_chars: 600,
+        pack_tokens: 100,
+        use_cache: false,
+        ..Default::default()
+    };
+    let ex = Extractor::new(cfg, credit_ontology(), DensityThresholds::default()).unwrap();
+    let y = ex.extract(input.clone()).await;
+    let alone = server.received().len() - 1;
+    assert_eq!(alone, pieces.len());
+    assert_eq!((y.entities.len(), y.relations.len()), (2, 1));
+    assert_eq!(y.tokens_in, 10 * alone as u64);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -866,7 +894,11 @@ fn a_hanging_endpoint_trips_the_breaker_and_a_resume_sends_the_failed_sections()
         .arg("--resume")
         .assert()
         .success();
-    assert_eq!(server.requests() - sent_while_down, llm_rows.len());
+    let resent: usize = server.received()[sent_while_down..]
+        .iter()
+        .map(|r| r.pack_ids().len())
+        .sum();
+    assert_eq!(resent, llm_rows.len());
     let rows = super::ingest::csv_rows(&dir.path().join("b").join("sections.csv"));
     assert!(rows
         .iter()
@@ -1057,14 +1089,13 @@ async fn a_long_single_line_is_split_at_sentence_ends() {
     let ex = extractor(llm(&server), 8, None);
     let x = ex.extract(section(1, &line)).await;
     assert_eq!(x.status, SectionStatus::Ok);
-    let reqs = server.received();
-    assert!(reqs.len() >= 3, "{} requests", reqs.len());
-    for r in &reqs {
-        let m = r.section_message();
-        // Fragments of the one line say they are on it: "(lines 10-10)".
-        assert!(m.contains("(lines 10-10)"), "{m}");
-        let body = m.split_once("(lines 10-10)\n\n").unwrap().1;
-        let text = body.split("\n=====").next().unwrap();
+    let pieces: Vec<(String, String, String)> = server
+        .received()
+        .iter()
+        .flat_map(|r| r.pack_pieces())
+        .collect();
+    assert!(pieces.len() >= 3, "{} pieces", pieces.len());
+    for (_, _, text) in &pieces {
         assert!(text.chars().count() <= 12_000, "{}", text.len());
         assert!(
             text.trim_end().ends_with("to the Agent."),
@@ -1072,6 +1103,13 @@ async fn a_long_single_line_is_split_at_sentence_ends() {
             &text[text.len() - 40..]
         );
     }
+    // The pieces join back into the line.
+    let joined: Vec<&str> = pieces.iter().map(|(_, _, t)| t.as_str()).collect();
+    let joined = joined.join(" ");
+    assert_eq!(
+        joined.split_whitespace().count(),
+        line.split_whitespace().count()
+    );
 }
 
 /// The server's context (llama.cpp `/props`, tokens by `/tokenize`) bounds

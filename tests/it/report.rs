@@ -92,6 +92,7 @@ fn extraction(
         actual_tier: actual,
         tokens_in: 2_000,
         tokens_out: 500,
+        tokens_cached: 0,
         extractor: "rules".into(),
         status: SectionStatus::Ok,
     }

@@ -67,6 +67,56 @@ impl FakeRequest {
             .to_string()
     }
 
+    /// The ids of the pieces an extraction request packs, in order: the
+    /// header lines inside its data fence (`===== 0004 [Breadcrumb]`).
+    pub fn pack_ids(&self) -> Vec<String> {
+        let m = self.section_message();
+        let Some(fence) = m
+            .lines()
+            .find_map(|l| l.split_once(" DATA START ").map(|(f, _)| f))
+            .map(str::to_string)
+        else {
+            return Vec::new();
+        };
+        m.lines()
+            .filter_map(|l| l.strip_prefix(&format!("{fence} ")))
+            .filter(|rest| !rest.starts_with("DATA "))
+            .filter_map(|rest| rest.split(' ').next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The pieces of an extraction request: `(id, heading, text)` of each
+    /// header line inside the data fence and the lines up to the next.
+    pub fn pack_pieces(&self) -> Vec<(String, String, String)> {
+        let m = self.section_message();
+        let Some(fence) = m
+            .lines()
+            .find_map(|l| l.split_once(" DATA START ").map(|(f, _)| f.to_string()))
+        else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String, String)> = Vec::new();
+        for l in m.lines() {
+            match l.strip_prefix(&format!("{fence} ")) {
+                Some(rest) if rest.starts_with("DATA ") => {}
+                Some(rest) => {
+                    let (id, heading) = rest.split_once(' ').unwrap_or((rest, ""));
+                    out.push((id.to_string(), heading.to_string(), String::new()));
+                }
+                None => {
+                    if let Some(last) = out.last_mut() {
+                        if !last.2.is_empty() {
+                            last.2.push('\n');
+                        }
+                        last.2.push_str(l);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The chat messages of the request body.
     pub fn messages(&self) -> Vec<Value> {
         self.body["messages"]
@@ -206,6 +256,77 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// An answer to every piece of an extraction request, each item made
+    /// by `item(id, heading, text)` and given the piece's id.
+    pub fn per_piece(req: &FakeRequest, item: impl Fn(&str, &str, &str) -> Value) -> Reply {
+        let items: Vec<Value> = req
+            .pack_pieces()
+            .iter()
+            .map(|(id, heading, text)| {
+                let mut v = item(id, heading, text);
+                v["id"] = json!(id);
+                v
+            })
+            .collect();
+        Reply::json(&json!({ "sections": items }))
+    }
+
+    /// A handler's answer to an extraction request of several pieces: a
+    /// 200 whose content is one section's extraction (no `sections` list)
+    /// is given for every piece of the pack, under its id, so a handler
+    /// written for one section answers a pack the same way. Anything else
+    /// (an error, a cut or pack-shaped answer, junk) is sent as is.
+    fn for_pack(self, req: &FakeRequest) -> Reply {
+        let ids = req.pack_ids();
+        let wrap = |content: &str| -> Option<String> {
+            let v: Value = serde_json::from_str(content).ok()?;
+            if !v.is_object() || v.get("sections").is_some() || v.get("entities").is_none() {
+                return None;
+            }
+            let items: Vec<Value> = ids
+                .iter()
+                .map(|id| {
+                    let mut item = v.clone();
+                    item["id"] = json!(id);
+                    item
+                })
+                .collect();
+            Some(json!({"sections": items}).to_string())
+        };
+        if ids.len() < 2 {
+            return self;
+        }
+        match self {
+            Reply::Content {
+                content,
+                prompt_tokens,
+                completion_tokens,
+            } => Reply::Content {
+                content: wrap(&content).unwrap_or(content),
+                prompt_tokens,
+                completion_tokens,
+            },
+            Reply::Stream {
+                content,
+                piece,
+                every,
+                finish,
+                stall_after,
+                prompt_tokens,
+            } if finish == "stop" => Reply::Stream {
+                content: wrap(&content).unwrap_or(content),
+                piece,
+                every,
+                finish,
+                stall_after,
+                prompt_tokens,
+            },
+            other => other,
+        }
+    }
+}
+
 /// A valid extraction: Acme Corp (Organization) has the role Borrower.
 pub fn good_extraction() -> Value {
     json!({
@@ -271,6 +392,12 @@ impl FakeServer {
     /// Section requests received so far.
     pub fn requests(&self) -> usize {
         self.stats.requests.load(Ordering::SeqCst)
+    }
+
+    /// Section pieces asked for so far, over every extraction request (a
+    /// request packs one or more).
+    pub fn pieces_received(&self) -> usize {
+        self.received().iter().map(|r| r.pack_ids().len()).sum()
     }
 
     /// `GET .../models` requests (preflight checks) received so far.
@@ -418,7 +545,7 @@ async fn serve(
         log.push(req.clone());
         req
     };
-    let reply = handler(&req);
+    let reply = handler(&req).for_pack(&req);
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }
