@@ -188,6 +188,9 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             audit_rate: args.audit_rate,
             price: args.price,
             model: args.model,
+            pack_tokens: args.pack_tokens,
+            context_tokens: args.context_tokens,
+            llama_cpp: false,
             lossy: args.lossy,
             max_bytes: args.max_bytes,
         });
@@ -245,6 +248,9 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             crate::stdout::line(format_args!("{head}, cost unknown"))
         }
         _ => crate::stdout::line(&headline),
+    }
+    if let Some(bill) = crate::report::summary::bill_line(&result.summary.totals) {
+        crate::stdout::line(&bill);
     }
     crate::stdout::line(format_args!("reports: {}", result.out_dir.display()));
     for f in &result.summary.unknown_families {

@@ -7,12 +7,15 @@
 
 use super::prices::PriceArgs;
 use super::Outcome;
+use crate::extract::bill::{document_bill, BillOptions};
+use crate::extract::extractor::{section_inputs, whole_document_input, DocContext};
+use crate::extract::ExtractionProfile;
 use crate::index::IndexSet;
 use crate::pipeline::document::{plan_all, Planned};
 use crate::report::sanitize_title;
-use crate::route::cost::CostModel;
+use crate::route::cost::{CostModel, RequestBill};
 use crate::route::export::{self, DocumentPlan, PlanFailure};
-use crate::route::{PlanStats, Route, RouteOptions, RoutePlan};
+use crate::route::{PlanStats, RouteOptions, RoutePlan};
 use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
 use crate::tree::SourceText;
 use anyhow::{bail, Context};
@@ -45,7 +48,15 @@ Always writes plan.csv and plan.json under --out.
 plan never calls an LLM, not even for title mapping: titles the offline
 matcher leaves unmatched are new (sent) here. `ingest` with an LLM may map
 some of them to entries (method `llm`) and skip the Low / Very Low ones, so
-plan's sent chars and cost are an upper bound of what ingest sends.";
+plan's sent chars and cost are an upper bound of what ingest sends.
+
+The input estimate counts the requests ingest builds: a document's routed
+sections packed up to --pack-tokens a request, each request the system
+message (the same for every request of a type: a prompt cache bills it
+once), the schema where the server bills it, and the sections with their
+breadcrumbs; beside it, each document sent whole in one request with the
+same prompt. Answers cut and asked again in halves, and the title mapping,
+are not in it.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -87,9 +98,22 @@ pub struct PlanArgs {
     pub audit_rate: f64,
     #[command(flatten)]
     pub price: PriceArgs,
-    /// Model to price from --prices.
+    /// Model to price from --prices; its tokenizer counts the tokens
+    /// (chars / 4 for a model tiktoken does not know).
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    /// Text of one extraction request, in tokens (chars / 4), as ingest's
+    /// --pack-tokens.
+    #[arg(long, value_name = "N", default_value_t = crate::extract::pack::DEFAULT_PACK_TOKENS)]
+    pub pack_tokens: u64,
+    /// The model's context in tokens, as ingest's --context-tokens (a
+    /// llama.cpp server says it at run time): it lowers the request size.
+    #[arg(long, value_name = "N")]
+    pub context_tokens: Option<u32>,
+    /// The server is llama.cpp (scripts/llm): it takes the output schema
+    /// as a grammar, so the schema is not counted as prompt tokens.
+    #[arg(long)]
+    pub llama_cpp: bool,
     /// Replace invalid UTF-8 instead of failing on it.
     #[arg(long)]
     pub lossy: bool,
@@ -160,6 +184,20 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     };
 
     let cost = CostModel::new(args.model.as_deref(), prices);
+    let bill_opts = BillOptions {
+        pack_tokens: args.pack_tokens,
+        context_tokens: args.context_tokens,
+        schema_billed: !args.llama_cpp,
+        ..BillOptions::default()
+    };
+    if args.pack_tokens < 100 {
+        bail!(
+            "--pack-tokens must be at least 100, e.g. --pack-tokens {}; got {}",
+            crate::extract::pack::DEFAULT_PACK_TOKENS,
+            args.pack_tokens
+        );
+    }
+    let mut profiles = Profiles::new(&set, args.doc_type.as_deref());
     let header = export::PlanHeader {
         document_type: set.names().join(","),
         index_version: set
@@ -217,7 +255,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                 source,
                 plan,
                 doc_type,
-                ..
+                tree,
             }) => {
                 if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
                     eprintln!(
@@ -239,11 +277,9 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                     eprintln!("kgroute: warning: {}", sanitize_title(&w));
                 }
                 let mut stats = PlanStats::of(&plan, prices.as_ref());
-                // PlanStats counts chars/4 over the characters sent; a real
-                // tokenizer replaces that with its count, section by section.
-                if cost.tokenizer_name().is_some() {
-                    apply_estimate(&mut stats, estimate_plan(&cost, &plan, &source));
-                }
+                let bill =
+                    document_bill_of(&plan, &tree, &source, &mut profiles, &bill_opts, &cost)?;
+                stats.apply_bill(bill, prices.as_ref());
                 drop(source);
                 let doc = DocumentPlan {
                     path,
@@ -269,19 +305,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let mut totals = PlanStats::sum(all_stats.iter(), prices.as_ref());
-    if cost.tokenizer_name().is_some() {
-        let sum = all_stats
-            .iter()
-            .fold((0, 0, prices.map(|_| 0.0)), |acc, d| {
-                (
-                    acc.0 + d.est_input_tokens,
-                    acc.1 + d.est_output_tokens,
-                    acc.2.zip(d.est_cost_usd).map(|(a, b)| a + b),
-                )
-            });
-        apply_estimate(&mut totals, sum);
-    }
+    let totals = PlanStats::sum(all_stats.iter(), prices.as_ref());
     drop(all_stats);
     csv_out
         .finish()
@@ -335,27 +359,60 @@ impl<W: Write> Printer<'_, W> {
     }
 }
 
-/// Tokens in, tokens out and cost of a plan's sent sections, section by
-/// section, with the one estimate `--max-cost` reserves.
-fn estimate_plan(
-    cost: &CostModel,
-    plan: &RoutePlan,
-    source: &SourceText,
-) -> (u64, u64, Option<f64>) {
-    let mut total = (0, 0, cost.prices().map(|_| 0.0));
-    for s in plan.sections.iter().filter(|s| s.route == Route::Llm) {
-        let e = cost.estimate(source.byte_span_text(s.start_byte, s.end_byte));
-        total.0 += e.tokens_in;
-        total.1 += e.tokens_out;
-        total.2 = total.2.zip(e.usd).map(|(a, b)| a + b);
-    }
-    total
+/// The extraction profile of each document type, built once: its index's
+/// ontology (the system message), or the primary index's for a document
+/// of no known type, as ingest does.
+struct Profiles<'a> {
+    set: &'a IndexSet,
+    forced: Option<&'a str>,
+    built: std::collections::HashMap<String, ExtractionProfile>,
 }
 
-fn apply_estimate(stats: &mut PlanStats, (tin, tout, usd): (u64, u64, Option<f64>)) {
-    stats.est_input_tokens = tin;
-    stats.est_output_tokens = tout;
-    stats.est_cost_usd = usd;
+impl<'a> Profiles<'a> {
+    fn new(set: &'a IndexSet, forced: Option<&'a str>) -> Self {
+        Profiles {
+            set,
+            forced,
+            built: Default::default(),
+        }
+    }
+
+    fn of(&mut self, doc_type: &str) -> anyhow::Result<&ExtractionProfile> {
+        if !self.built.contains_key(doc_type) {
+            let index = match self.set.get(doc_type) {
+                Some(i) => i.clone(),
+                None => crate::pipeline::run::primary_index(self.set, self.forced),
+            };
+            let p = ExtractionProfile::new(index.ontology, index.density)
+                .with_context(|| format!("index of type {doc_type}"))?;
+            self.built.insert(doc_type.to_string(), p);
+        }
+        Ok(&self.built[doc_type])
+    }
+}
+
+/// The requests ingest will send for one planned document (its routed
+/// sections packed, with their parties), and the document sent whole.
+fn document_bill_of(
+    plan: &RoutePlan,
+    tree: &crate::tree::DocTree,
+    source: &SourceText,
+    profiles: &mut Profiles,
+    opts: &BillOptions,
+    cost: &CostModel,
+) -> anyhow::Result<RequestBill> {
+    let registry = crate::extract::registry::document_registry(plan, source);
+    let doc = DocContext {
+        doc_id: &plan.doc_id,
+        doc_type: &plan.doc_type,
+        source,
+        parties: &tree.party_names,
+        registry: &registry,
+    };
+    let inputs = section_inputs(plan, &doc);
+    let whole = whole_document_input(&doc, &plan.doc_name);
+    let profile = profiles.of(&plan.doc_type)?;
+    Ok(document_bill(&inputs, &whole, profile, opts, cost))
 }
 
 /// Cuts a string to `n` characters, marking the cut.
@@ -393,7 +450,23 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
             s.calibrate_overrides, s.audit_overrides
         )?;
     }
-    writeln!(out)
+    writeln!(out)?;
+    let b = &s.bill;
+    if b.requests > 0 || b.whole_document_tokens > 0 {
+        writeln!(
+            out,
+            "{label}: LLM {} request(s), ~{} input tokens: sections' text {}, prompt and framing {} (of which {} the prefix every request repeats: a prompt cache bills it at its cached rate); sent whole instead: ~{} tokens in {} request(s), so routing sends {:.0}% of that",
+            b.requests,
+            b.input_tokens,
+            b.text_tokens,
+            b.input_tokens - b.text_tokens,
+            b.prefix_tokens,
+            b.whole_document_tokens,
+            s.documents,
+            100.0 * b.vs_whole_documents()
+        )?;
+    }
+    Ok(())
 }
 
 /// One document's block of the table.

@@ -238,6 +238,25 @@ pub fn section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
     inputs_where(plan, doc, |s| s.route == Route::Llm)
 }
 
+/// The whole document as one section: what sending it whole, in one
+/// request, would send (the bill's measure of routing).
+pub fn whole_document_input(doc: &DocContext, name: &str) -> SectionInput {
+    SectionInput {
+        doc_id: doc.doc_id.to_string(),
+        doc_type: doc.doc_type.to_string(),
+        node_id: "0000".to_string(),
+        title: name.to_string(),
+        name: name.to_string(),
+        breadcrumb: format!("[{name}]"),
+        start_line: 1,
+        end_line: doc.source.text.lines().count().max(1),
+        text: doc.source.text.clone(),
+        parties: doc.parties.to_vec(),
+        registry: doc.registry.clone(),
+        ..Default::default()
+    }
+}
+
 /// The sections the router did not send that the rules still read, free:
 /// skipped by prediction and noise (signature pages name the parties), but
 /// not contents pages nor sections without text of their own.
@@ -415,6 +434,20 @@ impl Extractor {
             }
         }
         crate::route::cost::estimate_tokens(text.chars().count())
+    }
+
+    /// How this run forms and bills its requests, for
+    /// [`super::bill::document_bill`]: the pack budget, the context the
+    /// server said, and whether the schema is billed as prompt (not on a
+    /// llama.cpp server, which takes it as a grammar).
+    pub fn bill_options(&self) -> super::bill::BillOptions {
+        let client = self.client.as_ref();
+        super::bill::BillOptions {
+            pack_tokens: self.cfg.pack_tokens,
+            section_budget_chars: self.cfg.section_budget_chars,
+            context_tokens: client.and_then(|c| self.context_tokens(c)),
+            schema_billed: client.is_none_or(|c| !c.is_llama_cpp() || c.json_object_only()),
+        }
     }
 
     /// The reason the circuit breaker opened, once it has.

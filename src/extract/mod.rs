@@ -155,6 +155,7 @@ pub struct SectionExtraction {
 }
 
 pub mod answer_cache;
+pub mod bill;
 pub mod config;
 pub mod cpu_pool;
 pub mod extractor;

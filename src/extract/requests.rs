@@ -155,8 +155,8 @@ enum Asked {
     Answered { answer: PackAnswer, spent: Spent },
     /// A failure that splitting would not help.
     Failed { reason: String, spent: Spent },
-    /// The answer was cut at `max_tokens`.
-    Cut(Spent),
+    /// The answer was cut at `max_tokens`: what it cost and what came.
+    Cut { spent: Spent, content: String },
     /// The server made no progress within the idle timeout.
     Stalled(String),
     /// The prompt does not fit the server's context.
@@ -176,6 +176,15 @@ struct Outgoing<'a> {
     messages: &'a mut [Value],
     schema: &'a Value,
     max_tokens: Option<u32>,
+}
+
+/// How the pieces an answer left out are asked again.
+#[derive(Clone, Copy)]
+enum Rest {
+    /// Each alone: the answer skipped them, or answered them wrongly.
+    Alone,
+    /// Together: the answer was cut before them.
+    Packed,
 }
 
 /// Results by piece id.
@@ -534,7 +543,7 @@ impl Extractor {
             drop(items);
             match asked {
                 Asked::Answered { answer, spent } => {
-                    self.take_answer(client, pack, answer, spent, gate, profile)
+                    self.take_answer(client, pack, answer, spent, gate, profile, Rest::Alone)
                         .await
                 }
                 Asked::Failed { reason, spent } => {
@@ -545,8 +554,18 @@ impl Extractor {
                     out[0].1[0].add_spent(&spent);
                     out
                 }
-                Asked::Cut(spent) => {
+                Asked::Cut { spent, content } => {
                     self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                    // The items that closed before the cut are answers: kept,
+                    // and the rest asked again as one pack (smaller, so the
+                    // loop ends). A cut inside the first item splits the pack.
+                    let ids: Vec<String> = pack.iter().map(|p| p.id.clone()).collect();
+                    let salvaged = validate::salvage_pack_answer(&content, &ids);
+                    if !salvaged.outputs.is_empty() {
+                        return self
+                            .take_answer(client, pack, salvaged, spent, gate, profile, Rest::Packed)
+                            .await;
+                    }
                     self.counters.splits.fetch_add(1, Ordering::Relaxed);
                     if let Some(cache) = &self.cache {
                         let cut = CutAnswer {
@@ -602,7 +621,9 @@ impl Extractor {
     /// A pack's checked answer shared out over its pieces: each answered
     /// piece gets its output and its share of the tokens (and is cached);
     /// a piece missing from the answer, or whose item failed the check, is
-    /// asked again alone, its share of this request added.
+    /// asked again (alone, or with the others left, by `rest`), its share
+    /// of this request added.
+    #[allow(clippy::too_many_arguments)]
     async fn take_answer(
         &self,
         client: &LlmClient,
@@ -611,6 +632,7 @@ impl Extractor {
         spent: Spent,
         gate: &Gate<'_>,
         profile: &ExtractionProfile,
+        rest: Rest,
     ) -> ByPiece {
         let text: Vec<u64> = pack.iter().map(|p| p.input.text.len() as u64).collect();
         let answer_size: Vec<u64> = pack
@@ -656,15 +678,28 @@ impl Extractor {
                 }
             }
         }
-        // The missing pieces, each alone, concurrently.
-        let alone = futures::future::join_all(
-            again
-                .iter()
-                .map(|(_, p, _)| self.ask_pack(client, vec![p.clone()], gate, profile)),
-        )
-        .await;
-        for ((k, _, mine), results) in again.into_iter().zip(alone) {
-            let mut rs: Vec<PieceResult> = results.into_iter().flat_map(|(_, r)| r).collect();
+        // The missing pieces: each alone, concurrently (an answer that
+        // skipped them may skip them again), or together after a cut.
+        let answers: Vec<ByPiece> = match rest {
+            Rest::Alone => {
+                futures::future::join_all(
+                    again
+                        .iter()
+                        .map(|(_, p, _)| self.ask_pack(client, vec![p.clone()], gate, profile)),
+                )
+                .await
+            }
+            Rest::Packed => {
+                let left: Vec<PackPiece> = again.iter().map(|(_, p, _)| p.clone()).collect();
+                vec![self.ask_pack(client, left, gate, profile).await]
+            }
+        };
+        let mut by_id: HashMap<String, Vec<PieceResult>> = HashMap::new();
+        for (id, r) in answers.into_iter().flatten() {
+            by_id.entry(id).or_default().extend(r);
+        }
+        for (k, p, mine) in again {
+            let mut rs = by_id.remove(&p.id).unwrap_or_default();
             if let Some(first) = rs.first_mut() {
                 first.add_spent(&mine);
             }
@@ -764,7 +799,7 @@ impl Extractor {
                         r.add_spent(&spent);
                         return vec![r];
                     }
-                    Asked::Cut(spent) => {
+                    Asked::Cut { spent, .. } => {
                         self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
                         if let Some(cache) = &self.cache {
                             let cut = CutAnswer {
@@ -943,7 +978,10 @@ impl Extractor {
                 .fetch_add(answer.tokens_cached, Ordering::Relaxed);
             if answer.cut() {
                 // Incomplete JSON: never parsed, never re-sent as is.
-                return Asked::Cut(spent);
+                return Asked::Cut {
+                    spent,
+                    content: answer.content,
+                };
             }
             let checked = validate::parse_pack_answer(&answer.content, &ids).and_then(|a| {
                 match (ids.len(), a.outputs.is_empty(), a.invalid.first()) {

@@ -133,6 +133,62 @@ pub fn parse_pack_answer(content: &str, ids: &[String]) -> Result<PackAnswer, St
             )
         }
     };
+    read_items(items, ids, &mut out);
+    Ok(out)
+}
+
+/// The complete items of a pack answer cut at `max_tokens`: every item of
+/// the `sections` list whose JSON object closed before the cut, checked as
+/// [`parse_pack_answer`] checks them. The items after the first one cut
+/// are not there; an answer cut inside its first item gives none.
+pub fn salvage_pack_answer(content: &str, ids: &[String]) -> PackAnswer {
+    let mut out = PackAnswer::default();
+    let body = strip_code_fence(content);
+    let Some(list) = body
+        .find("\"sections\"")
+        .and_then(|k| body[k..].find('[').map(|b| k + b + 1))
+    else {
+        return out;
+    };
+    let mut items = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0usize);
+    for (i, c) in body[list..].char_indices() {
+        let at = list + i;
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' | '[' => {
+                if depth == 0 {
+                    start = at;
+                }
+                depth += 1;
+            }
+            '}' | ']' if depth == 0 => break,
+            '}' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    if let Ok(v) = serde_json::from_str::<Value>(&body[start..=at]) {
+                        items.push(v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    read_items(items, ids, &mut out);
+    out
+}
+
+/// Each item by its id into `out` (see [`parse_pack_answer`]).
+fn read_items(items: Vec<Value>, ids: &[String], out: &mut PackAnswer) {
     for mut item in items {
         let id = match item.as_object_mut().and_then(|o| o.remove("id")) {
             Some(Value::String(s)) => s.trim().to_string(),
@@ -158,7 +214,6 @@ pub fn parse_pack_answer(content: &str, ids: &[String]) -> Result<PackAnswer, St
             Err(e) => out.invalid.push((id, e)),
         }
     }
-    Ok(out)
 }
 
 /// Models sometimes wrap JSON in a Markdown code fence; accept that.
@@ -881,6 +936,26 @@ mod tests {
             .unwrap()
             .outputs
             .is_empty());
+    }
+    #[test]
+    fn a_cut_pack_answer_keeps_the_items_that_closed_before_the_cut() {
+        let ids: Vec<String> = ["0001", "0002", "0003"].map(String::from).to_vec();
+        let whole = serde_json::json!({"sections": [
+            item("0001", "A"), item("0002", "B } ] { \" ["), item("0003", "C")
+        ]})
+        .to_string();
+        // Cut inside the third item: the first two stand, braces inside
+        // strings notwithstanding.
+        let cut = &whole[..whole.rfind("\"C\"").unwrap()];
+        let a = salvage_pack_answer(cut, &ids);
+        assert_eq!(a.outputs.len(), 2, "{a:?}");
+        assert_eq!(a.outputs["0002"].entities[0].name, "B } ] { \" [");
+        assert!(!a.outputs.contains_key("0003"));
+        // Cut inside the first: nothing; no list at all: nothing.
+        assert!(salvage_pack_answer(&whole[..30], &ids).outputs.is_empty());
+        assert!(salvage_pack_answer("{\"entit", &ids).outputs.is_empty());
+        // A whole answer salvages to all of it.
+        assert_eq!(salvage_pack_answer(&whole, &ids).outputs.len(), 3);
     }
 
     fn onto() -> Ontology {

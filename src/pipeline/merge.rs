@@ -288,6 +288,7 @@ fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<
                 extractions: Vec::new(),
                 rules_on_skipped: Vec::new(),
                 title_mapping: Default::default(),
+                planned: Default::default(),
                 error: Some(
                     d.error
                         .clone()

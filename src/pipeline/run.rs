@@ -13,8 +13,9 @@ use super::document::{plan_one, Planned};
 use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
+use crate::extract::bill::document_bill;
 use crate::extract::extractor::{
-    rules_on_skipped, section_inputs, skipped_section_inputs, DocContext,
+    rules_on_skipped, section_inputs, skipped_section_inputs, whole_document_input, DocContext,
 };
 use crate::extract::{
     ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
@@ -29,6 +30,7 @@ use crate::report::stream::ReportStream;
 use crate::report::summary::SummaryBuilder;
 use crate::report::{record_history, BatchReport, BatchSummary, DocumentOutcome, IndexUsed};
 use crate::route::cost::CostModel;
+use crate::route::cost::RequestBill;
 use crate::route::{Route, RouteOptions, RoutePlan};
 use crate::sink::{open_sink, GraphSink, SinkConfig};
 use crate::tree::source::ReadOptions;
@@ -103,6 +105,10 @@ pub(super) struct SavedDocument {
     /// saves: such a document has no row).
     #[serde(default)]
     register: Option<RegisterRow>,
+    /// Its extraction requests as counted before sending (zero offline
+    /// and in older saves).
+    #[serde(default)]
+    planned: RequestBill,
 }
 
 impl SavedDocument {
@@ -151,7 +157,7 @@ struct Batch {
 
 /// The index the extractor is built with: the forced type's, else the
 /// credit-agreement index when the set has one, else the first.
-fn primary_index(set: &IndexSet, forced: Option<&str>) -> GraphabilityIndex {
+pub(crate) fn primary_index(set: &IndexSet, forced: Option<&str>) -> GraphabilityIndex {
     forced
         .and_then(|t| set.get(t))
         .or_else(|| set.get("credit_agreement"))
@@ -666,6 +672,7 @@ async fn process_document(batch: &Batch, key: &Path) -> Option<Finished> {
                     rules_on_skipped: Vec::new(),
                     title_mapping: TitleMappingUse::default(),
                     error: Some(msg),
+                    planned: Default::default(),
                 },
                 None,
             ))
@@ -769,6 +776,17 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         registry: &registry,
     };
     let inputs = section_inputs(&plan, &doc);
+    let planned = if batch.extractor.uses_llm() {
+        document_bill(
+            &inputs,
+            &whole_document_input(&doc, &plan.doc_name),
+            &profile,
+            &batch.extractor.bill_options(),
+            &cfg.cost,
+        )
+    } else {
+        RequestBill::default()
+    };
     let skipped = skipped_section_inputs(&plan, &doc);
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
@@ -794,6 +812,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         title_mapping,
         rules_on_skipped,
         register: Some(crate::register::row_of(&graph)),
+        planned,
     };
     save_document(batch, &saved)?;
     set_state(
@@ -980,6 +999,7 @@ pub(super) fn outcome_from(
         rules_on_skipped: saved.rules_on_skipped,
         title_mapping: saved.title_mapping,
         error,
+        planned: saved.planned,
     }
 }
 

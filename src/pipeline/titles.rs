@@ -37,7 +37,9 @@ pub(super) async fn map_plan_titles(
     let Some(client) = extractor.llm_client() else {
         return used;
     };
-    if asked.is_empty() || index.entries().is_empty() {
+    // Only entries of the skipped tiers are offered (see
+    // `llm_titles::messages`): an index without any has nothing to ask.
+    if asked.is_empty() || index.entries().iter().all(|e| e.tier.is_sent()) {
         return used;
     }
     let cache = extractor.cache_dir();
@@ -45,6 +47,18 @@ pub(super) async fn map_plan_titles(
     if let Some(mapping) = llm_titles::cached(cache, model, index, &asked) {
         used.cache_hits = 1;
         used.mapped = apply_title_mapping(plan, index, &mapping, route);
+        return used;
+    }
+    // The answer can only save the text of the sections it would route to
+    // a skipped tier: at most the unmatched sections' text. A question
+    // that costs more than that is not worth asking.
+    let could_save = unmatched_chars(plan);
+    let question = llm_titles::request_chars(index, &asked);
+    if could_save < question {
+        used.not_asked = Some(format!(
+            "the {} unmatched titles head {could_save} chars of text, less than the {question}-char question; they stay new (sent)",
+            asked.len()
+        ));
         return used;
     }
     let prompt = serde_json::to_string(&llm_titles::messages(index, &asked)).unwrap_or_default();
@@ -158,6 +172,21 @@ pub(super) async fn map_plan_titles(
         }
     }
     used
+}
+
+/// Characters of the sections whose titles are asked about (sent as new).
+fn unmatched_chars(plan: &RoutePlan) -> usize {
+    let asked: std::collections::HashSet<String> =
+        unmatched_titles(plan).into_iter().map(|t| t.name).collect();
+    plan.sections
+        .iter()
+        .filter(|s| {
+            s.route == crate::route::Route::Llm
+                && s.predicted_tier.is_none()
+                && crate::route::mapping_name(s).is_some_and(|n| asked.contains(&n))
+        })
+        .map(|s| s.chars)
+        .sum()
 }
 
 /// Whether a failed title request is worth another attempt, and the wait

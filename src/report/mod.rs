@@ -53,6 +53,9 @@ pub struct DocumentOutcome {
     pub title_mapping: crate::index::llm_titles::TitleMappingUse,
     /// A whole-document failure, when there was one.
     pub error: Option<String>,
+    /// Its extraction requests as counted before sending
+    /// ([`crate::extract::bill`]); zero offline and for older saves.
+    pub planned: crate::route::cost::RequestBill,
 }
 
 /// One index a batch was run with: the type it routes, where it was loaded

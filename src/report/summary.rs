@@ -67,6 +67,15 @@ pub struct Stats {
     pub payload_cut_pct: f64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_in`, what the server read from its prompt cache, where
+    /// it says (billed at its cached rate by hosted APIs).
+    #[serde(default)]
+    pub tokens_cached: u64,
+    /// The extraction requests counted before sending, the way `kgroute
+    /// plan` counts them ([`crate::extract::bill`]): `tokens_in` held
+    /// against `planned.input_tokens` says how far the plan was off.
+    #[serde(default)]
+    pub planned: crate::route::cost::RequestBill,
     pub cost_usd: f64,
     pub failed_sections: usize,
     /// Skipped-by-prediction sections sent anyway by the audit sample and
@@ -150,6 +159,10 @@ pub struct TitleMappingStats {
     pub cache_hits: u64,
     /// Documents whose mapping failed (their titles stayed new).
     pub failed: usize,
+    /// Documents not asked: the question would have cost more than the
+    /// text its answer could route away.
+    #[serde(default)]
+    pub not_asked: usize,
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub cost_usd: f64,
@@ -162,6 +175,7 @@ impl TitleMappingStats {
         self.calls += u.calls;
         self.cache_hits += u.cache_hits;
         self.failed += usize::from(u.error.is_some());
+        self.not_asked += usize::from(u.not_asked.is_some());
         self.tokens_in += u.tokens_in;
         self.tokens_out += u.tokens_out;
     }
@@ -172,6 +186,7 @@ impl TitleMappingStats {
         self.calls += o.calls;
         self.cache_hits += o.cache_hits;
         self.failed += o.failed;
+        self.not_asked += o.not_asked;
         self.tokens_in += o.tokens_in;
         self.tokens_out += o.tokens_out;
     }
@@ -245,6 +260,7 @@ impl Stats {
             }
             self.tokens_in += e.tokens_in;
             self.tokens_out += e.tokens_out;
+            self.tokens_cached += e.tokens_cached;
             match &e.status {
                 SectionStatus::Failed(_) => self.failed_sections += 1,
                 _ if s.override_reason == Override::Audit => {
@@ -282,6 +298,8 @@ impl Stats {
         self.chars_empty += o.chars_empty;
         self.tokens_in += o.tokens_in;
         self.tokens_out += o.tokens_out;
+        self.tokens_cached += o.tokens_cached;
+        self.planned.add(&o.planned);
         self.failed_sections += o.failed_sections;
         self.audited += o.audited;
         self.audited_medium_plus += o.audited_medium_plus;
@@ -461,6 +479,7 @@ impl SummaryBuilder {
             stats.add_section(&v);
         }
         stats.title_mapping.add(&doc.title_mapping);
+        stats.planned = doc.planned;
         for e in &doc.rules_on_skipped {
             stats.rules_on_skipped.add(e);
         }
@@ -601,6 +620,35 @@ pub fn offline_tiers_note(extractor: &str) -> Option<&'static str> {
     )
 }
 
+/// What the server billed for extraction against what was counted before
+/// sending; `None` when nothing was sent.
+pub fn bill_line(t: &Stats) -> Option<String> {
+    let p = &t.planned;
+    if t.tokens_in == 0 && p.requests == 0 {
+        return None;
+    }
+    let off = if p.input_tokens > 0 {
+        format!(
+            " (billed/planned {:.2})",
+            t.tokens_in as f64 / p.input_tokens as f64
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "LLM extraction: {} input tokens billed, {} of them from the server's prompt cache, {} output; \
+         planned before sending: {} request(s), ~{} input tokens{off}, of which {} the sections' text; \
+         the same documents sent whole: ~{} input tokens.",
+        t.tokens_in,
+        t.tokens_cached,
+        t.tokens_out,
+        p.requests,
+        p.input_tokens,
+        p.text_tokens,
+        p.whole_document_tokens
+    ))
+}
+
 /// `summary.md` before the documents: the batch's tables and counts, all
 /// from the summary (so it can be written after the documents' parts).
 pub fn render_summary_head(summary: &BatchSummary) -> String {
@@ -668,6 +716,9 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
     );
     out.push_str(&line("**batch**", t, &failure));
     out.push('\n');
+    if let Some(line) = bill_line(t) {
+        let _ = writeln!(out, "{line}\n");
+    }
     let l = &summary.llm_limits;
     if l.answers_cut + l.stalls + l.splits > 0 {
         let _ = writeln!(

@@ -130,6 +130,54 @@ impl CostModel {
     }
 }
 
+/// What a document's (or a batch's) extraction requests send, counted
+/// before any is sent from the same packs and messages `ingest` builds
+/// (`extract::bill`): what `kgroute plan` shows and the summary holds
+/// against what the server billed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestBill {
+    /// Extraction requests (packs).
+    pub requests: u64,
+    /// Characters sent: every message, and the schema where it is billed.
+    pub input_chars: u64,
+    /// Of those, the sections' own text.
+    pub text_chars: u64,
+    /// Input tokens: messages, schema where billed, the chat template.
+    pub input_tokens: u64,
+    /// Of those, the sections' own text.
+    pub text_tokens: u64,
+    /// Of those, the prefix every request of a type starts with (system
+    /// message, and schema where billed): a server's prompt cache bills
+    /// it once and then at its cached rate.
+    pub prefix_tokens: u64,
+    /// The same documents sent whole, one request each, with the same
+    /// prompt: what routing is measured against.
+    pub whole_document_chars: u64,
+    pub whole_document_tokens: u64,
+}
+
+impl RequestBill {
+    pub fn add(&mut self, o: &RequestBill) {
+        self.requests += o.requests;
+        self.input_chars += o.input_chars;
+        self.text_chars += o.text_chars;
+        self.input_tokens += o.input_tokens;
+        self.text_tokens += o.text_tokens;
+        self.prefix_tokens += o.prefix_tokens;
+        self.whole_document_chars += o.whole_document_chars;
+        self.whole_document_tokens += o.whole_document_tokens;
+    }
+
+    /// Input tokens sent / the whole documents' (1.0 with nothing to send).
+    pub fn vs_whole_documents(&self) -> f64 {
+        if self.whole_document_tokens == 0 {
+            1.0
+        } else {
+            self.input_tokens as f64 / self.whole_document_tokens as f64
+        }
+    }
+}
+
 /// A dollar amount, or `unknown` when there is no price.
 pub fn format_usd(usd: Option<f64>) -> String {
     match usd {

@@ -409,7 +409,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
 
 /// The name a section is asked about in the LLM title mapping: the tree's
 /// name (the title without its label); `None` for a label-only heading.
-fn mapping_name(s: &RoutedSection) -> Option<String> {
+pub fn mapping_name(s: &RoutedSection) -> Option<String> {
     let name = s.name.trim();
     (!name.is_empty()).then(|| name.to_string())
 }

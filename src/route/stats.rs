@@ -2,7 +2,7 @@
 //! share, characters sent/skipped, LLM payload cut, tokens and cost. Shared
 //! by `kgroute plan`, the ingest pipeline and the report.
 
-use super::cost::{estimate_tokens, Prices, OUTPUT_PER_INPUT};
+use super::cost::{estimate_tokens, Prices, RequestBill, OUTPUT_PER_INPUT};
 use super::{Override, Route, RoutePlan};
 use crate::index::Tier;
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,10 @@ pub struct PlanStats {
     pub est_output_tokens: u64,
     /// `None` when no prices were given.
     pub est_cost_usd: Option<f64>,
+    /// The extraction requests the sent sections make, counted with the
+    /// messages ingest builds (`kgroute plan`; zero where not counted).
+    #[serde(default)]
+    pub bill: RequestBill,
 }
 
 impl PlanStats {
@@ -145,9 +149,25 @@ impl PlanStats {
             t.chars_skipped += s.chars_skipped;
             t.chars_noise += s.chars_noise;
             t.chars_empty += s.chars_empty;
+            t.bill.add(&s.bill);
         }
         t.finish(prices);
+        if t.bill.requests > 0 {
+            t.apply_bill(t.bill, prices);
+        }
         t
+    }
+
+    /// Takes `bill` as the plan's input estimate: the requests' messages,
+    /// not the sections' characters alone; the answers estimated from the
+    /// sections' text.
+    pub fn apply_bill(&mut self, bill: RequestBill, prices: Option<&Prices>) {
+        self.bill = bill;
+        if bill.requests > 0 {
+            self.est_input_tokens = bill.input_tokens;
+            self.est_output_tokens = (bill.text_tokens as f64 * OUTPUT_PER_INPUT).ceil() as u64;
+        }
+        self.est_cost_usd = prices.map(|p| p.cost(self.est_input_tokens, self.est_output_tokens));
     }
 
     /// Recomputes the derived fields from the counts.

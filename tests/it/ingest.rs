@@ -779,25 +779,27 @@ fn plan_counts_tokens_with_the_models_tokenizer_and_says_so() {
         .map(|t| bpe.encode_ordinary(t).len())
         .sum();
     assert!(want > 100);
-    assert_eq!(v["totals"]["est_input_tokens"].as_u64(), Some(want as u64));
+    // The sections' own text by the model's tokenizer, in requests whose
+    // prompt is counted too.
+    let bill = &v["totals"]["bill"];
+    assert_eq!(bill["text_tokens"].as_u64(), Some(want as u64));
+    assert_eq!(v["totals"]["est_input_tokens"], bill["input_tokens"]);
+    assert!(
+        bill["input_tokens"].as_u64().unwrap()
+            > want as u64 + bill["prefix_tokens"].as_u64().unwrap()
+    );
     assert!(
         stdout.contains("tokens counted with o200k_base"),
         "{stdout}"
     );
 
     let (v, stdout) = plan_of("my-local-model");
-    // Unknown models keep the plan's chars/4 over the characters sent.
-    let chars: u64 = v["documents"][0]["plan"]["sections"]
-        .as_array()
-        .unwrap()
+    // Unknown models count chars/4, section by section.
+    let chars: u64 = sent_texts(&v)
         .iter()
-        .filter(|s| s["route"] == "llm")
-        .map(|s| s["chars"].as_u64().unwrap())
+        .map(|t| (t.chars().count() as u64).div_ceil(4))
         .sum();
-    assert_eq!(
-        v["totals"]["est_input_tokens"].as_u64(),
-        Some(chars.div_ceil(4))
-    );
+    assert_eq!(v["totals"]["bill"]["text_tokens"].as_u64(), Some(chars));
     assert!(
         stdout.contains("chars/4 (no known tokenizer for model `my-local-model`)"),
         "{stdout}"

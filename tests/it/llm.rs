@@ -1288,3 +1288,41 @@ fn offline_the_rules_also_read_the_sections_not_routed() {
     );
     assert_eq!(counts["sections"], 2, "{counts}");
 }
+
+/// A document's sections go in one request, each answered under its id;
+/// an answer cut after its first item keeps that item and asks the two
+/// sections left in one more request, never the first again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_pack_answer_keeps_its_closed_items_and_asks_the_rest_together() {
+    let server = FakeServer::start(Duration::ZERO, |r| {
+        let answer = Reply::per_piece(r, |_, _, _| good_extraction());
+        let Reply::Content { content, .. } = &answer else {
+            unreachable!()
+        };
+        if r.seq == 0 {
+            // Cut inside the second item.
+            let second = content.find("},{\"entities\"").unwrap() + 30;
+            Reply::cut(&serde_json::from_str(content).unwrap(), second)
+        } else {
+            answer
+        }
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    let profile = ex.profile();
+    let out = ex
+        .extract_document(sections(3), &profile, &kgroute::extract::Spend::UNLIMITED)
+        .await;
+    assert!(out.iter().all(|x| x.status == SectionStatus::Ok), "{out:?}");
+    assert!(out.iter().all(|x| x.relations.len() == 1), "{out:?}");
+    let got = server.received();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].pack_ids(), ["0000", "0001", "0002"]);
+    assert_eq!(got[1].pack_ids(), ["0001", "0002"], "the rest, together");
+    let c = ex.counters().snapshot();
+    assert_eq!((c.answers_cut, c.splits), (1, 0));
+    // Every request's tokens are in some section's figures.
+    let tokens: u64 = out.iter().map(|x| x.tokens_in).sum();
+    assert_eq!(tokens, 20);
+}

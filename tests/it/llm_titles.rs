@@ -137,7 +137,13 @@ low:
   - Increased Costs
 ";
 
-const CLI_DOC: &str = "CREDIT AGREEMENT\n\nThe parties agree.\n\nSection 1.01 Yield Protection Matters\n\nIf any Change in Law shall impose on any Lender any reserve, the Borrower pays. This text is long enough to be a section of its own, with more words here.\n\nSection 1.02 Benchmark Fallback Mechanics\n\nIf the Benchmark is unavailable the Administrative Agent may replace it. This text is long enough to be a section of its own, with more words here.\n\nSection 1.03 Events of Default\n\nIf the Borrower fails to pay any amount when due, the Lenders may accelerate. This text is long enough to be a section of its own, with more words here.\n";
+/// The two unmatched sections hold more text than the question costs, so
+/// the mapping is asked.
+const CLI_DOC: &str = "CREDIT AGREEMENT\n\nThe parties agree.\n\nSection 1.01 Yield Protection Matters\n\nIf any Change in Law shall impose on any Lender any reserve, the Borrower pays. This text is long enough to be a section of its own, with more words here. The Borrower shall pay to each Lender such additional amounts as will compensate it for the increased cost or reduced amount received, within ten days of a written demand, and a certificate of the Lender setting forth the amounts shall be conclusive absent manifest error. Failure or delay on the part of any Lender to demand compensation shall not waive its right to demand it.\n\nSection 1.02 Benchmark Fallback Mechanics\n\nIf the Benchmark is unavailable the Administrative Agent may replace it. This text is long enough to be a section of its own, with more words here. The Administrative Agent will promptly notify the Borrower and the Lenders of the implementation of any Benchmark Replacement and of any conforming changes, and any determination made by it shall be conclusive and binding absent manifest error, without consent from any other party.\n\nSection 1.03 Events of Default\n\nIf the Borrower fails to pay any amount when due, the Lenders may accelerate. This text is long enough to be a section of its own, with more words here.\n";
+
+/// The same headings over a line each: the question would cost more than
+/// the text its answer could route away.
+const SHORT_DOC: &str = "CREDIT AGREEMENT\n\nThe parties agree.\n\nSection 1.01 Yield Protection Matters\n\nThe Borrower pays increased costs.\n\nSection 1.02 Benchmark Fallback Mechanics\n\nThe Agent may replace the Benchmark.\n\nSection 1.03 Events of Default\n\nIf the Borrower fails to pay any amount when due, the Lenders may accelerate.\n";
 
 struct Work {
     dir: tempfile::TempDir,
@@ -375,6 +381,33 @@ fn a_garbage_or_failed_title_answer_leaves_titles_new_and_the_document_written()
             assert_eq!(m["failed"], 0);
         }
     }
+}
+
+#[test]
+fn a_question_that_costs_more_than_it_can_save_is_not_asked() {
+    let rt = runtime();
+    let server = server_with(&rt, yield_protection_mapped());
+    let w = Work::new();
+    std::fs::write(w.path("short.txt"), SHORT_DOC).unwrap();
+    let status = w
+        .command(&server.base_url(), "s", &w.path("short.txt"), "cache")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(server.title_requests(), 0, "not worth asking");
+    let m = w.title_mapping("s");
+    assert_eq!(
+        (m["not_asked"].as_u64(), m["calls"].as_u64()),
+        (Some(1), Some(0)),
+        "{m}"
+    );
+    assert_eq!(m["titles_asked"], 2, "{m}");
+    let y = w.row("s", "Yield Protection");
+    assert_eq!(
+        &y["route"][..3],
+        "llm",
+        "an unasked title stays new, so sent"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@ pub mod util;
 mod architecture;
 mod ask;
 mod ask_corpus;
+mod bill;
 mod contracts;
 mod crash;
 mod deploy;

@@ -158,7 +158,19 @@ fn corpus_plan_totals_add_up_and_files_are_written() {
             .sum();
         assert_eq!(num(s, "chars_sent"), sent);
         assert!(s["payload_cut_pct"].as_f64().unwrap() > 0.0);
-        assert_eq!(num(s, "est_input_tokens"), sent.div_ceil(4));
+        // The input estimate is the requests ingest sends: the sections'
+        // text (chars / 4 here, no model named) and the prompt around it,
+        // once a request.
+        let b = &s["bill"];
+        assert_eq!(num(s, "est_input_tokens"), num(b, "input_tokens"));
+        assert!(num(b, "requests") >= 1);
+        assert!(num(b, "text_tokens") >= sent.div_ceil(4), "{b}");
+        assert!(num(b, "input_tokens") > num(b, "text_tokens") + num(b, "prefix_tokens"));
+        assert_eq!(
+            num(b, "prefix_tokens") % num(b, "requests"),
+            0,
+            "the same prefix a request"
+        );
         // The preamble carries the parties: always sent.
         assert_eq!(sections[0]["kind"], "preamble");
         assert_eq!(sections[0]["route"], "llm");

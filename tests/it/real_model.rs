@@ -159,13 +159,14 @@ fn a_short_licence_through_a_real_model_every_section_answered_then_cached() {
     for r in &sent {
         // Answered: schema-valid (the answer passed the check), never cut.
         assert_eq!(r["status"], "ok", "section {:?} not answered", r["heading"]);
-        // Tokens from the server's usage, per section.
+        // Tokens from the server's usage, each section's share of its
+        // request (the sections go in one pack).
         let (tin, tout): (u64, u64) = (
             r["tokens_in"].parse().unwrap(),
             r["tokens_out"].parse().unwrap(),
         );
         assert!(
-            tin > 300 && tout > 10,
+            tin > 50 && tout > 10,
             "{:?}: {tin} in / {tout} out",
             r["heading"]
         );
@@ -186,13 +187,22 @@ fn a_short_licence_through_a_real_model_every_section_answered_then_cached() {
     let t = &s["totals"];
     assert_eq!(t["failed_sections"], 0, "{t}");
     let limits = &s["llm_limits"];
-    // No schema repair needed (the schema is the server's grammar), and an
-    // answer cut at max_tokens (the 0.5B model can repeat itself until its
-    // budget since the relation patterns lengthened the prompt) is split
-    // and its pieces answered, never lost: no failed section above.
+    // No schema repair needed (the schema is the server's grammar, the
+    // pack's ids an enum in it), and an answer cut at max_tokens is split
+    // or its closed items kept and the rest asked, never lost: no failed
+    // section above. The three sections go in one request (more only
+    // after a cut).
     assert_eq!(limits["repairs"], Value::from(0), "{limits}");
-    assert_eq!(limits["answers_cut"], limits["splits"], "{limits}");
-    assert!(limits["requests"].as_u64().unwrap() >= 3, "{limits}");
+    assert!(limits["requests"].as_u64().unwrap() >= 1, "{limits}");
+    assert!(
+        limits["answers_cut"].as_u64() > Some(0) || limits["requests"] == 1,
+        "an uncut answer is one request: {limits}"
+    );
+    // The server's own figures: billed against the plan, the system
+    // message from the slot's prompt cache after the first request.
+    let planned = t["planned"]["input_tokens"].as_u64().unwrap();
+    let billed = t["tokens_in"].as_u64().unwrap();
+    assert!(planned > 0 && billed > 0, "{t}");
     let (tin, tout) = (
         t["tokens_in"].as_u64().unwrap(),
         t["tokens_out"].as_u64().unwrap(),

@@ -186,6 +186,7 @@ fn sample_batch() -> BatchReport {
         rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
+        planned: Default::default(),
     };
     let second = DocumentOutcome {
         doc_id: "att-2".into(),
@@ -209,6 +210,7 @@ fn sample_batch() -> BatchReport {
         rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
+        planned: Default::default(),
     };
     let broken = DocumentOutcome {
         doc_id: "broken-3".into(),
@@ -219,6 +221,7 @@ fn sample_batch() -> BatchReport {
         rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: Some("not UTF-8 at byte 17".into()),
+        planned: Default::default(),
     };
     BatchReport {
         batch_id: "b1".into(),
@@ -1005,6 +1008,7 @@ fn emerson_outcome(index_yaml: &str) -> DocumentOutcome {
         rules_on_skipped: vec![],
         title_mapping: Default::default(),
         error: None,
+        planned: Default::default(),
     }
 }
 

@@ -285,7 +285,7 @@ fn three_shards_into_neo4j_with_the_loopback_llm_equal_one_run() {
     ));
     let expected_ids = by_content(manifest_doc_ids(&reference));
     let expected = rt.block_on(neo4j_state(&expected_ids));
-    let sent_once = server.requests();
+    let sent_once = server.pieces_received();
     assert!(sent_once > 10);
 
     // Three workers at once, into the same database, on copies of the files.
@@ -311,7 +311,7 @@ fn three_shards_into_neo4j_with_the_loopback_llm_equal_one_run() {
         );
     }
     // Every section was sent once more in all, by exactly one shard.
-    assert_eq!(server.requests(), 2 * sent_once);
+    assert_eq!(server.pieces_received(), 2 * sent_once);
 
     let merged = work.path().join("merged");
     kgroute()
