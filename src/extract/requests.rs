@@ -477,6 +477,22 @@ impl Extractor {
         crate::llm::cache::key(&parts)
     }
 
+    /// Remembers that the request under `key` was cut at `max_tokens`, and
+    /// what it cost, so a re-run goes straight to the halves.
+    async fn remember_cut(&self, key: &str, max_tokens: Option<u32>, spent: &Spent, doc_id: &str) {
+        if let Some(cache) = &self.cache {
+            let cut = CutAnswer {
+                max_tokens: max_tokens.unwrap_or(0),
+                tokens_in: spent.tokens_in,
+                tokens_out: spent.tokens_out,
+                tokens_cached: spent.tokens_cached,
+                paid_by: self.payer(doc_id),
+            };
+            // A cache that cannot be written only costs a re-run.
+            let _ = cache.put(key, &cut).await;
+        }
+    }
+
     async fn put_cached(&self, key: &str, output: &ModelOutput, r: &PieceResult, doc_id: &str) {
         if let Some(cache) = &self.cache {
             let entry = CachedAnswer {
@@ -567,16 +583,8 @@ impl Extractor {
                             .await;
                     }
                     self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                    if let Some(cache) = &self.cache {
-                        let cut = CutAnswer {
-                            max_tokens: max_tokens.unwrap_or(0),
-                            tokens_in: spent.tokens_in,
-                            tokens_out: spent.tokens_out,
-                            tokens_cached: spent.tokens_cached,
-                            paid_by: self.payer(&pack[0].input.doc_id),
-                        };
-                        let _ = cache.put(&cut_key, &cut).await;
-                    }
+                    self.remember_cut(&cut_key, max_tokens, &spent, &pack[0].input.doc_id)
+                        .await;
                     self.halves(client, pack, gate, profile, spent).await
                 }
                 Asked::TooLong(_) => {
@@ -801,16 +809,8 @@ impl Extractor {
                     }
                     Asked::Cut { spent, .. } => {
                         self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
-                        if let Some(cache) = &self.cache {
-                            let cut = CutAnswer {
-                                max_tokens: max_tokens.unwrap_or(0),
-                                tokens_in: spent.tokens_in,
-                                tokens_out: spent.tokens_out,
-                                tokens_cached: spent.tokens_cached,
-                                paid_by: self.payer(&piece.doc_id),
-                            };
-                            let _ = cache.put(&cut_key, &cut).await;
-                        }
+                        self.remember_cut(&cut_key, max_tokens, &spent, &piece.doc_id)
+                            .await;
                         let Some((a, b)) = split::halve(&piece) else {
                             let mut r = PieceResult::failed(format!(
                                 "the answer was cut at max_tokens {} and the piece (lines {}-{}) is one sentence, too small to split; raise --max-tokens",
