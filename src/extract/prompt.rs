@@ -168,7 +168,7 @@ fn relation_groups(ontology: &Ontology) -> RelationGroups<'_> {
 }
 
 /// A fence line that occurs in none of `texts`.
-pub fn fence(texts: &[&str]) -> String {
+fn fence(texts: &[&str]) -> String {
     let mut f = "=====".to_string();
     while texts.iter().any(|t| t.contains(&f)) {
         f.push('=');
@@ -648,9 +648,6 @@ mod tests {
         let set = crate::index::IndexSet::load(&[dir]).expect("shipped indices load");
         for index in &set.indices {
             let s = system_message(&index.ontology, None);
-            if std::env::var_os("KGROUTE_SHOW_PROMPT").is_some() {
-                eprintln!("{s}");
-            }
             let schema = pack_wire_schema(&index.ontology, None).to_string();
             assert!(
                 s.len() + schema.len() < 7_500,

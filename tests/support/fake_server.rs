@@ -70,19 +70,9 @@ impl FakeRequest {
     /// The ids of the pieces an extraction request packs, in order: the
     /// header lines inside its data fence (`===== 0004 [Breadcrumb]`).
     pub fn pack_ids(&self) -> Vec<String> {
-        let m = self.section_message();
-        let Some(fence) = m
-            .lines()
-            .find_map(|l| l.split_once(" DATA START ").map(|(f, _)| f))
-            .map(str::to_string)
-        else {
-            return Vec::new();
-        };
-        m.lines()
-            .filter_map(|l| l.strip_prefix(&format!("{fence} ")))
-            .filter(|rest| !rest.starts_with("DATA "))
-            .filter_map(|rest| rest.split(' ').next())
-            .map(str::to_string)
+        self.pack_pieces()
+            .into_iter()
+            .map(|(id, _, _)| id)
             .collect()
     }
 
