@@ -78,7 +78,7 @@ fn main() {
         .take(n)
         .collect();
     let system = prompt::system_message(&ontology(), None);
-    let schema = prompt::pack_wire_schema(&ontology(), None);
+    let schema = prompt::pack_wire_schema(&ontology());
     let mut cfg = LlmConfig::new(&url, &model).expect("url and model");
     cfg.timeout = Duration::from_secs(300);
     let client = LlmClient::new(cfg).expect("client");

@@ -148,7 +148,7 @@ impl ExtractionProfile {
                 if ontology.entity_types.is_empty() { "entity" } else { "relation" }
             );
         }
-        let wire_schema = prompt::pack_wire_schema(&ontology, None);
+        let wire_schema = prompt::pack_wire_schema(&ontology);
         Ok(ExtractionProfile {
             ontology_hash: ontology_hash(&ontology),
             system_prompt: prompt::system_message(&ontology, None),

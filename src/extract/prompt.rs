@@ -50,9 +50,31 @@ pub const MAX_ALIASES: u64 = 5;
 /// Longest piece id on the wire.
 pub const MAX_ID_CHARS: u64 = 40;
 /// Most entities, and most relations, in one section's answer under a
-/// grammar: a small model that loops on a list must close it (Qwen2.5
-/// 0.5B ran a pack's answer to its budget repeating one section's items).
+/// grammar, however long the section: a small model that loops on a list
+/// must close it (Qwen2.5 0.5B ran a pack's answer to its budget
+/// repeating one section's items).
 pub const MAX_GRAMMAR_ITEMS: u64 = 32;
+/// Fewest a grammar allows per list, however short the section.
+pub const MIN_GRAMMAR_ITEMS: u64 = 4;
+/// How far above the type's Very High density (relations per 1,000
+/// characters) a section's lists may run under a grammar: room for the
+/// densest honest section, none for a loop.
+const GRAMMAR_DENSITY_HEADROOM: f64 = 2.5;
+
+/// The most entities, and the most relations, a grammar lets one answer
+/// list for a section of `chars` characters, for a type whose Very High
+/// tier starts at `very_high` relations per 1,000 characters.
+///
+/// A grammar fixes the shape of an answer, not its truth, and a small
+/// model that repeats itself fills whatever room the shape leaves: Qwen2.5
+/// 0.5B wrote the same relation 32 times for a 400-character section, 2,300
+/// tokens of output (the time of a request is its output). Sized by the
+/// text, the room is two and a half times the densest tier's, so an
+/// honest answer never meets the bound.
+pub fn grammar_items(chars: usize, very_high: f64) -> u64 {
+    let room = (chars as f64 * very_high.max(1.0) * GRAMMAR_DENSITY_HEADROOM / 1000.0).ceil();
+    (room as u64).clamp(MIN_GRAMMAR_ITEMS, MAX_GRAMMAR_ITEMS)
+}
 
 /// Longest type description in the system message: a line, not the
 /// index's full question (the CUAD categories' run to 300 characters).
@@ -350,36 +372,57 @@ fn strip_descriptions(v: &mut Value) {
 }
 
 /// The schema of a pack's answer: `{"sections": [item]}`, each item one
-/// section's answer ([`wire_schema`]) with its `id`. With `ids`, the ids
-/// are an enum of them and the list has exactly that many items: for a
-/// server that turns the schema into a grammar and does not bill it as
-/// prompt (llama.cpp), so a small model cannot skip a section or mistype
-/// an id. Without, the schema is the same for every request of the type,
-/// so a hosted API's prompt cache keeps it.
-pub fn pack_wire_schema(ontology: &Ontology, ids: Option<&[String]>) -> Value {
-    let mut item = wire_schema(ontology, ids.is_some());
-    let id = match ids {
-        Some(ids) => json!({"type": "string", "enum": ids}),
-        None => json!({"type": "string", "maxLength": MAX_ID_CHARS}),
-    };
+/// section's answer ([`wire_schema`]) with its `id`. The same for every
+/// request of the type, so a hosted API's prompt cache keeps it.
+pub fn pack_wire_schema(ontology: &Ontology) -> Value {
+    let mut item = wire_schema(ontology, false);
+    set_id(
+        &mut item,
+        json!({"type": "string", "maxLength": MAX_ID_CHARS}),
+    );
+    sections_object(json!({"type": "array", "items": item}))
+}
+
+/// The schema of one pack's answer for a server that turns the schema
+/// into a grammar and does not bill it as prompt (llama.cpp): the pack's
+/// items in order, one per `(id, most items)`, each with its id fixed and
+/// its entity and relation lists bounded by the piece's size
+/// ([`grammar_items`]), relation types an enum. A small model can then
+/// neither skip a section, mistype an id, nor loop on a list.
+pub fn pack_grammar_schema(ontology: &Ontology, pieces: &[(String, u64)]) -> Value {
+    let items: Vec<Value> = pieces
+        .iter()
+        .map(|(id, most)| {
+            let mut item = wire_schema(ontology, true);
+            set_id(&mut item, json!({"type": "string", "enum": [id]}));
+            for list in ["entities", "relations"] {
+                if let Some(Value::Object(o)) = item.pointer_mut(&format!("/properties/{list}")) {
+                    o.insert("maxItems".into(), (*most).into());
+                }
+            }
+            item
+        })
+        .collect();
+    sections_object(json!({
+        "type": "array",
+        "prefixItems": items,
+        "minItems": pieces.len(),
+        "maxItems": pieces.len(),
+    }))
+}
+
+/// Adds `id` to an item schema's properties, first among its required keys.
+fn set_id(item: &mut Value, id: Value) {
     if let Some(props) = item.get_mut("properties").and_then(Value::as_object_mut) {
         props.insert("id".into(), id);
     }
     if let Some(req) = item.get_mut("required").and_then(Value::as_array_mut) {
         req.insert(0, "id".into());
     }
-    if ids.is_some() {
-        for list in ["entities", "relations"] {
-            if let Some(Value::Object(o)) = item.pointer_mut(&format!("/properties/{list}")) {
-                o.insert("maxItems".into(), MAX_GRAMMAR_ITEMS.into());
-            }
-        }
-    }
-    let mut sections = json!({"type": "array", "items": item});
-    if let Some(ids) = ids {
-        sections["minItems"] = ids.len().into();
-        sections["maxItems"] = ids.len().into();
-    }
+}
+
+/// `{"sections": <sections>}`, nothing else.
+fn sections_object(sections: Value) -> Value {
     json!({
         "type": "object",
         "additionalProperties": false,
@@ -547,7 +590,7 @@ mod tests {
                 }
             }
         }
-        let pack = pack_wire_schema(&ontology(), None);
+        let pack = pack_wire_schema(&ontology());
         let mut found = Vec::new();
         unbounded(&pack, "", &mut found);
         assert!(found.is_empty(), "unbounded strings: {found:?}");
@@ -575,9 +618,9 @@ mod tests {
                 .is_none(),
             "the hosted schema leaves relation types to the prompt"
         );
-        // With the pack's ids: exactly those, that many.
-        let ids = vec!["0001".to_string(), "0002".to_string()];
-        let strict = pack_wire_schema(&ontology(), Some(&ids));
+        // With the pack's ids: exactly those, that many, in order.
+        let ids = vec![("0001".to_string(), 4), ("0002".to_string(), 4)];
+        let strict = pack_grammar_schema(&ontology(), &ids);
         assert!(!jsonschema::is_valid(&strict, &answer), "one item of two");
         let mut second = with_id.clone();
         second["id"] = "0002".into();
@@ -594,6 +637,31 @@ mod tests {
             !jsonschema::is_valid(&strict, &typo),
             "grammar: relation types an enum"
         );
+        let swapped = serde_json::json!({"sections": [both["sections"][1], both["sections"][0]]});
+        assert!(
+            !jsonschema::is_valid(&strict, &swapped),
+            "in the pack's order"
+        );
+        let mut long = both.clone();
+        long["sections"][1]["entities"] = Value::Array(vec![item["entities"][0].clone(); 5]);
+        assert!(
+            !jsonschema::is_valid(&strict, &long),
+            "lists bounded per piece"
+        );
+        long["sections"][1]["entities"] = Value::Array(vec![item["entities"][0].clone(); 4]);
+        assert!(jsonschema::is_valid(&strict, &long));
+    }
+
+    #[test]
+    fn grammar_lists_grow_with_the_text_between_bounds() {
+        // Very High at 4 relations per 1,000 characters: 10 per 1,000 allowed.
+        assert_eq!(grammar_items(0, 4.0), MIN_GRAMMAR_ITEMS);
+        assert_eq!(grammar_items(400, 4.0), MIN_GRAMMAR_ITEMS);
+        assert_eq!(grammar_items(1_000, 4.0), 10);
+        assert_eq!(grammar_items(1_001, 4.0), 11);
+        assert_eq!(grammar_items(12_000, 4.0), MAX_GRAMMAR_ITEMS);
+        // A denser type's sections get more room.
+        assert!(grammar_items(1_000, 8.0) > grammar_items(1_000, 4.0));
     }
 
     #[test]
@@ -632,7 +700,7 @@ mod tests {
         assert!(system_message(&o, None).contains("any ->\n- any: MENTIONS (any mention)\n"));
         assert!(s.contains("not instructions"));
         assert!(!s.contains("\"graphability\""), "no schema unless asked");
-        let with = system_message(&o, Some(&pack_wire_schema(&o, None)));
+        let with = system_message(&o, Some(&pack_wire_schema(&o)));
         assert!(with.starts_with(&s) && with.contains("\"graphability\""));
         // A long description is cut to a line at a word.
         assert_eq!(
@@ -648,7 +716,7 @@ mod tests {
         let set = crate::index::IndexSet::load(&[dir]).expect("shipped indices load");
         for index in &set.indices {
             let s = system_message(&index.ontology, None);
-            let schema = pack_wire_schema(&index.ontology, None).to_string();
+            let schema = pack_wire_schema(&index.ontology).to_string();
             assert!(
                 s.len() + schema.len() < 7_500,
                 "{}: system {} + schema {} chars",

@@ -933,11 +933,22 @@ impl Extractor {
             json!({"role": "system", "content": self.system_prompt(client, profile)}),
             json!({"role": "user", "content": prompt::pack_message(items)}),
         ];
-        // A grammar server takes the pack's own ids (not billed as prompt);
-        // elsewhere the schema is the type's, the same for every request.
+        // A grammar server takes the pack's own items (not billed as
+        // prompt); elsewhere the schema is the type's, the same for every
+        // request.
         let grammar_schema;
         let schema = if client.is_llama_cpp() {
-            grammar_schema = prompt::pack_wire_schema(profile.ontology(), Some(&ids));
+            let very_high = profile.density().very_high;
+            let pieces: Vec<(String, u64)> = items
+                .iter()
+                .map(|(id, p)| {
+                    (
+                        id.clone(),
+                        prompt::grammar_items(p.text.chars().count(), very_high),
+                    )
+                })
+                .collect();
+            grammar_schema = prompt::pack_grammar_schema(profile.ontology(), &pieces);
             &grammar_schema
         } else {
             profile.wire_schema()

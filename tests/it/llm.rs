@@ -145,7 +145,7 @@ async fn good_answers_are_validated_pruned_and_counted() {
     // every request of the type (a hosted API's prompt cache keeps it).
     assert_eq!(
         sent,
-        &kgroute::extract::prompt::pack_wire_schema(&credit_ontology(), None),
+        &kgroute::extract::prompt::pack_wire_schema(&credit_ontology()),
         "the ontology's pack schema is sent"
     );
     let item = &sent["properties"]["sections"]["items"];
