@@ -191,6 +191,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             pack_tokens: args.pack_tokens,
             context_tokens: args.context_tokens,
             llama_cpp: false,
+            slots: 1,
             lossy: args.lossy,
             max_bytes: args.max_bytes,
         });

@@ -114,6 +114,11 @@ pub struct PlanArgs {
     /// as a grammar, so the schema is not counted as prompt tokens.
     #[arg(long)]
     pub llama_cpp: bool,
+    /// The llama.cpp server's parallel slots (scripts/llm: 2; the server
+    /// says it at run time): each document's sections are spread over
+    /// them, since their prompts cost time, not money. With --llama-cpp.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "llama_cpp")]
+    pub slots: u32,
     /// Replace invalid UTF-8 instead of failing on it.
     #[arg(long)]
     pub lossy: bool,
@@ -188,6 +193,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         pack_tokens: args.pack_tokens,
         context_tokens: args.context_tokens,
         schema_billed: !args.llama_cpp,
+        streams: args.slots.max(1),
         ..BillOptions::default()
     };
     if args.pack_tokens < 100 {

@@ -33,6 +33,9 @@ pub struct BillOptions {
     /// The output schema is billed as prompt (hosted APIs); a llama.cpp
     /// server takes it as a grammar instead.
     pub schema_billed: bool,
+    /// Requests a local server answers side by side (llama.cpp's slots):
+    /// a document is spread over them ([`pack::budget_for_streams`]).
+    pub streams: u32,
 }
 
 impl Default for BillOptions {
@@ -42,6 +45,7 @@ impl Default for BillOptions {
             section_budget_chars: super::ExtractorConfig::default().section_budget_chars,
             context_tokens: None,
             schema_billed: true,
+            streams: 1,
         }
     }
 }
@@ -67,7 +71,9 @@ pub fn document_bill(
     let frame = 2 * TOKENS_PER_MESSAGE + TOKENS_PER_REQUEST;
     let budget = pack::budget_for_context(opts.pack_tokens, opts.context_tokens, prefix_tokens);
     let mut bill = RequestBill::default();
-    for p in pack::packs(pack::pieces_of(inputs, opts.section_budget_chars), budget) {
+    let pieces = pack::pieces_of(inputs, opts.section_budget_chars);
+    let budget = pack::budget_for_streams(budget, &pieces, opts.streams);
+    for p in pack::packs(pieces, budget) {
         let items: Vec<(String, &SectionInput)> =
             p.iter().map(|x| (x.id.clone(), &x.input)).collect();
         let user = prompt::pack_message(&items);

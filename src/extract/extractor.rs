@@ -438,8 +438,9 @@ impl Extractor {
 
     /// How this run forms and bills its requests, for
     /// [`super::bill::document_bill`]: the pack budget, the context the
-    /// server said, and whether the schema is billed as prompt (not on a
-    /// llama.cpp server, which takes it as a grammar).
+    /// server said, whether the schema is billed as prompt (not on a
+    /// llama.cpp server, which takes it as a grammar) and the slots a
+    /// document is spread over.
     pub fn bill_options(&self) -> super::bill::BillOptions {
         let client = self.client.as_ref();
         super::bill::BillOptions {
@@ -447,6 +448,7 @@ impl Extractor {
             section_budget_chars: self.cfg.section_budget_chars,
             context_tokens: client.and_then(|c| self.context_tokens(c)),
             schema_billed: client.is_none_or(|c| !c.is_llama_cpp() || c.json_object_only()),
+            streams: self.parallel_streams(),
         }
     }
 

@@ -61,6 +61,39 @@ pub const MIN_GRAMMAR_ITEMS: u64 = 4;
 /// densest honest section, none for a loop.
 const GRAMMAR_DENSITY_HEADROOM: f64 = 2.5;
 
+/// Output tokens of one entity and one relation together as a small model
+/// writes them within the wire bounds (Qwen2.5 0.5B's ran about 45 and 70
+/// on both fixtures), with room.
+pub const GRAMMAR_PAIR_TOKENS: u64 = 130;
+/// Output tokens of an item's frame: its id, the rating and its reason.
+pub const GRAMMAR_FRAME_TOKENS: u64 = 64;
+
+/// The longest answer, in tokens, that a grammar bounding each list at
+/// `most` items lets one piece write (at [`GRAMMAR_PAIR_TOKENS`]).
+pub fn grammar_answer_tokens(most: u64) -> u64 {
+    GRAMMAR_FRAME_TOKENS + most * GRAMMAR_PAIR_TOKENS
+}
+
+/// The list bounds of a pack's pieces that fit an answer of `max_tokens`:
+/// each piece's `wanted` ([`grammar_items`]), lowered in proportion
+/// where the pieces' answers together would pass it, never under one.
+/// A bound the answer budget cannot hold lets a looping model run into
+/// `max_tokens`, and a cut answer is asked again in halves: the bound
+/// makes it close its lists in time instead.
+pub fn grammar_items_within(wanted: &[u64], max_tokens: Option<u32>) -> Vec<u64> {
+    let need: u64 = wanted.iter().map(|&w| grammar_answer_tokens(w)).sum();
+    let Some(max) = max_tokens.map(u64::from).filter(|&m| m < need) else {
+        return wanted.to_vec();
+    };
+    let frames = GRAMMAR_FRAME_TOKENS * wanted.len() as u64;
+    let pairs: u64 = wanted.iter().sum::<u64>() * GRAMMAR_PAIR_TOKENS;
+    let room = max.saturating_sub(frames);
+    wanted
+        .iter()
+        .map(|&w| (w * room / pairs.max(1)).max(1))
+        .collect()
+}
+
 /// The most entities, and the most relations, a grammar lets one answer
 /// list for a section of `chars` characters, for a type whose Very High
 /// tier starts at `very_high` relations per 1,000 characters.
@@ -650,6 +683,19 @@ mod tests {
         );
         long["sections"][1]["entities"] = Value::Array(vec![item["entities"][0].clone(); 4]);
         assert!(jsonschema::is_valid(&strict, &long));
+    }
+
+    #[test]
+    fn grammar_lists_shrink_to_what_the_answer_budget_holds() {
+        let wanted = [4, 10, 32];
+        let need: u64 = wanted.iter().map(|&w| grammar_answer_tokens(w)).sum();
+        assert_eq!(grammar_items_within(&wanted, None), wanted);
+        assert_eq!(grammar_items_within(&wanted, Some(need as u32)), wanted);
+        let half = grammar_items_within(&wanted, Some(need as u32 / 2));
+        let fits: u64 = half.iter().map(|&w| grammar_answer_tokens(w)).sum();
+        assert!(fits <= need / 2, "{half:?}");
+        assert!(half[0] < half[1] && half[1] < half[2], "{half:?}");
+        assert_eq!(grammar_items_within(&wanted, Some(10)), [1, 1, 1]);
     }
 
     #[test]

@@ -234,7 +234,11 @@ impl Extractor {
         spend: &Spend<'_>,
     ) -> Vec<SectionExtraction> {
         let pieces = pack::pieces_of(inputs, self.cfg.section_budget_chars);
-        let budget = self.pack_budget(client, profile).await;
+        let budget = pack::budget_for_streams(
+            self.pack_budget(client, profile).await,
+            &pieces,
+            self.parallel_streams(),
+        );
         // Packs are formed over every piece, then the cached ones leave
         // them: a resumed batch sends exactly the packs the killed run did
         // not get answered (the plan's packs, and the same tokens).
@@ -369,6 +373,18 @@ impl Extractor {
             None => 0,
         };
         pack::budget_for_context(self.cfg.pack_tokens, ctx, system)
+    }
+
+    /// Requests a local server answers side by side, at no price for
+    /// their prompts: llama.cpp's slots, within `--concurrency`. One for a
+    /// hosted API, whose repeated prompt is billed.
+    pub(super) fn parallel_streams(&self) -> u32 {
+        match self.server_info().and_then(|i| i.slots) {
+            Some(slots) => slots
+                .min(self.cfg.concurrency.try_into().unwrap_or(u32::MAX))
+                .max(1),
+            None => 1,
+        }
     }
 
     /// The system message in use: the schema in it only once the server
@@ -895,7 +911,23 @@ impl Extractor {
             .await;
         // The chat template's tokens around the two messages.
         let prompt_tokens = system + user + 32;
-        let want = (128 * items.len() as u64 + 2 * user).max(ANSWER_FLOOR);
+        let mut want = (128 * items.len() as u64 + 2 * user).max(ANSWER_FLOOR);
+        if client.is_llama_cpp() {
+            // Room for the longest answer the pack's grammar allows, so a
+            // model that fills its lists still closes them.
+            let very_high = profile.density().very_high;
+            want = want.max(
+                items
+                    .iter()
+                    .map(|(_, p)| {
+                        prompt::grammar_answer_tokens(prompt::grammar_items(
+                            p.text.chars().count(),
+                            very_high,
+                        ))
+                    })
+                    .sum(),
+            );
+        }
         let cap = u64::from(cfg.max_tokens.unwrap_or(cfg.output_cap));
         let mut m = want.min(cap);
         if cfg.max_tokens.is_some() {
@@ -939,14 +971,14 @@ impl Extractor {
         let grammar_schema;
         let schema = if client.is_llama_cpp() {
             let very_high = profile.density().very_high;
-            let pieces: Vec<(String, u64)> = items
+            let wanted: Vec<u64> = items
                 .iter()
-                .map(|(id, p)| {
-                    (
-                        id.clone(),
-                        prompt::grammar_items(p.text.chars().count(), very_high),
-                    )
-                })
+                .map(|(_, p)| prompt::grammar_items(p.text.chars().count(), very_high))
+                .collect();
+            let pieces: Vec<(String, u64)> = ids
+                .iter()
+                .cloned()
+                .zip(prompt::grammar_items_within(&wanted, max_tokens))
                 .collect();
             grammar_schema = prompt::pack_grammar_schema(profile.ontology(), &pieces);
             &grammar_schema

@@ -1326,3 +1326,59 @@ async fn a_cut_pack_answer_keeps_its_closed_items_and_asks_the_rest_together() {
     let tokens: u64 = out.iter().map(|x| x.tokens_in).sum();
     assert_eq!(tokens, 20);
 }
+
+/// On a llama.cpp server of two slots a document is spread over both
+/// (its prompt costs time, not money, and one pack's answer is written
+/// one token at a time), and each pack's grammar holds its own pieces in
+/// order, each list bounded by the piece's size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_is_spread_over_a_local_servers_slots_under_a_grammar_per_pack() {
+    let server = FakeServer::start(Duration::from_millis(20), |r| {
+        if r.path.ends_with("/props") {
+            Reply::props(16_384, 2)
+        } else if r.path.ends_with("/tokenize") {
+            Reply::tokenize(r)
+        } else if r.path.ends_with("/models") {
+            Reply::models(&["test-model"])
+        } else {
+            Reply::per_piece(r, |_, _, _| good_extraction())
+        }
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    ex.preflight().await.unwrap();
+    let profile = ex.profile();
+    let out = ex
+        .extract_document(sections(4), &profile, &kgroute::extract::Spend::UNLIMITED)
+        .await;
+    assert!(out.iter().all(|x| x.status == SectionStatus::Ok), "{out:?}");
+    let got: Vec<_> = server
+        .received()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect();
+    let mut ids: Vec<Vec<String>> = got.iter().map(|r| r.pack_ids()).collect();
+    ids.sort();
+    assert_eq!(ids, [["0000", "0001"], ["0002", "0003"]]);
+    assert_eq!(server.max_in_flight(), 2, "both slots at work");
+    for r in &got {
+        let sections =
+            &r.body["response_format"]["json_schema"]["schema"]["properties"]["sections"];
+        let items = sections["prefixItems"]
+            .as_array()
+            .expect("a tuple: {sections}");
+        let want = r.pack_ids();
+        assert_eq!(items.len(), want.len());
+        for (item, id) in items.iter().zip(&want) {
+            assert_eq!(item["properties"]["id"]["enum"], json!([id]));
+            // A one-line section: the fewest items a grammar allows.
+            assert_eq!(
+                item["properties"]["relations"]["maxItems"],
+                kgroute::extract::prompt::MIN_GRAMMAR_ITEMS
+            );
+        }
+    }
+    // The plan forms the same packs.
+    assert_eq!(ex.bill_options().streams, 2);
+}
