@@ -414,7 +414,7 @@ fn skipped_facts(
         .get(doc_type)
         .map(|i| i.ontology.clone())
         .unwrap_or_default();
-    let registry = kgroute::extract::registry::document_registry(plan, source);
+    let registry = kgroute::extract::rules::document_registry(plan, source);
     let doc = DocContext {
         doc_id: "d",
         doc_type,

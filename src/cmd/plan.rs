@@ -407,7 +407,7 @@ fn document_bill_of(
     opts: &BillOptions,
     cost: &CostModel,
 ) -> anyhow::Result<RequestBill> {
-    let registry = crate::extract::registry::document_registry(plan, source);
+    let registry = crate::extract::rules::document_registry(plan, source);
     let doc = DocContext {
         doc_id: &plan.doc_id,
         doc_type: &plan.doc_type,

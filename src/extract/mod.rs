@@ -60,7 +60,7 @@ pub struct SectionInput {
     pub parties: Vec<String>,
     /// Every party of the document with every name it goes by (defined
     /// names, short names, `Party A`, `you` / `we`), built once per
-    /// document before extraction ([`registry::document_registry`]).
+    /// document before extraction ([`rules::document_registry`]).
     #[serde(default)]
     pub registry: registry::PartyRegistry,
 }

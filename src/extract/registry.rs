@@ -12,9 +12,9 @@
 //! to whom it is owed) through it, and [`PartyRegistry::prompt_lines`]
 //! gives an LLM the same list.
 //!
-//! This module holds the data and its look-ups; the rules extractor builds
-//! it ([`super::rules::party_registry`]) with the same parties-clause and
-//! signature readers it uses on each section.
+//! This module holds the data and its look-ups, below every reader; the
+//! rules extractor builds it ([`super::rules::document_registry`]) with
+//! the same parties-clause and signature readers it uses on each section.
 
 use crate::route::RoutePlan;
 use crate::tree::{NodeKind, SourceText};
@@ -163,12 +163,6 @@ pub fn registry_texts<'a>(plan: &RoutePlan, source: &'a SourceText) -> (&'a str,
         .map(|s| source.byte_span_text(s.start_byte, s.end_byte))
         .collect();
     (opening, signatures)
-}
-
-/// The registry of a planned document (see [`registry_texts`]).
-pub fn document_registry(plan: &RoutePlan, source: &SourceText) -> PartyRegistry {
-    let (opening, signatures) = registry_texts(plan, source);
-    super::rules::party_registry(opening, &signatures)
 }
 
 #[cfg(test)]

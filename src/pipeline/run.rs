@@ -767,7 +767,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     }
 
     let profile = profile_for(batch, &plan.doc_type)?;
-    let registry = crate::extract::registry::document_registry(&plan, &source);
+    let registry = crate::extract::rules::document_registry(&plan, &source);
     let doc = DocContext {
         doc_id: &meta.doc_id,
         doc_type: &meta.doc_type,

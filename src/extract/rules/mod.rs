@@ -44,7 +44,7 @@ use law::governing_law;
 use obligations::*;
 use own::OwnSection;
 use parties::*;
-pub use registry::party_registry;
+pub use registry::{document_registry, party_registry};
 use signature::signatories;
 use terms::*;
 use text::*;

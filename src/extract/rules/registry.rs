@@ -10,7 +10,9 @@ use super::parties::{clear_org_matches, spellings};
 use super::signature::signatories;
 use super::terms::{push_term, valid_term, PAREN_TERM};
 use super::text::{clean, normalize_ws, paragraphs, without_contents_lines};
-use crate::extract::registry::{PartyRegistry, RegisteredParty, PRONOUNS};
+use crate::extract::registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
+use crate::route::RoutePlan;
+use crate::tree::SourceText;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -28,6 +30,13 @@ static QUOTED: Lazy<Regex> = Lazy::new(|| Regex::new(r#""([^"]{1,60})""#).unwrap
 /// How far before a pronoun parenthetical the party's name may start (an
 /// address often sits between them).
 const LOOKBACK: usize = 400;
+
+/// The registry of a planned document, read from the texts
+/// [`registry_texts`] cuts out of it.
+pub fn document_registry(plan: &RoutePlan, source: &SourceText) -> PartyRegistry {
+    let (opening, signatures) = registry_texts(plan, source);
+    party_registry(opening, &signatures)
+}
 
 /// The registry of a document from its opening (the parties clause) and
 /// its signature sections.
