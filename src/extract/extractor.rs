@@ -8,7 +8,7 @@
 
 use super::answer_cache::{ontology_hash, payer};
 use super::config::{ExtractorConfig, PROMPT_VERSION};
-use super::requests::Spend;
+use super::spend::Spend;
 use super::{prompt, rating, rules, validate};
 use super::{SectionExtraction, SectionInput, SectionStatus};
 use crate::index::{DensityThresholds, Ontology};

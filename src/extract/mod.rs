@@ -166,12 +166,13 @@ pub mod rating;
 pub mod registry;
 pub mod requests;
 pub mod rules;
+pub mod spend;
 pub mod split;
 pub mod validate;
 
 pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
 pub use extractor::{CounterSnapshot, Counters, ExtractionProfile, Extractor};
-pub use requests::Spend;
+pub use spend::Spend;
 
 impl SectionExtraction {
     /// An extraction with nothing in it (no text, or a failure).
