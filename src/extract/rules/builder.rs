@@ -1,7 +1,7 @@
 //! Collects entities and relations without duplicates, in first-seen order.
 
+use super::common::text::normalize_ws;
 use super::parties::{display_name, OrgMatch};
-use super::text::normalize_ws;
 use super::RulesOutput;
 use crate::extract::{Entity, Relation};
 use std::collections::{HashMap, HashSet};

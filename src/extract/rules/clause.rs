@@ -8,9 +8,9 @@
 //! nearest word.
 
 use super::builder::Builder;
+use super::common::text::{normalize_ws, snippet_around, truncate};
 use super::parties::{is_role, orgs, singular_role, OrgMatch};
 use super::terms::valid_term;
-use super::text::{normalize_ws, snippet_around, truncate};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;

@@ -6,7 +6,7 @@
 //! law.
 
 use super::builder::Builder;
-use super::text::{snippet_around, truncate};
+use super::common::text::{snippet_around, truncate};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -80,7 +80,7 @@ pub(super) fn governing_law(b: &mut Builder, p: &str) {
         let place = if place.chars().any(char::is_lowercase) {
             place
         } else {
-            super::text::titled(&place)
+            super::common::text::titled(&place)
         };
         let j = b.entity(&place, "Jurisdiction", "governing law");
         let a = b.entity("Agreement", "DefinedTerm", "");

@@ -25,35 +25,31 @@ use std::collections::HashSet;
 
 mod builder;
 mod clause;
+mod common;
 mod facts;
 mod grants;
 mod law;
 mod obligations;
-mod own;
 mod parties;
 mod qualifiers;
 mod registry;
 mod signature;
 mod terms;
-mod text;
 
 use builder::Builder;
 use clause::{parties_clause, spread_parties_clauses};
+use common::own::OwnSection;
+use common::text::*;
 use grants::{leases, licence_grants};
 use law::governing_law;
 use obligations::*;
-use own::OwnSection;
 use parties::*;
 pub use registry::{document_registry, party_registry};
 use signature::signatories;
 use terms::*;
-use text::*;
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
 pub const EXTRACTOR: &str = "rules";
-
-/// Longest evidence quote kept on a relation.
-const EVIDENCE_CHARS: usize = 160;
 
 /// Raw output of the rules, before ontology pruning.
 #[derive(Debug, Clone, Default, PartialEq)]

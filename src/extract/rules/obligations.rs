@@ -2,12 +2,12 @@
 //! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
 
 use super::builder::Builder;
+use super::common::own::OwnSection;
+use super::common::text::*;
 use super::grants::payment;
-use super::own::OwnSection;
 use super::parties::*;
 use super::qualifiers::qualify;
 use super::terms::*;
-use super::text::*;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;

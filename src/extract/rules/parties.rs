@@ -2,8 +2,8 @@
 //! `X, a Missouri corporation (the "Company")`, subsidiaries.
 
 use super::builder::Builder;
+use super::common::text::*;
 use super::terms::*;
-use super::text::*;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;

@@ -12,7 +12,7 @@
 //! restriction, it is what is restricted.
 
 use super::builder::Builder;
-use super::text::{normalize_ws, truncate};
+use super::common::text::{normalize_ws, truncate};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -364,7 +364,12 @@ fn periods(b: &mut Builder, holder: &str, text: &str) {
         .collect();
     for period in found {
         let p = b.entity(&period, "Period", "");
-        b.relate(holder, rel, &p, &super::text::snippet_around(text, &period));
+        b.relate(
+            holder,
+            rel,
+            &p,
+            &super::common::text::snippet_around(text, &period),
+        );
     }
 }
 

@@ -6,10 +6,10 @@
 
 use super::builder::Builder;
 use super::clause::{parties_clause, spread_parties_clauses};
+use super::common::text::{clean, normalize_ws, paragraphs, without_contents_lines};
 use super::parties::{clear_org_matches, spellings};
 use super::signature::signatories;
 use super::terms::{push_term, valid_term, PAREN_TERM};
-use super::text::{clean, normalize_ws, paragraphs, without_contents_lines};
 use crate::extract::registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
 use crate::route::RoutePlan;
 use crate::tree::SourceText;

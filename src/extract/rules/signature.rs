@@ -11,8 +11,8 @@
 //!   defined name.
 
 use super::builder::Builder;
+use super::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
 use super::parties::{is_role, orgs, singular_role, OrgMatch};
-use super::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -275,7 +275,7 @@ mod tests {
     fn a_column_label_gives_its_own_name_its_role() {
         let text = "COMPANY:                                CONSULTANT:\n\nAcme Widgets, Inc.                      Beta Advisors LLC\n\nBy: /s/ A                               By: /s/ B";
         let unfolded = unfold_columns(text).unwrap();
-        let paras = super::super::text::paragraphs(&unfolded);
+        let paras = super::super::common::text::paragraphs(&unfolded);
         let mut b = Builder::default();
         signatories(&mut b, &paras, &HashSet::new());
         let roles = has_role(&b);

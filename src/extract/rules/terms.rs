@@ -2,8 +2,8 @@
 //! they are defined with, and the amounts, rates and dates they mention.
 
 use super::builder::Builder;
+use super::common::text::*;
 use super::parties::*;
-use super::text::*;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;

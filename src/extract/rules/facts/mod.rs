@@ -23,7 +23,7 @@ mod remedies;
 mod values;
 
 use super::builder::Builder;
-use super::text::{contents_like, normalize_ws, truncate};
+use super::common::text::{contents_like, normalize_ws, truncate};
 use crate::extract::facts_vocabulary::category_relation_type;
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -84,7 +84,7 @@ pub(super) struct Rule {
 
 /// Builds a case-insensitive pattern for a rule table.
 pub(super) fn ci(pattern: &str) -> Regex {
-    super::text::with_large_dfa(&format!("(?i){pattern}")).expect("fact pattern")
+    super::common::text::with_large_dfa(&format!("(?i){pattern}")).expect("fact pattern")
 }
 
 fn tables() -> [&'static [Rule]; 6] {

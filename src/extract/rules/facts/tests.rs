@@ -165,7 +165,7 @@ fn evidence_is_a_sentence_window_not_the_section() {
 
 #[test]
 fn sec_exhibit_numbers_are_no_cross_references() {
-    let refs = super::super::text::section_refs(
+    let refs = super::super::common::text::section_refs(
         "Exhibit 10.16 CONFIDENTIAL. The Products are listed in Exhibit A and Exhibit 2.",
     );
     assert_eq!(refs, vec!["Exhibit A".to_string(), "Exhibit 2".to_string()]);

@@ -88,7 +88,7 @@ pub(super) fn place(s: &str) -> Option<String> {
         return Some(if name.chars().any(char::is_lowercase) {
             name
         } else {
-            crate::extract::rules::text::titled(&name)
+            crate::extract::rules::common::text::titled(&name)
         });
     }
     None

@@ -1,42 +1,46 @@
 //! Text plumbing for the rules: cleaning PDF-to-Markdown output,
 //! paragraphs, quotes and section references.
 
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-pub(super) static TAG: Lazy<Regex> =
+/// Longest evidence quote kept on a relation.
+pub(in crate::extract::rules) const EVIDENCE_CHARS: usize = 160;
+
+pub(in crate::extract::rules) static TAG: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"</?[A-Za-z][A-Za-z0-9]*[^<>]*>").unwrap());
 
 /// Page numbers, running headers and source URLs that PDF extraction leaves
 /// between paragraphs.
-pub(super) fn page_furniture(p: &str) -> bool {
+pub(in crate::extract::rules) fn page_furniture(p: &str) -> bool {
     p.len() <= 80 || p.contains("://")
 }
 
 /// A list clause: `(a) ...`, `(iv) ...`.
-pub(super) static LIST_CLAUSE: Lazy<Regex> =
+pub(in crate::extract::rules) static LIST_CLAUSE: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+").unwrap());
 
-pub(super) static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+(?:[A-Za-z]\b)?)").unwrap()
 });
 
 /// The end of a table cell (`</td>`, `</th>`) and a line break (`<br>`):
 /// PDF-to-Markdown output puts each cell on its own line, so without a mark
 /// a row reads as one phrase (`Dollars JPMorgan Chase Bank, N.A.`).
-pub(super) static CELL_END: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)</t[dh]\s*>").unwrap());
-pub(super) static LINE_BREAK: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)<br\s*/?>").unwrap());
+pub(in crate::extract::rules) static CELL_END: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)</t[dh]\s*>").unwrap());
+pub(in crate::extract::rules) static LINE_BREAK: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i)<br\s*/?>").unwrap());
 
 /// A signature-block field (`By: /s/ ...`, `Name: ...`, `Title: ...`):
 /// a line of its own, never the start of the next party's name.
-pub(super) static SIGNATURE_FIELD: Lazy<Regex> =
+pub(in crate::extract::rules) static SIGNATURE_FIELD: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^(?:By|Name|Title|Its)\s*:").unwrap());
 
 /// Strips HTML-like tags from PDF-to-Markdown output and straightens quotes.
 /// Table cells end with ` |` so that no name runs from one cell into the
 /// next; line breaks become spaces.
-pub(super) fn clean(text: &str) -> String {
+pub(in crate::extract::rules) fn clean(text: &str) -> String {
     let t = CELL_END.replace_all(text, " |");
     let t = LINE_BREAK.replace_all(&t, " ");
     let t = TAG.replace_all(&t, "");
@@ -55,7 +59,7 @@ pub(super) fn clean(text: &str) -> String {
 /// lines, a line opening with a quoted term (a definition) or a list clause
 /// after `;` or `:` also starts a paragraph. A signature-block field
 /// (`Title: Country Head`) is a paragraph of its own.
-pub(super) fn paragraphs(text: &str) -> Vec<String> {
+pub(in crate::extract::rules) fn paragraphs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur: Vec<&str> = Vec::new();
     for l in text.lines() {
@@ -104,7 +108,7 @@ const LARGE_DFA_BYTES: usize = 16 << 20;
 
 /// A pattern compiled with [`LARGE_DFA_BYTES`] of lazy-DFA cache (the
 /// same matches as `Regex::new`).
-pub(super) fn with_large_dfa(pattern: &str) -> Result<Regex, regex::Error> {
+pub(in crate::extract::rules) fn with_large_dfa(pattern: &str) -> Result<Regex, regex::Error> {
     regex::RegexBuilder::new(pattern)
         .dfa_size_limit(LARGE_DFA_BYTES)
         .build()
@@ -112,7 +116,7 @@ pub(super) fn with_large_dfa(pattern: &str) -> Result<Regex, regex::Error> {
 
 /// `hay.to_ascii_lowercase().contains(needle)` for a lower-case ASCII
 /// `needle`, without the lower-cased copy.
-pub(super) fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
+pub(in crate::extract::rules) fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
     let Some(&first) = n.first() else {
         return true;
@@ -125,7 +129,7 @@ pub(super) fn contains_ignore_ascii_case(hay: &str, needle: &str) -> bool {
 
 /// `s.to_ascii_lowercase().starts_with(prefix)` for a lower-case ASCII
 /// `prefix`, without the copy.
-pub(super) fn starts_with_ignore_ascii_case(s: &str, prefix: &str) -> bool {
+pub(in crate::extract::rules) fn starts_with_ignore_ascii_case(s: &str, prefix: &str) -> bool {
     s.as_bytes()
         .get(..prefix.len())
         .is_some_and(|h| h.eq_ignore_ascii_case(prefix.as_bytes()))
@@ -133,7 +137,7 @@ pub(super) fn starts_with_ignore_ascii_case(s: &str, prefix: &str) -> bool {
 
 /// `s.to_ascii_lowercase().ends_with(suffix)` for a lower-case ASCII
 /// `suffix`, without the copy.
-pub(super) fn ends_with_ignore_ascii_case(s: &str, suffix: &str) -> bool {
+pub(in crate::extract::rules) fn ends_with_ignore_ascii_case(s: &str, suffix: &str) -> bool {
     let b = s.as_bytes();
     b.len() >= suffix.len() && b[b.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
@@ -141,16 +145,16 @@ pub(super) fn ends_with_ignore_ascii_case(s: &str, suffix: &str) -> bool {
 /// True when `p` holds one of `words`. A pattern each of whose matches
 /// holds one of them cannot match a text without any, so the (much
 /// cheaper) substring search stands in front of the regex.
-pub(super) fn holds_any(p: &str, words: &[&str]) -> bool {
+pub(in crate::extract::rules) fn holds_any(p: &str, words: &[&str]) -> bool {
     words.iter().any(|w| p.contains(w))
 }
 
 /// Words joined by one space (the tree's helper, under the rules' name).
-pub(super) use crate::tree::label::collapse_spaces as normalize_ws;
+pub(in crate::extract::rules) use crate::tree::label::collapse_spaces as normalize_ws;
 
 /// `Article 4`, `ARTICLE IV`, `Exhibit G`, `Exhibit A-2`, `Schedule 2.01`,
 /// `Schedule 2.01A` (a lettered schedule is its own part, not `Schedule 2`).
-pub(super) static PART_REF: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static PART_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(Article|ARTICLE|Exhibit|EXHIBIT|Schedule|SCHEDULE)\s+((?:\d{1,2}(?:\.\d{1,3})*[A-Z]?|[IVX]{1,5})\b|[A-Z](?:-\d{1,2})?\b)")
         .unwrap()
 });
@@ -169,7 +173,7 @@ fn sec_exhibit_number(n: &str) -> bool {
 /// Cross-references written in `p`: sections (`Section 2.05`), articles,
 /// exhibits and schedules, in order, without a repeat. `this Section 4.8`
 /// points at the text itself and is no cross-reference.
-pub(super) fn section_refs(p: &str) -> Vec<String> {
+pub(in crate::extract::rules) fn section_refs(p: &str) -> Vec<String> {
     let self_ref = |at: usize| ends_with_ignore_ascii_case(p[..at].trim_end(), "this");
     // `Article 55 of Directive 2014/59/EU`, `Section 1.01 of the Existing
     // Credit Agreement`: a part of another document, named by it, not here.
@@ -212,7 +216,7 @@ pub(super) fn section_refs(p: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn truncate(s: &str, n: usize) -> String {
+pub(in crate::extract::rules) fn truncate(s: &str, n: usize) -> String {
     let s = s.trim();
     if s.chars().count() <= n {
         return s.to_string();
@@ -227,7 +231,7 @@ pub(super) fn truncate(s: &str, n: usize) -> String {
 /// A short quote around the first occurrence of `needle`: it starts at a
 /// word (never mid-word, `lan, as defined`) at most about 60 characters
 /// before the needle, and holds the needle whole.
-pub(super) fn snippet_around(p: &str, needle: &str) -> String {
+pub(in crate::extract::rules) fn snippet_around(p: &str, needle: &str) -> String {
     // Case-insensitive (`SECTION 2.05`), else by the needle's last word
     // (`Sections 8.03 and 8.04` for `Section 8.04`); ASCII lower-casing
     // keeps byte offsets.
@@ -267,7 +271,7 @@ static CONTENTS_LINE: Lazy<Regex> = Lazy::new(|| {
 /// `text` without the lines of a contents page (see [`CONTENTS_LINE`]) and
 /// without the page numbers standing alone between them; a line with a verb
 /// of running text is kept whatever its shape.
-pub(super) fn without_contents_lines(text: &str) -> String {
+pub(in crate::extract::rules) fn without_contents_lines(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for l in text.lines() {
         if CONTENTS_LINE.is_match(l) && !PROSE.is_match(l) {
@@ -295,7 +299,7 @@ static PROSE: Lazy<Regex> = Lazy::new(|| {
 /// preamble): `TABLE OF CONTENTS`, or heading labels (`Section 2.01`,
 /// `ARTICLE V`) among words that are almost all capitalised, as titles are,
 /// with no verb of running text. Nothing is extracted from it.
-pub(super) fn contents_like(p: &str) -> bool {
+pub(in crate::extract::rules) fn contents_like(p: &str) -> bool {
     if contains_ignore_ascii_case(p, "table of contents") {
         return true;
     }

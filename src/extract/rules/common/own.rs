@@ -11,7 +11,7 @@ use crate::tree::{Label, LabelKind};
 
 /// The section as its own relations name it.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct OwnSection {
+pub(in crate::extract::rules) struct OwnSection {
     /// `Section 5.06`, `Article VII` (the form cross-references use), or the
     /// title when the label is no section or article number.
     pub name: String,
@@ -56,7 +56,7 @@ impl PartNumber {
 }
 
 impl OwnSection {
-    pub(super) fn of(input: &SectionInput) -> OwnSection {
+    pub(in crate::extract::rules) fn of(input: &SectionInput) -> OwnSection {
         let title = normalize_ws(&input.title);
         // The reference form only when a cross-reference is written so
         // (`Section 1.A` never is): else the title says more.
@@ -80,14 +80,14 @@ impl OwnSection {
 
     /// `reference` names this very part: the same number (`Section 5.6` in
     /// Section 5.06), or the same name, which would be a loop in the graph.
-    pub(super) fn is_itself(&self, reference: &str) -> bool {
+    pub(in crate::extract::rules) fn is_itself(&self, reference: &str) -> bool {
         reference == self.name
             || self.number.is_some() && self.number == PartNumber::of_reference(reference)
     }
 
     /// `reference` names this part or one of its own subsections
     /// (`Section 2.04.4` inside 2.04; `Section 2.04A` is another section).
-    pub(super) fn is_itself_or_within(&self, reference: &str) -> bool {
+    pub(in crate::extract::rules) fn is_itself_or_within(&self, reference: &str) -> bool {
         if self.is_itself(reference) {
             return true;
         }
