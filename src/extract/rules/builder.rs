@@ -53,7 +53,7 @@ impl Builder {
     /// A subject that can hold a duty or a right: a role (`the Tenant`) or
     /// one of the document's party short names (`Bellicum`).
     pub(super) fn bindable(&self, subject: &str) -> bool {
-        super::parties::is_role(subject)
+        super::common::roles::is_role(subject)
             || self.parties.contains(subject)
             || self.registry.resolve(subject).is_some()
     }

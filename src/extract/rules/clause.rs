@@ -8,8 +8,9 @@
 //! nearest word.
 
 use super::builder::Builder;
+use super::common::roles::{is_role, singular_role};
 use super::common::text::{normalize_ws, snippet_around, truncate};
-use super::parties::{is_role, orgs, singular_role, OrgMatch};
+use super::parties::{orgs, OrgMatch};
 use super::terms::valid_term;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;

@@ -7,9 +7,9 @@
 //! of the document's party short names ([`Builder::bindable`]).
 
 use super::builder::Builder;
+use super::common::roles::singular_role;
 use super::common::text::*;
 use super::obligations::clause_at;
-use super::parties::singular_role;
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;

@@ -3,9 +3,9 @@
 
 use super::builder::Builder;
 use super::common::own::OwnSection;
+use super::common::roles::{is_role, singular_role};
 use super::common::text::*;
 use super::grants::payment;
-use super::parties::*;
 use super::qualifiers::qualify;
 use super::terms::*;
 use super::EVIDENCE_CHARS;

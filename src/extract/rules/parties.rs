@@ -2,6 +2,7 @@
 //! `X, a Missouri corporation (the "Company")`, subsidiaries.
 
 use super::builder::Builder;
+use super::common::roles::*;
 use super::common::text::*;
 use super::terms::*;
 use super::EVIDENCE_CHARS;
@@ -110,82 +111,6 @@ pub(super) const STOP_LEAD: &[&str] = &[
     "section",
     "article",
 ];
-
-/// Last words that make a term a party role.
-pub(super) const ROLE_HEADS: &[&str] = &[
-    "borrower",
-    "agent",
-    "lender",
-    "bank",
-    "issuer",
-    "guarantor",
-    "arranger",
-    "bookrunner",
-    "company",
-    "landlord",
-    "tenant",
-    "trustee",
-    "obligor",
-    "purchaser",
-    "seller",
-    "customer",
-    "supplier",
-    "licensor",
-    "licensee",
-    "party",
-    "parties",
-    "holder",
-    // Commercial, lease and M&A roles.
-    "lessor",
-    "lessee",
-    "sublessor",
-    "sublessee",
-    "subtenant",
-    "distributor",
-    "consultant",
-    "contractor",
-    "subcontractor",
-    "manufacturer",
-    "franchisor",
-    "franchisee",
-    "vendor",
-    "buyer",
-    "provider",
-    "reseller",
-    "client",
-    "developer",
-    "servicer",
-    "sponsor",
-    "investor",
-    "shareholder",
-    "stockholder",
-    "executive",
-    "employee",
-];
-
-pub(super) fn is_role(term: &str) -> bool {
-    let last = term
-        .split_whitespace()
-        .last()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let last = last.trim_end_matches(['.', ',']);
-    ROLE_HEADS.iter().any(|h| {
-        last == *h || last.strip_suffix('s') == Some(h) || (last == "parties" && *h == "party")
-    })
-}
-
-/// `Lenders` -> `Lender` for role names.
-pub(super) fn singular_role(term: &str) -> String {
-    let t = normalize_ws(term);
-    if t.ends_with("ies") {
-        return format!("{}y", &t[..t.len() - 3]);
-    }
-    match t.strip_suffix('s') {
-        Some(s) if is_role(s) && !t.ends_with("ss") => s.to_string(),
-        _ => t,
-    }
-}
 
 /// An organisation name found in text.
 pub(super) struct OrgMatch {

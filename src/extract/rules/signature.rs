@@ -11,8 +11,9 @@
 //!   defined name.
 
 use super::builder::Builder;
+use super::common::roles::{is_role, singular_role};
 use super::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
-use super::parties::{is_role, orgs, singular_role, OrgMatch};
+use super::parties::{orgs, OrgMatch};
 use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
