@@ -889,16 +889,10 @@ impl Extractor {
         if client.is_llama_cpp() {
             // Room for the longest answer the pack's grammar allows, so a
             // model that fills its lists still closes them.
-            let very_high = profile.density().very_high;
             want = want.max(
-                items
-                    .iter()
-                    .map(|(_, p)| {
-                        prompt::grammar_answer_tokens(prompt::grammar_items(
-                            p.text.chars().count(),
-                            very_high,
-                        ))
-                    })
+                grammar_items_of(items, profile)
+                    .into_iter()
+                    .map(prompt::grammar_answer_tokens)
                     .sum(),
             );
         }
@@ -944,11 +938,7 @@ impl Extractor {
         // request.
         let grammar_schema;
         let schema = if client.is_llama_cpp() {
-            let very_high = profile.density().very_high;
-            let wanted: Vec<u64> = items
-                .iter()
-                .map(|(_, p)| prompt::grammar_items(p.text.chars().count(), very_high))
-                .collect();
+            let wanted = grammar_items_of(items, profile);
             let pieces: Vec<(String, u64)> = ids
                 .iter()
                 .cloned()
@@ -1141,4 +1131,14 @@ impl Extractor {
             retry += 1;
         }
     }
+}
+
+/// Each piece's list bound under a grammar, by its size and the type's
+/// Very High density ([`prompt::grammar_items`]).
+fn grammar_items_of(items: &[(String, &SectionInput)], profile: &ExtractionProfile) -> Vec<u64> {
+    let very_high = profile.density().very_high;
+    items
+        .iter()
+        .map(|(_, p)| prompt::grammar_items(p.text.chars().count(), very_high))
+        .collect()
 }
