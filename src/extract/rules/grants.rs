@@ -6,16 +6,12 @@
 //! A grantor or payer counts only when it is a party: a role word or one
 //! of the document's party short names ([`Builder::bindable`]).
 
-use super::builder::Builder;
-use super::common::roles::singular_role;
+use super::common::builder::Builder;
+use super::common::clause::{clause_at, party_entity};
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::*;
-use super::obligations::clause_at;
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
-
-/// Longest name kept for what is paid.
-const PAID_CHARS: usize = 90;
 
 /// A capitalised name of one to four words (`Bellicum`, `Service Provider`).
 const NAME: &str = r"[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}";
@@ -69,83 +65,6 @@ fn exclusive(clause: &str) -> bool {
         .any(|(i, _)| !l[..i].trim_end_matches(['-', ' ']).ends_with("non"))
 }
 
-/// Words that open no object of `pay` (`pay when due`, `pay for`).
-const NO_OBJECT: &[&str] = &[
-    "for", "when", "on", "in", "as", "within", "to", "by", "at", "if", "upon", "over", "from",
-    "with", "under", "such", "or", "and",
-];
-
-/// `X shall pay [to Y] <what>`: X PAYS what. `after` is the text after
-/// the word `pay`.
-pub(super) fn payment(b: &mut Builder, payer: &str, after: &str, evidence: &str) {
-    let Some(paid) = object_of_pay(b, after) else {
-        return;
-    };
-    let Some(rel) = b.pays else {
-        return;
-    };
-    let amount = b.entity(&paid, "Amount", "");
-    b.relate(payer, rel, &amount, evidence);
-}
-
-/// What is paid: the noun phrase after `pay` (and its payee), up to the
-/// first comma, parenthesis or clause word (`within`, `on or before`).
-fn object_of_pay(b: &Builder, after: &str) -> Option<String> {
-    let mut rest = after.trim_start();
-    // `pay to Miltenyi ...`, `pay Landlord ...`: the payee is no object.
-    let payee = rest.strip_prefix("to ").unwrap_or(rest);
-    let payee = payee.strip_prefix("the ").unwrap_or(payee);
-    let name_end = payee
-        .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == ' '))
-        .unwrap_or(payee.len());
-    let words: Vec<&str> = payee[..name_end].split_whitespace().collect();
-    for n in (1..=words.len().min(3)).rev() {
-        let cand = words[..n].join(" ");
-        if b.bindable(&cand) || b.bindable(&singular_role(&cand)) {
-            let at = payee.find(words[n - 1]).unwrap() + words[n - 1].len();
-            rest = payee[at..].trim_start_matches([',', ' ']);
-            break;
-        }
-    }
-    // A comma or a dot inside a number (`2,000,000`, `$75.00`) ends nothing.
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| {
-            matches!(c, '(' | ';' | ':' | '\n')
-                || (matches!(c, ',' | '.')
-                    && !rest[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
-        })
-        .map_or(rest.len(), |(i, _)| i);
-    let mut phrase = rest[..end].trim();
-    for stop in [
-        " within ",
-        " on or before ",
-        " no later than ",
-        " not later than ",
-        " upon ",
-        " when ",
-        " in accordance ",
-        " pursuant to ",
-        " as set forth ",
-        " as provided ",
-        " in respect of ",
-    ] {
-        if let Some(i) = phrase.find(stop) {
-            phrase = &phrase[..i];
-        }
-    }
-    let first = phrase.split_whitespace().next()?;
-    if NO_OBJECT.contains(&first.to_ascii_lowercase().as_str()) {
-        return None;
-    }
-    let phrase = ["a ", "an ", "the ", "all ", "any "]
-        .iter()
-        .find_map(|a| phrase.strip_prefix(a))
-        .unwrap_or(phrase);
-    let phrase = normalize_ws(phrase.trim_matches(|c: char| c == '"' || c == '“'));
-    (phrase.chars().any(char::is_alphabetic)).then(|| truncate(&phrase, PAID_CHARS))
-}
-
 /// `Licensor hereby grants to Licensee a non-exclusive licence ...`: the
 /// grantor LICENSES the grant (a Right named by its clause) and the
 /// grantee HOLDS_RIGHT it.
@@ -163,8 +82,8 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
         let name = truncate(&normalize_ws(clause), 240);
         let right = b.entity(&name, "Right", &truncate(clause, 200));
         let evidence = truncate(clause, EVIDENCE_CHARS);
-        let from = super::obligations::party_entity(b, &grantor);
-        let to = super::obligations::party_entity(b, &grantee);
+        let from = party_entity(b, &grantor);
+        let to = party_entity(b, &grantee);
         if let Some(rel) = b.licenses {
             b.relate(&from, rel, &right, &evidence);
         }
@@ -195,8 +114,8 @@ pub(super) fn leases(b: &mut Builder, p: &str) {
                 continue;
             };
             let evidence = snippet_around(p, c.get(0).unwrap().as_str());
-            let from = super::obligations::party_entity(b, &from);
-            let to = super::obligations::party_entity(b, &to);
+            let from = party_entity(b, &from);
+            let to = party_entity(b, &to);
             b.relate(&from, rel, &to, &evidence);
         }
     }
@@ -207,7 +126,7 @@ pub(super) fn leases(b: &mut Builder, p: &str) {
                 continue;
             };
             let evidence = snippet_around(p, c.get(0).unwrap().as_str());
-            let tenant = super::obligations::party_entity(b, &tenant);
+            let tenant = party_entity(b, &tenant);
             let premises = b.entity(&normalize_ws(&c[3]), "DefinedTerm", "");
             b.relate(&tenant, rel, &premises, &evidence);
         }

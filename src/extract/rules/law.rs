@@ -5,9 +5,9 @@
 //! court's jurisdiction or a party's state of organisation is no governing
 //! law.
 
-use super::builder::Builder;
+use super::common::builder::Builder;
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::{snippet_around, truncate};
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 

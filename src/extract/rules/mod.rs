@@ -19,44 +19,41 @@
 //! them.
 
 use super::validate::ontology_name;
-use super::{Entity, Relation, SectionInput};
+use super::SectionInput;
 use crate::index::Ontology;
 use std::collections::HashSet;
 
-mod builder;
-mod clause;
 mod common;
+mod definitions;
 mod facts;
 mod grants;
 mod law;
 mod obligations;
 mod parties;
+mod parties_clause;
 mod qualifiers;
 mod registry;
 mod signature;
-mod terms;
 
-use builder::Builder;
-use clause::{parties_clause, spread_parties_clauses};
+use common::builder::Builder;
+pub use common::builder::RulesOutput;
+use common::clause::{clause_links, section_references};
+use common::names::spellings;
+use common::orgs::{clear_org_matches, corporate};
 use common::own::OwnSection;
+use common::terms::*;
 use common::text::*;
+use definitions::definition;
 use grants::{leases, licence_grants};
 use law::governing_law;
 use obligations::*;
 use parties::*;
+use parties_clause::{parties_clause, spread_parties_clauses};
 pub use registry::{document_registry, party_registry};
 use signature::signatories;
-use terms::*;
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
 pub const EXTRACTOR: &str = "rules";
-
-/// Raw output of the rules, before ontology pruning.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RulesOutput {
-    pub entities: Vec<Entity>,
-    pub relations: Vec<Relation>,
-}
 
 /// Runs the rules over one section. Deterministic: the same input always
 /// gives the same output, in the same order.
@@ -122,7 +119,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
         for n in p
             .names
             .iter()
-            .filter(|n| !n.split_whitespace().any(parties::corporate))
+            .filter(|n| !n.split_whitespace().any(corporate))
         {
             term_set.insert(normalize_ws(n));
         }
@@ -247,24 +244,6 @@ fn opens_exceptions(p: &str) -> bool {
         .unwrap()
     });
     EXCEPT_LIST.is_match(p)
-}
-
-/// The paragraph's cross-references that no clause of it took, as the
-/// section's own. Its own subsections (`Section 2.04.4` inside 2.04) are
-/// no cross-reference.
-fn section_references(b: &mut Builder, p: &str, own: &OwnSection) {
-    let refs: Vec<String> = section_refs(p)
-        .into_iter()
-        .filter(|r| !own.is_itself_or_within(r) && !b.clause_refs.contains(r))
-        .collect();
-    if refs.is_empty() {
-        return;
-    }
-    let subject = b.entity(&own.name, "SectionRef", &own.title);
-    for sref in refs {
-        let t = b.entity(&sref, "SectionRef", "");
-        b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
-    }
 }
 
 #[cfg(test)]

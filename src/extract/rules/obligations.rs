@@ -1,14 +1,13 @@
 //! Obligations (`the Borrower shall ...`), negative covenants
 //! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
 
-use super::builder::Builder;
+use super::common::builder::Builder;
+use super::common::clause::*;
 use super::common::own::OwnSection;
 use super::common::roles::{is_role, singular_role};
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::*;
-use super::grants::payment;
 use super::qualifiers::qualify;
-use super::terms::*;
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -523,63 +522,6 @@ pub(super) fn restricts_liens(b: &mut Builder, covenant: &str, clause: &str) {
             &l,
             &snippet_around(clause, m.as_str()),
         );
-    }
-}
-
-/// The clause starting at `start`: up to the next `;` or sentence end.
-pub(super) fn clause_at(p: &str, start: usize) -> &str {
-    let rest = &p[start..];
-    let end = rest
-        .char_indices()
-        .find(|&(i, ch)| {
-            (ch == ';' || ch == '.')
-                && rest[i + 1..].starts_with(' ')
-                && !rest[..i].ends_with(char::is_uppercase)
-                && !(ch == '.' && abbreviation(&rest[..i]))
-        })
-        .map_or(rest.len(), |(i, _)| i);
-    &rest[..end]
-}
-
-/// True when `clause` (a slice of `p`) ends where the paragraph's text
-/// ends.
-fn runs_to_end(p: &str, clause: &str) -> bool {
-    let end = clause.as_ptr() as usize - p.as_ptr() as usize + clause.len();
-    end >= p.trim_end().len().saturating_sub(1)
-}
-
-/// True when the text before a dot ends in a dotted abbreviation (`p.m`,
-/// `i.e`, `U.S`): that dot ends no sentence.
-fn abbreviation(before: &str) -> bool {
-    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
-    word.len() <= 4 && word.contains('.') && word.chars().all(|c| c.is_alphabetic() || c == '.')
-}
-
-/// Section references, amounts and rates inside an obligation's clause.
-pub(super) fn clause_links(b: &mut Builder, ob: &str, clause: &str, own: &OwnSection) {
-    for sref in section_refs(clause) {
-        b.clause_refs.insert(sref.clone());
-        if !own.is_itself(&sref) {
-            let s = b.entity(&sref, "SectionRef", "");
-            b.relate(ob, "REFERENCES", &s, &snippet_around(clause, &sref));
-        }
-    }
-    values(b, ob, clause);
-}
-
-/// The name of a covenant, obligation or right entity: its whole clause
-/// (up to 240 characters), so two duties that begin alike stay two nodes.
-fn clause_name(clause: &str) -> String {
-    truncate(&normalize_ws(clause), 240)
-}
-
-/// The party bound by a clause: a role (`the Lenders` -> `Lender`) or a
-/// defined term.
-pub(super) fn party_entity(b: &mut Builder, party: &str) -> String {
-    if is_role(party) {
-        b.entity(&singular_role(party), "Role", "")
-    } else {
-        b.entity(party, "DefinedTerm", "")
     }
 }
 

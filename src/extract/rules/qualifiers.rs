@@ -11,9 +11,9 @@
 //! named in a condition triggers what it conditions; named in a
 //! restriction, it is what is restricted.
 
-use super::builder::Builder;
+use super::common::builder::Builder;
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::{normalize_ws, truncate};
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 

@@ -4,12 +4,13 @@
 //! "our")`, `("you" or the "Franchisee")`), which no section reader keeps
 //! because they are not terms.
 
-use super::builder::Builder;
-use super::clause::{parties_clause, spread_parties_clauses};
+use super::common::builder::Builder;
+use super::common::names::spellings;
+use super::common::orgs::clear_org_matches;
+use super::common::terms::{push_term, valid_term, PAREN_TERM};
 use super::common::text::{clean, normalize_ws, paragraphs, without_contents_lines};
-use super::parties::{clear_org_matches, spellings};
+use super::parties_clause::{parties_clause, spread_parties_clauses};
 use super::signature::signatories;
-use super::terms::{push_term, valid_term, PAREN_TERM};
 use crate::extract::registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
 use crate::route::RoutePlan;
 use crate::tree::SourceText;

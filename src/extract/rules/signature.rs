@@ -10,11 +10,11 @@
 //! - `Party B: Xinyu Xinwei New Energy Co., Ltd.`: the label is the party's
 //!   defined name.
 
-use super::builder::Builder;
+use super::common::builder::Builder;
+use super::common::orgs::{orgs, OrgMatch};
 use super::common::roles::{is_role, singular_role};
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
-use super::parties::{orgs, OrgMatch};
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;

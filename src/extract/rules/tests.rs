@@ -1,6 +1,7 @@
 //! Unit tests of the rules extractor on small, hand-written excerpts.
 
 use super::*;
+use common::names::display_name;
 
 /// A section headed `title`, labelled as the tree labels it.
 fn input(title: &str, text: &str) -> SectionInput {

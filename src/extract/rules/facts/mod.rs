@@ -22,7 +22,7 @@ mod money;
 mod remedies;
 mod values;
 
-use super::builder::Builder;
+use super::common::builder::Builder;
 use super::common::text::{contents_like, normalize_ws, truncate};
 use crate::extract::facts_vocabulary::category_relation_type;
 use once_cell::sync::Lazy;
@@ -250,7 +250,7 @@ fn party_named(b: &mut Builder, run: &str) -> Option<String> {
             let cand = words[start..start + n].join(" ");
             let cand = cand.trim_start_matches("The ").to_string();
             if b.bindable(&cand) {
-                return Some(super::obligations::party_entity(b, &cand));
+                return Some(super::common::clause::party_entity(b, &cand));
             }
         }
     }

@@ -1,4 +1,4 @@
-use super::super::builder::Builder;
+use super::super::common::builder::Builder;
 use super::*;
 
 fn run(text: &str, parties: &[&str]) -> Vec<(String, String, String)> {

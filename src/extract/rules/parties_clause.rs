@@ -7,12 +7,12 @@
 //! role (HAS_ROLE). A role is read from the clause, never guessed from the
 //! nearest word.
 
-use super::builder::Builder;
+use super::common::builder::Builder;
+use super::common::orgs::{orgs, OrgMatch};
 use super::common::roles::{is_role, singular_role};
+use super::common::terms::valid_term;
+use super::common::text::EVIDENCE_CHARS;
 use super::common::text::{normalize_ws, snippet_around, truncate};
-use super::parties::{orgs, OrgMatch};
-use super::terms::valid_term;
-use super::EVIDENCE_CHARS;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;

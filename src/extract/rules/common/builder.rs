@@ -1,65 +1,77 @@
 //! Collects entities and relations without duplicates, in first-seen order.
 
-use super::common::text::normalize_ws;
-use super::parties::{display_name, OrgMatch};
-use super::RulesOutput;
+use super::names::display_name;
+use super::orgs::OrgMatch;
+use super::text::normalize_ws;
 use crate::extract::{Entity, Relation};
 use std::collections::{HashMap, HashSet};
 
+/// Raw output of the rules, before ontology pruning.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RulesOutput {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+}
+
 /// Collects entities and relations without duplicates, in first-seen order.
 #[derive(Default)]
-pub(super) struct Builder {
-    pub(super) entities: Vec<Entity>,
-    pub(super) index: HashMap<(String, &'static str), usize>,
-    pub(super) relations: Vec<Relation>,
-    pub(super) seen: HashSet<(String, String, String)>,
+pub(in crate::extract::rules) struct Builder {
+    pub(in crate::extract::rules) entities: Vec<Entity>,
+    pub(in crate::extract::rules) index: HashMap<(String, &'static str), usize>,
+    pub(in crate::extract::rules) relations: Vec<Relation>,
+    pub(in crate::extract::rules) seen: HashSet<(String, String, String)>,
     /// `AMOUNT_OF` when the ontology has it.
-    pub(super) amount_of: Option<&'static str>,
+    pub(in crate::extract::rules) amount_of: Option<&'static str>,
     /// `RATE_OF` when the ontology has it.
-    pub(super) rate_of: Option<&'static str>,
+    pub(in crate::extract::rules) rate_of: Option<&'static str>,
     /// `TERMINATES` (party -> its right to end the agreement) when the
     /// ontology has it.
-    pub(super) terminates: Option<&'static str>,
+    pub(in crate::extract::rules) terminates: Option<&'static str>,
     /// How the section spells words of organisation names in mixed case
-    /// (see [`super::parties::spellings`]).
-    pub(super) spellings: HashMap<String, String>,
+    /// (see [`super::names::spellings`]).
+    pub(in crate::extract::rules) spellings: HashMap<String, String>,
     /// `PAYS`, `LICENSES`, `LEASES_TO` and `LEASES` when the ontology has
     /// them.
-    pub(super) pays: Option<&'static str>,
-    pub(super) licenses: Option<&'static str>,
-    pub(super) leases_to: Option<&'static str>,
-    pub(super) leases: Option<&'static str>,
+    pub(in crate::extract::rules) pays: Option<&'static str>,
+    pub(in crate::extract::rules) licenses: Option<&'static str>,
+    pub(in crate::extract::rules) leases_to: Option<&'static str>,
+    pub(in crate::extract::rules) leases: Option<&'static str>,
     /// `EXCLUSIVE_IN` (an exclusive grant -> its Territory or Field).
-    pub(super) exclusive_in: Option<&'static str>,
+    pub(in crate::extract::rules) exclusive_in: Option<&'static str>,
     /// `CONDITIONED_ON` (a duty -> its Condition), `HAS_EXCEPTION` (-> its
     /// Exception), `HAS_PERIOD` (-> its Period) and `TRIGGERS` when the
     /// ontology has them.
-    pub(super) conditioned_on: Option<&'static str>,
-    pub(super) has_exception: Option<&'static str>,
-    pub(super) has_period: Option<&'static str>,
-    pub(super) triggers: Option<&'static str>,
+    pub(in crate::extract::rules) conditioned_on: Option<&'static str>,
+    pub(in crate::extract::rules) has_exception: Option<&'static str>,
+    pub(in crate::extract::rules) has_period: Option<&'static str>,
+    pub(in crate::extract::rules) triggers: Option<&'static str>,
     /// The document's party short names (`Miltenyi`): subjects a duty or
     /// a right can bind, like a role.
-    pub(super) parties: HashSet<String>,
+    pub(in crate::extract::rules) parties: HashSet<String>,
     /// The document's parties under every name: a duty's subject or
     /// beneficiary written as `you`, `Party A` or a short name resolves
     /// through it.
-    pub(super) registry: crate::extract::registry::PartyRegistry,
+    pub(in crate::extract::rules) registry: crate::extract::registry::PartyRegistry,
     /// The cross-references the current paragraph's clauses took.
-    pub(super) clause_refs: HashSet<String>,
+    pub(in crate::extract::rules) clause_refs: HashSet<String>,
 }
 
 impl Builder {
     /// A subject that can hold a duty or a right: a role (`the Tenant`) or
     /// one of the document's party short names (`Bellicum`).
-    pub(super) fn bindable(&self, subject: &str) -> bool {
-        super::common::roles::is_role(subject)
+    pub(in crate::extract::rules) fn bindable(&self, subject: &str) -> bool {
+        super::roles::is_role(subject)
             || self.parties.contains(subject)
             || self.registry.resolve(subject).is_some()
     }
 
     /// Adds (or finds) an entity; returns its canonical name.
-    pub(super) fn entity(&mut self, name: &str, ty: &'static str, desc: &str) -> String {
+    pub(in crate::extract::rules) fn entity(
+        &mut self,
+        name: &str,
+        ty: &'static str,
+        desc: &str,
+    ) -> String {
         let name = normalize_ws(name);
         let key = (name.to_lowercase(), ty);
         if let Some(&i) = self.index.get(&key) {
@@ -82,7 +94,7 @@ impl Builder {
     /// spelling as written as an alias; returns its canonical name.
     /// `X, National Association` and `X, N.A.` are one bank: the form
     /// seen first is the name, the other an alias.
-    pub(super) fn org(&mut self, m: &OrgMatch) -> String {
+    pub(in crate::extract::rules) fn org(&mut self, m: &OrgMatch) -> String {
         let name = display_name(&m.raw, &self.spellings);
         let known = na_variant(&name)
             .and_then(|v| self.index.get(&(v.to_lowercase(), "Organization")))
@@ -101,7 +113,7 @@ impl Builder {
         o
     }
 
-    pub(super) fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {
+    pub(in crate::extract::rules) fn alias(&mut self, name: &str, ty: &'static str, alias: &str) {
         if let Some(&i) = self.index.get(&(name.to_lowercase(), ty)) {
             let e = &mut self.entities[i];
             if alias != e.name && !e.aliases.iter().any(|a| a == alias) {
@@ -110,7 +122,13 @@ impl Builder {
         }
     }
 
-    pub(super) fn relate(&mut self, source: &str, ty: &str, target: &str, evidence: &str) {
+    pub(in crate::extract::rules) fn relate(
+        &mut self,
+        source: &str,
+        ty: &str,
+        target: &str,
+        evidence: &str,
+    ) {
         if source.eq_ignore_ascii_case(target) {
             return;
         }
@@ -125,7 +143,7 @@ impl Builder {
         }
     }
 
-    pub(super) fn finish(self) -> RulesOutput {
+    pub(in crate::extract::rules) fn finish(self) -> RulesOutput {
         RulesOutput {
             entities: self.entities,
             relations: self.relations,
