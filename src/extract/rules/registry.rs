@@ -9,8 +9,7 @@ use super::common::names::spellings;
 use super::common::orgs::clear_org_matches;
 use super::common::terms::{push_term, valid_term, PAREN_TERM};
 use super::common::text::{clean, normalize_ws, paragraphs, without_contents_lines};
-use super::parties_clause::{parties_clause, spread_parties_clauses};
-use super::signature::signatories;
+use super::readers::{parties_clause, signatories, spread_parties_clauses, unfold_columns};
 use crate::extract::registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
 use crate::route::RoutePlan;
 use crate::tree::SourceText;
@@ -63,7 +62,7 @@ pub fn party_registry(opening: &str, signatures: &[&str]) -> PartyRegistry {
         parties_clause(&mut b, p, &set);
     }
     for s in signatures {
-        let unfolded = super::signature::unfold_columns(s);
+        let unfolded = unfold_columns(s);
         let paras = paragraphs(&without_contents_lines(&clean(
             unfolded.as_deref().unwrap_or(s),
         )));

@@ -20,31 +20,12 @@ pub(in crate::extract::rules) struct Builder {
     pub(in crate::extract::rules) index: HashMap<(String, &'static str), usize>,
     pub(in crate::extract::rules) relations: Vec<Relation>,
     pub(in crate::extract::rules) seen: HashSet<(String, String, String)>,
-    /// `AMOUNT_OF` when the ontology has it.
-    pub(in crate::extract::rules) amount_of: Option<&'static str>,
-    /// `RATE_OF` when the ontology has it.
-    pub(in crate::extract::rules) rate_of: Option<&'static str>,
-    /// `TERMINATES` (party -> its right to end the agreement) when the
-    /// ontology has it.
-    pub(in crate::extract::rules) terminates: Option<&'static str>,
+    /// The relation types the ontology offers of those the readers emit
+    /// (see [`Builder::offered`]).
+    pub(in crate::extract::rules) offered: HashSet<&'static str>,
     /// How the section spells words of organisation names in mixed case
     /// (see [`super::names::spellings`]).
     pub(in crate::extract::rules) spellings: HashMap<String, String>,
-    /// `PAYS`, `LICENSES`, `LEASES_TO` and `LEASES` when the ontology has
-    /// them.
-    pub(in crate::extract::rules) pays: Option<&'static str>,
-    pub(in crate::extract::rules) licenses: Option<&'static str>,
-    pub(in crate::extract::rules) leases_to: Option<&'static str>,
-    pub(in crate::extract::rules) leases: Option<&'static str>,
-    /// `EXCLUSIVE_IN` (an exclusive grant -> its Territory or Field).
-    pub(in crate::extract::rules) exclusive_in: Option<&'static str>,
-    /// `CONDITIONED_ON` (a duty -> its Condition), `HAS_EXCEPTION` (-> its
-    /// Exception), `HAS_PERIOD` (-> its Period) and `TRIGGERS` when the
-    /// ontology has them.
-    pub(in crate::extract::rules) conditioned_on: Option<&'static str>,
-    pub(in crate::extract::rules) has_exception: Option<&'static str>,
-    pub(in crate::extract::rules) has_period: Option<&'static str>,
-    pub(in crate::extract::rules) triggers: Option<&'static str>,
     /// The document's party short names (`Miltenyi`): subjects a duty or
     /// a right can bind, like a role.
     pub(in crate::extract::rules) parties: HashSet<String>,
@@ -57,6 +38,18 @@ pub(in crate::extract::rules) struct Builder {
 }
 
 impl Builder {
+    /// `relation_type` when the ontology offers it. A reader asks before
+    /// writing a relation it can write another way (`AMOUNT_OF`, else
+    /// `REFERENCES`) or do without (`TERMINATES`).
+    pub(in crate::extract::rules) fn offered(
+        &self,
+        relation_type: &'static str,
+    ) -> Option<&'static str> {
+        self.offered
+            .contains(relation_type)
+            .then_some(relation_type)
+    }
+
     /// A subject that can hold a duty or a right: a role (`the Tenant`) or
     /// one of the document's party short names (`Bellicum`).
     pub(in crate::extract::rules) fn bindable(&self, subject: &str) -> bool {

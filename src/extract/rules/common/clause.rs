@@ -92,7 +92,7 @@ pub(in crate::extract::rules) fn payment(
     let Some(paid) = object_of_pay(b, after) else {
         return;
     };
-    let Some(rel) = b.pays else {
+    let Some(rel) = b.offered("PAYS") else {
         return;
     };
     let amount = b.entity(&paid, "Amount", "");

@@ -39,8 +39,8 @@ static RATE_WORD: Lazy<Regex> = Lazy::new(|| {
 /// types, else `subject -REFERENCES-> Amount/Rate`.
 pub(in crate::extract::rules) fn values(b: &mut Builder, subject: &str, text: &str) {
     for (re, ty, rel) in [
-        (&*AMOUNT, "Amount", b.amount_of),
-        (&*RATE, "Rate", b.rate_of),
+        (&*AMOUNT, "Amount", b.offered("AMOUNT_OF")),
+        (&*RATE, "Rate", b.offered("RATE_OF")),
     ] {
         for m in re.find_iter(text) {
             if ty == "Rate" && m.as_str().contains('%') && !rate_context(text, m.start(), m.end()) {

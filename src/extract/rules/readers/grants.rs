@@ -6,10 +6,10 @@
 //! A grantor or payer counts only when it is a party: a role word or one
 //! of the document's party short names ([`Builder::bindable`]).
 
-use super::common::builder::Builder;
-use super::common::clause::{clause_at, party_entity};
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::*;
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::clause::{clause_at, party_entity};
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::*;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -68,7 +68,7 @@ fn exclusive(clause: &str) -> bool {
 /// `Licensor hereby grants to Licensee a non-exclusive licence ...`: the
 /// grantor LICENSES the grant (a Right named by its clause) and the
 /// grantee HOLDS_RIGHT it.
-pub(super) fn licence_grants(b: &mut Builder, p: &str) {
+pub(in crate::extract::rules) fn licence_grants(b: &mut Builder, p: &str) {
     // Words every match holds.
     if !(p.contains("grant") && p.contains("licen")) {
         return;
@@ -84,13 +84,13 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
         let evidence = truncate(clause, EVIDENCE_CHARS);
         let from = party_entity(b, &grantor);
         let to = party_entity(b, &grantee);
-        if let Some(rel) = b.licenses {
+        if let Some(rel) = b.offered("LICENSES") {
             b.relate(&from, rel, &right, &evidence);
         }
         b.relate(&to, "HOLDS_RIGHT", &right, &evidence);
         // An exclusive grant is exclusive where the clause says: the
         // Territory or Field it names (defined terms, capitalised).
-        if let (Some(rel), true) = (b.exclusive_in, exclusive(clause)) {
+        if let (Some(rel), true) = (b.offered("EXCLUSIVE_IN"), exclusive(clause)) {
             for w in EXCLUSIVE_WHERE.captures_iter(clause) {
                 let name = normalize_ws(&w[1]);
                 let first = name.split(' ').next().unwrap_or("");
@@ -106,8 +106,8 @@ pub(super) fn licence_grants(b: &mut Builder, p: &str) {
 
 /// `Landlord leases to Tenant` (LEASES_TO) and `Tenant leases from
 /// Landlord, the Premises` (LEASES).
-pub(super) fn leases(b: &mut Builder, p: &str) {
-    if let Some(rel) = b.leases_to {
+pub(in crate::extract::rules) fn leases(b: &mut Builder, p: &str) {
+    if let Some(rel) = b.offered("LEASES_TO") {
         let may_match = holds_any(p, &["leases", "demises", "lets"]);
         for c in LEASES_TO.captures_iter(if may_match { p } else { "" }) {
             let (Some(from), Some(to)) = (party(b, &c[1]), party(b, &c[2])) else {
@@ -119,7 +119,7 @@ pub(super) fn leases(b: &mut Builder, p: &str) {
             b.relate(&from, rel, &to, &evidence);
         }
     }
-    if let Some(rel) = b.leases {
+    if let Some(rel) = b.offered("LEASES") {
         let may_match = holds_any(p, &["leases", "rents", "takes", "hires"]) && p.contains("from");
         for c in LEASES_FROM.captures_iter(if may_match { p } else { "" }) {
             let (Some(tenant), Some(_)) = (party(b, &c[1]), party(b, &c[2])) else {

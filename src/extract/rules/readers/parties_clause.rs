@@ -7,12 +7,12 @@
 //! role (HAS_ROLE). A role is read from the clause, never guessed from the
 //! nearest word.
 
-use super::common::builder::Builder;
-use super::common::orgs::{orgs, OrgMatch};
-use super::common::roles::{is_role, singular_role};
-use super::common::terms::valid_term;
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::{normalize_ws, snippet_around, truncate};
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::orgs::{orgs, OrgMatch};
+use crate::extract::rules::common::roles::{is_role, singular_role};
+use crate::extract::rules::common::terms::valid_term;
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::{normalize_ws, snippet_around, truncate};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -77,7 +77,7 @@ const DOCUMENT_WORDS: &[&str] = &[
 /// / ...): each paragraph that opens a list of parties without closing
 /// it, joined with the paragraphs that follow up to the one holding the
 /// recitals or the operative words (at most 12 paragraphs).
-pub(super) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
+pub(in crate::extract::rules) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for (i, p) in paragraphs.iter().enumerate() {
         let Some(open) = OPENS.find(p) else {
@@ -106,7 +106,7 @@ pub(super) fn spread_parties_clauses(paragraphs: &[String]) -> Vec<String> {
 
 /// The parties clause of paragraph `p`: DEFINED_AS and HAS_ROLE for each
 /// party it names.
-pub(super) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
+pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &HashSet<String>) {
     let Some(open) = OPENS.find(p) else {
         return;
     };
@@ -256,7 +256,7 @@ fn party_term(t: &str) -> bool {
 /// its own name: a known role word (`Borrower`, `Licensee`), or words none
 /// of which is in the name and that are no acronym (`Marketing Affiliate`,
 /// `Distributor`; not `Ginkgo` for Ginkgo Bioworks, Inc., nor `BLI`, `MA`).
-pub(super) fn role_name(term: &str, org: &str) -> bool {
+pub(in crate::extract::rules) fn role_name(term: &str, org: &str) -> bool {
     if is_role(term) {
         return true;
     }

@@ -5,9 +5,9 @@
 //! court's jurisdiction or a party's state of organisation is no governing
 //! law.
 
-use super::common::builder::Builder;
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::{snippet_around, truncate};
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::{snippet_around, truncate};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -45,7 +45,7 @@ const NOT_PLACE: &[&str] = &[
 
 /// `Agreement -GOVERNED_BY-> <place>` for each governing-law statement of
 /// paragraph `p` that names the agreement.
-pub(super) fn governing_law(b: &mut Builder, p: &str) {
+pub(in crate::extract::rules) fn governing_law(b: &mut Builder, p: &str) {
     let lower = p.to_ascii_lowercase();
     if !lower.contains("agreement") || !lower.contains("law") {
         return;
@@ -80,7 +80,7 @@ pub(super) fn governing_law(b: &mut Builder, p: &str) {
         let place = if place.chars().any(char::is_lowercase) {
             place
         } else {
-            super::common::text::titled(&place)
+            crate::extract::rules::common::text::titled(&place)
         };
         let j = b.entity(&place, "Jurisdiction", "governing law");
         let a = b.entity("Agreement", "DefinedTerm", "");

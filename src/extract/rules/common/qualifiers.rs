@@ -11,9 +11,9 @@
 //! named in a condition triggers what it conditions; named in a
 //! restriction, it is what is restricted.
 
-use super::common::builder::Builder;
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::{normalize_ws, truncate};
+use super::builder::Builder;
+use super::text::EVIDENCE_CHARS;
+use super::text::{normalize_ws, truncate};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -142,7 +142,7 @@ const ASSIGN_VERBS: &[&str] = &["assign", "transfer", "delegate"];
 /// sentence attaches to it. `clause` is the duty's clause (a slice of
 /// `p`, from its subject); `verb_end` is where its verb ends inside
 /// `clause`; `restriction` says the clause restricts (`shall not`).
-pub(super) fn qualify(
+pub(in crate::extract::rules) fn qualify(
     b: &mut Builder,
     duty: &str,
     p: &str,
@@ -165,9 +165,9 @@ pub(super) fn qualify(
     let mut free = body.to_string();
     for &(kind, text) in &spans {
         let rel = match kind {
-            Kind::Period => b.has_period,
-            Kind::Exception => b.has_exception,
-            Kind::Condition => b.conditioned_on,
+            Kind::Period => b.offered("HAS_PERIOD"),
+            Kind::Exception => b.offered("HAS_EXCEPTION"),
+            Kind::Condition => b.offered("CONDITIONED_ON"),
         };
         if let Some(rel) = rel {
             let q = qualifier(b, kind, text);
@@ -177,7 +177,7 @@ pub(super) fn qualify(
             }
         }
         if CHANGE_OF_CONTROL.is_match(text) && kind == Kind::Condition {
-            if let Some(triggers) = b.triggers {
+            if let Some(triggers) = b.offered("TRIGGERS") {
                 let c = b.entity("Change of Control", "Act", "");
                 b.relate(&c, triggers, duty, &truncate(text, EVIDENCE_CHARS));
             }
@@ -354,7 +354,7 @@ fn qualifier(b: &mut Builder, kind: Kind, text: &str) -> String {
 
 /// `HAS_PERIOD` from `holder` to every period and dated limit in `text`.
 fn periods(b: &mut Builder, holder: &str, text: &str) {
-    let Some(rel) = b.has_period else {
+    let Some(rel) = b.offered("HAS_PERIOD") else {
         return;
     };
     let found: Vec<String> = PERIOD
@@ -364,12 +364,7 @@ fn periods(b: &mut Builder, holder: &str, text: &str) {
         .collect();
     for period in found {
         let p = b.entity(&period, "Period", "");
-        b.relate(
-            holder,
-            rel,
-            &p,
-            &super::common::text::snippet_around(text, &period),
-        );
+        b.relate(holder, rel, &p, &super::text::snippet_around(text, &period));
     }
 }
 
@@ -396,8 +391,12 @@ fn restricted_acts(b: &mut Builder, covenant: &str, head: &str, rest: &str) {
 /// Indebtedness ... not exceeding $5,000,000`): an `Exception` node of
 /// the covenant (`HAS_EXCEPTION`). Returns it, for the clause's own amounts
 /// and references; none when the ontology has no `HAS_EXCEPTION`.
-pub(super) fn permitted(b: &mut Builder, covenant: &str, clause: &str) -> Option<String> {
-    let rel = b.has_exception?;
+pub(in crate::extract::rules) fn permitted(
+    b: &mut Builder,
+    covenant: &str,
+    clause: &str,
+) -> Option<String> {
+    let rel = b.offered("HAS_EXCEPTION")?;
     let name = truncate(&normalize_ws(clause.trim_end_matches([';', '.', ' '])), 240);
     let e = b.entity(&name, "Exception", "");
     b.relate(covenant, rel, &e, &truncate(clause, EVIDENCE_CHARS));

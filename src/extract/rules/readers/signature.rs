@@ -10,11 +10,11 @@
 //! - `Party B: Xinyu Xinwei New Energy Co., Ltd.`: the label is the party's
 //!   defined name.
 
-use super::common::builder::Builder;
-use super::common::orgs::{orgs, OrgMatch};
-use super::common::roles::{is_role, singular_role};
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::orgs::{orgs, OrgMatch};
+use crate::extract::rules::common::roles::{is_role, singular_role};
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -60,7 +60,11 @@ fn field(p: &str) -> bool {
 }
 
 /// Signatories and labelled parties of a section's paragraphs.
-pub(super) fn signatories(b: &mut Builder, paragraphs: &[String], set: &HashSet<String>) {
+pub(in crate::extract::rules) fn signatories(
+    b: &mut Builder,
+    paragraphs: &[String],
+    set: &HashSet<String>,
+) {
     for (i, p) in paragraphs.iter().enumerate() {
         let next_is_field = paragraphs.get(i + 1).is_some_and(|n| field(n));
         let found = orgs(p, set);
@@ -215,7 +219,7 @@ static GAP: Lazy<Regex> = Lazy::new(|| Regex::new(r"\s{3,}").unwrap());
 /// Jane Roe`) becomes one `LABEL: name` line per column, so each name is
 /// read with its own label, not with its neighbour's. `None` when the text
 /// has no such rows (the usual case: nothing is copied).
-pub(super) fn unfold_columns(text: &str) -> Option<String> {
+pub(in crate::extract::rules) fn unfold_columns(text: &str) -> Option<String> {
     if !text.contains(":  ") {
         return None;
     }
@@ -276,7 +280,7 @@ mod tests {
     fn a_column_label_gives_its_own_name_its_role() {
         let text = "COMPANY:                                CONSULTANT:\n\nAcme Widgets, Inc.                      Beta Advisors LLC\n\nBy: /s/ A                               By: /s/ B";
         let unfolded = unfold_columns(text).unwrap();
-        let paras = super::super::common::text::paragraphs(&unfolded);
+        let paras = crate::extract::rules::common::text::paragraphs(&unfolded);
         let mut b = Builder::default();
         signatories(&mut b, &paras, &HashSet::new());
         let roles = has_role(&b);

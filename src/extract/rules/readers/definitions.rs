@@ -2,11 +2,12 @@
 //! is defined with (DEFINED_AS other terms and organisations), and the
 //! references and values its body mentions.
 
-use super::common::builder::Builder;
-use super::common::orgs::*;
-use super::common::terms::*;
-use super::common::text::*;
-use super::common::values::*;
+use super::{Flow, Paragraph};
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::orgs::*;
+use crate::extract::rules::common::terms::*;
+use crate::extract::rules::common::text::*;
+use crate::extract::rules::common::values::*;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -19,9 +20,32 @@ static IS_A_LEAD: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
+/// A paragraph that opens with a definition (`"Term" means ...`, `"A" and
+/// "B" mean ...`) is read as one, and by no later reader.
+pub(super) fn read(b: &mut Builder, p: &mut Paragraph) -> Flow {
+    let Some(c) = DEFINITION.captures(p.text) else {
+        return Flow::Next;
+    };
+    let term = normalize_ws(&c[1]);
+    if !valid_term(&term) {
+        return Flow::Next;
+    }
+    let body = &p.text[c.get(0).map_or(0, |m| m.end())..];
+    let verb = c.get(3).map_or("", |m| m.as_str());
+    let (terms, matcher) = (p.section.terms, p.section.term_matcher);
+    definition(b, &term, verb, body, matcher, terms);
+    if let Some(second) = c.get(2) {
+        let other = normalize_ws(second.as_str());
+        if valid_term(&other) {
+            definition(b, &other, verb, body, matcher, terms);
+        }
+    }
+    Flow::Done
+}
+
 /// A definition paragraph: the term, what it is (IS_A), what it is defined
 /// with (DEFINED_AS other terms and organisations), and what it points to.
-pub(super) fn definition(
+pub(in crate::extract::rules) fn definition(
     b: &mut Builder,
     term: &str,
     verb: &str,

@@ -1,43 +1,43 @@
 //! Organisations, parties and roles: `X, as Administrative Agent`,
 //! `X, a Missouri corporation (the "Company")`, subsidiaries.
 
-use super::common::builder::Builder;
-use super::common::orgs::*;
-use super::common::roles::*;
-use super::common::terms::*;
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::*;
-use super::common::values::AMOUNT;
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::orgs::*;
+use crate::extract::rules::common::roles::*;
+use crate::extract::rules::common::terms::*;
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::*;
+use crate::extract::rules::common::values::AMOUNT;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
 
 /// `, as Administrative Agent` right after a party's name, also after the
 /// branch acting (`ICICI BANK LIMITED, NEW YORK BRANCH, as a Lender`).
-pub(super) static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static AS_ROLE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^(?:,\s+(?:[A-Z][A-Za-z.\-]*\s+){0,4}(?:Branch|BRANCH))?,?\s+(?:in\s+its\s+capacity\s+)?as\s+(?:the\s+|an?\s+)?([A-Z][A-Za-z\-]*(?:\s+(?:and\s+)?[A-Z][A-Za-z\-]*)*)")
         .unwrap()
 });
 
 /// `, a Missouri corporation (the "Company")` right after a party's name.
-pub(super) static AFTER_PARTY: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static AFTER_PARTY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r#"^(?:,\s*(?:a|an)\s+(?P<desc>[^,()"]{0,60}?))?\s*\((?P<pre>[^()"]{0,40})"(?P<term>[^"]{1,60})"\s*\)"#)
         .unwrap()
 });
 
-pub(super) static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static JURISDICTION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+(?:corporation|limited liability company|banking|national banking|limited partnership|company|statutory trust)")
         .unwrap()
 });
 
 /// `, a wholly-owned subsidiary of ` right after an organisation's name.
-pub(super) static SUBSIDIARY_OF_ORG: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static SUBSIDIARY_OF_ORG: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^,?\s+(?:a|an)\s+(?:(?:wholly[- ]owned|direct|indirect|direct\s+or\s+indirect)\s+)?subsidiary\s+of\s+")
         .unwrap()
 });
 
 /// `the Company's Significant Subsidiaries`, `each of the Borrower's Subsidiaries`.
-pub(super) static POSSESSIVE_SUBSIDIARIES: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static POSSESSIVE_SUBSIDIARIES: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"\b([A-Z][A-Za-z\-]+)'s\s+(?:[a-z]+\s+){0,2}((?:[A-Z][a-z]+\s+)?Subsidiar(?:y|ies))\b",
     )
@@ -47,7 +47,12 @@ pub(super) static POSSESSIVE_SUBSIDIARIES: Lazy<Regex> = Lazy::new(|| {
 /// Parties and roles: `X, as Administrative Agent`, `X, a Missouri
 /// corporation (the "Company")`, and in a credit agreement's preamble the
 /// first party named without a role is the Borrower.
-pub(super) fn parties(b: &mut Builder, p: &str, credit: bool, set: &HashSet<String>) {
+pub(in crate::extract::rules) fn parties(
+    b: &mut Builder,
+    p: &str,
+    credit: bool,
+    set: &HashSet<String>,
+) {
     let found = orgs(p, set);
     if found.is_empty() {
         // Parenthetical definitions without a named organisation still define terms.
@@ -211,7 +216,7 @@ fn titled(s: &str) -> String {
 
 /// `the Company's Significant Subsidiaries` -> `Significant Subsidiary
 /// -SUBSIDIARY_OF-> Company`.
-pub(super) fn subsidiaries(b: &mut Builder, p: &str) {
+pub(in crate::extract::rules) fn subsidiaries(b: &mut Builder, p: &str) {
     for c in POSSESSIVE_SUBSIDIARIES.captures_iter(p) {
         let parent = normalize_ws(&c[1]);
         if !is_role(&parent) {
@@ -228,7 +233,7 @@ pub(super) fn subsidiaries(b: &mut Builder, p: &str) {
 /// $ 350,000,000 | ...`): each row's lender holds the amount beside it, as
 /// `Lender -OBLIGATED_TO-> Commitment of Lender` and `Amount -AMOUNT_OF->
 /// Commitment of Lender`. Only in a table that says it lists commitments.
-pub(super) fn commitment_rows(b: &mut Builder, p: &str, set: &HashSet<String>) {
+pub(in crate::extract::rules) fn commitment_rows(b: &mut Builder, p: &str, set: &HashSet<String>) {
     if !p.contains(" |") || !p.to_ascii_lowercase().contains("commitment") {
         return;
     }
@@ -250,7 +255,7 @@ pub(super) fn commitment_rows(b: &mut Builder, p: &str, set: &HashSet<String>) {
         let a = b.entity(&normalize_ws(amount.as_str()), "Amount", "");
         let evidence = format!("{name} | {}", amount.as_str());
         b.relate(&o, "OBLIGATED_TO", &commitment, &evidence);
-        if let Some(r) = b.amount_of {
+        if let Some(r) = b.offered("AMOUNT_OF") {
             b.relate(&a, r, &commitment, &evidence);
         }
     }

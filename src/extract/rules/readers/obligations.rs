@@ -1,13 +1,14 @@
 //! Obligations (`the Borrower shall ...`), negative covenants
 //! (`shall not ...`, `Neither ... nor ...`) and what they restrict.
 
-use super::common::builder::Builder;
-use super::common::clause::*;
-use super::common::own::OwnSection;
-use super::common::roles::{is_role, singular_role};
-use super::common::text::EVIDENCE_CHARS;
-use super::common::text::*;
-use super::qualifiers::qualify;
+use super::{Flow, Paragraph};
+use crate::extract::rules::common::builder::Builder;
+use crate::extract::rules::common::clause::*;
+use crate::extract::rules::common::own::OwnSection;
+use crate::extract::rules::common::qualifiers::qualify;
+use crate::extract::rules::common::roles::{is_role, singular_role};
+use crate::extract::rules::common::text::EVIDENCE_CHARS;
+use crate::extract::rules::common::text::*;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -15,7 +16,7 @@ use std::collections::HashSet;
 /// `the Borrower shall ...`, `each Lender agrees to ...`, `the Company shall not permit ...`;
 /// a bare subject after a comma or `and` (`..., and Landlord shall ...`) and
 /// a comma aside around the modal (`Tenant shall, in addition to ..., pay`).
-pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
     with_large_dfa(
         r"(?:\b(?:the|each|any|such|The|Each|Any|Such)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:(?:severally|hereby|irrevocably|unconditionally)\s+)*(?:shall|will|must|agrees(?:\s*,[^,;]{0,120},)?\s+to|covenants\s+to)(?:\s*,[^,;]{1,160},)?\s+(not\s+)?(?:(?:directly\s+or\s+indirectly|at\s+any\s+time),?\s+)?([A-Za-z][a-z\-]+)",
     )
@@ -23,7 +24,7 @@ pub(super) static OBLIGATION: Lazy<Regex> = Lazy::new(|| {
 });
 
 /// `Neither the Company nor any Subsidiary will ...`: a restriction on both.
-pub(super) static NEITHER: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static NEITHER: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r"\bNeither\s+(?:the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+nor\s+(?:any\s+|the\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)\s+(?:shall|will)\s+([a-z][a-z\-]+)",
     )
@@ -53,7 +54,7 @@ const RIGHT_WORDS: &[&str] = &["may", "shall", "entitled", "right"];
 
 /// Rights: `Licensee may terminate ...`, `the Landlord shall have the right
 /// to ...`, `each Party is entitled to ...`; `may not` restricts.
-pub(super) static RIGHT: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static RIGHT: Lazy<Regex> = Lazy::new(|| {
     with_large_dfa(
         r"(?:\b(?:the|each|any|either|The|Each|Any|Either)\s+|(?:^|[.;:]\s+|\)\s+|,\s+|\b(?:and|then)\s+))((?:[A-Z][A-Za-z\-]*\s+){0,3}[A-Z][A-Za-z\-]*)(?:\s*,[^,;]{1,160},)?\s+(?:may|shall\s+(?:have|be\s+entitled)\s+(?:the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+)?to|(?:is|are)\s+entitled\s+to|(?:has|have)\s+the\s+(?:sole\s+|exclusive\s+|unilateral\s+)?right\s+to|reserves?\s+the\s+right\s+to)\s+(not\s+)?(?:(?:at\s+any\s+time|in\s+its\s+sole\s+discretion|at\s+its\s+option),?\s+)?([a-z][a-z\-]+)",
     )
@@ -84,16 +85,17 @@ const NON_RIGHT_VERBS: &[&str] = &[
 ];
 
 /// `... to make Ratable Loans to the Borrowers ...` inside a lender's obligation.
-pub(super) static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
+pub(in crate::extract::rules) static LENDS_TO: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\bto\s+make\s+[^.;]{0,80}?\bto\s+(?:the|any|each|such)\s+(?:applicable\s+)?((?:[A-Z][A-Za-z\-]*\s+){0,2}(?:Borrower|Company)s?)\b")
         .unwrap()
 });
 
 /// A lien named in a covenant's clause.
-pub(super) static LIEN: Lazy<Regex> = Lazy::new(|| Regex::new(r"\bLiens?\b").unwrap());
+pub(in crate::extract::rules) static LIEN: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"\bLiens?\b").unwrap());
 
 /// Verbs after `shall` that state a status, not an obligation.
-pub(super) const NON_OBLIGATION_VERBS: &[&str] = &[
+pub(in crate::extract::rules) const NON_OBLIGATION_VERBS: &[&str] = &[
     "be",
     "mean",
     "means",
@@ -121,7 +123,7 @@ pub(super) const NON_OBLIGATION_VERBS: &[&str] = &[
 ];
 
 /// `shall not be required/obligated/liable ...`: a relief, not a covenant.
-pub(super) const RELIEF: &[&str] = &[
+pub(in crate::extract::rules) const RELIEF: &[&str] = &[
     "required",
     "obligated",
     "liable",
@@ -142,10 +144,11 @@ fn frees_from_liability(p: &str, c: &regex::Captures) -> bool {
         })
 }
 
-pub(super) const MAINTAIN_VERBS: &[&str] = &["maintain", "keep", "preserve", "remain"];
+pub(in crate::extract::rules) const MAINTAIN_VERBS: &[&str] =
+    &["maintain", "keep", "preserve", "remain"];
 
 /// The last duty, right or restriction a paragraph states.
-pub(super) struct Found {
+pub(in crate::extract::rules) struct Found {
     /// Its node's name.
     pub node: String,
     /// Its clause runs to the paragraph's end, so a list the paragraph
@@ -155,10 +158,29 @@ pub(super) struct Found {
     pub restriction: bool,
 }
 
+/// The duties, restrictions and rights a paragraph states. A duty whose
+/// clause ends the paragraph with `:` opens a list of clauses that are its
+/// own (after `except:` under a restriction, each a permitted exception).
+/// A paragraph that states one is read by no later reader.
+pub(super) fn duties(b: &mut Builder, p: &mut Paragraph) -> Flow {
+    let section = p.section;
+    let Some(f) = obligations(b, p.text, section.terms, section.own) else {
+        return Flow::Next;
+    };
+    // `... Miltenyi shall provide notice. ... Miltenyi shall have no
+    // obligation to Bellicum:` opens a list that is no duty's.
+    let permits = f.restriction && super::lists::opens_exceptions(p.text);
+    p.lists.duty = (f.to_end && p.text.trim_end().ends_with(':')).then_some((f.node, permits));
+    // References outside the duties' clauses (`as described in Article 4;
+    // ... Bellicum will pay ...`) stay the section's.
+    section_references(b, p.text, section.own);
+    Flow::Done
+}
+
 /// `the Borrower shall ...` (OBLIGATED_TO), `... shall maintain ...`
 /// (MUST_MAINTAIN), `... shall not ...` (RESTRICTS).
 /// Returns the last obligation or covenant found in the paragraph.
-pub(super) fn obligations(
+pub(in crate::extract::rules) fn obligations(
     b: &mut Builder,
     p: &str,
     set: &HashSet<String>,
@@ -319,7 +341,7 @@ pub(super) fn obligations(
             let r = b.entity(&name, "Right", &truncate(clause, 200));
             b.relate(&pt, "HOLDS_RIGHT", &r, &evidence);
             if verb == "terminate" {
-                if let Some(t) = b.terminates {
+                if let Some(t) = b.offered("TERMINATES") {
                     b.relate(&pt, t, &r, &evidence);
                 }
             }
@@ -440,7 +462,11 @@ static GRANTS_LIEN: Lazy<Regex> = Lazy::new(|| {
 /// the first defined term after the verb (`the Obligations`), `Grantor
 /// -GRANTS_LIEN_ON->` the first defined term after `security interest in`
 /// (`the Collateral`). Nothing when no defined term follows in the clause.
-pub(super) fn guarantees_and_liens(b: &mut Builder, p: &str, set: &HashSet<String>) {
+pub(in crate::extract::rules) fn guarantees_and_liens(
+    b: &mut Builder,
+    p: &str,
+    set: &HashSet<String>,
+) {
     // Words every match of each pattern holds.
     let guarantees = p.contains("guarantee");
     let grants_lien =
@@ -513,7 +539,7 @@ fn first_term(text: &str, set: &HashSet<String>) -> Option<String> {
 }
 
 /// A negative covenant that names liens restricts them (`Lien` entity).
-pub(super) fn restricts_liens(b: &mut Builder, covenant: &str, clause: &str) {
+pub(in crate::extract::rules) fn restricts_liens(b: &mut Builder, covenant: &str, clause: &str) {
     if let Some(m) = LIEN.find(clause) {
         let l = b.entity("Lien", "Lien", "a lien, security interest or encumbrance");
         b.relate(
@@ -614,7 +640,7 @@ static PASSIVE_ASSIGNMENT: Lazy<Regex> = Lazy::new(|| {
 
 /// `Covenant -RESTRICTS-> Assignment` (and the party named after `by`)
 /// for a passive restriction on assigning the agreement.
-pub(super) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
+pub(in crate::extract::rules) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
     // Words every match holds.
     if !(p.contains("Agreement")
         && p.contains("not")
@@ -642,7 +668,7 @@ pub(super) fn passive_assignment(b: &mut Builder, p: &str, own: &OwnSection) {
 }
 
 /// `Agent -AGENT_FOR-> Lender` where the lenders appoint the agent.
-pub(super) fn appointments(b: &mut Builder, p: &str) {
+pub(in crate::extract::rules) fn appointments(b: &mut Builder, p: &str) {
     // A verb every match holds.
     if !holds_any(p, &["appoints", "designates"]) {
         return;
@@ -682,7 +708,12 @@ static BY_PARTY: Lazy<Regex> = Lazy::new(|| {
 /// clause states (`HOLDS_RIGHT`, and `TERMINATES` when the ontology has it).
 /// `in_list` says a previous paragraph opened the list; returns whether
 /// the list goes on after `p`.
-pub(super) fn termination_list(b: &mut Builder, p: &str, in_list: bool, own: &OwnSection) -> bool {
+pub(in crate::extract::rules) fn termination_list(
+    b: &mut Builder,
+    p: &str,
+    in_list: bool,
+    own: &OwnSection,
+) -> bool {
     let opens = TERMINABLE.find(p);
     let from = match (opens, in_list) {
         (Some(m), _) => m.end(),
@@ -704,7 +735,7 @@ pub(super) fn termination_list(b: &mut Builder, p: &str, in_list: bool, own: &Ow
             let pt = party_entity(b, &singular_role(&party));
             let r = b.entity(&name, "Right", &truncate(clause, 200));
             b.relate(&pt, "HOLDS_RIGHT", &r, &evidence);
-            if let Some(t) = b.terminates {
+            if let Some(t) = b.offered("TERMINATES") {
                 b.relate(&pt, t, &r, &evidence);
             }
             clause_links(b, &r, clause, own);
