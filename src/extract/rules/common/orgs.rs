@@ -411,6 +411,17 @@ fn org_matches(p: &str) -> std::rc::Rc<Vec<OrgSpans>> {
     found
 }
 
+/// A name being cut out of one [`ORG`] match: its words (slices of the
+/// paragraph), where it starts and ends in the paragraph, the match's tail
+/// (`of New York`, `, N.A.`) and a role label glued in front of it.
+struct Candidate<'p> {
+    words: Vec<&'p str>,
+    start: usize,
+    end: usize,
+    tail: &'p str,
+    lead_role: Option<&'p str>,
+}
+
 fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMatch>) {
     let matches = org_matches(p);
     for spans in matches.iter() {
@@ -418,72 +429,141 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             hay: p,
             spans: *spans,
         };
-        let (glued, unglued): (Vec<&str>, Vec<&str>);
-        let whole = c.get(0).unwrap();
-        let words: Vec<&str> = whole.as_str().split_whitespace().collect();
-        let skip = words
-            .iter()
-            .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
-            .count();
-        // `Form of Opinion of Company`: a corporate word right after `of`
-        // names no organisation.
-        // So does one right after `by`, `with`, `to`, `for`, `from`
-        // (`THE SOLE WARRANTY MADE BY COMPANY`), or a bare `Company` after
-        // one word and `and` (`RGHI and Company`: a defined short name and
-        // the defined `Company`, two parties).
-        let generic_suffix = c.name("suffix").is_some_and(|m| {
-            ["company", "corporation"].contains(&m.as_str().to_ascii_lowercase().as_str())
-        });
-        if c.name("suffix").is_some()
-            && c.name("lead").is_some_and(|l| {
-                let lead: Vec<&str> = l.as_str().split_whitespace().collect();
-                lead.last().is_some_and(|w| {
-                    let w = w.to_ascii_lowercase();
-                    w == "of"
-                        || (generic_suffix
-                            && ["by", "with", "to", "for", "from"].contains(&w.as_str()))
-                        || (generic_suffix && w == "and" && lead.len() - skip.min(lead.len()) <= 2)
-                })
+        if let Some(m) = org_of_match(p, base, defined, &c, out) {
+            out.push(m);
+        }
+    }
+}
+
+/// The organisation one [`ORG`] match names, once the names it runs
+/// together with are found on their own (pushed to `out` first) and the
+/// words a layout glued around it are cut off; `None` where it names none
+/// (a description, a sentence in capitals, a statute, a role).
+fn org_of_match<'p>(
+    p: &'p str,
+    base: usize,
+    defined: &HashSet<String>,
+    c: &OrgCaptures<'p>,
+    out: &mut Vec<OrgMatch>,
+) -> Option<OrgMatch> {
+    let whole = c.get(0).unwrap();
+    let words: Vec<&str> = whole.as_str().split_whitespace().collect();
+    let skip = words
+        .iter()
+        .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+        .count();
+    if names_no_company(c, skip) || column_letters(&words) {
+        return None;
+    }
+    let mut n = Candidate {
+        words: words[skip..].to_vec(),
+        start: whole.start(),
+        end: whole.end(),
+        tail: "",
+        lead_role: None,
+    };
+    n.start_after_sentence_end();
+    n.split_off_other_names(p, base, defined, out);
+    n.start_after_signer_or_number();
+    if n.is_description(p, c) {
+        return None;
+    }
+    n.strip_glued_lead();
+    if n.words.is_empty() {
+        return None;
+    }
+    if n.lead_role.is_some()
+        || n.start < offset_in(p, n.words[0]) && !stop_led(&p[n.start..offset_in(p, n.words[0])])
+    {
+        n.start = offset_in(p, n.words[0]);
+    }
+    // `IN NO EVENT SHALL COMPANY`, `INCLUDING BUT NOT LIMITED`: a
+    // sentence in capitals, not a name.
+    if n.words
+        .iter()
+        .any(|w| SENTENCE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+    {
+        return None;
+    }
+    n.tail = c.name("tail").map_or("", |t| t.as_str().trim());
+    n.drop_address_tail(p, c);
+    if n.words.len() < 2 && n.tail.is_empty() {
+        return None;
+    }
+    n.start_after_heading(p);
+    if n.is_structure_role() || n.is_statute_or_blank(p) {
+        return None;
+    }
+    n.unglue(p);
+    let bracketed = n.bracketed_place(p);
+    n.into_match(p, base, defined, c, bracketed)
+}
+
+/// `Form of Opinion of Company`: a corporate word right after `of` names
+/// no organisation. So does one right after `by`, `with`, `to`, `for`,
+/// `from` (`THE SOLE WARRANTY MADE BY COMPANY`), or a bare `Company` after
+/// one word and `and` (`RGHI and Company`: a defined short name and the
+/// defined `Company`, two parties).
+fn names_no_company(c: &OrgCaptures, skip: usize) -> bool {
+    let generic_suffix = c.name("suffix").is_some_and(|m| {
+        ["company", "corporation"].contains(&m.as_str().to_ascii_lowercase().as_str())
+    });
+    c.name("suffix").is_some()
+        && c.name("lead").is_some_and(|l| {
+            let lead: Vec<&str> = l.as_str().split_whitespace().collect();
+            lead.last().is_some_and(|w| {
+                let w = w.to_ascii_lowercase();
+                w == "of"
+                    || (generic_suffix && ["by", "with", "to", "for", "from"].contains(&w.as_str()))
+                    || (generic_suffix && w == "and" && lead.len() - skip.min(lead.len()) <= 2)
             })
-        {
-            continue;
-        }
-        // A table's column letters (`Y Z AA AB AC AD AE AF AG`): no name.
-        if words.len() >= 3
-            && words
-                .iter()
-                .all(|w| w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase()))
-        {
-            continue;
-        }
-        let mut kept = &words[skip..];
-        // A sentence end (`Commitment. The Company`) or a generic `The`
-        // inside the run starts the name after it.
+        })
+}
+
+/// A table's column letters (`Y Z AA AB AC AD AE AF AG`): no name.
+fn column_letters(words: &[&str]) -> bool {
+    words.len() >= 3
+        && words
+            .iter()
+            .all(|w| w.len() <= 2 && w.chars().all(|c| c.is_ascii_uppercase()))
+}
+
+impl<'p> Candidate<'p> {
+    /// A sentence end (`Commitment. The Company`) or a generic `The`
+    /// inside the run starts the name after it.
+    fn start_after_sentence_end(&mut self) {
+        let kept = &self.words;
         if let Some(cut) = kept.iter().rposition(|w| {
             let n = kept.len();
             let is_last = std::ptr::eq(*w, kept[n - 1]);
             !is_last && (sentence_end(w) || w.eq_ignore_ascii_case("the"))
         }) {
-            kept = &kept[cut + 1..];
+            self.words.drain(..cut + 1);
         }
-        // `Bank of America and Citibank, N.A.`: the names before the `and`
-        // are found on their own, first.
-        let mut start = whole.start();
-        let mut end = whole.end();
-        if let Some(i) = and_between_names(kept, defined) {
-            let from = offset_in(p, kept[0]);
-            let to = offset_in(p, kept[i]);
+    }
+
+    /// Names run together in one match are found on their own, first:
+    /// `Bank of America and Citibank, N.A.`, and two names side by side
+    /// (signature blocks in columns: `Inktomi Corp Microsoft Corp`, `PC
+    /// Financial Services Private Limited Mobimagic Co., Ltd.`), where a
+    /// closing corporate word followed by more name ends the first.
+    fn split_off_other_names(
+        &mut self,
+        p: &'p str,
+        base: usize,
+        defined: &HashSet<String>,
+        out: &mut Vec<OrgMatch>,
+    ) {
+        if let Some(i) = and_between_names(&self.words, defined) {
+            let from = offset_in(p, self.words[0]);
+            let to = offset_in(p, self.words[i]);
             orgs_in(&p[from..to], base + from, defined, out);
-            kept = &kept[i + 1..];
-            start = offset_in(p, kept[0]);
+            self.words.drain(..i + 1);
+            self.start = offset_in(p, self.words[0]);
         }
-        // Two names side by side (signature blocks in columns: `Inktomi
-        // Corp Microsoft Corp`, `PC Financial Services Private Limited
-        // Mobimagic Co., Ltd.`): a closing corporate word followed by more
-        // name ends the first.
-        while let Some(j) = (0..kept.len().saturating_sub(2)).find(|&j| {
-            closing(kept[j]) && j > 0 && {
-                let n = kept[j + 1];
+        while let Some(j) = (0..self.words.len().saturating_sub(2)).find(|&j| {
+            closing(self.words[j]) && j > 0 && {
+                let n = self.words[j + 1];
                 !corporate(n)
                     // `a Nevada Limited Liability Company`: one form.
                     && !["of", "and", "&", "liability", "partnership"]
@@ -491,18 +571,22 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                     && n.chars().next().is_some_and(char::is_uppercase)
             }
         }) {
-            let from = offset_in(p, kept[0]);
-            let to = offset_in(p, kept[j]) + kept[j].len();
+            let from = offset_in(p, self.words[0]);
+            let to = offset_in(p, self.words[j]) + self.words[j].len();
             orgs_in(&p[from..to], base + from, defined, out);
-            kept = &kept[j + 1..];
-            start = offset_in(p, kept[0]);
+            self.words.drain(..j + 1);
+            self.start = offset_in(p, self.words[0]);
         }
-        // A signer's name and title written before the name (`Thomas Sipp
-        // Chief Financial Officer SCULPTOR CAPITAL LP`): the name is after
-        // the title.
-        // So does a postcode (`Austin, Texas 78741 Sibannac, Inc.`) or a
-        // document's title (`ODM Supply Agreement 2 Organic Preparations`).
-        if let Some(j) = kept.iter().rposition(|w| {
+    }
+
+    /// A signer's name and title written before the name (`Thomas Sipp
+    /// Chief Financial Officer SCULPTOR CAPITAL LP`), a postcode (`Austin,
+    /// Texas 78741 Sibannac, Inc.`), a registration number or a document's
+    /// title (`ODM Supply Agreement 2 Organic Preparations`): the name is
+    /// after it. Then a press release's `About` and stop words a cut left
+    /// at the front (`CORP. and DEUTSCHE BANK`) go.
+    fn start_after_signer_or_number(&mut self) {
+        if let Some(j) = self.words.iter().rposition(|w| {
             let l = w.trim_end_matches([',', '.']).to_ascii_lowercase();
             l.split('/').any(|part| OFFICER_WORDS.contains(&part))
                 || (l.len() >= 4 && l.chars().all(|c| c.is_ascii_digit()))
@@ -515,27 +599,30 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                 // and Loeb & Loeb LLP`).
                 || l == "esq"
         }) {
-            if j + 2 < kept.len() {
-                kept = &kept[j + 1..];
+            if j + 2 < self.words.len() {
+                self.words.drain(..j + 1);
             }
         }
-        // A press release's heading glued on (`About Dova
-        // Pharmaceuticals, Inc.`): `About` opens no company's name.
-        if kept.len() > 2 && kept[0] == "About" {
-            kept = &kept[1..];
+        // `About Dova Pharmaceuticals, Inc.`: `About` opens no company's
+        // name.
+        if self.words.len() > 2 && self.words[0] == "About" {
+            self.words.remove(0);
         }
-        // Stop words left at the front by a cut (`CORP. and DEUTSCHE BANK`).
-        let lead_stop = kept
+        let lead_stop = self
+            .words
             .iter()
             .take_while(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
             .count();
-        if lead_stop < kept.len() {
-            kept = &kept[lead_stop..];
+        if lead_stop < self.words.len() {
+            self.words.drain(..lead_stop);
         }
-        // `a Delaware Corporation`, `an Ohio Limited Liability Company`:
-        // what a party is, not its name.
+    }
+
+    /// `a Delaware Corporation`, `an Ohio Limited Liability Company`: what
+    /// a party is, not its name.
+    fn is_description(&self, p: &str, c: &OrgCaptures) -> bool {
         let article = |w: &str| w.eq_ignore_ascii_case("a") || w.eq_ignore_ascii_case("an");
-        let word_before = p[..offset_in(p, kept[0])]
+        let word_before = p[..offset_in(p, self.words[0])]
             .trim_end()
             .rsplit(char::is_whitespace)
             .next()
@@ -544,16 +631,17 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             ["corporation", "company", "limited"]
                 .contains(&m.as_str().to_ascii_lowercase().as_str())
         });
-        if article(word_before) && generic {
-            continue;
-        }
-        // Words glued in front of a name by a layout: a clause or list
-        // number (`2.1`, `551` is kept only inside a name), a heading
-        // (`Schedule A`), a signature-block field (`Name Title`) or a role
-        // label (`DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD.`,
-        // `SHIPPER ECOPETROL S.A.`); `Bank of America` keeps its `Bank`.
-        let mut lead_role: Option<&str> = None;
-        while let Some(first) = kept.first() {
+        article(word_before) && generic
+    }
+
+    /// Words glued in front of a name by a layout: a clause or list number
+    /// (`2.1`, `551` is kept only inside a name), a heading (`Schedule
+    /// A`), a signature-block field (`Name Title`) or a role label
+    /// (`DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD.`, `SHIPPER ECOPETROL
+    /// S.A.`, kept as the lead role); `Bank of America` keeps its `Bank`.
+    fn strip_glued_lead(&mut self) {
+        while let Some(&first) = self.words.first() {
+            let kept = &self.words;
             let next = kept.get(1).copied().unwrap_or("");
             let bare = first.trim_end_matches([':', ',']);
             let low = bare.to_ascii_lowercase();
@@ -566,74 +654,65 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             let orphan = closing(bare) && kept.len() > 2;
             let stop = STOP_LEAD.contains(&low.as_str()) && kept.len() > 1;
             if numeric || field || orphan || stop {
-                kept = &kept[1..];
+                self.words.remove(0);
             } else if heading {
-                kept = &kept[2..];
+                self.words.drain(..2);
             } else if glued_role {
-                lead_role = Some(bare);
-                kept = &kept[1..];
+                self.lead_role = Some(bare);
+                self.words.remove(0);
             } else {
                 break;
             }
         }
-        if kept.is_empty() {
-            continue;
-        }
-        if lead_role.is_some()
-            || start < offset_in(p, kept[0]) && !stop_led(&p[start..offset_in(p, kept[0])])
-        {
-            start = offset_in(p, kept[0]);
-        }
-        // `IN NO EVENT SHALL COMPANY`, `INCLUDING BUT NOT LIMITED`: a
-        // sentence in capitals, not a name.
-        if kept
-            .iter()
-            .any(|w| SENTENCE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
-        {
-            continue;
-        }
-        let mut tail = c.name("tail").map_or("", |t| t.as_str().trim());
-        // `Bank of New York`, `Trust Company of New York`; not `LEO PHARMA
-        // A/S of Industriparken`, an address.
+    }
+
+    /// `Bank of New York`, `Trust Company of New York` keep their `of`
+    /// tail; `LEO PHARMA A/S of Industriparken` is followed by an address,
+    /// which goes.
+    fn drop_address_tail(&mut self, p: &str, c: &OrgCaptures) {
         let of_name = c.name("suffix").is_some_and(|m| {
             ["bank", "trust", "company", "corporation"]
                 .contains(&m.as_str().to_ascii_lowercase().as_str())
         });
-        if !of_name && (tail.starts_with("of ") || tail.starts_with("OF ")) {
-            let n = tail.split_whitespace().count();
-            if kept.len() > n {
-                kept = &kept[..kept.len() - n];
-                let last = kept[kept.len() - 1];
-                end = offset_in(p, last) + last.len();
+        if !of_name && (self.tail.starts_with("of ") || self.tail.starts_with("OF ")) {
+            let n = self.tail.split_whitespace().count();
+            if self.words.len() > n {
+                self.words.truncate(self.words.len() - n);
+                let last = self.words[self.words.len() - 1];
+                self.end = offset_in(p, last) + last.len();
             }
-            tail = "";
+            self.tail = "";
         }
-        if kept.len() < 2 && tail.is_empty() {
-            continue;
-        }
-        // `Form of Opinion of Milbank LLP`, `Law Department of X`: a
-        // heading or a department before the name.
+    }
+
+    /// `Form of Opinion of Milbank LLP`, `Law Department of X`: a heading
+    /// or a department before the name.
+    fn start_after_heading(&mut self, p: &str) {
+        let kept = &self.words;
         if kept.len() > 3
             && (kept[0].eq_ignore_ascii_case("form") && kept[1].eq_ignore_ascii_case("of")
                 || kept[1].eq_ignore_ascii_case("department") && kept[2].eq_ignore_ascii_case("of"))
         {
             if let Some(j) = (2..kept.len() - 1).find(|&j| kept[j].eq_ignore_ascii_case("of")) {
-                start = offset_in(p, kept[j + 1]);
-                kept = &kept[j + 1..];
+                self.start = offset_in(p, kept[j + 1]);
+                self.words.drain(..j + 1);
             }
         }
-        // `the Surviving Corporation`, `the Operating Company`: the role a
-        // merger or a group structure gives a company, not its name (also
-        // where a list of defined terms writes it alone).
-        if kept.len() == 2
-            && ["corporation", "company"].contains(&kept[1].to_ascii_lowercase().as_str())
-            && STRUCTURE_PARTICIPLES.contains(&kept[0].to_ascii_lowercase().as_str())
-        {
-            continue;
-        }
-        // `Florida Business Corporation Act`, `General Corporation Law`: a
-        // statute's name; `Signed by ... of Your Company`: a form's blank.
-        let after = p[end..].trim_start();
+    }
+
+    /// `the Surviving Corporation`, `the Operating Company`: the role a
+    /// merger or a group structure gives a company, not its name (also
+    /// where a list of defined terms writes it alone).
+    fn is_structure_role(&self) -> bool {
+        self.words.len() == 2
+            && ["corporation", "company"].contains(&self.words[1].to_ascii_lowercase().as_str())
+            && STRUCTURE_PARTICIPLES.contains(&self.words[0].to_ascii_lowercase().as_str())
+    }
+
+    /// `Florida Business Corporation Act`, `General Corporation Law`: a
+    /// statute's name; `Signed by ... of Your Company`: a form's blank.
+    fn is_statute_or_blank(&self, p: &str) -> bool {
+        let after = p[self.end..].trim_start();
         let statute = ["Act", "Law", "Code", "ACT", "LAW", "CODE"]
             .iter()
             .any(|w| {
@@ -641,61 +720,75 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
                     .strip_prefix(w)
                     .is_some_and(|r| !r.starts_with(char::is_alphanumeric))
             });
-        if statute
-            || kept
+        statute
+            || self
+                .words
                 .iter()
                 .any(|w| ["your", "our"].contains(&w.to_ascii_lowercase().as_str()))
-        {
-            continue;
-        }
-        // `Managing DirectorBanco Santander S.A.`, `WALT DISNEY
-        // COMPANYMizuho Bank, Ltd.`: a signer's title or the previous
-        // column glued to the name's first word by a PDF layout; the name
-        // starts where the glued word does.
-        if let Some((i, cut)) = kept
+    }
+
+    /// `Managing DirectorBanco Santander S.A.`, `WALT DISNEY COMPANYMizuho
+    /// Bank, Ltd.`: a signer's title or the previous column glued to the
+    /// name's first word by a PDF layout; the name starts where the glued
+    /// word does. `Royal Bank of CANADAby`: a field word glued after it.
+    fn unglue(&mut self, p: &'p str) {
+        if let Some((i, cut)) = self
+            .words
             .iter()
             .enumerate()
             .rev()
             .find_map(|(i, w)| glued_prefix(w).map(|n| (i, n)))
         {
-            start = offset_in(p, kept[i]) + cut;
-            let first = &p[start..offset_in(p, kept[i]) + kept[i].len()];
-            glued = std::iter::once(first)
-                .chain(kept[i + 1..].iter().copied())
-                .collect();
-            kept = &glued;
+            self.start = offset_in(p, self.words[i]) + cut;
+            let first = &p[self.start..offset_in(p, self.words[i]) + self.words[i].len()];
+            self.words.drain(..i);
+            self.words[0] = first;
         }
-        // `Royal Bank of CANADAby`: a field word glued after the name.
-        if let Some(last) = kept.last() {
+        if let Some(&last) = self.words.last() {
             if let Some(stem) = glued_field_suffix(last) {
-                end = offset_in(p, last) + stem.len();
-                let mut v = kept[..kept.len() - 1].to_vec();
-                v.push(stem);
-                unglued = v;
-                kept = &unglued;
-                tail = "";
+                self.end = offset_in(p, last) + stem.len();
+                let n = self.words.len();
+                self.words[n - 1] = stem;
+                self.tail = "";
             }
         }
-        // `Rise (Tianjin) Education Information Consulting Co., Ltd.`: a
-        // place in brackets inside the name; its start is before them.
-        let mut bracketed = None;
-        if lead_role.is_none() {
-            let to = offset_in(p, kept[0]);
-            let mut at = to.saturating_sub(120);
-            while !p.is_char_boundary(at) {
-                at += 1;
-            }
-            if let Some(c) = BRACKETED_PLACE.captures(&p[at..to]) {
-                let from = at + c.get(1).unwrap().start();
-                if !c[1]
-                    .split_whitespace()
-                    .any(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
-                {
-                    start = from;
-                    bracketed = Some(format!("{} ({})", normalize_ws(&c[1]), &c[2]));
-                }
-            }
+    }
+
+    /// `Rise (Tianjin) Education Information Consulting Co., Ltd.`: a
+    /// place in brackets inside the name; its start is before them.
+    fn bracketed_place(&mut self, p: &str) -> Option<String> {
+        if self.lead_role.is_some() {
+            return None;
         }
+        let to = offset_in(p, self.words[0]);
+        let mut at = to.saturating_sub(120);
+        while !p.is_char_boundary(at) {
+            at += 1;
+        }
+        let c = BRACKETED_PLACE.captures(&p[at..to])?;
+        let from = at + c.get(1).unwrap().start();
+        if c[1]
+            .split_whitespace()
+            .any(|w| STOP_LEAD.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            return None;
+        }
+        self.start = from;
+        Some(format!("{} ({})", normalize_ws(&c[1]), &c[2]))
+    }
+
+    /// The match, unless the name is a term the section defines or a role
+    /// (`WestRock Company` is a name: a word with a capital inside, or a
+    /// digit, is never a role's adjective like `Operating Company`).
+    fn into_match(
+        self,
+        p: &str,
+        base: usize,
+        defined: &HashSet<String>,
+        c: &OrgCaptures,
+        bracketed: Option<String>,
+    ) -> Option<OrgMatch> {
+        let kept = &self.words;
         // `Standard  Standard & Poor's`: a word doubled by a typo.
         let mut raw_words: Vec<&str> = Vec::with_capacity(kept.len());
         for w in kept {
@@ -707,8 +800,6 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             Some(b) => format!("{b} {}", raw_words.join(" ")),
             None => raw_words.join(" "),
         };
-        // `WestRock Company`: a word with a capital inside (or a digit) is
-        // a name, never a role's adjective (`Operating Company`).
         let coined = kept.len() == 2
             && kept[0]
                 .chars()
@@ -719,18 +810,18 @@ fn orgs_in(p: &str, base: usize, defined: &HashSet<String>, out: &mut Vec<OrgMat
             || (is_role(&raw)
                 && kept.len() <= 2
                 && !coined
-                && tail.is_empty()
+                && self.tail.is_empty()
                 && c.name("suffix2").is_none())
         {
-            continue;
+            return None;
         }
-        out.push(OrgMatch {
+        Some(OrgMatch {
             raw,
-            start: base + start,
-            end: base + end,
-            lead_role: lead_role.map(str::to_string),
-            trade_names: trade_names(&p[end..]),
-        });
+            start: base + self.start,
+            end: base + self.end,
+            lead_role: self.lead_role.map(str::to_string),
+            trade_names: trade_names(&p[self.end..]),
+        })
     }
 }
 
