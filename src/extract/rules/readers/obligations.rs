@@ -186,11 +186,19 @@ pub(in crate::extract::rules) fn obligations(
     set: &HashSet<String>,
     own: &OwnSection,
 ) -> Option<Found> {
-    let mut last = None;
     // Each pattern only where its words are (see `holds_any`).
+    let neither = neither_nor(b, p, set, own);
+    let duties = duties_of(b, p, own);
+    let rights = rights_of(b, p, own);
+    // The paragraph's last duty, restriction or right found.
+    rights.or(duties).or(neither)
+}
+
+/// `Neither the Borrower nor any Subsidiary shall ...`: a covenant that
+/// RESTRICTS both.
+fn neither_nor(b: &mut Builder, p: &str, set: &HashSet<String>, own: &OwnSection) -> Option<Found> {
+    let mut last = None;
     let neither = p.contains("Neither");
-    let obligation = holds_any(p, OBLIGATION_WORDS);
-    let right = holds_any(p, RIGHT_WORDS);
     for c in NEITHER.captures_iter(if neither { p } else { "" }) {
         let first = normalize_ws(&c[1]);
         let known =
@@ -216,6 +224,15 @@ pub(in crate::extract::rules) fn obligations(
             restriction: true,
         });
     }
+    last
+}
+
+/// `the Borrower shall ...` (OBLIGATED_TO, MUST_MAINTAIN), `... shall not
+/// ...` (a Covenant that RESTRICTS its party), also in the second person
+/// (`you shall pay`).
+fn duties_of(b: &mut Builder, p: &str, own: &OwnSection) -> Option<Found> {
+    let mut last = None;
+    let obligation = holds_any(p, OBLIGATION_WORDS);
     let pronoun_duties = if obligation && holds_any(p, &["you", "we"]) {
         p
     } else {
@@ -304,6 +321,14 @@ pub(in crate::extract::rules) fn obligations(
             restriction: negative,
         });
     }
+    last
+}
+
+/// `the Lender may ...` (HOLDS_RIGHT, TERMINATES for a right to end the
+/// agreement), `... may not ...` (a Covenant that RESTRICTS its party).
+fn rights_of(b: &mut Builder, p: &str, own: &OwnSection) -> Option<Found> {
+    let mut last = None;
+    let right = holds_any(p, RIGHT_WORDS);
     let pronoun_rights = if right && holds_any(p, &["you", "we"]) {
         p
     } else {
