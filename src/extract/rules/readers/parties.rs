@@ -72,73 +72,7 @@ pub(in crate::extract::rules) fn parties(
     let mut any_role = false;
     for (i, org) in found.iter().enumerate() {
         let o = b.org(org);
-        let after = &p[org.end..];
-        let mut has_role = false;
-        if let Some(c) = AS_ROLE.captures(after) {
-            for role in c[1]
-                .split(" and ")
-                .map(without_signature_words)
-                .filter(|r| !r.is_empty() && r.chars().next().is_some_and(char::is_uppercase))
-            {
-                let role = singular_role(&role);
-                let r = b.entity(&role, "Role", "");
-                b.relate(
-                    &o,
-                    "HAS_ROLE",
-                    &r,
-                    &truncate(
-                        &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
-                        EVIDENCE_CHARS,
-                    ),
-                );
-                if role.to_ascii_lowercase().contains("agent") {
-                    agents.push(o.clone());
-                }
-                has_role = true;
-            }
-        }
-        if let Some(m) = SUBSIDIARY_OF_ORG.find(after) {
-            let parent_at = org.end + m.end();
-            if let Some(parent) = found
-                .iter()
-                .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
-            {
-                let pn = b.org(parent);
-                b.relate(
-                    &o,
-                    "SUBSIDIARY_OF",
-                    &pn,
-                    &truncate(
-                        &format!("{}{}", org.raw, &p[org.end..parent.end]),
-                        EVIDENCE_CHARS,
-                    ),
-                );
-            }
-        }
-        if let Some(c) = AFTER_PARTY.captures(after) {
-            let term = normalize_ws(&c["term"]);
-            if valid_term(&term) {
-                let evidence = truncate(
-                    &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
-                    EVIDENCE_CHARS,
-                );
-                let d = b.entity(&term, "DefinedTerm", "");
-                b.relate(&d, "DEFINED_AS", &o, &evidence);
-                if is_role(&term) {
-                    let r = b.entity(&singular_role(&term), "Role", "");
-                    b.relate(&o, "HAS_ROLE", &r, &evidence);
-                    has_role = true;
-                    if term.to_ascii_lowercase().contains("agent") {
-                        agents.push(o.clone());
-                    }
-                }
-            }
-            if let Some(desc) = c.name("desc") {
-                if let Some(j) = JURISDICTION.captures(desc.as_str()) {
-                    b.entity(&j[1], "Jurisdiction", &format!("jurisdiction of {o}"));
-                }
-            }
-        }
+        let has_role = roles_after(b, p, org, &o, &found, &mut agents);
         any_role |= has_role;
         if i == 0 && !has_role {
             first_without_role = Some(o);
@@ -154,6 +88,95 @@ pub(in crate::extract::rules) fn parties(
     }
     // `X, as Administrative Agent for the Lenders`: only where the text
     // says whom the agent acts for.
+    agents_for_whom(b, p, &found, &agents);
+}
+
+/// What follows an organisation's name in `p`: its roles (`, as
+/// Administrative Agent`; an agent's name is kept in `agents`), its parent
+/// (`, a wholly-owned subsidiary of X`) and the term it is defined as (`, a
+/// Missouri corporation (the "Company")`, with its jurisdiction). True
+/// when it was given a role.
+fn roles_after(
+    b: &mut Builder,
+    p: &str,
+    org: &OrgMatch,
+    o: &str,
+    found: &[OrgMatch],
+    agents: &mut Vec<String>,
+) -> bool {
+    let after = &p[org.end..];
+    let mut has_role = false;
+    if let Some(c) = AS_ROLE.captures(after) {
+        for role in c[1]
+            .split(" and ")
+            .map(without_signature_words)
+            .filter(|r| !r.is_empty() && r.chars().next().is_some_and(char::is_uppercase))
+        {
+            let role = singular_role(&role);
+            let r = b.entity(&role, "Role", "");
+            b.relate(
+                &o,
+                "HAS_ROLE",
+                &r,
+                &truncate(
+                    &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                    EVIDENCE_CHARS,
+                ),
+            );
+            if role.to_ascii_lowercase().contains("agent") {
+                agents.push(o.to_string());
+            }
+            has_role = true;
+        }
+    }
+    if let Some(m) = SUBSIDIARY_OF_ORG.find(after) {
+        let parent_at = org.end + m.end();
+        if let Some(parent) = found
+            .iter()
+            .find(|x| x.start >= parent_at && x.start <= parent_at + 4)
+        {
+            let pn = b.org(parent);
+            b.relate(
+                &o,
+                "SUBSIDIARY_OF",
+                &pn,
+                &truncate(
+                    &format!("{}{}", org.raw, &p[org.end..parent.end]),
+                    EVIDENCE_CHARS,
+                ),
+            );
+        }
+    }
+    if let Some(c) = AFTER_PARTY.captures(after) {
+        let term = normalize_ws(&c["term"]);
+        if valid_term(&term) {
+            let evidence = truncate(
+                &format!("{}{}", org.raw, &after[..c.get(0).unwrap().end()]),
+                EVIDENCE_CHARS,
+            );
+            let d = b.entity(&term, "DefinedTerm", "");
+            b.relate(&d, "DEFINED_AS", &o, &evidence);
+            if is_role(&term) {
+                let r = b.entity(&singular_role(&term), "Role", "");
+                b.relate(&o, "HAS_ROLE", &r, &evidence);
+                has_role = true;
+                if term.to_ascii_lowercase().contains("agent") {
+                    agents.push(o.to_string());
+                }
+            }
+        }
+        if let Some(desc) = c.name("desc") {
+            if let Some(j) = JURISDICTION.captures(desc.as_str()) {
+                b.entity(&j[1], "Jurisdiction", &format!("jurisdiction of {o}"));
+            }
+        }
+    }
+    has_role
+}
+
+/// `X, as Administrative Agent for the Lenders`: only where the text says
+/// whom the agent acts for, and X was named an agent.
+fn agents_for_whom(b: &mut Builder, p: &str, found: &[OrgMatch], agents: &[String]) {
     for c in AGENT_FOR_WHOM.captures_iter(p) {
         let whom = singular_role(&titled(&c[2]));
         let Some(agent) = found
