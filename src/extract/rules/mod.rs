@@ -99,7 +99,7 @@ fn offered_types(ontology: &Ontology) -> HashSet<&'static str> {
         .iter()
         .filter_map(|r| match r.emits {
             Emits::Types(types) => Some(types),
-            Emits::Facts => None,
+            Emits::Facts(also) => Some(also),
         })
         .flatten()
         .copied()

@@ -1,10 +1,12 @@
 //! Forum and law: the courts the parties submit to, where disputes are
-//! heard or arbitrated, and governing law worded the ways `law.rs`'s
-//! `governed by the laws of X` pattern does not read (`The laws of X shall
-//! govern`, `governed by English law`, capitals).
+//! heard or arbitrated, and the governing law, read once for the register
+//! (`GOVERNING_LAW`) and the graph (`GOVERNED_BY`) alike, in every wording
+//! (`governed by the laws of X`, `The laws of X shall govern`, `governed by
+//! English law`, capitals).
 
 use super::{ci, Rule, Source, Target};
 use once_cell::sync::Lazy;
+use regex::Regex;
 
 pub(super) static RULES: [Rule; 2] = [
     Rule {
@@ -20,7 +22,7 @@ pub(super) static RULES: [Rule; 2] = [
         })),
         also: None,
         source: Source::Agreement,
-        target: Target::Place,
+        target: Target::GoverningPlace,
     },
     Rule {
         category: "Submits To Jurisdiction",
@@ -36,3 +38,89 @@ pub(super) static RULES: [Rule; 2] = [
         target: Target::Place,
     },
 ];
+
+/// `governed by ... the laws of (the State of) X`, `construed ... under the
+/// laws of X`.
+static GOVERNED: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?ix)
+        \b(?:governed|construed|interpreted|enforced)\b[^.;]{0,120}?\blaws?\s+of\s+
+        (?:the\s+)?(?:(?:State|Commonwealth|Province|Republic|Kingdom|People's\s+Republic)\s+of\s+)?
+        (?-i:(?P<place>(?:the\s+)?[A-Z][A-Za-z]+(?:\s+(?:of\s+)?[A-Z][A-Za-z]+){0,3}))",
+    )
+    .unwrap()
+});
+
+/// Words that end a place's name when the capitalised run goes on
+/// (`New York Without Regard`, `Delaware Applicable`).
+const NOT_PLACE: &[&str] = &[
+    "without",
+    "applicable",
+    "excluding",
+    "except",
+    "and",
+    "as",
+    "in",
+    "including",
+    "notwithstanding",
+    "that",
+    "which",
+    "regardless",
+    "other",
+    "shall",
+    "the",
+];
+
+/// A governing-law statement: the place, and where the statement's words
+/// are in the sentence.
+pub(super) struct Governed {
+    pub(super) place: String,
+    pub(super) start: usize,
+    pub(super) end: usize,
+}
+
+/// The place whose laws govern the agreement, where the sentence says so
+/// in the form `governed by (or construed under) the laws of (the State
+/// of) X` and speaks of the agreement (`this Agreement`, or `it` right
+/// after it) before the verb. A court's jurisdiction or a party's state of
+/// organisation is no governing law.
+pub(super) fn governed_place(s: &str) -> Option<Governed> {
+    for c in GOVERNED.captures_iter(s) {
+        let start = c.get(0).unwrap().start();
+        let sentence_start = s[..start].rfind(['.', ';']).map_or(0, |i| i + 1);
+        let lead = s[sentence_start..c.get(0).unwrap().end()].to_ascii_lowercase();
+        if !lead.contains("agreement") {
+            continue;
+        }
+        let mut words: Vec<&str> = c["place"].split_whitespace().collect();
+        if words.first().is_some_and(|w| w.eq_ignore_ascii_case("the")) {
+            words.remove(0);
+        }
+        if let Some(cut) = words
+            .iter()
+            .position(|w| NOT_PLACE.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            words.truncate(cut);
+        }
+        while words.last().is_some_and(|w| w.eq_ignore_ascii_case("of")) {
+            words.pop();
+        }
+        if words.is_empty() || (words.len() == 1 && words[0].len() < 3) {
+            continue;
+        }
+        let place = words.join(" ");
+        // `NEW YORK` -> `New York`.
+        let place = if place.chars().any(char::is_lowercase) {
+            place
+        } else {
+            crate::extract::rules::common::text::titled(&place)
+        };
+        let whole = c.get(0).unwrap();
+        return Some(Governed {
+            place,
+            start: whole.start(),
+            end: whole.end(),
+        });
+    }
+    None
+}

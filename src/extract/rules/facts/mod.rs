@@ -50,6 +50,10 @@ pub(super) enum Target {
     /// The place whose law or courts the sentence names (`New York`),
     /// else the clause.
     Place,
+    /// The place whose laws govern the agreement, else no fact: the
+    /// register's governing law and the graph's `GOVERNED_BY`, from one
+    /// reading.
+    GoverningPlace,
     /// The clause itself, as an entity of this type (`Right`, `Covenant`,
     /// `Obligation`).
     Clause(&'static str),
@@ -124,7 +128,15 @@ pub(super) fn facts(b: &mut Builder, paragraphs: &[String]) {
 }
 
 fn apply(b: &mut Builder, rule: &Rule, s: &str) {
-    let Some(m) = rule.pattern.find(s) else {
+    // `This Agreement shall be interpreted ... in all respects in
+    // accordance with the laws of the State of Illinois`: the governing
+    // law's own reading finds it where the trigger does not.
+    let governed = match rule.target {
+        Target::GoverningPlace => forum::governed_place(s),
+        _ => None,
+    };
+    let found = rule.pattern.find(s).map(|m| (m.start(), m.end()));
+    let Some((at, to)) = found.or(governed.as_ref().map(|g| (g.start, g.end))) else {
         return;
     };
     if rule.unless.as_ref().is_some_and(|u| u.is_match(s))
@@ -132,17 +144,17 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
     {
         return;
     }
-    let evidence = window(s, m.start(), m.end());
+    let evidence = window(s, at, to);
     let target = match rule.target {
-        Target::Date => match values::date_near(s, m.start()) {
+        Target::Date => match values::date_near(s, at) {
             Some(d) => b.entity(&d, "Date", ""),
             None => return,
         },
-        Target::Period => match period_of(rule, s, m.start(), m.end()) {
+        Target::Period => match period_of(rule, s, at, to) {
             Some(v) => b.entity(&v, "Period", ""),
             None => clause_entity(b, "Period", &evidence),
         },
-        Target::Amount => match values::amount_near(s, m.start(), m.end()) {
+        Target::Amount => match values::amount_near(s, at, to) {
             Some(v) => b.entity(&v, "Amount", ""),
             None => clause_entity(b, "Amount", &evidence),
         },
@@ -150,10 +162,14 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
             Some(v) => b.entity(&v, "Jurisdiction", ""),
             None => clause_entity(b, "Jurisdiction", &evidence),
         },
-        Target::Clause(ty) => clause_entity(b, ty, &clause_text(s, m.start(), m.end(), &evidence)),
+        Target::GoverningPlace => match governed.map(|g| g.place).or_else(|| values::place(s)) {
+            Some(v) => b.entity(&v, "Jurisdiction", "governing law"),
+            None => return,
+        },
+        Target::Clause(ty) => clause_entity(b, ty, &clause_text(s, at, to, &evidence)),
     };
     let source = match rule.source {
-        Source::Party => party_before(b, s, m.start()).or_else(|| party_in(b, s)),
+        Source::Party => party_before(b, s, at).or_else(|| party_in(b, s)),
         Source::Agreement => None,
     }
     .unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
@@ -163,7 +179,14 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
         &target,
         &evidence,
     );
+    if rule.target == Target::GoverningPlace {
+        b.relate(&source, GOVERNED_BY, &target, &evidence);
+    }
 }
+
+/// The graph's relation from the agreement to the place whose laws govern
+/// it, beside the typed fact.
+pub(super) const GOVERNED_BY: &str = "GOVERNED_BY";
 
 /// The period a fact names. A notice period is the one nearest the word
 /// `notice` (`renewing for successive one-year periods unless either party

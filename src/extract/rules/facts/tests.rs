@@ -205,3 +205,44 @@ fn each_fact_takes_its_own_clause_subject_and_value() {
         "{out:?}"
     );
 }
+
+/// One reading gives the register's governing law and the graph's
+/// `GOVERNED_BY`, so the two cannot disagree; a sentence that speaks of
+/// construing the agreement but names no place gives neither.
+#[test]
+fn governing_law_is_read_once_for_the_register_and_the_graph() {
+    for (text, place) in [
+        (
+            "This Agreement shall be interpreted, construed and enforced in all respects in \
+             accordance with the laws of the State of Illinois, except with regards to its rules \
+             regarding choice of law.",
+            Some("Illinois"),
+        ),
+        (
+            "The validity of this Agreement shall be governed by the laws of England and Wales.",
+            Some("England"),
+        ),
+        (
+            "The laws of the State of New York shall govern this Agreement.",
+            Some("New York"),
+        ),
+        (
+            "This agreement shall be interpreted and enforced in accordance with the provisions \
+             hereof without the aid of any rule of law requiring construction against the drafter.",
+            None,
+        ),
+    ] {
+        let out = run(text, &[]);
+        let of = |ty: &str| -> Vec<&String> {
+            out.iter()
+                .filter(|(s, t, _)| t == ty && s == "Agreement")
+                .map(|(_, _, d)| d)
+                .collect()
+        };
+        assert_eq!(of("GOVERNING_LAW"), of(GOVERNED_BY), "{text}");
+        match place {
+            Some(p) => assert_eq!(of(GOVERNED_BY), [p], "{text}"),
+            None => assert!(of("GOVERNING_LAW").is_empty(), "{text}: {out:?}"),
+        }
+    }
+}

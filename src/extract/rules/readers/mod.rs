@@ -16,7 +16,6 @@
 
 mod definitions;
 mod grants;
-mod law;
 mod lists;
 mod obligations;
 mod parties;
@@ -102,15 +101,18 @@ impl Skip {
 pub(super) enum Emits {
     Types(&'static [&'static str]),
     /// The typed facts' types (one per CUAD category, and the richer
-    /// relations beside them).
-    Facts,
+    /// relations beside them), and these.
+    Facts(&'static [&'static str]),
 }
 
 impl Emits {
     pub(super) fn allows(&self, relation_type: &str) -> bool {
         match self {
             Emits::Types(types) => types.contains(&relation_type),
-            Emits::Facts => crate::extract::facts_vocabulary::is_fact_relation(relation_type),
+            Emits::Facts(also) => {
+                also.contains(&relation_type)
+                    || crate::extract::facts_vocabulary::is_fact_relation(relation_type)
+            }
         }
     }
 }
@@ -232,19 +234,6 @@ pub(super) static READERS: &[Reader] = &[
             keeps_references: false,
             read: |b, p| {
                 parties_clause(b, p.text, p.section.terms);
-                Flow::Next
-            },
-        }),
-    },
-    Reader {
-        name: "governing law",
-        emits: Emits::Types(&["GOVERNED_BY"]),
-        read: Read::Paragraph(ParagraphRead {
-            triggers: &["law"],
-            skips: &[],
-            keeps_references: false,
-            read: |b, p| {
-                law::governing_law(b, p.text);
                 Flow::Next
             },
         }),
@@ -401,7 +390,7 @@ pub(super) static READERS: &[Reader] = &[
         // since a definition or a duty may be a cap, a grant or a date as
         // well.
         name: "typed facts",
-        emits: Emits::Facts,
+        emits: Emits::Facts(&[facts::GOVERNED_BY]),
         read: Read::Section(|b, s| facts::facts(b, s.paragraphs)),
     },
 ];
