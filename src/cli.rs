@@ -1,7 +1,7 @@
 //! Command-line surface: the clap definitions of every subcommand. Each
 //! subcommand's arguments and `run` live in their own file under `cmd/`.
 
-use crate::cmd;
+use crate::cmd::{self, Outcome};
 use clap::{Parser, Subcommand};
 
 const AFTER_HELP: &str = "\
@@ -23,6 +23,26 @@ written to import files under the output folder.";
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// Runs the parsed command line's subcommand. An `Err` is fatal (exit
+    /// 2).
+    pub fn run(self) -> anyhow::Result<Outcome> {
+        match self.command {
+            Command::Tree(a) => cmd::tree::run(a),
+            Command::Plan(a) => cmd::plan::run(a),
+            Command::Ingest(a) => cmd::ingest::run(a),
+            Command::Merge(a) => cmd::merge::run(a),
+            Command::Ask(a) => cmd::ask::run(a),
+            Command::Contracts(a) => cmd::contracts::run(a),
+            Command::IndexSearch(a) => cmd::index_search::run(a),
+            Command::Review(a) => cmd::review::run(a),
+            Command::History(a) => cmd::history::run(a),
+            Command::Index(IndexCommand::Check(a)) => cmd::index_check::run(a),
+            Command::Index(IndexCommand::Draft(a)) => cmd::index_draft::run(a),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,13 +6,13 @@
 
 use clap::Parser;
 use kgroute::cli::Cli;
-use kgroute::cmd::{self, Outcome};
+use kgroute::cmd::Outcome;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
     let cli = Cli::parse();
-    match cmd::run(cli) {
+    match cli.run() {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::PartialFailure) => ExitCode::from(1),
         Err(err) => {

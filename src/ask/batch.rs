@@ -11,25 +11,6 @@ use crate::search::{SearchIndex, SectionPointer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// An error unless `batch` is a folder (the caller then opens its index,
-/// whose own error asks for `index-search` when only the index is missing).
-pub fn check_exists(batch: &Path) -> anyhow::Result<()> {
-    if batch.is_dir() {
-        return Ok(());
-    }
-    if batch.exists() {
-        anyhow::bail!(
-            "{}: not a batch folder (a file); give the folder `kgroute ingest --out` wrote",
-            batch.display()
-        );
-    }
-    anyhow::bail!(
-        "{}: no such batch folder; give one that `kgroute ingest DOCS --out {}` made",
-        batch.display(),
-        batch.display()
-    )
-}
-
 /// Why the batch's answers may be partial: its manifest says its ingest
 /// has not finished (killed, or still running). `None` when it finished or
 /// has no manifest (merged or older batches).

@@ -102,7 +102,7 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
             )
         })?,
     };
-    crate::ask::batch::check_exists(&batch)?;
+    crate::search::batch::check_exists(&batch)?;
     let incomplete = crate::ask::batch::incomplete(&batch);
     if let Some(why) = &incomplete {
         eprintln!("kgroute: warning: {why}");

@@ -15,7 +15,7 @@ use std::path::Path;
 /// The batch's register rows; when the batch has none, an error naming
 /// the batch and how to make its register.
 pub fn load(batch: &Path) -> anyhow::Result<Vec<RegisterRow>> {
-    crate::ask::batch::check_exists(batch)?;
+    crate::search::batch::check_exists(batch)?;
     let path = batch.join(REGISTER_JSONL);
     if !path.exists() {
         anyhow::bail!(

@@ -3,14 +3,14 @@
 //! so both answer the same question the same way. Everything is read from
 //! the rows in memory; nothing here touches the graph.
 
-use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
+use crate::extract::facts_vocabulary::CATEGORIES;
+use crate::register::read::words;
+pub use crate::register::read::{
+    facts_of, name_key, period_days, value_of, PartialDate, EXPIRATION_DATE, GOVERNING_LAW,
+    NOTICE_PERIOD, RENEWAL_TERM,
+};
 use crate::register::{RegisterFact, RegisterParty, RegisterRow};
 use std::collections::BTreeMap;
-
-pub const GOVERNING_LAW: &str = "Governing Law";
-pub const EXPIRATION_DATE: &str = "Expiration Date";
-pub const RENEWAL_TERM: &str = "Renewal Term";
-pub const NOTICE_PERIOD: &str = "Notice Period To Terminate Renewal";
 
 /// What to keep; every filter given must hold (they are ANDed).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -125,70 +125,6 @@ fn show<'a>(facts: &mut Vec<Shown<'a>>, category: &'static str, fact: &'a Regist
     }
 }
 
-/// The row's facts of a category (empty when none).
-pub fn facts_of<'a>(row: &'a RegisterRow, category: &str) -> &'a [RegisterFact] {
-    row.facts
-        .get(&category_relation_type(category))
-        .map_or(&[], Vec::as_slice)
-}
-
-/// A fact's value in normal form, else as the text gives it.
-pub fn value_of(f: &RegisterFact) -> &str {
-    f.normalized.as_deref().unwrap_or(&f.value)
-}
-
-/// Legal forms that name no one: `Acme Corp.` is `Acme Corporation` is
-/// `ACME, Inc.`.
-const LEGAL_FORMS: &[&str] = &[
-    "the",
-    "inc",
-    "incorporated",
-    "corp",
-    "corporation",
-    "co",
-    "company",
-    "llc",
-    "lc",
-    "ltd",
-    "limited",
-    "plc",
-    "lp",
-    "llp",
-    "lllp",
-    "pc",
-    "sa",
-    "ag",
-    "gmbh",
-    "nv",
-    "bv",
-    "pty",
-    "pte",
-    "sarl",
-    "spa",
-    "srl",
-    "kk",
-    "ab",
-    "oy",
-];
-
-/// Lower-case words, dots dropped first so `L.L.C.` is one word.
-fn words(s: &str) -> Vec<String> {
-    s.replace('.', "")
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-/// A name's words without legal forms.
-pub fn name_key(name: &str) -> Vec<String> {
-    words(name)
-        .into_iter()
-        .filter(|w| !LEGAL_FORMS.contains(&w.as_str()))
-        .collect()
-}
-
 /// True when `part` is non-empty and occurs in `whole` as a run.
 fn contains_run(whole: &[String], part: &[String]) -> bool {
     !part.is_empty() && whole.windows(part.len()).any(|w| w == part)
@@ -223,56 +159,6 @@ fn law_names(f: &RegisterFact, place: &str) -> bool {
     contains_run(&place_words(value_of(f)), &place_words(place))
 }
 
-/// A date as far as it is known: `2014`, `2014-05`, `2014-05-31`, held as
-/// the first and last day it may be (a month's last day as 31: only the
-/// order matters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PartialDate {
-    pub first: (u16, u8, u8),
-    pub last: (u16, u8, u8),
-}
-
-impl PartialDate {
-    /// `YYYY`, `YYYY-MM` or `YYYY-MM-DD`; `None` otherwise.
-    pub fn parse(s: &str) -> Option<Self> {
-        let parts: Vec<&str> = s.trim().split('-').collect();
-        let num = |i: usize, len: usize| -> Option<u32> {
-            let p = parts.get(i)?;
-            (p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| p.parse().ok())
-                .flatten()
-        };
-        let y = num(0, 4)? as u16;
-        let (m, d) = match parts.len() {
-            1 => return Some(Self::span(y, (1, 12), (1, 31))),
-            2 | 3 => (
-                num(1, 2)? as u8,
-                if parts.len() == 3 {
-                    num(2, 2)? as u8
-                } else {
-                    0
-                },
-            ),
-            _ => return None,
-        };
-        if !(1..=12).contains(&m) || d > 31 || (parts.len() == 3 && d == 0) {
-            return None;
-        }
-        Some(if d == 0 {
-            Self::span(y, (m, m), (1, 31))
-        } else {
-            Self::span(y, (m, m), (d, d))
-        })
-    }
-
-    fn span(y: u16, m: (u8, u8), d: (u8, u8)) -> Self {
-        PartialDate {
-            first: (y, m.0, d.0),
-            last: (y, m.1, d.1),
-        }
-    }
-}
-
 /// When a contract ends, as its expiration fact says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Expiry {
@@ -301,29 +187,6 @@ impl Expiry {
             Expiry::On(e) => e.first > d.last,
         }
     }
-}
-
-/// A period (`30 days`, `1 year`, `3 months`, `2 weeks`) in days: a month
-/// as 30, a year as 365.
-pub fn period_days(f: &RegisterFact) -> Option<u32> {
-    parse_period(value_of(f))
-}
-
-fn parse_period(s: &str) -> Option<u32> {
-    let w = words(s);
-    let n: u32 = w.first()?.parse().ok()?;
-    let unit = w
-        .iter()
-        .skip(1)
-        .find(|u| !matches!(u.as_str(), "business" | "calendar"))?;
-    let per = match unit.trim_end_matches('s') {
-        "day" => 1,
-        "week" => 7,
-        "month" => 30,
-        "year" => 365,
-        _ => return None,
-    };
-    n.checked_mul(per)
 }
 
 /// What `--count-by` groups on.
@@ -385,6 +248,7 @@ pub fn count_by(hits: &[Hit], by: CountBy) -> Vec<(String, usize)> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::extract::facts_vocabulary::category_relation_type;
 
     pub(crate) fn fact(
         value: &str,
@@ -627,16 +491,6 @@ pub(crate) mod tests {
         assert_eq!(PartialDate::parse("2015-13"), None);
         assert_eq!(PartialDate::parse("15-05-01"), None);
         assert_eq!(PartialDate::parse("May 2015"), None);
-    }
-
-    #[test]
-    fn periods_in_days() {
-        assert_eq!(parse_period("30 days"), Some(30));
-        assert_eq!(parse_period("1 year"), Some(365));
-        assert_eq!(parse_period("3 months"), Some(90));
-        assert_eq!(parse_period("2 weeks"), Some(14));
-        assert_eq!(parse_period("10 business days"), Some(10));
-        assert_eq!(parse_period("thirty days"), None);
     }
 
     #[test]

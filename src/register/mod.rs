@@ -10,6 +10,7 @@
 
 pub mod build;
 pub mod normalize;
+pub mod read;
 pub mod write;
 
 pub use build::row_of;

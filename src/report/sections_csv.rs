@@ -12,7 +12,7 @@
 //!
 //! The file starts with a UTF-8 byte-order mark so that a spreadsheet opened
 //! on it decodes `Agent’s Fees` as UTF-8 rather than the locale's code page;
-//! every reader of the file ([`crate::review`], the `csv` crate with
+//! every reader of the file (`kgroute review`, the `csv` crate with
 //! [`strip_bom`]) skips it.
 //!
 //! Spreadsheet formula injection: contract headings are untrusted text, and a

@@ -422,6 +422,23 @@ pub fn dedupe(decisions: Vec<Decision>, errors: &mut Vec<String>) -> Vec<Decisio
 mod tests {
     use super::*;
 
+    #[test]
+    fn every_choice_the_workbook_offers_parses_as_a_decision() {
+        let c = crate::report::sections_xlsx::decision_choices(&[
+            "Definitions".into(),
+            "Agent’s Fees".into(),
+            "Definitions".into(),
+        ]);
+        assert_eq!(c[0], "ignore");
+        assert!(c.contains(&"add:very_low".to_string()));
+        assert!(c.contains(&"retier:medium".to_string()));
+        assert_eq!(c.iter().filter(|x| *x == "alias:Definitions").count(), 1);
+        assert!(c.contains(&"alias:Agent’s Fees".to_string()));
+        for choice in &c {
+            assert!(parse_action(choice).is_ok(), "{choice} must parse");
+        }
+    }
+
     fn table_of(bytes: &[u8]) -> (Table, Vec<String>) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("sections.csv");

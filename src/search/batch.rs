@@ -1,6 +1,8 @@
-//! Builds the search index of a batch that exists (`kgroute index-search`):
-//! each saved document (`docs/<doc_id>.json`: its file and routing plan) is
-//! read again from its source file and added, one at a time.
+//! A batch folder as its readers open it: [`check_exists`] before `ask`
+//! or `contracts` reads it, and the search index of a batch that exists
+//! built again (`kgroute index-search`): each saved document
+//! (`docs/<doc_id>.json`: its file and routing plan) is read again from
+//! its source file and added, one at a time.
 
 use super::SearchIndexWriter;
 use crate::route::RoutePlan;
@@ -9,6 +11,25 @@ use crate::tree::SourceText;
 use anyhow::Context;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+/// An error unless `batch` is a folder (the caller then opens its index,
+/// whose own error asks for `index-search` when only the index is missing).
+pub fn check_exists(batch: &Path) -> anyhow::Result<()> {
+    if batch.is_dir() {
+        return Ok(());
+    }
+    if batch.exists() {
+        anyhow::bail!(
+            "{}: not a batch folder (a file); give the folder `kgroute ingest --out` wrote",
+            batch.display()
+        );
+    }
+    anyhow::bail!(
+        "{}: no such batch folder; give one that `kgroute ingest DOCS --out {}` made",
+        batch.display(),
+        batch.display()
+    )
+}
 
 /// The part of a saved document the index needs.
 #[derive(Deserialize)]

@@ -15,11 +15,11 @@
 //!
 //! Every value is a parameter; no name reaches the Cypher text.
 
-use crate::contracts::query::{
+use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
+use crate::register::read::{
     facts_of, name_key, period_days, value_of, EXPIRATION_DATE, GOVERNING_LAW, NOTICE_PERIOD,
     RENEWAL_TERM,
 };
-use crate::extract::facts_vocabulary::{category_relation_type, CATEGORIES};
 use crate::register::RegisterRow;
 use neo4rs::{BoltMap, BoltNull, BoltString, BoltType};
 
@@ -116,7 +116,7 @@ fn opt(v: Option<String>) -> BoltType {
 
 /// `2015-05-31` and nothing shorter: what Cypher's `date()` takes whole.
 pub fn complete_date(s: &str) -> Option<&str> {
-    let p = crate::contracts::query::PartialDate::parse(s)?;
+    let p = crate::register::read::PartialDate::parse(s)?;
     (p.first == p.last).then_some(s.trim())
 }
 
