@@ -1,9 +1,9 @@
 //! `kgroute index draft --doc-type NAME --from BATCH...`: writes a new
 //! index for a family nobody wrote one for, from calibrated batches (see
-//! [`crate::index::draft`]).
+//! [`crate::review::draft`]).
 
 use super::Outcome;
-use crate::index::draft::{self, input, DraftOptions};
+use crate::review::draft::{self, input, DraftOptions};
 use crate::index::IndexSet;
 use anyhow::{bail, Context};
 use std::path::{Component, Path, PathBuf};

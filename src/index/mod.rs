@@ -8,7 +8,6 @@
 pub mod check;
 pub mod concepts;
 pub mod doctype;
-pub mod draft;
 pub mod llm_titles;
 pub mod load;
 pub mod matcher;

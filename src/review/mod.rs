@@ -1,4 +1,8 @@
-//! The review loop: applies a reviewer's decisions from the `decision`
+//! The feedback loop between batches, above the stages it learns from:
+//! `review` (this file) applies a reviewer's decisions, and `draft` writes
+//! a first index for a new family from calibrated batches.
+//!
+//! The review applies a reviewer's decisions from the `decision`
 //! column of `sections.csv` to a graphability index YAML, keeping the file's
 //! comments, order and formatting (a line-level edit, never a serde
 //! round-trip).
@@ -17,6 +21,7 @@
 //! Rows that no given index takes are listed as not written (`rows`).
 
 pub mod decision;
+pub mod draft;
 pub mod editor;
 pub mod folder;
 pub mod names;
