@@ -16,6 +16,7 @@ pub mod graph;
 pub mod index;
 pub mod llm;
 pub mod lock;
+pub mod neo4j;
 pub mod pipeline;
 pub mod register;
 pub mod report;

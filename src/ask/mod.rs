@@ -4,13 +4,13 @@
 //! consumer never gets the chunk, it gets the contiguous section).
 
 pub mod batch;
+pub mod conductor;
 pub mod contracts;
 pub mod docrank;
 pub mod eval;
 pub mod expand;
 pub mod fuse;
 pub mod grounding;
-pub mod grounding_neo4j;
 pub mod llm;
 pub mod read;
 pub mod render;
@@ -389,18 +389,16 @@ pub fn ask(
     top: usize,
     grounding: Option<grounding::Grounding>,
 ) -> anyhow::Result<Answer> {
-    let hits = candidates(index, question, doc, top, grounding.as_ref())?;
-    let read = read_or_refill(hits, top, |pool| {
-        candidates(index, question, doc, pool, grounding.as_ref())
-    })?;
-    Ok(Answer {
-        question: question.to_string(),
-        sections: read.sections,
-        grounding,
-        answer: None,
-        answer_error: None,
-        problems: read.problems,
-    })
+    conductor::answer(
+        index,
+        conductor::Question {
+            text: question,
+            doc,
+            top,
+            grounding,
+        },
+        None,
+    )
 }
 
 /// Reads the `top` first sections of `hits`; when documents had to be left

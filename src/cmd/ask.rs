@@ -77,9 +77,6 @@ pub struct AskArgs {
     pub contracts: bool,
 }
 
-/// Candidates the LLM re-ranks per section asked for.
-const RERANK_POOL: usize = 4;
-
 pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
     if args.top == 0 || args.top > crate::ask::MAX_TOP {
         anyhow::bail!(
@@ -118,80 +115,33 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
     let grounding =
         match crate::ask::grounding::from_batch(&batch, &args.question, doc_id.as_deref())? {
             Some(g) => Some(g),
-            None => ground_in_neo4j(&args, &batch, doc_id.as_deref())?,
+            None => crate::ask::grounding::neo4j::from_configured(
+                args.neo4j.as_deref(),
+                args.neo4j_database.as_deref(),
+                &batch,
+                &args.question,
+                doc_id.as_deref(),
+            )?,
         };
     let llm = crate::extract::LlmConfig::from_env_and_flags(args.llm_url, args.model)?;
-    let mut answer = match llm {
-        None => {
-            if args.rerank {
-                anyhow::bail!("--rerank needs an LLM: give --llm-url and --model (or KGROUTE_LLM_URL and KGROUTE_MODEL)");
-            }
-            crate::ask::ask(
-                &index,
-                &args.question,
-                doc_id.as_deref(),
-                args.top,
-                grounding,
-            )?
-        }
-        Some(cfg) => {
-            let client = crate::llm::LlmClient::new(cfg)?;
-            let pool = if args.rerank {
-                args.top * RERANK_POOL
-            } else {
-                args.top
-            };
-            let mut hits = crate::ask::candidates(
-                &index,
-                &args.question,
-                doc_id.as_deref(),
-                pool,
-                grounding.as_ref(),
-            )?;
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            // A failed LLM step loses nothing retrieval found: a failed
-            // re-ranking keeps retrieval's order, a failed answer still
-            // prints the sections (and exits 1, saying why).
-            if args.rerank && hits.len() > 1 {
-                let pool = hits.clone();
-                match rt.block_on(crate::ask::llm::rerank(&client, &args.question, hits)) {
-                    Ok(reranked) => hits = reranked,
-                    Err(e) => {
-                        eprintln!("kgroute: warning: re-ranking failed, sections in retrieval order: {e:#}");
-                        hits = pool;
-                    }
-                }
-            }
-            let read = crate::ask::read_or_refill(hits, args.top, |more| {
-                crate::ask::candidates(
-                    &index,
-                    &args.question,
-                    doc_id.as_deref(),
-                    more,
-                    grounding.as_ref(),
-                )
-            })?;
-            let sections = read.sections;
-            let (written, answer_error) = if args.no_answer || sections.is_empty() {
-                (None, None)
-            } else {
-                match rt.block_on(crate::ask::llm::answer(&client, &args.question, &sections)) {
-                    Ok(a) => (Some(a), None),
-                    Err(e) => (None, Some(format!("{e:#}"))),
-                }
-            };
-            crate::ask::Answer {
-                question: args.question.clone(),
-                sections,
-                grounding,
-                answer: written,
-                answer_error,
-                problems: read.problems,
-            }
-        }
+    if llm.is_none() && args.rerank {
+        anyhow::bail!("--rerank needs an LLM: give --llm-url and --model (or KGROUTE_LLM_URL and KGROUTE_MODEL)");
+    }
+    let client = llm.map(crate::llm::LlmClient::new).transpose()?;
+    let question = crate::ask::conductor::Question {
+        text: &args.question,
+        doc: doc_id.as_deref(),
+        top: args.top,
+        grounding,
     };
+    let step = client
+        .as_ref()
+        .map(|client| crate::ask::conductor::LlmStep {
+            client,
+            rerank: args.rerank,
+            write_answer: !args.no_answer,
+        });
+    let mut answer = crate::ask::conductor::answer(&index, question, step)?;
     crate::ask::batch::name_by_relative_path(&index, &mut answer)?;
     let mut failed = incomplete.is_some();
     if let Some(e) = &answer.answer_error {
@@ -245,68 +195,6 @@ fn contracts(
     } else {
         Outcome::Success
     })
-}
-
-/// Grounding for a batch without graph files: from Neo4j when one is
-/// configured, else nothing (with a note when the batch's graph is there).
-fn ground_in_neo4j(
-    args: &AskArgs,
-    batch: &Path,
-    doc_id: Option<&str>,
-) -> anyhow::Result<Option<crate::ask::grounding::Grounding>> {
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let summary = read_summary(batch);
-    let Some(uri) = args.neo4j.clone().or_else(|| env("NEO4J_URI")) else {
-        let sink = summary
-            .as_ref()
-            .and_then(|s| s["sink"].as_str().map(str::to_string));
-        if let Some(sink) = sink.filter(|s| s.starts_with("Neo4j")) {
-            eprintln!(
-                "kgroute: note: not grounded in the graph: the batch's graph is in {sink}; give --neo4j URI (or NEO4J_URI) to use it"
-            );
-        }
-        return Ok(None);
-    };
-    let docs: Vec<String> = match doc_id {
-        Some(d) => vec![d.to_string()],
-        None => summary
-            .as_ref()
-            .and_then(|s| s["per_document"].as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|d| d["doc_id"].as_str().map(str::to_string))
-            .collect(),
-    };
-    if docs.is_empty() {
-        anyhow::bail!(
-            "{}: no summary.json listing the batch's documents, so the graph in Neo4j cannot be limited to them; finish the batch (ingest --resume) first",
-            batch.display()
-        );
-    }
-    let password = crate::secret::Secret::new(env("NEO4J_PASSWORD").unwrap_or_default());
-    let user = env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let db = crate::sink::neo4j::Neo4jSink::connect(
-            &uri,
-            &user,
-            &password,
-            args.neo4j_database.as_deref(),
-            1,
-        )
-        .await?;
-        crate::ask::grounding_neo4j::from_neo4j(db.graph(), &args.question, &docs)
-            .await
-            .map(Some)
-    })
-}
-
-/// The batch's summary.json, when there is one that parses.
-fn read_summary(batch: &Path) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(batch.join("summary.json")).ok()?;
-    serde_json::from_str(&text).ok()
 }
 
 /// The most recently modified batch folder under `dir` that has an index.

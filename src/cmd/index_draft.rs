@@ -3,8 +3,8 @@
 //! [`crate::review::draft`]).
 
 use super::Outcome;
-use crate::review::draft::{self, input, DraftOptions};
 use crate::index::IndexSet;
+use crate::review::draft::{self, input, DraftOptions};
 use anyhow::{bail, Context};
 use std::path::{Component, Path, PathBuf};
 

@@ -1,5 +1,4 @@
-//! The graph's names, stored where a question looks them up (issue 35 item
-//! 3): grounding read every entity line of `graph/graph.jsonl` per question
+//! The graph's names, stored where a question looks them up: grounding read every entity line of `graph/graph.jsonl` per question
 //! (20 MB for 239 contracts, up to three passes, 698 ms median against 42
 //! ms without the graph). Here each named entity of each document is one
 //! small tantivy document keyed by its name and aliases as whole lower-cased
@@ -8,12 +7,15 @@
 //! what the answer shows: the entity, the sections that mention it, and
 //! the document's relations that touch it, with names resolved.
 //!
+//! What counts as a name, and the records a grounding answers with, are
+//! defined here, below every reader of them: the names index, the graph
+//! files and Neo4j are three places `ask` grounds a question in.
+//!
 //! Written at ingest from the in-memory graph (not from graph.jsonl, whose
 //! form the files sink owns), into `search/names/`. A batch without it
 //! (older, merged from shards, rebuilt by `index-search`) is grounded from
 //! the graph files as before.
 
-use crate::ask::grounding::{self, GroundRelation, Grounding, NamedEntity, Provenance};
 use crate::graph::DocGraph;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -24,12 +26,105 @@ use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, Value, STORED, STRING};
 use tantivy::{doc, Index, IndexWriter, TantivyDocument, Term};
 
+/// Entity types that are names a question can use (not section references
+/// or amounts).
+const NAMED_TYPES: [&str; 5] = ["organization", "definedterm", "role", "person", "party"];
+/// Shortest name matched in a question.
+const MIN_NAME_CHARS: usize = 3;
+/// Relations listed per answer.
+pub const MAX_RELATIONS: usize = 20;
+
+/// A graph entity named in the question.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedEntity {
+    pub name: String,
+    pub entity_type: String,
+    pub key: String,
+    /// `(doc_id, node_id)` of the sections that mention it.
+    pub sections: Vec<(String, String)>,
+}
+
+/// Where a relation was found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Provenance {
+    pub doc_id: String,
+    pub node_id: String,
+    pub evidence: String,
+}
+
+/// A relation about a named entity.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroundRelation {
+    pub source: String,
+    pub rel_type: String,
+    pub target: String,
+    pub provenance: Vec<Provenance>,
+}
+
+/// What the graph says about the names in a question.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Grounding {
+    pub entities: Vec<NamedEntity>,
+    pub relations: Vec<GroundRelation>,
+}
+
+impl Grounding {
+    /// True when `(doc_id, node_id)` mentions a named entity.
+    pub fn mentions(&self, doc_id: &str, node_id: &str) -> bool {
+        self.entities
+            .iter()
+            .any(|e| e.sections.iter().any(|(d, n)| d == doc_id && n == node_id))
+    }
+
+    /// Adds an entity found named, or its further sections when its key is
+    /// already here (a global entity met in several documents).
+    pub fn add_entity(&mut self, e: NamedEntity) {
+        match self.entities.iter_mut().find(|x| x.key == e.key) {
+            Some(x) => x.sections.extend(e.sections),
+            None => self.entities.push(e),
+        }
+    }
+}
+
+/// True for entity types that are names a question can use.
+pub fn is_named_type(entity_type: &str) -> bool {
+    let t = entity_type.to_lowercase().replace(['_', ' '], "");
+    NAMED_TYPES.contains(&t.as_str())
+}
+
+/// True when the name or one of its aliases is whole words of the question
+/// (`question_words` as made by [`question_words`]).
+pub fn named_in<'a>(question_words: &str, mut names: impl Iterator<Item = &'a String>) -> bool {
+    names.any(|n| long_enough(n) && question_words.contains(&words(n)))
+}
+
+/// True when a name is long enough to be matched in a question.
+pub fn long_enough(name: &str) -> bool {
+    name.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAME_CHARS
+}
+
+/// The question's words as [`named_in`] reads them.
+pub fn question_words(question: &str) -> String {
+    words(question)
+}
+
+/// Lower-cased words of `s` joined by single spaces, padded with spaces so
+/// a whole-word test is a substring test.
+fn words(s: &str) -> String {
+    let w: Vec<String> = s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    format!(" {} ", w.join(" "))
+}
+
 /// Folder of the names index inside the search index's folder.
 pub const NAMES_DIR: &str = "names";
 /// Longest name, in words, a question is looked up for.
 pub const MAX_NAME_WORDS: usize = 8;
 /// Relations kept per entity and document.
-const RELATIONS_PER_ENTITY: usize = grounding::MAX_RELATIONS;
+const RELATIONS_PER_ENTITY: usize = MAX_RELATIONS;
 
 #[derive(Clone, Copy)]
 struct NameFields {
@@ -88,9 +183,9 @@ struct StoredRelation {
 }
 
 /// A name as it is keyed: lower-cased alphanumeric words joined by one
-/// space (`grounding::words` without its padding).
+/// space ([`words`] without its padding).
 pub fn name_key(name: &str) -> String {
-    grounding::question_words(name).trim().to_string()
+    question_words(name).trim().to_string()
 }
 
 /// Writes the names of each document's graph beside the search index.
@@ -142,12 +237,12 @@ impl NamesWriter {
                 .delete_term(Term::from_field_text(f.doc_id, doc_id));
         }
         for e in graph.entities() {
-            if !grounding::is_named_type(&e.entity_type) {
+            if !is_named_type(&e.entity_type) {
                 continue;
             }
             let keys: Vec<String> = std::iter::once(&e.name)
                 .chain(e.aliases.iter())
-                .filter(|n| grounding::long_enough(n))
+                .filter(|n| long_enough(n))
                 .map(|n| name_key(n))
                 .filter(|k| !k.is_empty())
                 .collect();
@@ -276,7 +371,7 @@ pub fn ground(
     let mut seen: HashSet<(String, String, String, String)> = HashSet::new();
     for r in records {
         for rel in &r.relations {
-            if g.relations.len() >= grounding::MAX_RELATIONS {
+            if g.relations.len() >= MAX_RELATIONS {
                 break;
             }
             if !(keys.contains(&rel.source_key) || keys.contains(&rel.target_key)) {

@@ -30,15 +30,15 @@
 use super::{GraphSink, Secret, WriteStats, DEFAULT_BATCH_SIZE};
 use crate::graph::identity::{is_valid_relation_type, name_rank, sanitize_label};
 use crate::graph::DocGraph;
+use crate::neo4j::Connection;
 use crate::route::Route;
 use anyhow::{anyhow, bail, Context};
 use futures::future::BoxFuture;
-use neo4rs::{query, BoltList, BoltMap, BoltString, BoltType, ConfigBuilder, Graph, Query, Txn};
+use neo4rs::{query, BoltList, BoltMap, BoltString, BoltType, Graph, Query, Txn};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// How long `connect` waits for the server to answer.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Constraints and indexes created when the sink opens.
 const SCHEMA: [&str; 6] = [
@@ -105,52 +105,19 @@ impl Neo4jSink {
         database: Option<&str>,
         batch_size: usize,
     ) -> anyhow::Result<Self> {
-        let raw_uri = uri;
-        // Messages show the URI without credentials it may carry.
-        let shown = redact_uri(uri);
-        let uri = shown.as_str();
-        let scrub = |e: &dyn std::fmt::Display| -> String {
-            // The driver may quote the URI it was given.
-            let s = crate::secret::redact_urls(&e.to_string().replace(raw_uri, uri));
-            if password.expose().is_empty() {
-                s
-            } else {
-                s.replace(password.expose(), "***")
-            }
-        };
-        let mut cfg = ConfigBuilder::default()
-            .uri(raw_uri)
-            .user(user)
-            .password(password.expose())
-            .connection_timeout(CONNECT_TIMEOUT)
-            .max_connections(4);
-        if let Some(db) = database {
-            cfg = cfg.db(db);
-        }
-        let cfg = cfg
-            .build()
-            .map_err(|e| anyhow!("Neo4j at {uri}: invalid connection settings: {}", scrub(&e)))?;
-        let graph = Graph::connect(cfg)
-            .map_err(|e| anyhow!("Neo4j at {uri}: cannot connect: {}", scrub(&e)))?;
+        let conn = Connection::open(uri, user, password, database, 4).await?;
         let sink = Self {
-            graph,
-            uri: uri.to_string(),
+            graph: conn.graph.clone(),
+            uri: conn.uri.clone(),
             batch_size: batch_size.max(1),
         };
-        match tokio::time::timeout(CONNECT_TIMEOUT, sink.probe()).await {
-            Err(_) => bail!(
-                "Neo4j at {uri} did not answer within {} s (for a local test server: scripts/neo4j start)",
-                CONNECT_TIMEOUT.as_secs()
-            ),
-            Ok(Err(e)) => bail!(
-                "cannot reach Neo4j at {uri}: {} (check NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD; for a local test server: scripts/neo4j start)",
-                scrub(&e)
-            ),
-            Ok(Ok(())) => {}
-        }
-        sink.ensure_schema()
-            .await
-            .map_err(|e| anyhow!("Neo4j at {uri}: creating constraints failed: {}", scrub(&e)))?;
+        sink.ensure_schema().await.map_err(|e| {
+            anyhow!(
+                "Neo4j at {}: creating constraints failed: {}",
+                conn.uri,
+                conn.scrub(&e)
+            )
+        })?;
         Ok(sink)
     }
 
@@ -167,14 +134,6 @@ impl Neo4jSink {
     /// Rows per `UNWIND` statement (1 means one statement per row).
     pub fn set_batch_size(&mut self, n: usize) {
         self.batch_size = n.max(1);
-    }
-
-    /// A transaction that is not retried, so a refused connection fails at
-    /// once instead of backing off.
-    async fn probe(&self) -> Result<(), neo4rs::Error> {
-        let mut txn = self.graph.start_txn().await?;
-        txn.run(query("RETURN 1")).await?;
-        txn.commit().await
     }
 
     async fn ensure_schema(&self) -> anyhow::Result<()> {
@@ -563,18 +522,6 @@ fn is_transient(e: &anyhow::Error) -> bool {
     })
 }
 
-/// The URI without any `user:password@` part, for messages.
-pub fn redact_uri(uri: &str) -> String {
-    let bare = match (uri.find("://"), uri.rfind('@')) {
-        (Some(s), Some(at)) if at > s => format!("{}{}", &uri[..s + 3], &uri[at + 1..]),
-        (None, Some(at)) => uri[at + 1..].to_string(),
-        _ => uri.to_string(),
-    };
-    // A `?password=` (or any other query value) is no more shown than the
-    // user-info (issue 37).
-    crate::secret::redact_url(&bare)
-}
-
 fn first_words(stmt: &str) -> String {
     stmt.split_whitespace()
         .take(8)
@@ -585,17 +532,6 @@ fn first_words(stmt: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn uris_lose_their_credentials() {
-        assert_eq!(redact_uri("bolt://neo4j:pw@db:7687"), "bolt://db:7687");
-        assert_eq!(redact_uri("neo4j:pw@db:7687"), "db:7687");
-        assert_eq!(redact_uri("bolt://127.0.0.1:7687"), "bolt://127.0.0.1:7687");
-        assert_eq!(
-            redact_uri("bolt://db:7687?password=hunter2"),
-            "bolt://db:7687?password=***"
-        );
-    }
 
     #[test]
     fn statements_refuse_unsanitised_names() {

@@ -1,15 +1,74 @@
 //! Grounding against Neo4j, for a batch whose graph was written there: the
-//! look-up of [`super::grounding::from_files`] as two Cypher queries, limited
+//! look-up of [`super::from_files`] as two Cypher queries, limited
 //! to the batch's documents. The database narrows the entities to those
 //! whose name or an alias contains a word of the question; which of them the
 //! question names is then decided by the same rules as with the files.
 
-use super::grounding::{
+use super::{
     is_named_type, named_in, question_words, GroundRelation, Grounding, NamedEntity, Provenance,
     MAX_RELATIONS,
 };
+use crate::neo4j::Connection;
+use crate::secret::Secret;
 use neo4rs::{query, Graph};
 use std::collections::HashSet;
+use std::path::Path;
+
+/// Grounding for a batch without graph files: from Neo4j when one is
+/// configured (`--neo4j`, else `NEO4J_URI`), else nothing (with a note when the batch's graph is there).
+pub fn from_configured(
+    neo4j: Option<&str>,
+    database: Option<&str>,
+    batch: &Path,
+    question: &str,
+    doc_id: Option<&str>,
+) -> anyhow::Result<Option<Grounding>> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let summary = read_summary(batch);
+    let Some(uri) = neo4j.map(str::to_string).or_else(|| env("NEO4J_URI")) else {
+        let sink = summary
+            .as_ref()
+            .and_then(|s| s["sink"].as_str().map(str::to_string));
+        if let Some(sink) = sink.filter(|s| s.starts_with("Neo4j")) {
+            eprintln!(
+                "kgroute: note: not grounded in the graph: the batch's graph is in {sink}; give --neo4j URI (or NEO4J_URI) to use it"
+            );
+        }
+        return Ok(None);
+    };
+    let docs: Vec<String> = match doc_id {
+        Some(d) => vec![d.to_string()],
+        None => summary
+            .as_ref()
+            .and_then(|s| s["per_document"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|d| d["doc_id"].as_str().map(str::to_string))
+            .collect(),
+    };
+    if docs.is_empty() {
+        anyhow::bail!(
+            "{}: no summary.json listing the batch's documents, so the graph in Neo4j cannot be limited to them; finish the batch (ingest --resume) first",
+            batch.display()
+        );
+    }
+    let password = Secret::new(env("NEO4J_PASSWORD").unwrap_or_default());
+    let user = env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        // A reader's connection: no schema is made, nothing is written.
+        let db = Connection::open(&uri, &user, &password, database, 1).await?;
+        from_neo4j(&db.graph, question, &docs).await.map(Some)
+    })
+}
+
+/// The batch's summary.json, when there is one that parses.
+fn read_summary(batch: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(batch.join("summary.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
 
 /// Question words too common to narrow the entities by.
 const STOP_WORDS: &[&str] = &[
