@@ -6,6 +6,7 @@
 //! index files and batch folder are located; the pipeline then checks the
 //! sink and the LLM endpoint before anything is written or spent.
 
+use super::batch_args::{DocumentArgs, RequestArgs, RoutingArgs};
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::{ExtractorConfig, LlmConfig};
@@ -14,7 +15,7 @@ use crate::route::cost::{prices_for_model, CostModel};
 use crate::route::{Prices, RouteOptions};
 use crate::shard::ShardSpec;
 use crate::sink::{Secret, SinkConfig, DEFAULT_BATCH_SIZE};
-use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
+use crate::tree::source::ReadOptions;
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 
@@ -39,43 +40,18 @@ Exit code: 0 all done, 1 finished but some documents or sections failed,
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct IngestArgs {
-    /// Documents or folders of documents (.md, .markdown, .txt; folders are
-    /// walked recursively).
-    #[arg(required = true, value_name = "FILE|DIR")]
-    pub inputs: Vec<PathBuf>,
-    /// Index YAML: a base, then overlays (repeat the flag; later files win);
-    /// or one folder of indices, one per document type, each document
-    /// routed with the index of its detected type.
-    #[arg(long = "index", value_name = "YAML|DIR", default_value = "indices")]
-    pub index: Vec<PathBuf>,
-    /// Route every document as this type (an index's document_type)
-    /// instead of detecting it.
-    #[arg(long = "doc-type", value_name = "NAME")]
-    pub doc_type: Option<String>,
-    /// Take only shard K of N (0-based) of the documents, by content hash:
-    /// every worker gets the same inputs and `--shard K/N`. `--shard /N`
-    /// takes K from KGROUTE_SHARD or JOB_COMPLETION_INDEX (Kubernetes
-    /// Indexed Job). Join the shards' folders with `kgroute merge`.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
-    /// Follow symlinks that lead outside the input folders (skipped with a
-    /// warning without it: a link could pull any readable file into the
-    /// batch and make it searchable).
-    #[arg(long)]
-    pub follow_outside: bool,
+    #[command(flatten)]
+    pub docs: DocumentArgs,
+    #[command(flatten)]
+    pub routing: RoutingArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
     /// Output folder [default: reports/<batch-id>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Batch history file that gets one row per batch.
     #[arg(long, value_name = "CSV", default_value = "reports/history.csv")]
     pub history: PathBuf,
-    /// Send every section (except noise and empty ones) to measure actual tiers.
-    #[arg(long)]
-    pub calibrate: bool,
-    /// Fraction (0..=1) of skipped sections sent anyway, picked
-    /// deterministically, to measure silent losses.
-    #[arg(long, value_name = "R", default_value_t = 0.0)]
-    pub audit_rate: f64,
     /// Most LLM requests in flight at once, across all documents.
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub concurrency: usize,
@@ -100,18 +76,6 @@ pub struct IngestArgs {
     /// there is never re-sent: its piece is split in two and both asked.
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
-    /// The model's context in tokens [default: what the server says
-    /// (llama.cpp `/props`), else unbounded]; pieces whose prompt and answer
-    /// would not fit are split.
-    #[arg(long, value_name = "N")]
-    pub context_tokens: Option<u32>,
-    /// Text of one extraction request, in tokens (chars / 4): a document's
-    /// routed sections are packed into requests up to it, each under its
-    /// own id and answered apart, so the prompt around them is paid once
-    /// per request, not per section. Lowered to what the model's context
-    /// holds with room for the answer.
-    #[arg(long, value_name = "N", default_value_t = crate::extract::pack::DEFAULT_PACK_TOKENS)]
-    pub pack_tokens: u64,
     /// Bound on the time for one section piece, attempts and waits together:
     /// no new attempt starts past it (an answer in progress is bounded by
     /// --timeout and --max-tokens).
@@ -163,12 +127,6 @@ pub struct IngestArgs {
     /// leaves them new. Its calls and tokens are counted apart in the summary.
     #[arg(long)]
     pub no_llm_match: bool,
-    /// Replace invalid UTF-8 instead of failing the document.
-    #[arg(long)]
-    pub lossy: bool,
-    /// Largest document read, in bytes (checked before reading).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    pub max_bytes: u64,
     /// No progress output (errors and the final summary line still print).
     #[arg(long, short)]
     pub quiet: bool,
@@ -177,23 +135,15 @@ pub struct IngestArgs {
 pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
     if args.dry_run {
         return super::plan::run(super::plan::PlanArgs {
-            inputs: args.inputs,
-            index: args.index,
-            doc_type: args.doc_type,
-            shard: args.shard,
-            follow_outside: args.follow_outside,
+            docs: args.docs,
+            routing: args.routing,
+            request: args.request,
             out: args.out,
             format: super::plan::PlanFormat::Table,
-            calibrate: args.calibrate,
-            audit_rate: args.audit_rate,
             price: args.price,
             model: args.model,
-            pack_tokens: args.pack_tokens,
-            context_tokens: args.context_tokens,
             llama_cpp: false,
             slots: 1,
-            lossy: args.lossy,
-            max_bytes: args.max_bytes,
         });
     }
     let cfg = ingest_config(args)?;
@@ -276,10 +226,10 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
 /// problem is returned, not only the first.
 fn check_values(a: &IngestArgs) -> Vec<String> {
     let mut problems: Vec<String> = Vec::new();
-    if !(0.0..=1.0).contains(&a.audit_rate) {
+    if !(0.0..=1.0).contains(&a.routing.audit_rate) {
         problems.push(format!(
             "--audit-rate must be between 0 and 1, e.g. --audit-rate 0.05; got {}",
-            a.audit_rate
+            a.routing.audit_rate
         ));
     }
     if a.concurrency == 0 {
@@ -298,7 +248,7 @@ fn check_values(a: &IngestArgs) -> Vec<String> {
     if a.max_tokens == Some(0) {
         problems.push("--max-tokens must be at least 1, e.g. --max-tokens 2048".into());
     }
-    if a.context_tokens.is_some_and(|c| c < 512) {
+    if a.request.context_tokens.is_some_and(|c| c < 512) {
         problems.push("--context-tokens must be at least 512, e.g. --context-tokens 8192".into());
     }
     if a.max_cost.is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
@@ -308,7 +258,7 @@ fn check_values(a: &IngestArgs) -> Vec<String> {
         problems
             .push("--section-timeout must be at least 1 second, e.g. --section-timeout 180".into());
     }
-    if a.max_bytes == 0 {
+    if a.docs.max_bytes == 0 {
         problems.push("--max-bytes must be at least 1, e.g. --max-bytes 67108864".into());
     }
     problems
@@ -346,7 +296,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    let shard = match ShardSpec::resolve(a.shard.as_deref(), |k| std::env::var(k).ok()) {
+    let shard = match ShardSpec::resolve(a.docs.shard.as_deref(), |k| std::env::var(k).ok()) {
         Ok(s) => s,
         Err(e) => {
             problems.push(e);
@@ -367,17 +317,17 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     // Then what needs the file system: the documents (never the batch's
     // own folder, when --out lies inside an input folder), the index files.
     let opts = DiscoverOptions {
-        follow_outside: a.follow_outside,
+        follow_outside: a.docs.follow_outside,
         exclude: out_dir.clone(),
     };
-    let discovery = match discover_with(&a.inputs, &opts) {
+    let discovery = match discover_with(&a.docs.inputs, &opts) {
         Ok(d) => d,
         Err(e) => {
             problems.push(format!("{e:#}"));
             Default::default()
         }
     };
-    for idx in &a.index {
+    for idx in &a.docs.index {
         if !idx.is_file() && !idx.is_dir() {
             problems.push(format!(
                 "{}: index file or folder not found (e.g. --index indices/credit_agreement.yaml)",
@@ -429,7 +379,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     if let Some(l) = llm.as_mut() {
         l.timeout = std::time::Duration::from_secs(a.timeout);
         l.max_tokens = a.max_tokens;
-        l.context_tokens = a.context_tokens;
+        l.context_tokens = a.request.context_tokens;
         l.section_timeout = std::time::Duration::from_secs(a.section_timeout);
         l.breaker_after = a.breaker_after;
     }
@@ -464,21 +414,21 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         shard,
         skipped: discovery.skipped,
         unlistable: discovery.unlistable,
-        index_files: a.index,
-        doc_type: a.doc_type,
+        index_files: a.docs.index,
+        doc_type: a.docs.doc_type,
         llm_match: !a.no_llm_match,
         batch_id,
         history_file: a.history,
         route: RouteOptions {
-            calibrate: a.calibrate,
-            audit_rate: a.audit_rate,
+            calibrate: a.routing.calibrate,
+            audit_rate: a.routing.audit_rate,
         },
         extractor: ExtractorConfig {
             llm,
             concurrency: a.concurrency,
             cache_dir: Some(a.cache_dir),
             use_cache: !a.no_cache,
-            pack_tokens: a.pack_tokens,
+            pack_tokens: a.request.pack_tokens,
             ..ExtractorConfig::default()
         },
         sink,
@@ -487,8 +437,8 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         cost,
         quiet: a.quiet,
         read: ReadOptions {
-            lossy: a.lossy,
-            max_bytes: a.max_bytes,
+            lossy: a.docs.lossy,
+            max_bytes: a.docs.max_bytes,
         },
         document_parallelism: a.documents_in_flight,
         out_dir,

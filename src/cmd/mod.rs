@@ -1,6 +1,7 @@
 //! One file per subcommand: its arguments, its help, and its `run`.
 
 pub mod ask;
+pub mod batch_args;
 pub mod contracts;
 pub mod history;
 pub mod index_check;

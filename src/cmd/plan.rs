@@ -5,6 +5,7 @@
 //! share, chars sent/skipped, payload cut, tokens and estimated cost.
 //! Writes `plan.csv` and `plan.json` under `--out`.
 
+use super::batch_args::{DocumentArgs, RequestArgs, RoutingArgs};
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::bill::{document_bill, BillOptions};
@@ -16,7 +17,7 @@ use crate::report::sanitize_title;
 use crate::route::cost::{CostModel, RequestBill};
 use crate::route::export::{self, DocumentPlan, PlanFailure};
 use crate::route::{PlanStats, RouteOptions, RoutePlan};
-use crate::tree::source::{ReadOptions, DEFAULT_MAX_BYTES};
+use crate::tree::source::ReadOptions;
 use crate::tree::SourceText;
 use anyhow::{bail, Context};
 use std::io::Write;
@@ -61,55 +62,24 @@ are not in it.";
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct PlanArgs {
-    /// Documents or folders of documents (.md, .markdown, .txt; folders are
-    /// walked recursively).
-    #[arg(required = true, value_name = "FILE|DIR")]
-    pub inputs: Vec<PathBuf>,
-    /// Index YAML: a base, then overlays (repeat the flag; later files win);
-    /// or one folder of indices, one per document type, each document
-    /// routed with the index of its detected type.
-    #[arg(long = "index", value_name = "YAML|DIR", default_value = "indices")]
-    pub index: Vec<PathBuf>,
-    /// Route every document as this type (an index's document_type)
-    /// instead of detecting it.
-    #[arg(long = "doc-type", value_name = "NAME")]
-    pub doc_type: Option<String>,
-    /// Take only shard K of N (0-based) of the documents, by content hash
-    /// (`--shard /N`: K from KGROUTE_SHARD or JOB_COMPLETION_INDEX).
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
-    /// Follow symlinks that lead outside the input folders (skipped with a
-    /// warning without it: a link could pull any readable file into the
-    /// batch and make it searchable).
-    #[arg(long)]
-    pub follow_outside: bool,
+    #[command(flatten)]
+    pub docs: DocumentArgs,
+    #[command(flatten)]
+    pub routing: RoutingArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
     /// Folder for plan.csv and plan.json [default: reports/plan-<timestamp>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = PlanFormat::Table)]
     pub format: PlanFormat,
-    /// Send every section (except noise and empty ones) to measure actual tiers.
-    #[arg(long)]
-    pub calibrate: bool,
-    /// Fraction (0..=1) of skipped sections sent anyway, picked
-    /// deterministically from document and node ids.
-    #[arg(long, value_name = "R", default_value_t = 0.0)]
-    pub audit_rate: f64,
     #[command(flatten)]
     pub price: PriceArgs,
     /// Model to price from --prices; its tokenizer counts the tokens
     /// (chars / 4 for a model tiktoken does not know).
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
-    /// Text of one extraction request, in tokens (chars / 4), as ingest's
-    /// --pack-tokens.
-    #[arg(long, value_name = "N", default_value_t = crate::extract::pack::DEFAULT_PACK_TOKENS)]
-    pub pack_tokens: u64,
-    /// The model's context in tokens, as ingest's --context-tokens (a
-    /// llama.cpp server says it at run time): it lowers the request size.
-    #[arg(long, value_name = "N")]
-    pub context_tokens: Option<u32>,
     /// The server is llama.cpp (scripts/llm): it takes the output schema
     /// as a grammar, so the schema is not counted as prompt tokens.
     #[arg(long)]
@@ -119,12 +89,6 @@ pub struct PlanArgs {
     /// them, since their prompts cost time, not money. With --llama-cpp.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "llama_cpp")]
     pub slots: u32,
-    /// Replace invalid UTF-8 instead of failing on it.
-    #[arg(long)]
-    pub lossy: bool,
-    /// Largest document read, in bytes (checked before reading).
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_BYTES)]
-    pub max_bytes: u64,
 }
 
 /// Validated settings (no I/O yet).
@@ -134,16 +98,16 @@ struct PlanConfig {
 
 impl PlanConfig {
     fn from_args(a: &PlanArgs) -> anyhow::Result<Self> {
-        if !(0.0..=1.0).contains(&a.audit_rate) {
+        if !(0.0..=1.0).contains(&a.routing.audit_rate) {
             bail!(
                 "--audit-rate must be between 0 and 1, got {}; e.g. --audit-rate 0.05 sends 5% of skipped sections",
-                a.audit_rate
+                a.routing.audit_rate
             );
         }
         Ok(Self {
             opts: RouteOptions {
-                calibrate: a.calibrate,
-                audit_rate: a.audit_rate,
+                calibrate: a.routing.calibrate,
+                audit_rate: a.routing.audit_rate,
             },
         })
     }
@@ -154,8 +118,8 @@ impl PlanConfig {
 pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     let cfg = PlanConfig::from_args(&args)?;
     let prices = args.price.resolve(args.model.as_deref())?;
-    let set = IndexSet::load(&args.index)?;
-    if let Some(t) = &args.doc_type {
+    let set = IndexSet::load(&args.docs.index)?;
+    if let Some(t) = &args.docs.doc_type {
         if set.get(t).is_none() {
             bail!(
                 "--doc-type {t}: no index of that type; loaded types: {}",
@@ -163,13 +127,14 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
-    let shard = crate::shard::ShardSpec::resolve(args.shard.as_deref(), |k| std::env::var(k).ok())
-        .map_err(anyhow::Error::msg)?;
+    let shard =
+        crate::shard::ShardSpec::resolve(args.docs.shard.as_deref(), |k| std::env::var(k).ok())
+            .map_err(anyhow::Error::msg)?;
     let opts = crate::pipeline::DiscoverOptions {
-        follow_outside: args.follow_outside,
+        follow_outside: args.docs.follow_outside,
         exclude: args.out.clone(),
     };
-    let mut found = crate::pipeline::discover_with(&args.inputs, &opts)?;
+    let mut found = crate::pipeline::discover_with(&args.docs.inputs, &opts)?;
     for note in &found.notes {
         eprintln!("kgroute: note: {note}");
     }
@@ -184,26 +149,26 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
     }
     let read = ReadOptions {
-        lossy: args.lossy,
-        max_bytes: args.max_bytes,
+        lossy: args.docs.lossy,
+        max_bytes: args.docs.max_bytes,
     };
 
     let cost = CostModel::new(args.model.as_deref(), prices);
     let bill_opts = BillOptions {
-        pack_tokens: args.pack_tokens,
-        context_tokens: args.context_tokens,
+        pack_tokens: args.request.pack_tokens,
+        context_tokens: args.request.context_tokens,
         schema_billed: !args.llama_cpp,
         streams: args.slots.max(1),
         ..BillOptions::default()
     };
-    if args.pack_tokens < 100 {
+    if args.request.pack_tokens < 100 {
         bail!(
             "--pack-tokens must be at least 100, e.g. --pack-tokens {}; got {}",
             crate::extract::pack::DEFAULT_PACK_TOKENS,
-            args.pack_tokens
+            args.request.pack_tokens
         );
     }
-    let mut profiles = Profiles::new(&set, args.doc_type.as_deref());
+    let mut profiles = Profiles::new(&set, args.docs.doc_type.as_deref());
     let header = export::PlanHeader {
         document_type: set.names().join(","),
         index_version: set
@@ -253,7 +218,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         found.documents,
         &read,
         &set,
-        args.doc_type.as_deref(),
+        args.docs.doc_type.as_deref(),
         &cfg.opts,
     ) {
         match planned {
