@@ -199,4 +199,6 @@ fn debug_check_emits(reader: &Reader, b: &Builder, before: usize) {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

@@ -174,3 +174,19 @@ pub(in crate::extract::rules) fn section_references(b: &mut Builder, p: &str, ow
         b.relate(&subject, "REFERENCES", &t, &snippet_around(p, &sref));
     }
 }
+
+/// A capitalised name of one to four words (`Bellicum`, `Service Provider`),
+/// as a grant or a lease writes a party.
+pub(in crate::extract::rules) const PARTY_NAME: &str =
+    r"[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3}";
+
+/// The party a name is (`the Licensee`, `Bellicum`), or none.
+pub(in crate::extract::rules) fn party(b: &Builder, raw: &str) -> Option<String> {
+    let name = normalize_ws(raw);
+    let name = ["The ", "Each "]
+        .iter()
+        .find_map(|a| name.strip_prefix(a))
+        .unwrap_or(&name)
+        .to_string();
+    b.bindable(&name).then_some(name)
+}

@@ -16,6 +16,7 @@
 
 mod definitions;
 mod grants;
+mod leases;
 mod lists;
 mod obligations;
 mod parties;
@@ -311,7 +312,7 @@ pub(super) static READERS: &[Reader] = &[
             skips: &[],
             keeps_references: false,
             read: |b, p| {
-                grants::leases(b, p.text);
+                leases::leases(b, p.text);
                 Flow::Next
             },
         }),
