@@ -24,8 +24,8 @@ pub const REVIEW_LOCK: &str = ".kgroute-review.lock";
 /// (inside, it would make a new batch's folder non-empty, and a run that
 /// fails its checks must leave no folder behind).
 /// `out` is resolved first (its parent when it does not exist yet), so a
-/// symlinked `--out` and the folder it names share one lock (issue 37: the
-/// link took a lock of its own and the batch lock stopped nothing).
+/// symlinked `--out` and the folder it names share one lock (a
+/// link taking a lock of its own would let two runs write one batch).
 pub fn batch_lock_path(out: &Path) -> PathBuf {
     let out = canonical_out(out);
     let out = out.as_path();

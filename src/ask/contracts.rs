@@ -1,5 +1,5 @@
-//! "Which contracts ...?" over a whole batch (issue 35 item 2,
-//! `kgroute ask --contracts`): the question is mapped to the CUAD
+//! "Which contracts ...?" over a whole batch (`kgroute ask
+//! --contracts`): the question is mapped to the CUAD
 //! categories whose names it says ([`categories_in`]), and the contracts
 //! come from the typed facts of those categories in the batch's graph
 //! (`graph/graph.jsonl`, one streamed pass, only the lines of the fact

@@ -1,4 +1,4 @@
-//! Documents and sections ranked together (issue 35 item 1): the words of
+//! Documents and sections ranked together: the words of
 //! a question that identify a document (its parties, defined terms, rare
 //! words it repeats) count for every section of that document, beside the
 //! section's own match.

@@ -1,4 +1,4 @@
-//! Two rankings of the same index fused by reciprocal rank (issue 43):
+//! Two rankings of the same index fused by reciprocal rank:
 //! the section ranking (expanded query, breadcrumbs, documents ranked
 //! beside sections) and a flat-chunk ranking (the question's own words,
 //! plain BM25 over the chunks' body text, a section taking its best

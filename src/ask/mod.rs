@@ -308,7 +308,7 @@ pub fn candidates(
 }
 
 /// [`candidates`] with documents ranked by `docs` (`DocRankOptions::NONE`:
-/// sections by their own match alone, as before issue 35), no flat-chunk
+/// sections by their own match alone), no flat-chunk
 /// ranking fused.
 pub fn candidates_with(
     index: &SearchIndex,

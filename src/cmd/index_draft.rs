@@ -124,28 +124,7 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
         Some(path) => Some(claim_out(path, args.force)?),
         None => None,
     };
-    let mut docs = Vec::new();
-    for b in &args.from {
-        let mut batch = input::read_batch(b)?;
-        if let Some(n) = args.family {
-            let ids = crate::report::families::family_docs(b, n)?;
-            batch.retain(|d| ids.contains(&d.doc_id));
-        }
-        if let Some(t) = &args.only_type {
-            batch.retain(|d| &d.doc_type == t);
-        }
-        docs.extend(batch);
-    }
-    if docs.is_empty() {
-        bail!(
-            "no documents to draft from in {}",
-            args.from
-                .iter()
-                .map(|b| b.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    let docs = read_documents(&args)?;
     let others = if args.against.is_dir() {
         let mut set = IndexSet::load(std::slice::from_ref(&args.against))
             .with_context(|| format!("loading the other indices in {}", args.against.display()))?;
@@ -195,6 +174,48 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
         );
     }
     let yaml = d.to_yaml();
+    let line = summary_line(&args.doc_type, &d, min_docs);
+    match &args.out {
+        Some(path) => write_draft(path, &yaml, args.force, &line)?,
+        None => {
+            print!("{yaml}");
+            eprintln!("kgroute: {line}");
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The calibrated documents of every `--from` batch (one family of it with
+/// `--family`, one type with `--only-type`); none is an error.
+fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<Vec<input::DraftDoc>> {
+    let mut docs = Vec::new();
+    for b in &args.from {
+        let mut batch = input::read_batch(b)?;
+        if let Some(n) = args.family {
+            let ids = crate::report::families::family_docs(b, n)?;
+            batch.retain(|d| ids.contains(&d.doc_id));
+        }
+        if let Some(t) = &args.only_type {
+            batch.retain(|d| &d.doc_type == t);
+        }
+        docs.extend(batch);
+    }
+    if docs.is_empty() {
+        bail!(
+            "no documents to draft from in {}",
+            args.from
+                .iter()
+                .map(|b| b.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(docs)
+}
+
+/// `drafted `servicing`: 23 entries (very_high 4, ...), ...`: what the draft
+/// holds, for stderr.
+fn summary_line(doc_type: &str, d: &draft::Draft, min_docs: usize) -> String {
     let per_tier: Vec<String> = crate::index::Tier::ALL
         .iter()
         .map(|t| {
@@ -205,51 +226,48 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
             )
         })
         .collect();
-    let line = format!(
+    format!(
         "drafted `{}`: {} entries ({}), {} anchors, {} bespoke title groups left out, from {} documents (min {} documents per entry)",
-        args.doc_type,
+        doc_type,
         d.entries.len(),
         per_tier.join(", "),
         d.entries.iter().filter(|e| e.anchor).count(),
         d.bespoke.len(),
         d.documents.len(),
         min_docs
-    );
-    match &args.out {
-        Some(path) => {
-            if args.force && path.exists() {
-                let bak = backup_path(path);
-                std::fs::copy(path, &bak).with_context(|| {
-                    format!(
-                        "{}: cannot keep a backup as {}",
-                        path.display(),
-                        bak.display()
-                    )
-                })?;
-                eprintln!(
-                    "kgroute: the old {} is kept as {}",
-                    path.display(),
-                    bak.display()
-                );
-            }
-            crate::atomic_file::write_atomic(path, yaml.as_bytes())
-                .with_context(|| format!("writing {}", path.display()))?;
-            let problems = crate::index::check_files(std::slice::from_ref(path));
-            if !problems.is_empty() {
-                for p in &problems {
-                    eprintln!("error: {p}");
-                }
-                bail!(
-                    "{}: the draft does not pass `index check` (a bug in the drafter)",
-                    path.display()
-                );
-            }
-            eprintln!("kgroute: {line} -> {}", path.display());
-        }
-        None => {
-            print!("{yaml}");
-            eprintln!("kgroute: {line}");
-        }
+    )
+}
+
+/// Writes the draft to `path` (the old file kept as a `.bak` with
+/// `--force`) and checks it as `index check` would.
+fn write_draft(path: &Path, yaml: &str, force: bool, line: &str) -> anyhow::Result<()> {
+    if force && path.exists() {
+        let bak = backup_path(path);
+        std::fs::copy(path, &bak).with_context(|| {
+            format!(
+                "{}: cannot keep a backup as {}",
+                path.display(),
+                bak.display()
+            )
+        })?;
+        eprintln!(
+            "kgroute: the old {} is kept as {}",
+            path.display(),
+            bak.display()
+        );
     }
-    Ok(Outcome::Success)
+    crate::atomic_file::write_atomic(path, yaml.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    let problems = crate::index::check_files(&[path.to_path_buf()]);
+    if !problems.is_empty() {
+        for p in &problems {
+            eprintln!("error: {p}");
+        }
+        bail!(
+            "{}: the draft does not pass `index check` (a bug in the drafter)",
+            path.display()
+        );
+    }
+    eprintln!("kgroute: {line} -> {}", path.display());
+    Ok(())
 }

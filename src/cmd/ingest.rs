@@ -269,8 +269,6 @@ fn check_values(a: &IngestArgs) -> Vec<String> {
 /// is reported at once.
 fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     let mut problems = check_values(&a);
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-
     let llm = match LlmConfig::from_env_and_flags(a.llm_url.clone(), a.model.clone()) {
         Ok(l) => l,
         Err(e) => {
@@ -278,16 +276,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    if llm.is_some() && !a.no_cache {
-        if let Err(e) = crate::llm::cache::Cache::new(&a.cache_dir).check_writable() {
-            problems.push(format!(
-                "--cache-dir {}: the LLM answer cache cannot be written ({e:#}); fix its \
-                 permissions or give another --cache-dir, or add --no-cache to run without one \
-                 (every re-run then pays for every section again)",
-                a.cache_dir.display()
-            ));
-        }
-    }
+    check_cache(&a, llm.is_some(), &mut problems);
     let model = llm.as_ref().map(|l| l.model.clone()).or(a.model.clone());
     let prices = match a.price.resolve(model.as_deref()) {
         Ok(p) => p,
@@ -303,17 +292,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             None
         }
     };
-    let out_dir = match (&a.out, a.resume) {
-        (Some(o), _) => Some(o.clone()),
-        (None, false) => Some(PathBuf::from("reports").join(new_batch_id())),
-        (None, true) => match newest_batch(Path::new("reports")) {
-            Some(d) => Some(d),
-            None => {
-                problems.push("--resume found no batch under reports/ to resume; give the batch folder with --out".into());
-                None
-            }
-        },
-    };
+    let out_dir = out_dir_of(&a, &mut problems);
     // Then what needs the file system: the documents (never the batch's
     // own folder, when --out lies inside an input folder), the index files.
     let opts = DiscoverOptions {
@@ -341,35 +320,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     let out_dir = out_dir.expect("checked above");
 
     let mut llm = llm;
-    // Flags or a prices table win over KGROUTE_PRICE_IN/OUT, which win over
-    // the model's row in config/prices.yaml; the LLM client and the budget
-    // must agree on one price. `None`: unknown.
-    let prices = match (&mut llm, prices) {
-        (Some(l), Some(p)) => {
-            l.price_in_per_mtok = p.input_per_million;
-            l.price_out_per_mtok = p.output_per_million;
-            Some(p)
-        }
-        (Some(l), None) if l.price_in_per_mtok > 0.0 || l.price_out_per_mtok > 0.0 => {
-            Some(Prices {
-                input_per_million: l.price_in_per_mtok,
-                output_per_million: l.price_out_per_mtok,
-            })
-        }
-        (Some(l), None) => {
-            let table = Path::new(DEFAULT_PRICES);
-            let p = table
-                .is_file()
-                .then(|| prices_for_model(table, &l.model).ok())
-                .flatten();
-            if let Some(p) = p {
-                l.price_in_per_mtok = p.input_per_million;
-                l.price_out_per_mtok = p.output_per_million;
-            }
-            p
-        }
-        (None, p) => p,
-    };
+    let prices = settle_prices(&mut llm, prices);
     if let (Some(limit), Some(l), None) = (a.max_cost, &llm, prices) {
         bail!(
             "invalid configuration:\n  - --max-cost {limit} needs a price for model `{}`: add --price-in/--price-out, or --prices config/prices.yaml with a row for the model",
@@ -390,18 +341,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         eprintln!("kgroute: warning: {w}");
     }
     let cost = CostModel::new(llm.as_ref().map(|l| l.model.as_str()), prices);
-    let sink = match a.neo4j.clone().or_else(|| env("NEO4J_URI")) {
-        Some(uri) => SinkConfig::Neo4j {
-            uri,
-            user: env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into()),
-            password: Secret::new(env("NEO4J_PASSWORD").unwrap_or_default()),
-            database: a.neo4j_database.clone(),
-            batch_size: a.batch_size,
-        },
-        None => SinkConfig::Files {
-            dir: out_dir.join("graph"),
-        },
-    };
+    let sink = sink_config(&a, &out_dir);
     let batch_id = out_dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -443,6 +383,87 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         document_parallelism: a.documents_in_flight,
         out_dir,
     })
+}
+
+/// The batch folder: `--out`, else a new one under reports/, else (with
+/// `--resume`) the newest batch there.
+fn out_dir_of(a: &IngestArgs, problems: &mut Vec<String>) -> Option<PathBuf> {
+    match (&a.out, a.resume) {
+        (Some(o), _) => Some(o.clone()),
+        (None, false) => Some(PathBuf::from("reports").join(new_batch_id())),
+        (None, true) => match newest_batch(Path::new("reports")) {
+            Some(d) => Some(d),
+            None => {
+                problems.push("--resume found no batch under reports/ to resume; give the batch folder with --out".into());
+                None
+            }
+        },
+    }
+}
+
+/// With an LLM, the answer cache must be writable (unless `--no-cache`):
+/// a cache that cannot be written makes every re-run pay again.
+fn check_cache(a: &IngestArgs, uses_llm: bool, problems: &mut Vec<String>) {
+    if uses_llm && !a.no_cache {
+        if let Err(e) = crate::llm::cache::Cache::new(&a.cache_dir).check_writable() {
+            problems.push(format!(
+                "--cache-dir {}: the LLM answer cache cannot be written ({e:#}); fix its \
+                 permissions or give another --cache-dir, or add --no-cache to run without one \
+                 (every re-run then pays for every section again)",
+                a.cache_dir.display()
+            ));
+        }
+    }
+}
+
+/// One price for the LLM client and the budget: flags or a prices table
+/// win over KGROUTE_PRICE_IN/OUT, which win over the model's row in
+/// config/prices.yaml. `None`: unknown.
+fn settle_prices(llm: &mut Option<LlmConfig>, prices: Option<Prices>) -> Option<Prices> {
+    match (llm, prices) {
+        (Some(l), Some(p)) => {
+            l.price_in_per_mtok = p.input_per_million;
+            l.price_out_per_mtok = p.output_per_million;
+            Some(p)
+        }
+        (Some(l), None) if l.price_in_per_mtok > 0.0 || l.price_out_per_mtok > 0.0 => {
+            Some(Prices {
+                input_per_million: l.price_in_per_mtok,
+                output_per_million: l.price_out_per_mtok,
+            })
+        }
+        (Some(l), None) => {
+            let table = Path::new(DEFAULT_PRICES);
+            let p = table
+                .is_file()
+                .then(|| prices_for_model(table, &l.model).ok())
+                .flatten();
+            if let Some(p) = p {
+                l.price_in_per_mtok = p.input_per_million;
+                l.price_out_per_mtok = p.output_per_million;
+            }
+            p
+        }
+        (None, p) => p,
+    }
+}
+
+/// Neo4j when `--neo4j` or NEO4J_URI names one (credentials from the
+/// environment only), else graph files in the batch folder.
+fn sink_config(a: &IngestArgs, out_dir: &Path) -> SinkConfig {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    match a.neo4j.clone().or_else(|| env("NEO4J_URI")) {
+        Some(uri) => SinkConfig::Neo4j {
+            uri,
+            user: env("NEO4J_USERNAME").unwrap_or_else(|| "neo4j".into()),
+            password: Secret::new(env("NEO4J_PASSWORD").unwrap_or_default()),
+            database: a.neo4j_database.clone(),
+            batch_size: a.batch_size,
+        },
+        None => SinkConfig::Files {
+            dir: out_dir.join("graph"),
+        },
+    }
 }
 
 /// The prices table read when no price is given.

@@ -127,61 +127,16 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             );
         }
     }
-    let shard =
-        crate::shard::ShardSpec::resolve(args.docs.shard.as_deref(), |k| std::env::var(k).ok())
-            .map_err(anyhow::Error::msg)?;
-    let opts = crate::pipeline::DiscoverOptions {
-        follow_outside: args.docs.follow_outside,
-        exclude: args.out.clone(),
-    };
-    let mut found = crate::pipeline::discover_with(&args.docs.inputs, &opts)?;
-    for note in &found.notes {
-        eprintln!("kgroute: note: {note}");
-    }
-    for w in &found.warnings {
-        eprintln!("kgroute: warning: {w}");
-    }
-    for e in &found.unlistable {
-        eprintln!("kgroute: error: {e}; its documents are not in this plan");
-    }
-    if let Some(s) = &shard {
-        found.documents = crate::shard::documents_of(s, found.documents);
-        eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
-    }
+    let found = discover_documents(&args)?;
     let read = ReadOptions {
         lossy: args.docs.lossy,
         max_bytes: args.docs.max_bytes,
     };
 
     let cost = CostModel::new(args.model.as_deref(), prices);
-    let bill_opts = BillOptions {
-        pack_tokens: args.request.pack_tokens,
-        context_tokens: args.request.context_tokens,
-        schema_billed: !args.llama_cpp,
-        streams: args.slots.max(1),
-        ..BillOptions::default()
-    };
-    if args.request.pack_tokens < 100 {
-        bail!(
-            "--pack-tokens must be at least 100, e.g. --pack-tokens {}; got {}",
-            crate::extract::pack::DEFAULT_PACK_TOKENS,
-            args.request.pack_tokens
-        );
-    }
+    let bill_opts = bill_options(&args)?;
     let mut profiles = Profiles::new(&set, args.docs.doc_type.as_deref());
-    let header = export::PlanHeader {
-        document_type: set.names().join(","),
-        index_version: set
-            .indices
-            .iter()
-            .map(|i| format!("{}={}", i.document_type, i.version))
-            .collect::<Vec<_>>()
-            .join(","),
-        index_files: set.indices.iter().flat_map(|i| i.sources.clone()).collect(),
-        calibrate: cfg.opts.calibrate,
-        audit_rate: cfg.opts.audit_rate,
-        prices,
-    };
+    let header = plan_header(&set, &cfg.opts, prices);
 
     // plan.csv, plan.json and stdout are written as each document is
     // planned: memory holds one document's plan and every document's
@@ -228,25 +183,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                 doc_type,
                 tree,
             }) => {
-                if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
-                    eprintln!(
-                        "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
-                        sanitize_title(&path.display().to_string()),
-                        doc_type.runner_up.as_deref().unwrap_or("none"),
-                        doc_type.runner_up_confidence
-                    );
-                }
-                if let Some(d) = &doc_type.detected {
-                    eprintln!(
-                        "kgroute: warning: {}: routed with the index you named ({}), but detected as {d} (confidence {:.2})",
-                        sanitize_title(&path.display().to_string()),
-                        doc_type.name,
-                        doc_type.confidence
-                    );
-                }
-                if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
-                    eprintln!("kgroute: warning: {}", sanitize_title(&w));
-                }
+                warn_document(&path, &doc_type, &plan);
                 let mut stats = PlanStats::of(&plan, prices.as_ref());
                 let bill =
                     document_bill_of(&plan, &tree, &source, &mut profiles, &bill_opts, &cost)?;
@@ -285,15 +222,131 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
         .finish(&failures, &totals)
         .with_context(|| format!("{}: cannot write", json_path.display()))?;
 
+    finish_printer(
+        printer,
+        &failures,
+        &totals,
+        &cost,
+        found.skipped.line(),
+        (&csv_path, &json_path),
+    )?;
+    Ok(if failures.is_empty() && found.unlistable.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    })
+}
+
+/// The documents the plan reads (this shard's, when `--shard`), with
+/// discovery's notes, warnings and unlistable folders said on stderr.
+fn discover_documents(args: &PlanArgs) -> anyhow::Result<crate::pipeline::Discovery> {
+    let shard =
+        crate::shard::ShardSpec::resolve(args.docs.shard.as_deref(), |k| std::env::var(k).ok())
+            .map_err(anyhow::Error::msg)?;
+    let opts = crate::pipeline::DiscoverOptions {
+        follow_outside: args.docs.follow_outside,
+        exclude: args.out.clone(),
+    };
+    let mut found = crate::pipeline::discover_with(&args.docs.inputs, &opts)?;
+    for note in &found.notes {
+        eprintln!("kgroute: note: {note}");
+    }
+    for w in &found.warnings {
+        eprintln!("kgroute: warning: {w}");
+    }
+    for e in &found.unlistable {
+        eprintln!("kgroute: error: {e}; its documents are not in this plan");
+    }
+    if let Some(s) = &shard {
+        found.documents = crate::shard::documents_of(s, found.documents);
+        eprintln!("kgroute: shard {s}: {} documents", found.documents.len());
+    }
+    Ok(found)
+}
+
+/// How requests are sized and billed, as ingest would send them.
+fn bill_options(args: &PlanArgs) -> anyhow::Result<BillOptions> {
+    if args.request.pack_tokens < 100 {
+        bail!(
+            "--pack-tokens must be at least 100, e.g. --pack-tokens {}; got {}",
+            crate::extract::pack::DEFAULT_PACK_TOKENS,
+            args.request.pack_tokens
+        );
+    }
+    Ok(BillOptions {
+        pack_tokens: args.request.pack_tokens,
+        context_tokens: args.request.context_tokens,
+        schema_billed: !args.llama_cpp,
+        streams: args.slots.max(1),
+        ..BillOptions::default()
+    })
+}
+
+/// What plan.json says of the indices and settings the plan used.
+fn plan_header(
+    set: &IndexSet,
+    opts: &RouteOptions,
+    prices: Option<crate::route::Prices>,
+) -> export::PlanHeader {
+    export::PlanHeader {
+        document_type: set.names().join(","),
+        index_version: set
+            .indices
+            .iter()
+            .map(|i| format!("{}={}", i.document_type, i.version))
+            .collect::<Vec<_>>()
+            .join(","),
+        index_files: set.indices.iter().flat_map(|i| i.sources.clone()).collect(),
+        calibrate: opts.calibrate,
+        audit_rate: opts.audit_rate,
+        prices,
+    }
+}
+
+/// What a reviewer should know of a document before its plan: it fits no
+/// index, its named type is not what it looks like, its headings read
+/// badly.
+fn warn_document(path: &std::path::Path, doc_type: &crate::index::DocTypeGuess, plan: &RoutePlan) {
+    if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
+        eprintln!(
+            "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
+            sanitize_title(&path.display().to_string()),
+            doc_type.runner_up.as_deref().unwrap_or("none"),
+            doc_type.runner_up_confidence
+        );
+    }
+    if let Some(d) = &doc_type.detected {
+        eprintln!(
+            "kgroute: warning: {}: routed with the index you named ({}), but detected as {d} (confidence {:.2})",
+            sanitize_title(&path.display().to_string()),
+            doc_type.name,
+            doc_type.confidence
+        );
+    }
+    if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
+        eprintln!("kgroute: warning: {}", sanitize_title(&w));
+    }
+}
+
+/// The stdout printer's end: totals, cost, what discovery skipped and
+/// where the files are (table), or the closing of the JSON or CSV.
+fn finish_printer<W: Write>(
+    printer: Printer<'_, W>,
+    failures: &[PlanFailure],
+    totals: &PlanStats,
+    cost: &CostModel,
+    skipped: Option<String>,
+    (csv_path, json_path): (&std::path::Path, &std::path::Path),
+) -> anyhow::Result<()> {
     match printer {
         Printer::Json(w) => {
-            w.finish(&failures, &totals)?;
+            w.finish(failures, totals)?;
         }
         Printer::Csv(w) => w.finish()?,
         Printer::Table(out) => {
-            print_totals(out, &totals, &failures)?;
+            print_totals(out, totals, failures)?;
             writeln!(out, "cost: {}", cost.describe())?;
-            if let Some(line) = found.skipped.line() {
+            if let Some(line) = skipped {
                 writeln!(out, "{line}")?;
             }
             writeln!(
@@ -305,11 +358,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             out.flush()?;
         }
     }
-    Ok(if failures.is_empty() && found.unlistable.is_empty() {
-        Outcome::Success
-    } else {
-        Outcome::PartialFailure
-    })
+    Ok(())
 }
 
 /// Where stdout's copy of the plan goes, as documents are planned.

@@ -8,7 +8,7 @@
 //! build: the nodes an alias stands for are added each time it is used, with
 //! saturating arithmetic. Nodes alone are not enough: a 1 MB scalar aliased
 //! 100 times is only 101 nodes but 100 MB of text, which reached 3.86 GB of
-//! memory (issue 37), so the bytes of scalars an expansion would build are
+//! memory, so the bytes of scalars an expansion would build are
 //! counted the same way. A file over the size, depth, expanded-node or
 //! expanded-byte limit is refused with its line and a one-line message;
 //! every YAML reader of kgroute (index files, review edits, prices tables)

@@ -45,7 +45,7 @@ impl Cache {
     /// Fails unless a new entry can be stored: the folder (or the nearest
     /// existing folder above it) and every shard folder already in it take a
     /// new file. A cache that cannot be written would make every re-run pay
-    /// the LLM again for every section without a word (issue 37), so a run
+    /// the LLM again for every section without a word, so a run
     /// checks this at its start.
     pub fn check_writable(&self) -> Result<()> {
         crate::atomic_file::check_writable(&self.dir.join(".kgroute-cache-probe"))?;

@@ -172,7 +172,7 @@ impl Manifest {
     /// The way forward from a batch folder whose manifest exists but does
     /// not load (cut by a full disk, edited by hand): `--resume` cannot use
     /// it and a new batch cannot start in a non-empty folder, and each of
-    /// the two messages used to point at the other (issue 37). The
+    /// neither message may point at the other as the way out. The
     /// documents' answers are in the LLM cache, so starting the batch again
     /// in a fresh folder re-pays nothing already answered.
     pub fn damaged_hint(dir: &Path) -> Option<String> {

@@ -150,7 +150,7 @@ struct Batch {
     /// The batch's search index, fed each document as it is routed.
     search: Mutex<Option<crate::search::SearchIndexWriter>>,
     /// The first write that failed for a full disk: no document starts
-    /// after it (each would fail the same way, issue 37) and the batch ends
+    /// after it (each would fail the same way) and the batch ends
     /// with it, resumable.
     disk_full: Mutex<Option<anyhow::Error>>,
 }
@@ -229,51 +229,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     // unwritable only after the whole batch had run).
     crate::atomic_file::check_writable(&cfg.history_file).context("--history")?;
 
-    // Read-only checks of --out first.
-    // `--resume` on a missing or empty --out starts the batch there, so a
-    // scheduler can run the same command first and on every retry.
-    let resume = cfg.resume && is_non_empty_dir(&cfg.out_dir);
-    let mut manifest = if resume {
-        let mut m = match Manifest::load(&cfg.out_dir) {
-            Ok(m) => m,
-            Err(e) => match Manifest::damaged_hint(&cfg.out_dir) {
-                Some(hint) => anyhow::bail!(hint),
-                None => {
-                    return Err(e.context(format!(
-                    "--resume: {} holds no batch to resume; leave out --resume to start one there",
-                    cfg.out_dir.display()
-                )))
-                }
-            },
-        };
-        m.check_identity(&cfg.out_dir, &identity)?;
-        if m.shard != cfg.shard {
-            let show = |s: &Option<crate::shard::ShardSpec>| {
-                s.map_or("none".to_string(), |s| s.to_string())
-            };
-            anyhow::bail!(
-                "--resume: {} holds shard {} but this run asks for shard {}; resume it with the same --shard",
-                cfg.out_dir.display(),
-                show(&m.shard),
-                show(&cfg.shard)
-            );
-        }
-        m.add_missing(&keys);
-        m
-    } else {
-        if is_non_empty_dir(&cfg.out_dir) {
-            if let Some(hint) = Manifest::damaged_hint(&cfg.out_dir) {
-                anyhow::bail!(hint);
-            }
-            anyhow::bail!(
-                "{}: output folder is not empty; add --resume to finish the batch in it, or give a new --out",
-                cfg.out_dir.display()
-            );
-        }
-        let mut m = Manifest::new(&cfg.batch_id, &cfg.index_files, identity, &keys);
-        m.shard = cfg.shard;
-        m
-    };
+    let mut manifest = open_manifest(&cfg, identity, &keys)?;
 
     // Services next, before anything is written: an unreachable Neo4j or a
     // dead LLM endpoint must fail with nothing spent and nothing made.
@@ -311,27 +267,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     };
 
     let progress = Progress::new(manifest.documents.len(), cfg.quiet);
-    progress.note(&format!(
-        "kgroute batch {} -> {}{}",
-        manifest.batch_id,
-        cfg.out_dir.display(),
-        cfg.shard
-            .map(|s| format!(" (shard {s}: {} documents)", manifest.documents.len()))
-            .unwrap_or_default()
-    ));
-    progress.note(&format!("extractor: {}", extractor.describe()));
-    progress.note(&format!("graph sink: {}", sink.describe()));
-    if extractor.uses_llm() {
-        progress.note(&format!("cost: {}", cfg.cost.describe()));
-        progress.note(if cfg.llm_match {
-            "title mapping: unmatched titles of each document go to the LLM once (--no-llm-match turns it off)"
-        } else {
-            "title mapping: off (--no-llm-match)"
-        });
-    }
-    if let Some(line) = cfg.skipped.line() {
-        progress.note(&line);
-    }
+    announce(&progress, &cfg, &manifest, &extractor, sink.as_ref());
 
     let paths: Vec<PathBuf> = manifest.documents.iter().map(|d| d.path.clone()).collect();
     let batch = Arc::new(Batch {
@@ -367,26 +303,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
     };
     let mut reports = ReportStream::create(&batch.cfg.out_dir, &header, MAX_SHEET_ROWS)?;
     let mut register = RegisterWriter::create(&batch.cfg.out_dir)?;
-    let mut failed = Failures::default();
-
-    let ticker = spawn_ticker(Arc::clone(&batch));
-    let parallel = batch.cfg.document_parallelism.max(1);
-    let mut finished = futures::stream::iter(paths)
-        .map(|path| {
-            let batch = Arc::clone(&batch);
-            async move { process_document(&batch, &path).await }
-        })
-        .buffered(parallel);
-    while let Some(outcome) = finished.next().await {
-        if let Some((outcome, row)) = outcome {
-            if let Some(row) = row {
-                register.add(&row)?;
-            }
-            document_finished(&mut reports, &header, &mut failed, outcome);
-        }
-    }
-    drop(finished);
-    ticker.abort();
+    let failed = run_documents(&batch, paths, &header, &mut reports, &mut register).await?;
     // A full disk: stop here, as a kill would, so `--resume` takes over
     // (the failed document and those not started are still to do).
     if let Some(e) = batch.disk_full.lock().expect("disk_full").take() {
@@ -396,11 +313,138 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         crate::atomic_file::remove_own_temps(&batch.cfg.out_dir);
         return Err(e);
     }
+    finish_batch(&batch, &header, reports, register, failed).await
+}
 
-    // Every output of the batch is written on its own: one that fails
-    // (the graph, the search index, a report, the history row) is
-    // reported with the others still written, and the batch is left
-    // unfinished so `--resume` writes it again.
+/// The batch's manifest: the one in `--out` to resume (its index, model
+/// and shard must be this run's), else a new one for an empty or missing
+/// folder. Reads only: nothing is written yet.
+fn open_manifest(
+    cfg: &IngestConfig,
+    identity: BatchIdentity,
+    keys: &[PathBuf],
+) -> anyhow::Result<Manifest> {
+    // Read-only checks of --out first.
+    // `--resume` on a missing or empty --out starts the batch there, so a
+    // scheduler can run the same command first and on every retry.
+    let resume = cfg.resume && is_non_empty_dir(&cfg.out_dir);
+    Ok(if resume {
+        let mut m = match Manifest::load(&cfg.out_dir) {
+            Ok(m) => m,
+            Err(e) => match Manifest::damaged_hint(&cfg.out_dir) {
+                Some(hint) => anyhow::bail!(hint),
+                None => {
+                    return Err(e.context(format!(
+                    "--resume: {} holds no batch to resume; leave out --resume to start one there",
+                    cfg.out_dir.display()
+                )))
+                }
+            },
+        };
+        m.check_identity(&cfg.out_dir, &identity)?;
+        if m.shard != cfg.shard {
+            let show = |s: &Option<crate::shard::ShardSpec>| {
+                s.map_or("none".to_string(), |s| s.to_string())
+            };
+            anyhow::bail!(
+                "--resume: {} holds shard {} but this run asks for shard {}; resume it with the same --shard",
+                cfg.out_dir.display(),
+                show(&m.shard),
+                show(&cfg.shard)
+            );
+        }
+        m.add_missing(keys);
+        m
+    } else {
+        if is_non_empty_dir(&cfg.out_dir) {
+            if let Some(hint) = Manifest::damaged_hint(&cfg.out_dir) {
+                anyhow::bail!(hint);
+            }
+            anyhow::bail!(
+                "{}: output folder is not empty; add --resume to finish the batch in it, or give a new --out",
+                cfg.out_dir.display()
+            );
+        }
+        let mut m = Manifest::new(&cfg.batch_id, &cfg.index_files, identity, keys);
+        m.shard = cfg.shard;
+        m
+    })
+}
+
+/// The batch's opening lines: where it goes, what extracts, where the
+/// graph is written, what it may cost and what discovery skipped.
+fn announce(
+    progress: &Progress,
+    cfg: &IngestConfig,
+    manifest: &Manifest,
+    extractor: &Extractor,
+    sink: &dyn GraphSink,
+) {
+    progress.note(&format!(
+        "kgroute batch {} -> {}{}",
+        manifest.batch_id,
+        cfg.out_dir.display(),
+        cfg.shard
+            .map(|s| format!(" (shard {s}: {} documents)", manifest.documents.len()))
+            .unwrap_or_default()
+    ));
+    progress.note(&format!("extractor: {}", extractor.describe()));
+    progress.note(&format!("graph sink: {}", sink.describe()));
+    if extractor.uses_llm() {
+        progress.note(&format!("cost: {}", cfg.cost.describe()));
+        progress.note(if cfg.llm_match {
+            "title mapping: unmatched titles of each document go to the LLM once (--no-llm-match turns it off)"
+        } else {
+            "title mapping: off (--no-llm-match)"
+        });
+    }
+    if let Some(line) = cfg.skipped.line() {
+        progress.note(&line);
+    }
+}
+
+/// Runs every document, `document_parallelism` at a time, feeding each
+/// finished one to the reports and the register.
+async fn run_documents(
+    batch: &Arc<Batch>,
+    paths: Vec<PathBuf>,
+    header: &BatchReport,
+    reports: &mut ReportStream,
+    register: &mut RegisterWriter,
+) -> anyhow::Result<Failures> {
+    let mut failed = Failures::default();
+    let ticker = spawn_ticker(Arc::clone(batch));
+    let parallel = batch.cfg.document_parallelism.max(1);
+    let mut finished = futures::stream::iter(paths)
+        .map(|path| {
+            let batch = Arc::clone(batch);
+            async move { process_document(&batch, &path).await }
+        })
+        .buffered(parallel);
+    while let Some(outcome) = finished.next().await {
+        if let Some((outcome, row)) = outcome {
+            if let Some(row) = row {
+                register.add(&row)?;
+            }
+            document_finished(reports, header, &mut failed, outcome);
+        }
+    }
+    drop(finished);
+    ticker.abort();
+    Ok(failed)
+}
+
+/// Writes every output of the batch, each on its own: one that fails (the
+/// graph, the search index, a report, the history row) is reported with
+/// the others still written, and the batch is left unfinished so
+/// `--resume` writes it again. Then the manifest says it finished.
+async fn finish_batch(
+    batch: &Batch,
+    header: &BatchReport,
+    mut reports: ReportStream,
+    register: RegisterWriter,
+    failed: Failures,
+) -> anyhow::Result<BatchResult> {
     let mut outputs = Vec::new();
     if let Err(e) = batch.sink.lock().await.finish().await {
         outputs.push(e);
@@ -427,7 +471,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         documents: failed_documents,
         sections: failed_sections,
     } = failed;
-    if let Err(e) = super::merge::save_report_meta(&cfg.out_dir, &header) {
+    if let Err(e) = super::merge::save_report_meta(&cfg.out_dir, header) {
         outputs.push(e);
     }
     let c = batch.extractor.snapshot();
@@ -439,7 +483,7 @@ pub async fn run_batch(cfg: IngestConfig) -> anyhow::Result<BatchResult> {
         retries: c.retries,
         repairs: c.repairs,
     });
-    let (summary, report_failures) = reports.finish(&header);
+    let (summary, report_failures) = reports.finish(header);
     outputs.extend(report_failures);
     if let Err(e) = register.finish() {
         outputs.push(e);
@@ -711,20 +755,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         cfg.doc_type.as_deref(),
         &cfg.route,
     )?;
-    if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
-        batch.progress.lock().expect("progress").note(&format!(
-            "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
-            crate::report::sanitize_title(&key.display().to_string()),
-            doc_type.runner_up.as_deref().unwrap_or("none"),
-            doc_type.runner_up_confidence
-        ));
-    }
-    if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
-        batch.progress.lock().expect("progress").note(&format!(
-            "kgroute: warning: {}",
-            crate::report::sanitize_title(&w)
-        ));
-    }
+    note_document(batch, key, &doc_type, &plan);
     let meta = DocumentMeta::from_source(key, &tree.doc_id, &plan.doc_type, &source)?;
     if let Some(first) = claim(batch, &meta.sha256, key) {
         let msg = format!("duplicate of {} (same content), skipped", first.display());
@@ -742,29 +773,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     set_state(batch, key, Some(&meta.doc_id), DocState::Pending, None);
 
     let mut plan = plan;
-    let title_mapping = match batch.indices.get(&plan.doc_type) {
-        Some(index) if batch.cfg.llm_match => {
-            super::titles::map_plan_titles(
-                &batch.extractor,
-                index,
-                &mut plan,
-                &cfg.route,
-                &batch.budget,
-                &cfg.cost,
-            )
-            .await
-        }
-        _ => TitleMappingUse::default(),
-    };
-    let title_mapping = record_title_mapping(batch, key, title_mapping);
-    if let Some(e) = &title_mapping.error {
-        batch.progress.lock().expect("progress").note(&format!(
-            "kgroute: warning: {}: {}; its {} unmatched titles stay new",
-            crate::report::sanitize_title(&meta.name),
-            crate::report::sanitize_title(e),
-            title_mapping.asked
-        ));
-    }
+    let title_mapping = map_titles(batch, key, &meta.name, &mut plan).await;
 
     let profile = profile_for(batch, &plan.doc_type)?;
     let registry = crate::extract::rules::document_registry(&plan, &source);
@@ -823,25 +832,91 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         None,
     );
 
+    write_graph(batch, key, &saved.meta.doc_id, &graph).await?;
+    Ok(Some(saved))
+}
+
+/// Says what a reviewer should know before the document's results: it fits
+/// no index, or its headings read badly.
+fn note_document(
+    batch: &Batch,
+    key: &Path,
+    doc_type: &crate::index::doctype::DocTypeGuess,
+    plan: &RoutePlan,
+) {
+    if doc_type.name == crate::index::doctype::UNKNOWN_TYPE {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: {}: fits no index (best: {} at {:.2}); routed with the base index only (cross-type boilerplate skipped, the rest sent as new)",
+            crate::report::sanitize_title(&key.display().to_string()),
+            doc_type.runner_up.as_deref().unwrap_or("none"),
+            doc_type.runner_up_confidence
+        ));
+    }
+    if let Some(w) = plan.tree_health.warning(&plan.doc_name) {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: warning: {}",
+            crate::report::sanitize_title(&w)
+        ));
+    }
+}
+
+/// The document's unmatched titles mapped by the LLM onto its index's
+/// entries (re-routing them), when the batch does so; a failure leaves
+/// them new, with a warning.
+async fn map_titles(
+    batch: &Batch,
+    key: &Path,
+    name: &str,
+    plan: &mut RoutePlan,
+) -> TitleMappingUse {
+    let cfg = &batch.cfg;
+    let title_mapping = match batch.indices.get(&plan.doc_type) {
+        Some(index) if batch.cfg.llm_match => {
+            super::titles::map_plan_titles(
+                &batch.extractor,
+                index,
+                plan,
+                &cfg.route,
+                &batch.budget,
+                &cfg.cost,
+            )
+            .await
+        }
+        _ => TitleMappingUse::default(),
+    };
+    let title_mapping = record_title_mapping(batch, key, title_mapping);
+    if let Some(e) = &title_mapping.error {
+        batch.progress.lock().expect("progress").note(&format!(
+            "kgroute: warning: {}: {}; its {} unmatched titles stay new",
+            crate::report::sanitize_title(name),
+            crate::report::sanitize_title(e),
+            title_mapping.asked
+        ));
+    }
+    title_mapping
+}
+
+/// The document's graph to the sink, its names to the search side, its
+/// organisations to the batch's merge count; then it is written.
+async fn write_graph(
+    batch: &Batch,
+    key: &Path,
+    doc_id: &str,
+    graph: &crate::graph::DocGraph,
+) -> anyhow::Result<()> {
     batch
         .sink
         .lock()
         .await
-        .write_document(&graph)
+        .write_document(graph)
         .await
         .with_context(|| format!("writing to {}", batch.cfg.sink_label()))?;
     if let Some(search) = batch.search.lock().expect("search").as_ref() {
-        search.add_graph(&graph)?;
+        search.add_graph(graph)?;
     }
-    batch.merges.lock().expect("merges").add(&graph);
-    set_state(
-        batch,
-        key,
-        Some(&saved.meta.doc_id),
-        DocState::Written,
-        None,
-    );
-    Ok(Some(saved))
+    batch.merges.lock().expect("merges").add(graph);
+    set_state(batch, key, Some(doc_id), DocState::Written, None);
+    Ok(())
 }
 
 /// Extracts a document's routed sections (packed into requests), each

@@ -70,15 +70,45 @@ pub(super) async fn map_plan_titles(
         ));
         return used;
     }
+    let (answer, sent_requests) = ask_with_retries(extractor, client, index, &asked).await;
+    used.calls = sent_requests;
+    match answer {
+        Ok(a) => {
+            let actual = cost
+                .prices()
+                .map_or(0.0, |p| p.cost(a.tokens_in, a.tokens_out));
+            budget.settle(estimate, actual);
+            // Another document may have cached the same titles meanwhile.
+            used.cache_hits = u64::from(a.cached);
+            used.tokens_in = a.tokens_in;
+            used.tokens_out = a.tokens_out;
+            used.mapped = apply_title_mapping(plan, index, &a.mapping, route);
+        }
+        Err(e) => {
+            budget.settle(estimate, 0.0);
+            used.error = Some(e);
+        }
+    }
+    used
+}
+
+/// One title-mapping request, retried as a section's is (408/429/5xx,
+/// timeouts, dropped connections; `Retry-After` honoured), each attempt a
+/// side request so the breaker and the concurrency bound see every one;
+/// the answer (or why there is none) and the requests sent.
+async fn ask_with_retries(
+    extractor: &Extractor,
+    client: &crate::llm::LlmClient,
+    index: &GraphabilityIndex,
+    asked: &[llm_titles::TitleQuery],
+) -> (Result<llm_titles::TitleAnswer, String>, u64) {
+    let cache = extractor.cache_dir();
     let cfg = client.config();
     let policy = RetryPolicy {
         max_retries: cfg.max_retries,
         base: cfg.backoff_base,
         max: cfg.backoff_max,
     };
-    // Retried like a section request (408/429/5xx, timeouts, dropped
-    // connections; `Retry-After` honoured), each attempt a side request so
-    // the breaker and the concurrency bound see every one.
     // One time bound over every attempt and wait, a section's
     // (`--section-timeout`): a hung endpoint held title mapping for 303 s
     // (six attempts of the request timeout, and the waits between).
@@ -95,7 +125,7 @@ pub(super) async fn map_plan_titles(
             .side_request(async {
                 let answer = match tokio::time::timeout_at(
                     deadline,
-                    llm_titles::map_titles(client, cache, index, &asked),
+                    llm_titles::map_titles(client, cache, index, asked),
                 )
                 .await
                 {
@@ -153,25 +183,7 @@ pub(super) async fn map_plan_titles(
             }
         }
     };
-    used.calls = sent_requests;
-    match answer {
-        Ok(a) => {
-            let actual = cost
-                .prices()
-                .map_or(0.0, |p| p.cost(a.tokens_in, a.tokens_out));
-            budget.settle(estimate, actual);
-            // Another document may have cached the same titles meanwhile.
-            used.cache_hits = u64::from(a.cached);
-            used.tokens_in = a.tokens_in;
-            used.tokens_out = a.tokens_out;
-            used.mapped = apply_title_mapping(plan, index, &a.mapping, route);
-        }
-        Err(e) => {
-            budget.settle(estimate, 0.0);
-            used.error = Some(e);
-        }
-    }
-    used
+    (answer, sent_requests)
 }
 
 /// Characters of the sections whose titles are asked about (sent as new).

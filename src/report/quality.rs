@@ -1,5 +1,6 @@
 //! Match quality: how a section's predicted tier compares with the tier its
-//! extraction actually earned, in the article's terms (METHOD.md §2).
+//! extraction actually earned: a perfect match, a deviation of one tier, or
+//! a mismatch a reviewer should look at.
 
 use crate::extract::{SectionExtraction, SectionStatus};
 use crate::route::{Route, RoutedSection};

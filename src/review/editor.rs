@@ -22,7 +22,7 @@ pub struct IndexText {
     newline: &'static str,
     /// Entries already read, by their text: an edit moves lines but rarely
     /// changes an entry, and reading every entry with a YAML parser on each
-    /// lookup made a review of 3,000 decisions quadratic (issue 37).
+    /// lookup would make a review of 3,000 decisions quadratic.
     memo: EntryMemo,
 }
 

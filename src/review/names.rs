@@ -1,7 +1,7 @@
 //! The names a review looks up, read once. Every decision asks whether its
 //! heading is already a title or alias and where its entry is; asking the
-//! text re-read every entry of the index for each decision, so 3,000
-//! decisions took 163 s and grew faster than linearly (issue 37). Here the
+//! text would re-read every entry of the index for each decision, which
+//! grows faster than linearly (163 s for 3,000 decisions). Here the
 //! file and its bases are read once into maps, and each change the review
 //! makes to the file is recorded here too.
 

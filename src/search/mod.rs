@@ -1,5 +1,5 @@
-//! Search index of section chunks (Proxy-Pointer retrieval, METHOD.md part
-//! 1): every section that is not noise becomes structure-guided chunks, each
+//! Search index of section chunks (Proxy-Pointer retrieval: the index
+//! finds chunks, the answer is the whole section they point to): every section that is not noise becomes structure-guided chunks, each
 //! prefixed with its breadcrumb and carrying a pointer back to its section
 //! (doc id, node id, byte span, lines). `kgroute ask` searches the chunks
 //! with BM25 (tantivy) and follows the pointers to the whole sections.

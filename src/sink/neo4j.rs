@@ -38,8 +38,6 @@ use neo4rs::{query, BoltList, BoltMap, BoltString, BoltType, Graph, Query, Txn};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// How long `connect` waits for the server to answer.
-
 /// Constraints and indexes created when the sink opens.
 const SCHEMA: [&str; 6] = [
     "CREATE CONSTRAINT kg_document_doc_id IF NOT EXISTS FOR (d:Document) REQUIRE d.doc_id IS UNIQUE",

@@ -1,4 +1,4 @@
-//! `kgroute ask` over a whole batch (issue 35 items 1 and 2): a question
+//! `kgroute ask` over a whole batch: a question
 //! naming one contract's own defined term finds that contract among many;
 //! `ask --contracts` lists the contracts whose typed facts hold the
 //! category the question names, each with its facts and whole sections.

@@ -1,4 +1,4 @@
-//! `kgroute contracts` (issue 42): the batch's register filtered and
+//! `kgroute contracts`: the batch's register filtered and
 //! grouped from the command line; each filter against the rows it reads,
 //! and on the shared CUAD contracts against `cuad/answers.json`.
 

@@ -1,4 +1,4 @@
-//! The attacks of issue 37 that got through issue 24's defences: a key under
+//! Attacks that get past the first line of defence: a key under
 //! any query name, a symlink out of the input folder, a name that is not
 //! UTF-8, `--out` inside the inputs, an unwritable cache, a damaged
 //! manifest, a refused run's exit code, a closed pipe under `tree`.

@@ -213,7 +213,7 @@ fn configuration_errors_are_reported_together_before_anything_runs() {
 
 use predicates::prelude::PredicateBooleanExt as _;
 
-/// The article's baseline index (METHOD.md §2) with the ontology and
+/// The article's baseline index (the method's starting point) with the ontology and
 /// density thresholds of the shipped credit-agreement index.
 fn write_article_baseline(path: &Path) {
     let shipped: serde_yaml_ng::Value = serde_yaml_ng::from_str(&read(&index_file())).unwrap();
@@ -293,7 +293,7 @@ fn write_article_baseline(path: &Path) {
             ],
         ),
     ];
-    let mut text = String::from("# The article's raw baseline (METHOD.md section 2)\ndocument_type: credit_agreement\nversion: \"baseline\"\ndescription: article baseline\n");
+    let mut text = String::from("# The article's raw baseline (the method's starting point)\ndocument_type: credit_agreement\nversion: \"baseline\"\ndescription: article baseline\n");
     for key in ["match", "density", "ontology"] {
         let mut m = serde_yaml_ng::Mapping::new();
         m.insert(key.into(), shipped[key].clone());

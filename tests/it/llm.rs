@@ -942,7 +942,7 @@ async fn a_rejected_key_stops_sending_after_the_first_refusal() {
     assert!(ex.breaker_reason().is_some());
 }
 
-// ---- bounded answers, streaming, input that fits (issue 22) ----
+// ---- bounded answers, streaming, input that fits ----
 
 fn two_paragraphs() -> String {
     "Acme Corp (the \"Borrower\") shall repay the Loans to the Lender.\n\nThe Guarantor guarantees the Obligations of the Borrower to the Lender."

@@ -1,4 +1,4 @@
-//! Integration tests: what a careless model answers (issue 44's junk, seen
+//! Integration tests: what a careless model answers (junk seen
 //! from Qwen2.5 0.5B and 1.5B on the supply agreement) against the
 //! loopback server, and what reaches the graph: every relation whose ends
 //! have the wrong types for its relation type is pruned with reason

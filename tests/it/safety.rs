@@ -1,4 +1,4 @@
-//! Hostile files, two runs at once and closed pipes (issue 24): a bounded
+//! Hostile files, two runs at once and closed pipes: a bounded
 //! YAML loader, the batch and review locks, the 0/1/2 exit contract under
 //! a closed stdout and a full disk, spreadsheets as Excel saves them.
 
@@ -303,8 +303,7 @@ fn an_unwritable_history_is_found_before_the_first_document() {
 
 /// A 2 MB tmpfs (root only; skipped elsewhere) filled but for a little:
 /// the disk fills during the batch. The first full write stops it with
-/// exit 2 (issue 37; it was 1 and the batch went on through every
-/// document), no temp file is left, and `--resume` finishes it once space
+/// exit 2 (not 1, going on through every document), no temp file is left, and `--resume` finishes it once space
 /// is freed.
 #[test]
 fn a_full_disk_stops_the_batch_with_exit_2_and_resume_finishes_it() {

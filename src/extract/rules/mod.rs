@@ -35,7 +35,7 @@ use common::orgs::{clear_org_matches, corporate};
 use common::own::OwnSection;
 use common::terms::*;
 use common::text::*;
-use readers::{unfold_columns, Emits, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
+use readers::{unfold_columns, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
 pub use registry::{document_registry, party_registry};
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
@@ -97,11 +97,7 @@ pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
 fn offered_types(ontology: &Ontology) -> HashSet<&'static str> {
     READERS
         .iter()
-        .filter_map(|r| match r.emits {
-            Emits::Types(types) => Some(types),
-            Emits::Facts(also) => Some(also),
-        })
-        .flatten()
+        .flat_map(|r| r.emits.named())
         .copied()
         .filter(|t| ontology_name(&ontology.relation_types, t).is_some())
         .collect()

@@ -1,4 +1,4 @@
-//! Typed facts for what lawyers mark (issue 33): each sentence of a
+//! Typed facts for what lawyers mark: each sentence of a
 //! section is read against a table of rules, one table per family (dates,
 //! money, grants and limits, remedies, forum); a sentence a rule fits
 //! gives `party -CATEGORY-> value` with the sentence as its evidence. The

@@ -107,6 +107,13 @@ pub(super) enum Emits {
 }
 
 impl Emits {
+    /// The types the row names (the typed facts' own types aside).
+    pub(super) fn named(&self) -> &'static [&'static str] {
+        match self {
+            Emits::Types(types) | Emits::Facts(types) => types,
+        }
+    }
+
     pub(super) fn allows(&self, relation_type: &str) -> bool {
         match self {
             Emits::Types(types) => types.contains(&relation_type),

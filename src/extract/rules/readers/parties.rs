@@ -115,7 +115,7 @@ fn roles_after(
             let role = singular_role(&role);
             let r = b.entity(&role, "Role", "");
             b.relate(
-                &o,
+                o,
                 "HAS_ROLE",
                 &r,
                 &truncate(
@@ -137,7 +137,7 @@ fn roles_after(
         {
             let pn = b.org(parent);
             b.relate(
-                &o,
+                o,
                 "SUBSIDIARY_OF",
                 &pn,
                 &truncate(
@@ -155,10 +155,10 @@ fn roles_after(
                 EVIDENCE_CHARS,
             );
             let d = b.entity(&term, "DefinedTerm", "");
-            b.relate(&d, "DEFINED_AS", &o, &evidence);
+            b.relate(&d, "DEFINED_AS", o, &evidence);
             if is_role(&term) {
                 let r = b.entity(&singular_role(&term), "Role", "");
-                b.relate(&o, "HAS_ROLE", &r, &evidence);
+                b.relate(o, "HAS_ROLE", &r, &evidence);
                 has_role = true;
                 if term.to_ascii_lowercase().contains("agent") {
                     agents.push(o.to_string());

@@ -38,11 +38,7 @@ fn declared() -> BTreeSet<String> {
 fn emitted_by_rows() -> BTreeSet<&'static str> {
     READERS
         .iter()
-        .filter_map(|r| match r.emits {
-            Emits::Types(types) => Some(types),
-            Emits::Facts(also) => Some(also),
-        })
-        .flatten()
+        .flat_map(|r| r.emits.named())
         .copied()
         .collect()
 }
