@@ -9,7 +9,7 @@
 //!
 //! Usage: cargo run --example ask_contracts -- CUAD_DIR BATCH
 
-use kgroute::ask::contracts::{
+use kgroute::ask::which_contracts::{
     agreeing, categories_in, facts_of, shares, Agreement, AGREEMENT, RETRIEVAL_POOL,
     RETRIEVAL_SHARE,
 };

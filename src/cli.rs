@@ -36,7 +36,7 @@ impl Cli {
             Command::Merge(a) => cmd::merge::run(a),
             Command::Ask(a) => cmd::ask::run(a),
             Command::Contracts(a) => cmd::contracts::run(a),
-            Command::IndexSearch(a) => cmd::index_search::run(a),
+            Command::RebuildSearch(a) => cmd::rebuild_search::run(a),
             Command::Review(a) => cmd::review::run(a),
             Command::History(a) => cmd::history::run(a),
             Command::Index(IndexCommand::Check(a)) => cmd::index_check::run(a),
@@ -60,8 +60,10 @@ pub enum Command {
     /// The batch's register filtered and grouped: which contracts have, lack,
     /// bind whom, under which law, expire when.
     Contracts(cmd::contracts::ContractsArgs),
-    /// Build (or rebuild) the search index of an existing batch folder.
-    IndexSearch(cmd::index_search::IndexSearchArgs),
+    /// Build (or rebuild) the search index of an existing batch folder
+    /// (once named `index-search`, which still works).
+    #[command(visible_alias = "index-search")]
+    RebuildSearch(cmd::rebuild_search::RebuildSearchArgs),
     /// Apply a reviewer's decisions from sections.csv to an index YAML.
     Review(cmd::review::ReviewArgs),
     /// Show how the index stabilised across batches (reports/history.csv).

@@ -1,5 +1,5 @@
 //! What `ask` checks about the batch folder before and after it searches:
-//! that the folder is a batch (a missing one is not sent to `index-search`),
+//! that the folder is a batch (a missing one is not sent to `rebuild-search`),
 //! that its ingest finished (a killed or running ingest answers from part of
 //! the batch, or from nothing, and must say so), which document `--doc`
 //! names (two `contract.txt` in two subfolders are an ambiguity, not a

@@ -5,7 +5,6 @@
 
 pub mod batch;
 pub mod conductor;
-pub mod contracts;
 pub mod docrank;
 pub mod eval;
 pub mod expand;
@@ -16,6 +15,7 @@ pub mod read;
 pub mod render;
 pub mod rerank;
 pub mod structure;
+pub mod which_contracts;
 
 use crate::search::reader::WeightedTerm;
 use crate::search::{ChunkHit, SearchIndex, SectionPointer};

@@ -14,7 +14,7 @@ Examples:
   kgroute ask \"termination for convenience\" --doc supply_agreement.txt --top 1 --format json
   kgroute ask --contracts \"which contracts have a non-compete?\" --batch reports/fixtures
 
-Needs the batch's search index (written by `ingest`; `kgroute index-search
+Needs the batch's search index (written by `ingest`; `kgroute rebuild-search
 BATCH` builds it for an older batch). Works offline.
 
 Grounding: names in the question that the batch's graph knows (parties,
@@ -176,14 +176,14 @@ fn contracts(
     index: &crate::search::SearchIndex,
     incomplete: bool,
 ) -> anyhow::Result<Outcome> {
-    let answer = crate::ask::contracts::contracts(batch, index, &args.question)?;
+    let answer = crate::ask::which_contracts::contracts(batch, index, &args.question)?;
     let mut failed = incomplete;
     for p in &answer.problems {
         eprintln!("kgroute: {}", p.message);
         failed = true;
     }
     let text = match args.format {
-        AskFormat::Text => crate::ask::contracts::render_text(&answer),
+        AskFormat::Text => crate::ask::which_contracts::render_text(&answer),
         AskFormat::Json => serde_json::to_string_pretty(&answer)? + "\n",
     };
     let mut out = std::io::stdout().lock();

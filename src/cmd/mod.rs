@@ -6,11 +6,11 @@ pub mod contracts;
 pub mod history;
 pub mod index_check;
 pub mod index_draft;
-pub mod index_search;
 pub mod ingest;
 pub mod merge;
 pub mod plan;
 pub mod prices;
+pub mod rebuild_search;
 pub mod review;
 pub mod tree;
 

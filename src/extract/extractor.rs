@@ -229,7 +229,7 @@ pub struct DocContext<'a> {
     /// from the tree): a section's duties are written with them.
     pub parties: &'a [String],
     /// The document's party registry (see [`super::registry`]).
-    pub registry: &'a super::registry::PartyRegistry,
+    pub registry: &'a super::party_registry::PartyRegistry,
 }
 
 /// The inputs of the extraction stage for a planned document: one per

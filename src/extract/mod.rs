@@ -62,7 +62,7 @@ pub struct SectionInput {
     /// names, short names, `Party A`, `you` / `we`), built once per
     /// document before extraction ([`rules::document_registry`]).
     #[serde(default)]
-    pub registry: registry::PartyRegistry,
+    pub registry: party_registry::PartyRegistry,
 }
 
 /// A named thing found in a section.
@@ -161,9 +161,9 @@ pub mod cpu_pool;
 pub mod extractor;
 pub mod facts_vocabulary;
 pub mod pack;
+pub mod party_registry;
 pub mod prompt;
 pub mod rating;
-pub mod registry;
 pub mod requests;
 pub mod rules;
 pub mod spend;

@@ -540,8 +540,8 @@ mod tests {
 
     #[test]
     fn a_pack_holds_each_piece_under_its_id_in_order_with_the_parties_once() {
-        let registry = crate::extract::registry::PartyRegistry {
-            parties: vec![crate::extract::registry::RegisteredParty {
+        let registry = crate::extract::party_registry::PartyRegistry {
+            parties: vec![crate::extract::party_registry::RegisteredParty {
                 name: "Goosehead Insurance Agency, LLC".into(),
                 kind: "Organization".into(),
                 names: vec!["Franchisor".into()],

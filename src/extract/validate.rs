@@ -11,7 +11,7 @@
 //! own text holds: the end becomes an entity, recorded as [`AddedEnd`].
 //! An end found in neither (a name the model made up) still prunes it.
 
-use super::registry::PartyRegistry;
+use super::party_registry::PartyRegistry;
 use super::{AddedEnd, Entity, Pruned, Relation};
 use crate::index::{Ontology, Tier};
 use once_cell::sync::Lazy;

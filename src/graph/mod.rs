@@ -11,9 +11,9 @@ mod build;
 pub mod identity;
 
 pub use build::{build_document_graph, parents_from_tree};
-pub use merges::OrgMerges;
+pub use resolution::OrgMerges;
 
-mod merges;
+mod resolution;
 
 use crate::index::Tier;
 use crate::route::Route;

@@ -1,6 +1,6 @@
 //! A batch folder as its readers open it: [`check_exists`] before `ask`
 //! or `contracts` reads it, and the search index of a batch that exists
-//! built again (`kgroute index-search`): each saved document
+//! built again (`kgroute rebuild-search`): each saved document
 //! (`docs/<doc_id>.json`: its file and routing plan) is read again from
 //! its source file and added, one at a time.
 
@@ -13,7 +13,7 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// An error unless `batch` is a folder (the caller then opens its index,
-/// whose own error asks for `index-search` when only the index is missing).
+/// whose own error asks for `rebuild-search` when only the index is missing).
 pub fn check_exists(batch: &Path) -> anyhow::Result<()> {
     if batch.is_dir() {
         return Ok(());

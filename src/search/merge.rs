@@ -24,7 +24,7 @@ pub fn merge_indexes(shards: &[impl AsRef<Path>], out: &Path) -> anyhow::Result<
         .find(|s| !with.contains(s))
     {
         anyhow::bail!(
-            "{}: shard has no search index; build it with `kgroute index-search {}` and merge again",
+            "{}: shard has no search index; build it with `kgroute rebuild-search {}` and merge again",
             missing.display(),
             missing.display()
         );

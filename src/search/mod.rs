@@ -5,7 +5,7 @@
 //! with BM25 (tantivy) and follows the pointers to the whole sections.
 //!
 //! The index lives in the batch folder under [`INDEX_DIR`]; `ingest` writes
-//! it one document at a time ([`SearchIndexWriter`]), `kgroute index-search`
+//! it one document at a time ([`SearchIndexWriter`]), `kgroute rebuild-search`
 //! rebuilds it for an existing batch, `kgroute merge` joins the shards'.
 
 pub mod batch;

@@ -13,7 +13,7 @@
 //!
 //! Written at ingest from the in-memory graph (not from graph.jsonl, whose
 //! form the files sink owns), into `search/names/`. A batch without it
-//! (older, merged from shards, rebuilt by `index-search`) is grounded from
+//! (older, merged from shards, rebuilt by `rebuild-search`) is grounded from
 //! the graph files as before.
 
 use crate::graph::DocGraph;

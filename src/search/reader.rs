@@ -44,7 +44,7 @@ impl SearchIndex {
         let dir = batch_dir.join(super::INDEX_DIR);
         if !dir.join("meta.json").exists() {
             anyhow::bail!(
-                "{}: no search index; build it with `kgroute index-search {}`",
+                "{}: no search index; build it with `kgroute rebuild-search {}`",
                 dir.display(),
                 batch_dir.display()
             );

@@ -1,6 +1,6 @@
 //! `kgroute ask`: the fixtures batch answers offline with whole sections
 //! read by their pointers, deduped by section, as text and JSON;
-//! `index-search` rebuilds an index; `merge` joins shards' indexes.
+//! `rebuild-search` rebuilds an index; `merge` joins shards' indexes.
 
 use super::util::{fixture, kgroute, repo, tempdir};
 use std::path::Path;
@@ -105,7 +105,7 @@ fn ask_the_fixtures_batch_offline_for_whole_sections() {
 }
 
 #[test]
-fn index_search_rebuilds_a_batch_index_and_an_unknown_doc_is_refused() {
+fn rebuild_search_rebuilds_a_batch_index_and_an_unknown_doc_is_refused() {
     let tmp = tempdir();
     let batch = tmp.path().join("batch");
     ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
@@ -116,7 +116,13 @@ fn index_search_rebuilds_a_batch_index_and_an_unknown_doc_is_refused() {
         .arg(&batch)
         .assert()
         .failure()
-        .stderr(predicates::str::contains("kgroute index-search"));
+        .stderr(predicates::str::contains("kgroute rebuild-search"));
+    kgroute()
+        .arg("rebuild-search")
+        .arg(&batch)
+        .assert()
+        .success();
+    // Its former name still runs it.
     kgroute().arg("index-search").arg(&batch).assert().success();
     let after = ask_json(&batch, "interest rate margin", &["--top", "3"]);
     assert_eq!(before["sections"], after["sections"]);
@@ -782,7 +788,7 @@ fn an_incomplete_or_missing_batch_says_so() {
     let (code, _, stderr) = ask_run(&missing, "governing law", &[]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("no such batch folder"), "{stderr}");
-    assert!(!stderr.contains("index-search"), "{stderr}");
+    assert!(!stderr.contains("rebuild-search"), "{stderr}");
 }
 
 /// The names index written at ingest grounds a question as the graph files

@@ -5,7 +5,7 @@
 //! reads it (tree, plan, one registry per document, every section).
 
 use super::util::corpus as corpus_path;
-use kgroute::extract::registry::PartyRegistry;
+use kgroute::extract::party_registry::PartyRegistry;
 use kgroute::extract::rules::document_registry;
 use kgroute::extract::{rules, Relation, SectionInput};
 use kgroute::index::{GraphabilityIndex, Ontology};

@@ -24,9 +24,9 @@ use crate::index::Ontology;
 use std::collections::HashSet;
 
 mod common;
+mod document_parties;
 mod facts;
 mod readers;
-mod registry;
 
 use common::builder::Builder;
 pub use common::builder::RulesOutput;
@@ -35,8 +35,8 @@ use common::orgs::{clear_org_matches, corporate};
 use common::own::OwnSection;
 use common::terms::*;
 use common::text::*;
+pub use document_parties::{document_registry, party_registry};
 use readers::{unfold_columns, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
-pub use registry::{document_registry, party_registry};
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
 pub const EXTRACTOR: &str = "rules";

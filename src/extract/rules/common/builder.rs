@@ -32,7 +32,7 @@ pub(in crate::extract::rules) struct Builder {
     /// The document's parties under every name: a duty's subject or
     /// beneficiary written as `you`, `Party A` or a short name resolves
     /// through it.
-    pub(in crate::extract::rules) registry: crate::extract::registry::PartyRegistry,
+    pub(in crate::extract::rules) registry: crate::extract::party_registry::PartyRegistry,
     /// The cross-references the current paragraph's clauses took.
     pub(in crate::extract::rules) clause_refs: HashSet<String>,
 }

@@ -583,7 +583,7 @@ pub(in crate::extract::rules) fn restricts_liens(b: &mut Builder, covenant: &str
 /// or party short name as before. `None` when nothing can be bound.
 fn bound_party(b: &mut Builder, party: &str) -> Option<String> {
     let low = party.to_lowercase();
-    let pronoun = crate::extract::registry::PRONOUNS.contains(&low.as_str());
+    let pronoun = crate::extract::party_registry::PRONOUNS.contains(&low.as_str());
     if let Some(rp) = b.registry.resolve(party).cloned() {
         if !pronoun {
             if rp.name.eq_ignore_ascii_case(party) && rp.names.is_empty() {

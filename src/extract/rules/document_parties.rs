@@ -10,7 +10,7 @@ use super::common::orgs::clear_org_matches;
 use super::common::terms::{push_term, valid_term, PAREN_TERM};
 use super::common::text::{clean, normalize_ws, paragraphs, without_contents_lines};
 use super::readers::{parties_clause, signatories, spread_parties_clauses, unfold_columns};
-use crate::extract::registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
+use crate::extract::party_registry::{registry_texts, PartyRegistry, RegisteredParty, PRONOUNS};
 use crate::route::RoutePlan;
 use crate::tree::SourceText;
 use once_cell::sync::Lazy;

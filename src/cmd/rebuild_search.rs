@@ -1,4 +1,4 @@
-//! `kgroute index-search BATCH`: (re)builds the search index of a batch
+//! `kgroute rebuild-search BATCH`: (re)builds the search index of a batch
 //! folder from its saved documents, for batches ingested before the index
 //! existed or whose index was lost.
 
@@ -6,13 +6,13 @@ use super::Outcome;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
-pub struct IndexSearchArgs {
+pub struct RebuildSearchArgs {
     /// The batch folder (made by `kgroute ingest` or `kgroute merge`).
     #[arg(value_name = "BATCH")]
     pub batch: PathBuf,
 }
 
-pub fn run(args: IndexSearchArgs) -> anyhow::Result<Outcome> {
+pub fn run(args: RebuildSearchArgs) -> anyhow::Result<Outcome> {
     let r = crate::search::batch::index_batch(&args.batch)?;
     for f in &r.failed {
         eprintln!("kgroute: {f}");
