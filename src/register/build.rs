@@ -3,10 +3,10 @@
 //! ontology checks), so the register and `graph.jsonl` never disagree.
 //!
 //! Choice rule for the document-level fields (dates, term, renewal, notice,
-//! law; [`DOCUMENT_LEVEL`]): a fact whose value has a normal form comes
-//! before one that has not (a clause quoted for want of a date says less
-//! than a date), then section order; every other fact type keeps section
-//! order.
+//! law; [`DOCUMENT_LEVEL`]): only a fact whose value has a normal form can
+//! be the field's value (best first, then section order); one without (a
+//! clause quoted for want of a date) goes to the row's `to_check`, for a
+//! reviewer. Every other fact type keeps section order.
 
 use super::{normalize, RegisterFact, RegisterParty, RegisterRow};
 use crate::extract::facts_vocabulary::is_fact_relation;
@@ -80,13 +80,21 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             .push((at, fact));
     }
     expiration_dates(&mut facts);
+    let mut to_check: BTreeMap<String, Vec<RegisterFact>> = BTreeMap::new();
     let facts = facts
         .into_iter()
-        .map(|(ty, mut list)| {
+        .filter_map(|(ty, mut list)| {
             let level = DOCUMENT_LEVEL.contains(&ty.as_str());
             // Stable: facts of one section keep the graph's order.
             list.sort_by_key(|(at, f)| (if level { rank(&ty, f) } else { 0 }, *at));
-            (ty, list.into_iter().map(|(_, f)| f).collect())
+            let (values, unread): (Vec<RegisterFact>, Vec<RegisterFact>) = list
+                .into_iter()
+                .map(|(_, f)| f)
+                .partition(|f| !level || f.normalized.is_some());
+            if !unread.is_empty() {
+                to_check.insert(ty.clone(), unread);
+            }
+            (!values.is_empty()).then_some((ty, values))
         })
         .collect();
     RegisterRow {
@@ -96,6 +104,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         title: title_of(g),
         parties,
         facts,
+        to_check,
     }
 }
 

@@ -44,6 +44,13 @@ pub struct RegisterRow {
     /// field unless the builder's choice rule says otherwise.
     #[serde(default)]
     pub facts: BTreeMap<String, Vec<RegisterFact>>,
+    /// Facts of a one-value field (a date, a term, a renewal, a notice, the
+    /// law: [`build::DOCUMENT_LEVEL`]) whose value has no normal form: a
+    /// clause was found but no value read from it. They are for a reviewer
+    /// to check, never a cell's value: a wrong value costs more than an
+    /// empty cell.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub to_check: BTreeMap<String, Vec<RegisterFact>>,
 }
 
 /// A party with every name the contract gives it.

@@ -70,10 +70,14 @@ fn parties_cell(row: &RegisterRow) -> String {
 
 /// One fact type's cell: the chosen value for a value type (its normal
 /// form when it has one), else where each clause is (`§3.2 lines 40-52`,
-/// distinct, in section order); empty when the contract has none.
+/// distinct, in section order); `to check: ` and where, when only clauses
+/// without a value were found; empty when the contract has none.
 pub fn fact_cell(row: &RegisterRow, rel_type: &str) -> String {
     let Some(facts) = row.facts.get(rel_type).filter(|f| !f.is_empty()) else {
-        return String::new();
+        return match row.to_check.get(rel_type).and_then(|f| f.first()) {
+            Some(f) => format!("to check: {}", f.pointer()),
+            None => String::new(),
+        };
     };
     let first = &facts[0];
     if first.is_value() {
@@ -247,6 +251,26 @@ impl RegisterWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::register::RegisterFact;
+
+    #[test]
+    fn a_field_found_without_a_value_is_a_cell_to_check_not_a_value() {
+        let clause = RegisterFact {
+            value: "This Agreement shall remain in effect for the Term.".into(),
+            node_id: "0012".into(),
+            start_line: 40,
+            end_line: 52,
+            ..Default::default()
+        };
+        let mut row = RegisterRow::default();
+        row.to_check
+            .insert("EXPIRATION_DATE".into(), vec![clause.clone()]);
+        let cell = fact_cell(&row, "EXPIRATION_DATE");
+        assert!(cell.starts_with("to check: "), "{cell}");
+        assert!(cell.contains(&clause.pointer()), "{cell}");
+        assert!(!cell.contains("remain in effect"), "{cell}");
+        assert_eq!(fact_cell(&row, "GOVERNING_LAW"), "");
+    }
 
     #[test]
     fn a_long_cell_is_cut_with_a_marker_within_the_limit() {
