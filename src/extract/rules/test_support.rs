@@ -1,5 +1,7 @@
-//! What the rules' unit tests share: a section as the tree hands it over,
-//! an ontology offering some relation types, and the relations of a type.
+//! What the rules' unit tests share, in `tests.rs` and beside each reader:
+//! a section as the tree hands it over, an ontology offering some relation
+//! types, the relations of a type, and the organisations and references an
+//! output names.
 
 use super::*;
 use crate::index::Ontology;
@@ -43,5 +45,23 @@ pub(super) fn of_type<'a>(o: &'a RulesOutput, t: &str) -> Vec<(&'a str, &'a str)
         .iter()
         .filter(|r| r.relation_type == t)
         .map(|r| (r.source.as_str(), r.target.as_str()))
+        .collect()
+}
+
+/// The names of every Organization entity.
+pub(super) fn org_names(o: &RulesOutput) -> Vec<&str> {
+    o.entities
+        .iter()
+        .filter(|e| e.entity_type == "Organization")
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+/// The targets of every REFERENCES relation.
+pub(super) fn referenced(o: &RulesOutput) -> Vec<&str> {
+    o.relations
+        .iter()
+        .filter(|r| r.relation_type == "REFERENCES")
+        .map(|r| r.target.as_str())
         .collect()
 }

@@ -159,3 +159,32 @@ fn na_variant(name: &str) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{input, org_names};
+
+    #[test]
+    fn national_association_and_n_a_are_one_bank() {
+        let o = extract(&input(
+            "Exhibit",
+            "among JPMorgan Chase Bank, N.A., as Agent, and the Lenders.\n\n\
+             Notices to JPMORGAN CHASE BANK, NATIONAL ASSOCIATION, as Agent.",
+        ));
+        assert_eq!(
+            org_names(&o),
+            ["JPMorgan Chase Bank, N.A."],
+            "{:#?}",
+            o.entities
+        );
+        let jp = &o.entities[0];
+        assert_eq!(
+            jp.aliases,
+            [
+                "JPMorgan Chase Bank, National Association",
+                "JPMORGAN CHASE BANK, NATIONAL ASSOCIATION"
+            ]
+        );
+    }
+}

@@ -84,3 +84,59 @@ pub(in crate::extract::rules) fn display_name(
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input, org_names};
+
+    #[test]
+    fn names_in_capitals_take_the_sections_mixed_case_spelling() {
+        let o = extract(&input(
+            "Signatures",
+            "JPMORGAN CHASE BANK, N.A., as Agent and as a Lender\n\n\
+             By: /s/ Jane Doe\n\n\
+             ICICI BANK LIMITED, NEW YORK BRANCH, as a Lender\n\n\
+             By: /s/ Akashdeep Sarpal\nName: Akashdeep Sarpal\nTitle: Country Head \u{2013} USA\nICICI Bank Limited\n\n\
+             Notices to JPMorgan Chase Bank, N.A., 10 South Dearborn, Chicago.",
+        ));
+        let orgs = org_names(&o);
+        assert_eq!(
+            orgs,
+            ["JPMorgan Chase Bank, N.A.", "ICICI Bank Limited"],
+            "one entity each, spelled as the section writes them in mixed case"
+        );
+        let jp = &o.entities.iter().find(|e| e.name == orgs[0]).unwrap();
+        assert_eq!(jp.aliases, ["JPMORGAN CHASE BANK, N.A."]);
+        assert!(has(&o, "JPMorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"));
+        assert!(has(&o, "ICICI Bank Limited", "HAS_ROLE", "Lender"));
+    }
+
+    #[test]
+    fn acronyms_in_capitals_stay_capitals() {
+        for (raw, shown) in [
+            ("HSBC BANK USA, N.A.", "HSBC Bank USA, N.A."),
+            ("MUFG BANK, LTD.", "MUFG Bank, Ltd."),
+            (
+                "BNP PARIBAS SECURITIES CORP.",
+                "BNP Paribas Securities Corp.",
+            ),
+            (
+                "MORGAN STANLEY MUFG LOAN PARTNERS, LLC",
+                "Morgan Stanley MUFG Loan Partners, LLC",
+            ),
+            ("BofA SECURITIES, INC.", "BofA Securities, Inc."),
+            ("JPMORGAN CHASE BANK, N.A.", "Jpmorgan Chase Bank, N.A."),
+            ("ICICI Bank Limited", "ICICI Bank Limited"),
+        ] {
+            assert_eq!(display_name(raw, &Default::default()), shown, "{raw}");
+        }
+        let o = extract(&input(
+            "Preamble",
+            "CREDIT AGREEMENT among CUMMINS INC., the LENDERS party hereto and \
+             BofA SECURITIES, INC., as Joint Lead Arranger.",
+        ));
+        assert_eq!(org_names(&o), ["Cummins Inc.", "BofA Securities, Inc."]);
+    }
+}

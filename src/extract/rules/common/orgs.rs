@@ -985,3 +985,272 @@ mod org_words_tests {
         assert!(!ORG_WORDS.is_match(plain) && !ORG.is_match(plain));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input, org_names};
+
+    #[test]
+    fn organisation_names_stop_at_sentences_and_keep_acronyms() {
+        let o = extract(&input(
+            "Lenders",
+            "Increase of Aggregate Commitment. The Company may ask. Signed by U.S. BANK NATIONAL ASSOCIATION, \
+             DBS BANK LTD. and UBS AG, as Lenders. Information Concerning The Company is confidential.",
+        ));
+        let orgs: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "Organization")
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(
+            orgs,
+            ["U.S. Bank National Association", "DBS Bank Ltd.", "UBS AG"],
+            "{orgs:?}"
+        );
+    }
+
+    #[test]
+    fn table_cells_do_not_run_into_one_name() {
+        // Schedule 1.1(b) of the Emerson agreement: a currency column before
+        // the bank's name, each cell on its own line.
+        let o = extract(&input(
+            "SCHEDULE 1.1(b)",
+            "### EUROCURRENCY PAYMENT OFFICES\n\n\
+             <table>\n  <thead>\n    <tr>\n      <th>Currency</th>\n      <th>Eurocurrency Payment Office</th>\n    </tr>\n  </thead>\n  <tbody>\n\
+             <tr>\n      <td>Dollars</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+             <tr>\n      <td>Euros</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+             <tr>\n      <td>British Pounds Sterling</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+             <tr>\n      <td>Japanese Yen</td>\n      <td>JPMorgan Chase Bank, N.A., New York,<br>New York</td>\n    </tr>\n\
+             </tbody>\n</table>",
+        ));
+        assert_eq!(org_names(&o), ["JPMorgan Chase Bank, N.A."]);
+        // Rows of a commitments table: one lender per row.
+        let o = extract(&input(
+            "SCHEDULE 1.1(a)",
+            "<table>\n<tr>\n<td>Goldman Sachs Bank USA</td>\n<td>$ 100,000,000</td>\n</tr>\n\
+             <tr>\n<td>The Northern Trust Company</td>\n<td>$ 100,000,000</td>\n</tr>\n</table>",
+        ));
+        assert_eq!(
+            org_names(&o),
+            ["Goldman Sachs Bank USA", "Northern Trust Company"],
+            "{:#?}",
+            o.entities
+        );
+    }
+
+    #[test]
+    fn exhibit_titles_and_typos_are_not_organisations() {
+        let o = extract(&input(
+            "Exhibits",
+            "Exhibit B-1 \u{2013} Form of Opinion of Company\u{2019}s External Counsel\n\n\
+             \u{201C}S&P\u{201D} means Standard  Standard & Poor\u{2019}s Rating Services, a Standard  \
+             Standard & Poor\u{2019}s Financial Services LLC business.",
+        ));
+        assert_eq!(
+            org_names(&o),
+            ["Standard & Poor's Financial Services LLC"],
+            "{:#?}",
+            o.entities
+        );
+    }
+
+    #[test]
+    fn and_inside_a_name_and_between_names() {
+        let o = extract(&input(
+            "Signatures",
+            "AUSTRALIA AND NEW ZEALAND BANKING GROUP LIMITED, as a Lender\n\n\
+             Industrial and Commercial Bank of China, Shanghai Municipal Branch, as a Lender\n\n\
+             BNP PARIBAS SECURITIES CORP. and DEUTSCHE BANK SECURITIES INC., as Joint Lead Arrangers\n\n\
+             among the Lenders and Bank of America, N.A., as Administrative Agent\n\n\
+             The Reference Banks are Royal Bank of Canada and Citibank, N.A.",
+        ));
+        assert_eq!(
+            org_names(&o),
+            [
+                "Australia and New Zealand Banking Group Limited",
+                "Industrial and Commercial Bank of China",
+                "BNP Paribas Securities Corp.",
+                "Deutsche Bank Securities Inc.",
+                "Bank of America, N.A.",
+                "Royal Bank of Canada",
+                "Citibank, N.A.",
+            ],
+            "{:#?}",
+            o.entities
+        );
+        assert!(has(
+            &o,
+            "Industrial and Commercial Bank of China",
+            "HAS_ROLE",
+            "Lender"
+        ));
+        assert!(has(
+            &o,
+            "Deutsche Bank Securities Inc.",
+            "HAS_ROLE",
+            "Joint Lead Arranger"
+        ));
+    }
+
+    #[test]
+    fn dot_com_and_foreign_forms_are_organisations() {
+        let o = extract(&input(
+            "Preamble",
+            "This Agreement is made by and between 2THEMART.COM, INC., a Nevada corporation (\"2TheMart\"), \
+             theglobe.com, inc. (\"theglobe\"), OntoChem GmbH (\"OntoChem\"), Kiromic, Inc (\"Kiromic\"), \
+             iVillage, Inc., (\"iVillage\") and Skype Communications, S.A. (\"Skype\").",
+        ));
+        let names = org_names(&o);
+        for n in [
+            "2THEMART.COM, INC.",
+            "theglobe.com, inc.",
+            "OntoChem GmbH",
+            "Kiromic, Inc",
+            "iVillage, Inc.",
+            "Skype Communications, S.A.",
+        ] {
+            assert!(
+                o.entities.iter().any(|e| e.entity_type == "Organization"
+                    && (e.name == n || e.aliases.iter().any(|a| a == n))),
+                "{n} in {names:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn corporate_forms_without_their_dots_and_lower_case_names() {
+        let o = extract(&input(
+            "Preamble",
+            "This Agreement is made by and between e.l.f. Beauty, Inc. (\"elf\"), Google Inc whose place of \
+             business is in California, AbbVie Biotechnology Ltd, a Bermuda corporation, IREYA B.V having an \
+             address in Leiden, Establishment Labs, S.A a corporation of Costa Rica, LEO PHARMA A/S, in \
+             Ballerup, PPD Development, LP, a Texas limited partnership, SCULPTOR CAPITAL LP, \
+             Peregrine/Bridge Transfer Corporation, E.PIPHANY, INC., eGain Communications Corporation, \
+             NETWORK 1 FINANCIAL, INC. and Clarus IV-D, L.P, a partnership.",
+        ));
+        let names = org_names(&o);
+        for n in [
+            "e.l.f. Beauty, Inc.",
+            "Google Inc",
+            "AbbVie Biotechnology Ltd",
+            "IREYA B.V",
+            "Establishment Labs, S.A",
+            "LEO PHARMA A/S",
+            "PPD Development, LP",
+            "SCULPTOR CAPITAL LP",
+            "Peregrine/Bridge Transfer Corporation",
+            "E.PIPHANY, INC.",
+            "eGain Communications Corporation",
+            "NETWORK 1 FINANCIAL, INC.",
+            "Clarus IV-D, L.P",
+        ] {
+            assert!(
+                o.entities.iter().any(|e| e.entity_type == "Organization"
+                    && (e.name == n || e.aliases.iter().any(|a| a == n))),
+                "{n} in {names:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn descriptions_headings_labels_and_shouting_are_no_organisations() {
+        let o = extract(&input(
+            "Preamble",
+            "This Agreement is made by and between SFG Financial Corp, a Delaware Corporation whose address \
+             is in New York (\"Licensor\"), and PSiTech Corporation, a BVI Corporation (\"Licensee\").\n\n\
+             Schedule A Erchonia Corporation price list.\n\n\
+             SHIPPER ECOPETROL S.A. TAX ID 899.999.068-1\n\n\
+             IN NO EVENT SHALL COMPANY BE LIABLE, INCLUDING BUT NOT LIMITED TO LOST PROFITS.\n\n\
+             2.1 Company shall deliver the goods. Bank of America, N.A. is the bank.",
+        ));
+        let names = org_names(&o);
+        assert!(
+            has(&o, "PSiTech Corporation", "HAS_ROLE", "Licensee"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "SFG Financial Corp", "HAS_ROLE", "Licensor"),
+            "{:#?}",
+            o.relations
+        );
+        for n in [
+            "Erchonia Corporation",
+            "Ecopetrol S.A.",
+            "Bank of America, N.A.",
+        ] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+        for bad in [
+            "Delaware Corporation",
+            "BVI Corporation",
+            "1 Company",
+            "Company",
+        ] {
+            assert!(!names.contains(&bad), "{bad} in {names:?}");
+        }
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("Schedule") || n.contains("Shipper") || n.contains("Shall")),
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn a_heading_word_or_a_lawyer_glued_to_a_name_is_left_out() {
+        let mut i = input(
+            "Press Release",
+            "About Dova Pharmaceuticals, Inc. Dova is a pharmaceutical company.\n\n\
+             With a copy to: Jane Roe, Esq. and Loeb & Loeb LLP, 345 Park Avenue.",
+        );
+        i.doc_type = "commercial".into();
+        let out = extract(&i);
+        let names = org_names(&out);
+        assert!(names.contains(&"Dova Pharmaceuticals, Inc."), "{names:?}");
+        assert!(names.contains(&"Loeb & Loeb LLP"), "{names:?}");
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with("About") || n.contains("Esq")),
+            "{names:?}"
+        );
+    }
+
+    #[test]
+    fn statutes_blanks_defined_names_and_glued_columns_are_no_organisations() {
+        let o = extract(&input(
+            "Signatures",
+            "This Agreement is subject to the Florida Business Corporation Act and the Delaware \
+             General Corporation Law. Signed by an Authorized Representative of Your Company. \
+             The Exchange Agent and the Surviving Corporation shall cooperate.\n\n\
+             Managing DirectorBanco Santander S.A.\n\n\
+             THE WALT DISNEY COMPANYMizuho Bank, Ltd.\n\n\
+             THE WALT DISNEY COMPANYGOLDMAN SACHS LENDING PARTNERS LLC\n\n\
+             ROYAL BANK OF CANADAby\n\n\
+             Form of Opinion of Milbank LLP, counsel to the Borrower",
+        ));
+        let names = org_names(&o);
+        for bad in [
+            "Corporation",
+            "Your Company",
+            "DirectorBanco",
+            "COMPANYMizuho",
+            "CANADAby",
+            "Form of",
+        ] {
+            assert!(!names.iter().any(|n| n.contains(bad)), "{bad} in {names:?}");
+        }
+        for good in [
+            "Banco Santander S.A.",
+            "Mizuho Bank, Ltd.",
+            "Goldman Sachs Lending Partners LLC",
+            "Royal Bank of Canada",
+            "Milbank LLP",
+        ] {
+            assert!(names.contains(&good), "{good} in {names:?}");
+        }
+    }
+}

@@ -125,3 +125,93 @@ fn reference_name(label: &Label) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input, referenced};
+
+    #[test]
+    fn a_section_does_not_reference_its_own_number_however_written() {
+        let i = input(
+            "SECTION 5.06. Mergers and Sales of Assets",
+            "Any sale described in Section 5.6 or in Section 5.06 is also subject to Section 5.07.\n\n\
+             The Company shall not sell its assets except as Section 5.06 and Section 5.07 permit.",
+        );
+        assert_eq!(i.label.as_ref().map(|l| l.seq.clone()), Some(vec![5, 6]));
+        let o = extract(&i);
+        let refs = referenced(&o);
+        assert!(
+            !refs.contains(&"Section 5.06") && !refs.contains(&"Section 5.6"),
+            "{:#?}",
+            o.relations
+        );
+        // Body text and an obligation's clause alike reach the next section.
+        assert!(has(&o, "Section 5.06", "REFERENCES", "Section 5.07"));
+        assert!(
+            o.relations.iter().any(|r| r.source != "Section 5.06"
+                && r.relation_type == "REFERENCES"
+                && r.target == "Section 5.07"),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn own_subsections_are_no_reference_but_a_lettered_neighbour_is() {
+        let o = extract(&input(
+            "Section 2.04 Incremental Facilities",
+            "Any increase under Section 2.04.4 is also an increase under Section 2.04A.",
+        ));
+        assert_eq!(referenced(&o), ["Section 2.04A"], "{:#?}", o.relations);
+        assert!(has(&o, "Section 2.04", "REFERENCES", "Section 2.04A"));
+    }
+
+    #[test]
+    fn an_article_is_itself_in_arabic_or_roman_numbers() {
+        let o = extract(&input(
+            "ARTICLE VII EVENTS OF DEFAULT",
+            "Nothing in Article 7 or Article VII limits the remedies in Article VIII.",
+        ));
+        assert_eq!(referenced(&o), ["Article VIII"], "{:#?}", o.relations);
+        assert!(has(&o, "Article VII", "REFERENCES", "Article VIII"));
+    }
+
+    #[test]
+    fn without_a_label_no_number_is_the_sections_own() {
+        // A heading the tree did not number (a schedule's caption, say) whose
+        // title only looks like a section's.
+        let mut i = input(
+            "Section 5.06 of the Credit Agreement",
+            "Any sale described in Section 5.06 is also subject to Section 5.07.",
+        );
+        i.label = None;
+        let o = extract(&i);
+        let own = "Section 5.06 of the Credit Agreement";
+        assert!(
+            has(&o, own, "REFERENCES", "Section 5.06"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(&o, own, "REFERENCES", "Section 5.07"));
+    }
+
+    #[test]
+    fn a_one_number_section_is_no_parent_of_dotted_sections() {
+        // An amendment's `SECTION 2.` amends the other agreement's Section 2.6.
+        let o = extract(&input(
+            "SECTION 2. Amendments to the Credit Agreement",
+            "A new Section 2.6(b)(v) is inserted at the end thereof.",
+        ));
+        assert_eq!(referenced(&o), ["Section 2.6"], "{:#?}", o.relations);
+    }
+
+    #[test]
+    fn a_schedule_is_itself_in_its_own_text() {
+        let o = extract(&input(
+            "SCHEDULE 2.01 Commitments",
+            "The amounts in Schedule 2.01 are reduced by those in Schedule 2.02.",
+        ));
+        assert_eq!(referenced(&o), ["Schedule 2.02"], "{:#?}", o.relations);
+    }
+}

@@ -406,6 +406,9 @@ pub(in crate::extract::rules) fn permitted(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::rules::extract_for;
+    use crate::extract::rules::test_support::{input, of_type, onto};
+    use crate::index::Ontology;
 
     #[test]
     fn trailing_splits_at_each_marker_and_skips_whether() {
@@ -487,5 +490,137 @@ mod tests {
         // A period named before: `this thirty (30) day period` is none.
         assert!(!PERIOD.is_match("within this thirty (30) day period"));
         assert!(DATED.is_match("on or before March 1, 2020"));
+    }
+
+    /// The ontology types a duty's qualifiers use.
+    fn qualified() -> Ontology {
+        onto(&[
+            "CONDITIONED_ON",
+            "HAS_EXCEPTION",
+            "HAS_PERIOD",
+            "TRIGGERS",
+            "HOLDS_RIGHT",
+            "OBLIGATED_TO",
+            "RESTRICTS",
+            "TERMINATES",
+        ])
+    }
+
+    #[test]
+    fn conditions_exceptions_and_periods_attach_to_their_duty() {
+        let text = "If Licensee fails to pay any amount when due, Licensor may terminate this \
+                    Agreement upon thirty (30) days' prior written notice. Licensee shall pay each \
+                    invoice within forty-five (45) days after receipt, unless disputed in good faith. \
+                    Licensee shall deliver the report on or before March 1, 2020, except as provided \
+                    in Section 4.2.";
+        let mut i = input("5.1 Payment", text);
+        i.doc_type = "commercial".into();
+        let o = extract_for(&i, &qualified());
+        let of = |t: &str| of_type(&o, t);
+        let right = o
+            .relations
+            .iter()
+            .find(|r| r.relation_type == "HOLDS_RIGHT" && r.source == "Licensor")
+            .map(|r| r.target.clone())
+            .expect("Licensor's right to terminate");
+        assert!(
+            of("CONDITIONED_ON").contains(&(
+                right.as_str(),
+                "If Licensee fails to pay any amount when due"
+            )),
+            "{:#?}",
+            o.relations
+        );
+        assert!(of("HAS_PERIOD")
+            .iter()
+            .any(|(s, t)| *s == right && t.contains("thirty (30) days' prior written notice")));
+        let pay = of("OBLIGATED_TO")
+            .into_iter()
+            .find(|(_, t)| t.starts_with("Licensee shall pay"))
+            .map(|(_, t)| t)
+            .expect("duty to pay");
+        assert!(of("HAS_PERIOD").contains(&(pay, "within forty-five (45) days")));
+        assert!(of("CONDITIONED_ON").contains(&(pay, "unless disputed in good faith")));
+        let deliver = of("OBLIGATED_TO")
+            .into_iter()
+            .find(|(_, t)| t.starts_with("Licensee shall deliver"))
+            .map(|(_, t)| t)
+            .expect("duty to deliver");
+        assert!(of("HAS_PERIOD").contains(&(deliver, "on or before March 1, 2020")));
+        assert!(of("HAS_EXCEPTION").contains(&(deliver, "except as provided in Section 4.2")));
+        // A qualifier is typed as what it is, never as a duty.
+        let typed = |n: &str| {
+            o.entities
+                .iter()
+                .find(|e| e.name == n)
+                .map(|e| e.entity_type.as_str())
+        };
+        assert_eq!(typed("unless disputed in good faith"), Some("Condition"));
+        assert_eq!(
+            typed("except as provided in Section 4.2"),
+            Some("Exception")
+        );
+        assert_eq!(typed("within forty-five (45) days"), Some("Period"));
+        // Without the ontology's types, nothing of it is made.
+        let bare = extract_for(&i, &onto(&["OBLIGATED_TO", "HOLDS_RIGHT"]));
+        assert!(!bare
+            .entities
+            .iter()
+            .any(|e| ["Condition", "Exception", "Period"].contains(&e.entity_type.as_str())));
+    }
+
+    #[test]
+    fn permitted_baskets_are_exceptions_of_their_covenant() {
+        let text = "The Borrower will not create or suffer to exist any Lien on any of its \
+                    property, except:\n\n\
+                    (a) Liens for taxes not yet due;\n\n\
+                    (b) Liens securing Indebtedness not exceeding $5,000,000 in the aggregate.\n\n\
+                    The Borrower shall not:\n\n\
+                    (a) amend its charter;";
+        let mut onto = qualified();
+        onto.relation_types
+            .insert("AMOUNT_OF".into(), String::new());
+        let o = extract_for(&input("7.01 Liens", text), &onto);
+        let ex = of_type(&o, "HAS_EXCEPTION");
+        assert_eq!(ex.len(), 2, "{:#?}", o.relations);
+        assert!(
+            ex.iter()
+                .all(|(s, _)| s.starts_with("Borrower will not create")),
+            "{ex:#?}"
+        );
+        // The basket's cap is the basket's, not the covenant's.
+        assert!(of_type(&o, "AMOUNT_OF")
+            .iter()
+            .any(|(a, t)| *a == "$5,000,000" && t.starts_with("Liens securing Indebtedness")));
+        assert!(ex.iter().any(|(_, t)| *t == "Liens for taxes not yet due"));
+        // A list of what is restricted is no list of exceptions.
+        assert!(!ex.iter().any(|(_, t)| t.contains("charter")));
+    }
+
+    #[test]
+    fn assignment_and_change_of_control_are_named_acts() {
+        let text = "Neither Party shall assign this Agreement without the prior written consent \
+                    of the other Party. This Agreement may not be assigned by Licensee to a \
+                    competitor of Licensor. Licensor may terminate this Agreement upon a Change of \
+                    Control of Licensee. Licensee shall not undergo a change of control without \
+                    the consent of Licensor.";
+        let mut i = input("12. Assignment", text);
+        i.doc_type = "commercial".into();
+        let o = extract_for(&i, &qualified());
+        let restricts = of_type(&o, "RESTRICTS");
+        assert!(
+            restricts.iter().any(|(_, t)| *t == "Assignment"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(restricts.iter().any(|(_, t)| *t == "Change of Control"));
+        // The passive names the restricted party after `by`.
+        assert!(restricts
+            .iter()
+            .any(|(s, t)| s.starts_with("This Agreement may not be assigned") && *t == "Licensee"));
+        let triggers = of_type(&o, "TRIGGERS");
+        assert!(triggers
+            .iter()
+            .any(|(s, t)| *s == "Change of Control" && t.starts_with("Licensor may terminate")));
     }
 }

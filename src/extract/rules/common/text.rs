@@ -349,3 +349,24 @@ pub fn titled(s: &str) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{input, referenced};
+
+    #[test]
+    fn a_lettered_schedule_is_referenced_whole() {
+        let o = extract(&input(
+            "Section 2.01 Commitments",
+            "Each Lender's Commitment is set forth on Schedule 2.01A; the Letter of Credit \
+             Commitments on Schedule 2.01B and the Existing Letters of Credit on Schedule 2.",
+        ));
+        assert_eq!(
+            referenced(&o),
+            ["Schedule 2.01A", "Schedule 2.01B", "Schedule 2"],
+            "{:#?}",
+            o.relations
+        );
+    }
+}

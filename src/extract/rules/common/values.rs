@@ -94,3 +94,37 @@ fn rate_context(text: &str, start: usize, end: usize) -> bool {
     }
     RATE_WORD.is_match(&text[from..to])
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::test_support::{has, input};
+    use crate::extract::rules::{extract, extract_for};
+    use crate::index::Ontology;
+
+    #[test]
+    fn values_use_amount_of_and_rate_of_when_the_ontology_has_them() {
+        let i = input(
+            "Section 2.01 The Facility",
+            "Each Lender agrees to make Loans up to $100,000,000 at 0.125% per annum.",
+        );
+        let mut o = Ontology::default();
+        o.relation_types.insert("AMOUNT_OF".into(), String::new());
+        o.relation_types.insert("RATE_OF".into(), String::new());
+        let with = extract_for(&i, &o);
+        let ob = with
+            .entities
+            .iter()
+            .find(|e| e.entity_type == "Obligation")
+            .unwrap()
+            .name
+            .clone();
+        assert!(
+            has(&with, "$100,000,000", "AMOUNT_OF", &ob),
+            "{:#?}",
+            with.relations
+        );
+        assert!(has(&with, "0.125% per annum", "RATE_OF", &ob));
+        let without = extract(&i);
+        assert!(has(&without, &ob, "REFERENCES", "$100,000,000"));
+    }
+}

@@ -157,3 +157,96 @@ fn definition_quote(term: &str, verb: &str, body: &str, end: usize) -> String {
         EVIDENCE_CHARS.max(term.len() + head.len() + 12),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input};
+
+    #[test]
+    fn definitions_yield_terms_is_a_and_defined_as() {
+        let i = input(
+            "Section 1.01 Definitions",
+            "\u{201C}<u>Advance</u>\u{201D} means a Ratable Advance or a Competitive Bid Advance.\n\n\
+             \"Ratable Advance\" means a borrowing by the Borrower under Section 2.02.\n\n\
+             \"Swing Line Advance\" means a Ratable Advance made by the Swing Line Lender.\n\n\
+             \"Competitive Bid Advance\": an advance bearing 0.125% per annum.\n\n\
+             \"Borrower\" means the Company.\n\n\
+             \"Company\" means Emerson Electric Co., a Missouri corporation, and its successors.",
+        );
+        let o = extract(&i);
+        assert_eq!(o, extract(&i), "deterministic");
+        let names: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .map(|e| e.name.as_str())
+            .collect();
+        for t in [
+            "Advance",
+            "Ratable Advance",
+            "Competitive Bid Advance",
+            "Borrower",
+            "Company",
+        ] {
+            assert!(names.contains(&t), "{t} in {names:?}");
+        }
+        assert!(
+            has(&o, "Swing Line Advance", "IS_A", "Ratable Advance"),
+            "{:#?}",
+            o.relations
+        );
+        // One of alternatives is no kind: an Advance is not always Ratable.
+        assert!(!has(&o, "Advance", "IS_A", "Ratable Advance"));
+        // A term merely mentioned in a definition's body defines nothing.
+        assert!(!has(&o, "Ratable Advance", "DEFINED_AS", "Borrower"));
+        assert!(!o
+            .relations
+            .iter()
+            .any(|r| r.source == "Advance" && r.relation_type == "DEFINED_AS"));
+        // `means the Company` names the same thing; it is no kind of it.
+        assert!(!has(&o, "Borrower", "IS_A", "Company"));
+        assert!(has(&o, "Ratable Advance", "REFERENCES", "Section 2.02"));
+        assert!(has(
+            &o,
+            "Competitive Bid Advance",
+            "REFERENCES",
+            "0.125% per annum"
+        ));
+        assert!(
+            has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn wrapped_plain_text_definitions_are_found() {
+        let o = extract(&input(
+            "Section 1.01. Definitions",
+            "\u{201C}Additional Lender\u{201D} means a Person which becomes a Lender pursuant to Section\n\
+             2.17.\n\
+             \u{201C}Administrative Agent\u{201D} means Bank of America, N.A., in its capacity as\n\
+             administrative agent for the Lenders hereunder.\n\
+             \u{201C}Lender\u{201D} means each bank party hereto.",
+        ));
+        let terms: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "DefinedTerm")
+            .map(|e| e.name.as_str())
+            .collect();
+        // The three terms, in the order the text defines them.
+        assert_eq!(
+            terms,
+            ["Additional Lender", "Administrative Agent", "Lender"]
+        );
+        assert!(has(&o, "Additional Lender", "REFERENCES", "Section 2.17"));
+        assert!(has(
+            &o,
+            "Administrative Agent",
+            "DEFINED_AS",
+            "Bank of America, N.A."
+        ));
+    }
+}

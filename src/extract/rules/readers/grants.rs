@@ -87,3 +87,57 @@ pub(in crate::extract::rules) fn licence_grants(b: &mut Builder, p: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract_for;
+    use crate::extract::rules::test_support::{input, of_type, onto};
+
+    #[test]
+    fn licence_grants_name_both_parties() {
+        let ontology = onto(&[
+            "LICENSES",
+            "HOLDS_RIGHT",
+            "LEASES_TO",
+            "LEASES",
+            "RESTRICTS",
+        ]);
+        let mut i = input(
+            "10.2 Limited License",
+            "10.2 Limited License. Miltenyi hereby grants to Bellicum a limited, non-exclusive \
+             right and license under the Miltenyi Technology for the Permitted Use. \
+             Subcontractors shall not have the right to grant sublicenses.",
+        );
+        i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+        let o = extract_for(&i, &ontology);
+        let grant = of_type(&o, "LICENSES");
+        assert_eq!(grant.len(), 1, "{:#?}", o.relations);
+        assert_eq!(grant[0].0, "Miltenyi");
+        assert!(of_type(&o, "HOLDS_RIGHT").contains(&("Bellicum", grant[0].1)));
+
+        // A non-exclusive grant is exclusive nowhere; an exclusive one is
+        // exclusive in the Territory it names.
+        let exclusive_onto = onto(&["LICENSES", "HOLDS_RIGHT", "EXCLUSIVE_IN"]);
+        assert!(of_type(&extract_for(&i, &exclusive_onto), "EXCLUSIVE_IN").is_empty());
+        let mut excl = input(
+            "2.1 License Grant",
+            "2.1 License Grant. CytoDyn hereby grants to Vyera an exclusive, royalty-bearing \
+             license under the CytoDyn Patents to Commercialize Licensed Products in the Field \
+             in the Territory during the Term of the Agreement, as provided in the Agreement.",
+        );
+        excl.parties = vec!["CytoDyn".into(), "Vyera".into()];
+        let o = extract_for(&excl, &exclusive_onto);
+        let places: Vec<&str> = of_type(&o, "EXCLUSIVE_IN")
+            .iter()
+            .map(|(_, t)| *t)
+            .collect();
+        assert_eq!(places, vec!["Field", "Territory"], "{:#?}", o.relations);
+
+        // A grant between words that are no party gives nothing.
+        let other = input(
+            "2.1 Grant",
+            "2.1 Grant. Management hereby grants to Marketing a license to use the logo.",
+        );
+        assert!(of_type(&extract_for(&other, &ontology), "LICENSES").is_empty());
+    }
+}

@@ -63,3 +63,35 @@ pub(super) fn opens_exceptions(p: &str) -> bool {
     });
     EXCEPT_LIST.is_match(p)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input};
+
+    #[test]
+    fn events_of_default_trigger_the_default() {
+        let o = extract(&input(
+            "Section 6.01 Events of Default",
+            "The occurrence of any one or more of the following events shall constitute an \"Event of Default\":\n\n\
+             (a) any Borrower shall fail to pay any principal of any Loan;\n\n\
+             54\n\n\
+             (b) any Borrower shall fail to observe any covenant contained in Section 5.06;\n\n\
+             then, and in every such event, the Agent may terminate the Commitments by notice to the Company.",
+        ));
+        let events: Vec<&str> = o
+            .entities
+            .iter()
+            .filter(|e| e.entity_type == "EventOfDefault")
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(events[0].starts_with("Event of Default (a): any Borrower shall fail to pay"));
+        assert!(has(&o, events[1], "TRIGGERS", "Event of Default"));
+        assert!(has(&o, events[1], "REFERENCES", "Section 5.06"));
+        assert!(!o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.target.contains("fail to pay")));
+    }
+}

@@ -774,6 +774,9 @@ pub(in crate::extract::rules) fn termination_list(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::rules::test_support::{has, input, of_type, onto};
+    use crate::extract::rules::{extract, extract_for};
+    use crate::index::Ontology;
 
     /// [`conditional`] as it was, lower-casing everything before the match.
     fn conditional_by_lowercase(p: &str, at: usize) -> bool {
@@ -815,5 +818,339 @@ mod tests {
             checked += usize::from(conditional(text, at));
         }
         assert!(checked >= 10, "only {checked} conditional positions");
+    }
+
+    #[test]
+    fn lenders_lend_to_borrowers() {
+        let o = extract(&input(
+            "Section 2.01 The Facility",
+            "Each Lender severally agrees, on the terms and conditions set forth in this Agreement, to make \
+             Ratable Loans to the Borrowers in Agreed Currencies from time to time.",
+        ));
+        assert!(
+            has(&o, "Lender", "LENDS_TO", "Borrower"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
+    }
+
+    #[test]
+    fn obligations_and_covenants() {
+        let o = extract(&input(
+            "Section 5.06 Mergers and Sales of Assets",
+            "The Company shall not permit any Subsidiary to sell all of its assets, except as permitted by Section 5.08. \
+             The Company shall maintain its corporate existence. The Agent shall not be required to act. Each Lender agrees to fund its Advances of $5,000,000.",
+        ));
+        let cov = o
+            .entities
+            .iter()
+            .find(|e| e.entity_type == "Covenant")
+            .expect("a covenant");
+        assert!(
+            cov.name.starts_with("Company shall not permit"),
+            "{}",
+            cov.name
+        );
+        assert!(has(&o, &cov.name, "RESTRICTS", "Company"));
+        assert!(
+            !o.entities
+                .iter()
+                .any(|e| e.name.starts_with("Agent shall not be required")),
+            "a relief, not a covenant"
+        );
+        assert!(has(&o, &cov.name, "REFERENCES", "Section 5.08"));
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "MUST_MAINTAIN" && r.source == "Company"));
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO" && r.source == "Lender"));
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Amount" && e.name == "$5,000,000"));
+    }
+
+    #[test]
+    fn guarantees_liens_and_appointments_need_their_words() {
+        let o = extract(&input(
+            "Section 10.01 Guarantee",
+            "The Company hereby absolutely and irrevocably and unconditionally guarantees, as a primary \
+             obligor and not merely as a surety, the payment when and as due of the Obligations.\n\n\
+             The Borrower hereby grants to the Agent a security interest in all of its right, title and \
+             interest in the Collateral Account.\n\n\
+             Each Lender irrevocably appoints and authorizes the Administrative Agent to take such action.\n\n\
+             The Agent shall have the same rights as any other Lender.",
+        ));
+        assert!(
+            has(&o, "Company", "GUARANTEES", "Obligations"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(&o, "Borrower", "GRANTS_LIEN_ON", "Collateral Account"));
+        assert!(has(&o, "Administrative Agent", "AGENT_FOR", "Lender"));
+        // Every quote holds its trigger word.
+        for (t, w) in [
+            ("GUARANTEES", "guarantees"),
+            ("GRANTS_LIEN_ON", "security interest"),
+            ("AGENT_FOR", "appoints"),
+        ] {
+            let r = o.relations.iter().find(|r| r.relation_type == t).unwrap();
+            assert!(r.evidence.contains(w), "{r:?}");
+        }
+        // `the same rights as any other Lender` binds nobody.
+        assert!(!o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "OBLIGATED_TO"));
+    }
+
+    #[test]
+    fn duties_rights_and_conditions_of_any_party() {
+        let mut onto = Ontology::default();
+        for t in ["OBLIGATED_TO", "HOLDS_RIGHT", "RESTRICTS", "TERMINATES"] {
+            onto.relation_types.insert(t.into(), String::new());
+        }
+        let o = extract_for(
+            &input(
+                "Section 4 Rent",
+                "Tenant shall pay the Fixed Base Rent monthly in advance. Tenant shall pay the Fixed Base Rent \
+                 to Landlord's lockbox. Contractor will purchase the Components from the Supplier. Licensee may \
+                 terminate this Agreement upon thirty days' notice. Landlord shall have the right to inspect the \
+                 Premises. Licensee may not assign this Agreement. If the Agent shall notify the Borrower, the \
+                 Borrower shall repay the Loans.",
+            ),
+            &onto,
+        );
+        let targets = |s: &str, t: &str| -> Vec<String> {
+            o.relations
+                .iter()
+                .filter(|r| r.source == s && r.relation_type == t)
+                .map(|r| r.target.clone())
+                .collect()
+        };
+        // Two duties that begin alike are two nodes.
+        assert_eq!(
+            targets("Tenant", "OBLIGATED_TO").len(),
+            2,
+            "{:#?}",
+            o.relations
+        );
+        assert_eq!(targets("Contractor", "OBLIGATED_TO").len(), 1);
+        assert_eq!(targets("Licensee", "HOLDS_RIGHT").len(), 1);
+        assert_eq!(targets("Licensee", "TERMINATES").len(), 1);
+        assert_eq!(targets("Landlord", "HOLDS_RIGHT").len(), 1);
+        assert!(o
+            .relations
+            .iter()
+            .any(|r| r.relation_type == "RESTRICTS" && r.target == "Licensee"));
+        // A condition binds no one; the duty it conditions does.
+        assert!(
+            targets("Agent", "OBLIGATED_TO").is_empty(),
+            "{:#?}",
+            o.relations
+        );
+        assert_eq!(targets("Borrower", "OBLIGATED_TO").len(), 1);
+    }
+
+    #[test]
+    fn a_termination_list_gives_each_named_party_its_right() {
+        let mut onto = Ontology::default();
+        for t in ["HOLDS_RIGHT", "TERMINATES"] {
+            onto.relation_types.insert(t.into(), String::new());
+        }
+        let mut i = input(
+            "Section 10.01 Termination",
+            "Section 10.01 Termination. This Agreement may be terminated at any time prior to the Closing:\n\
+             (a) by mutual written agreement of the Company and Parent; or\n\
+             (b) by either the Company or Parent, if:\n\
+             (i) the Merger has not been consummated on or before the End Date; or\n\
+             (ii) there shall be in effect any Order enjoining the Merger;\n\
+             (c) by Parent, if an Adverse Recommendation Change shall have occurred;\n\
+             (d) by the Company, if the Board has determined to accept a Superior Proposal.\n\n\
+             The Company shall pay the Termination Fee by wire transfer.",
+        );
+        i.doc_type = "m_and_a".into();
+        let o = extract_for(&i, &onto);
+        let rights = |s: &str| -> Vec<String> {
+            o.relations
+                .iter()
+                .filter(|r| r.source == s && r.relation_type == "TERMINATES")
+                .map(|r| r.target.clone())
+                .collect()
+        };
+        assert_eq!(rights("Parent").len(), 2, "{:#?}", o.relations);
+        assert_eq!(rights("Company").len(), 2, "{:#?}", o.relations);
+        assert!(rights("Company")
+            .iter()
+            .any(|r| r.contains("Superior Proposal")));
+        // Mutual consent is no party's right.
+        assert!(!o.relations.iter().any(|r| r.target.contains("mutual")));
+    }
+
+    #[test]
+    fn party_short_names_bind_duties_and_payments() {
+        let text = "8.1 Upfront Payment. As consideration for the supply described in Article 4, \
+                    Bellicum will pay to Miltenyi a non-refundable upfront fee of EUR 2,000,000 \
+                    (the \"Upfront Fee\"). Miltenyi may invoice the Upfront Fee in two installments.";
+        let mut i = input("8.1 Upfront Payment", text);
+        i.doc_type = "commercial".into();
+        let ontology = onto(&["PAYS", "OBLIGATED_TO", "HOLDS_RIGHT", "REFERENCES"]);
+        // Without the document's parties, `Bellicum` is just a capitalised word.
+        let bare = extract_for(&i, &ontology);
+        assert!(
+            of_type(&bare, "OBLIGATED_TO").is_empty(),
+            "{:#?}",
+            bare.relations
+        );
+        i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+        let o = extract_for(&i, &ontology);
+        let pays = of_type(&o, "PAYS");
+        assert_eq!(pays.len(), 1, "{:#?}", o.relations);
+        assert_eq!(pays[0].0, "Bellicum");
+        assert!(pays[0]
+            .1
+            .starts_with("non-refundable upfront fee of EUR 2,000,000"));
+        assert!(of_type(&o, "OBLIGATED_TO")
+            .iter()
+            .any(|(s, t)| *s == "Bellicum" && t.contains("will pay to Miltenyi")));
+        assert!(of_type(&o, "HOLDS_RIGHT")
+            .iter()
+            .any(|(s, t)| *s == "Miltenyi" && t.contains("invoice")));
+        // The reference before the duty's clause stays the section's own.
+        assert!(
+            has(&o, "Section 8.1", "REFERENCES", "Article 4"),
+            "{:#?}",
+            o.relations
+        );
+        // Without PAYS in the ontology, the duty stays and no payment is made up.
+        let no_pays = extract_for(&i, &onto(&["OBLIGATED_TO"]));
+        assert!(of_type(&no_pays, "PAYS").is_empty());
+    }
+
+    #[test]
+    fn bare_subjects_after_a_comma_and_asides_around_the_modal() {
+        let i = input(
+            "5. Delinquent Payment",
+            "5. Delinquent Payment. Rent is delinquent after the fifth day; additionally, \
+             Landlord, in addition to all other rights and remedies available to it, may charge \
+             Tenant a fee equal to $50.00. If any check is not honored, Tenant shall, in addition \
+             to any other remedies available to Landlord, pay Landlord a \"NSF\" fee of $75.00, \
+             and Landlord may require that all future payments be made by cash.",
+        );
+        let o = extract(&i);
+        let rights = of_type(&o, "HOLDS_RIGHT");
+        assert!(rights
+            .iter()
+            .any(|(s, t)| *s == "Landlord" && t.contains("may charge Tenant")));
+        assert!(rights
+            .iter()
+            .any(|(s, t)| *s == "Landlord" && t.contains("may require")));
+        assert!(of_type(&o, "OBLIGATED_TO")
+            .iter()
+            .any(|(s, t)| *s == "Tenant" && t.contains("NSF")));
+    }
+
+    #[test]
+    fn what_reads_as_a_duty_but_binds_no_one() {
+        let mut i = input(
+            "2.5 Restrictions",
+            "WHEREAS, the Parties desire that Vyera will Commercialize Licensed Products.\n\n\
+             2.5 Restrictions. Vyera shall not Commercialize any Licensed Product outside the \
+             Territory. CytoDyn shall not, and shall cause its Affiliates not to, grant rights \
+             that conflict with this Agreement. Airspan shall not suffer any liability for late \
+             performance. Bellicum shall only be invoiced for quantities delivered. (d)If any \
+             Lender shall subsequently recoup any costs, it shall refund them. The Servicing \
+             Agent shall, by 1:00 p.m. ET on TD+1, remit funds to the custodian.",
+        );
+        i.parties = vec![
+            "Vyera".into(),
+            "CytoDyn".into(),
+            "Airspan".into(),
+            "Bellicum".into(),
+        ];
+        let o = extract(&i);
+        let restricts = of_type(&o, "RESTRICTS");
+        let duties = of_type(&o, "OBLIGATED_TO");
+        // `shall not Commercialize` and `shall not, and shall cause ... not to,
+        // grant` restrict; neither is a duty.
+        assert!(restricts
+            .iter()
+            .any(|(c, p)| *p == "Vyera" && c.contains("Commercialize")));
+        assert!(restricts
+            .iter()
+            .any(|(c, p)| *p == "CytoDyn" && c.contains("grant rights")));
+        assert!(
+            !duties.iter().any(|(s, _)| *s == "Vyera" || *s == "CytoDyn"),
+            "{duties:#?}"
+        );
+        // A recital, a relief from liability, a protection and a condition
+        // bind no one.
+        assert!(
+            !restricts.iter().any(|(_, p)| *p == "Airspan"),
+            "{restricts:#?}"
+        );
+        assert!(
+            !duties
+                .iter()
+                .any(|(s, _)| *s == "Bellicum" || *s == "Lender"),
+            "{duties:#?}"
+        );
+        // `p.m.` ends no sentence: the duty keeps its act.
+        assert!(duties
+            .iter()
+            .any(|(s, t)| *s == "Servicing Agent" && t.contains("remit funds")));
+    }
+
+    #[test]
+    fn a_list_opened_by_a_later_sentence_is_no_earlier_duty_s() {
+        let mut i = input(
+            "5.6 Minimum Purchases",
+            "5.6 Minimum Purchases. Miltenyi shall provide written notice to Bellicum of such \
+             shortfall. If Bellicum fails to cure it, then Miltenyi shall have no obligation to \
+             Bellicum under this Agreement:\n\n\
+             (1) to provide Regulatory Work in accordance with Section 4.3.",
+        );
+        i.parties = vec!["Miltenyi".into(), "Bellicum".into()];
+        let o = extract(&i);
+        assert!(
+            !o.relations.iter().any(
+                |r| r.source.starts_with("Miltenyi shall provide") && r.target == "Section 4.3"
+            ),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "Section 5.6", "REFERENCES", "Section 4.3"),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    /// A duty whose clause ends before the verb the pattern reached (`IAC
+    /// will, [*].`, a redaction in a CUAD manufacturing agreement) is read
+    /// without running past the clause: no panic, the paragraph's other
+    /// duties still found.
+    #[test]
+    fn a_clause_that_ends_before_its_verb_is_read_safely() {
+        let mut i = input(
+            "10.2. Product Warranty by IAC",
+            "10.2. Product Warranty by IAC. For any Product Unit which is agreed between the Parties (such agreement to be made fairly and reasonably) to be non conforming to the above product warranty, IAC will, [*]. The warranty granted in this Section 10.2 will not apply to Product Units that have been misused. If Sonos requests an extension of the Warranty Period, the parties will negotiate in good faith to determine an appropriate charge.",
+        );
+        i.parties = vec!["IAC".into(), "Sonos".into()];
+        let o = extract(&i);
+        assert!(
+            o.relations
+                .iter()
+                .any(|r| r.relation_type == "OBLIGATED_TO"),
+            "{:?}",
+            o.relations
+        );
     }
 }

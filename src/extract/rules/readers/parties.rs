@@ -283,3 +283,120 @@ pub(in crate::extract::rules) fn commitment_rows(b: &mut Builder, p: &str, set: 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input};
+
+    #[test]
+    fn preamble_parties_and_roles() {
+        let o = extract(&input(
+            "Preamble",
+            "THIS CREDIT AGREEMENT, dated as of May 23, 2018, is by and among EMERSON ELECTRIC CO., the SUBSIDIARY BORROWERS \
+             from time to time party hereto, the LENDERS, the LC ISSUERS and JPMORGAN CHASE BANK, N.A., as Agent. \
+             The parties hereto agree as follows:",
+        ));
+        assert!(
+            has(&o, "Emerson Electric Co.", "HAS_ROLE", "Borrower"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "Jpmorgan Chase Bank, N.A.", "HAS_ROLE", "Agent"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            !o.relations.iter().any(|r| r.relation_type == "AGENT_FOR"),
+            "`as Agent.` says not for whom: {:#?}",
+            o.relations
+        );
+        let jp = o
+            .entities
+            .iter()
+            .find(|e| e.name == "Jpmorgan Chase Bank, N.A.")
+            .unwrap();
+        assert_eq!(jp.aliases, vec!["JPMORGAN CHASE BANK, N.A.".to_string()]);
+    }
+
+    #[test]
+    fn parenthetical_party_and_administrative_agent() {
+        let o = extract(&input(
+            "Preamble",
+            "AGREEMENT dated as of June 30, 1995 among AT&T CAPITAL CORPORATION, a Delaware corporation (the \"Borrower\"), \
+             the BANKS party hereto and MORGAN GUARANTY TRUST COMPANY OF NEW YORK, as Administrative Agent.",
+        ));
+        assert!(
+            has(&o, "AT&T Capital Corporation", "HAS_ROLE", "Borrower"),
+            "{:#?}",
+            o
+        );
+        assert!(has(
+            &o,
+            "Borrower",
+            "DEFINED_AS",
+            "AT&T Capital Corporation"
+        ));
+        assert!(
+            has(
+                &o,
+                "Morgan Guaranty Trust Company of New York",
+                "HAS_ROLE",
+                "Administrative Agent"
+            ),
+            "{:#?}",
+            o.relations
+        );
+        // The text does not say whom the agent acts for: no AGENT_FOR.
+        assert!(!o.relations.iter().any(|r| r.relation_type == "AGENT_FOR"));
+        let with_whom = extract(&input(
+            "Preamble",
+            "AGREEMENT among AT&T CAPITAL CORPORATION (the \"Borrower\"), the BANKS party hereto and \
+             MORGAN GUARANTY TRUST COMPANY OF NEW YORK, as Administrative Agent for the Banks.",
+        ));
+        assert!(
+            has(
+                &with_whom,
+                "Morgan Guaranty Trust Company of New York",
+                "AGENT_FOR",
+                "Bank"
+            ),
+            "{:#?}",
+            with_whom.relations
+        );
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Jurisdiction" && e.name == "Delaware"));
+    }
+
+    #[test]
+    fn subsidiaries_and_ratios() {
+        let o = extract(&input(
+            "Section 4.09 Subsidiaries",
+            "Each of the Company\u{2019}s corporate Significant Subsidiaries is duly incorporated. \
+             Ratings by Standard & Poor's Financial Services LLC, a subsidiary of S&P Global Inc., apply. \
+             The Company will not permit the Leverage Ratio to exceed 3.00 to 1.00.",
+        ));
+        assert!(
+            has(&o, "Significant Subsidiary", "SUBSIDIARY_OF", "Company"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(
+                &o,
+                "Standard & Poor's Financial Services LLC",
+                "SUBSIDIARY_OF",
+                "S&P Global Inc."
+            ),
+            "{:#?}",
+            o.relations
+        );
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.entity_type == "Rate" && e.name == "3.00 to 1.00"));
+    }
+}

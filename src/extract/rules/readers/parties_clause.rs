@@ -279,3 +279,206 @@ pub(in crate::extract::rules) fn role_name(term: &str, org: &str) -> bool {
     });
     !acronym && !named && words.iter().all(|w| w.len() >= 3 || *w == "of")
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input, org_names};
+
+    #[test]
+    fn parties_clause_gives_each_party_its_defined_name_and_role() {
+        let mut i = input(
+            "Preamble",
+            "This Marketing Affiliate Agreement (the \"Agreement\") is entered into this 8th day of May 2014, \
+             by and between BIRCH FIRST GLOBAL INVESTMENTS INC., a corporation incorporated in the U.S. Virgin \
+             Islands, with its main place of business located 9100 Havensight, Port of Sale, Ste. 15/16 \
+             (referred to as \"Company\") and MOUNT KNOWLEDGE HOLDINGS INC. and/or assigns, a corporation \
+             incorporated in the State of Nevada (referred to as \"Marketing Affiliate\" or \"MA\").\n\n\
+             This COLLABORATION AGREEMENT is between Ginkgo Bioworks, Inc., a Delaware corporation with offices \
+             located at 27 Drydock Avenue, Boston, Massachusetts 02210 (\"Ginkgo\"), and Berkeley Lights, Inc., \
+             a Delaware corporation (\"BLI\"). Ginkgo and BLI may each be referred to herein as a \"Party\".",
+        );
+        i.doc_type = "commercial".into();
+        let o = extract(&i);
+        let birch = "Birch First Global Investments Inc.";
+        let mount = "Mount Knowledge Holdings Inc.";
+        assert!(
+            has(&o, "Company", "DEFINED_AS", birch),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(&o, birch, "HAS_ROLE", "Company"), "{:#?}", o.relations);
+        assert!(has(&o, "Marketing Affiliate", "DEFINED_AS", mount));
+        assert!(has(&o, "MA", "DEFINED_AS", mount));
+        assert!(has(&o, mount, "HAS_ROLE", "Marketing Affiliate"));
+        // A short form of the party's own name is no role.
+        assert!(has(&o, "Ginkgo", "DEFINED_AS", "Ginkgo Bioworks, Inc."));
+        assert!(has(&o, "BLI", "DEFINED_AS", "Berkeley Lights, Inc."));
+        assert!(!o.relations.iter().any(|r| r.relation_type == "HAS_ROLE"
+            && (r.target == "Ginkgo" || r.target == "BLI" || r.target == "MA")));
+        // Nobody is defined as the parties collectively.
+        assert!(!o.relations.iter().any(|r| r.source == "Party"));
+    }
+
+    /// A party's defining parenthetical is in its own sentence: a later
+    /// sentence's `(the "Borrowers")` is never its name.
+    #[test]
+    fn a_later_sentences_defined_name_is_no_party_name() {
+        let o = extract(&input(
+            "Preamble",
+            "Reference is made to the Credit Agreement among Emerson Electric Co. (the \"Company\"), \
+             the Subsidiary Borrowers party thereto (collectively with the Company, the \"Borrowers\"), \
+             each lender party thereto and JPMorgan Chase Bank, National Association, as Agent. \
+             Capitalized terms used herein have the meanings assigned in the Credit Agreement (the \"Terms\").",
+        ));
+        assert!(
+            has(&o, "Company", "DEFINED_AS", "Emerson Electric Co."),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            !o.relations
+                .iter()
+                .any(|r| r.relation_type == "DEFINED_AS" && r.target.starts_with("JPMorgan")),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn parties_clause_forms_across_layouts() {
+        let mut i = input(
+            "Preamble",
+            "This COLLABORATION AGREEMENT is made by and between THERAVANCE, INC., a Delaware corporation, \
+             and having its principal office at 901 Gateway Boulevard, South San Francisco ( \"Theravance\"), \
+             and GLAXO GROUP LIMITED, a United Kingdom corporation (\"GSK\"). RECITALS follow.\n\n\
+             This Agreement is entered into by and between WOMEN.COM NETWORKS, INC. (\"Women.com\"), and \
+             EDIETS.COM, INC., a Delaware corporation (\"eDiets\"). WHEREAS, eDiets maintains a site.",
+        );
+        i.doc_type = "commercial".into();
+        let o = extract(&i);
+        assert!(
+            has(&o, "Theravance", "DEFINED_AS", "Theravance, Inc."),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(&o, "GSK", "DEFINED_AS", "Glaxo Group Limited"));
+        assert!(
+            has(&o, "eDiets", "DEFINED_AS", "EDIETS.COM, Inc."),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn a_parties_clause_spread_over_paragraphs() {
+        let mut i = input(
+            "Preamble",
+            "THIS AGREEMENT made as of the 30th day of June 1999\n\nBETWEEN:\n\n\
+             MEDIALINX INTERACTIVE, L.P., represented herein by its general partner MediaLinx Interactive Inc.\n\
+             a corporation incorporated under the laws of the Province of Ontario, 20 Richmond Street East\n\n\
+             (hereinafter called \"MLX\")\n\n- and -\n\n\
+             HEALTHCENTRAL.COM INC. a corporation incorporated under the laws of the state of California\n\n\
+             (hereinafter called \"HCI\")\n\n\
+             BETWEEN: ORGANIC PREPARATIONS INC. 2nd Floor, Port Vila, Vanuatu ('the Manufacturer') of one part\n\n\
+             AND: AGAPE ATP INTERNATIONAL HOLDING LIMITED Unit 05, Kowloon, Hong Kong ('the Customer') of the \
+             other part, and AZUL LINHAS S/A (as Company).\n\n\
+             WHEREAS MLX owns an Internet service.",
+        );
+        i.doc_type = "commercial".into();
+        let o = extract(&i);
+        assert!(
+            has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive, L.P."),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "HCI", "DEFINED_AS", "HEALTHCENTRAL.COM Inc."),
+            "{:#?}",
+            o.relations
+        );
+        assert!(!has(&o, "MLX", "DEFINED_AS", "MediaLinx Interactive Inc."));
+        assert!(
+            has(&o, "Organic Preparations Inc.", "HAS_ROLE", "Manufacturer"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(
+            &o,
+            "Agape ATP International Holding Limited",
+            "HAS_ROLE",
+            "Customer"
+        ));
+        assert!(
+            has(&o, "Azul Linhas S/A", "HAS_ROLE", "Company"),
+            "{:#?}",
+            o.relations
+        );
+    }
+
+    #[test]
+    fn collective_names_addresses_and_numbers_in_a_parties_clause() {
+        let mut i = input(
+            "Preamble",
+            "This Cooperation Agreement is entered into by and between Acme Beauty, Inc., a Delaware \
+             corporation (the \"Company\"), and Marathon Partners Equity Management, LLC (\"Marathon\"), \
+             Marathon Partners L.P., Marathon Focus Fund L.P. and Mario Cibelli (collectively, the \
+             \"Marathon Parties\").\n\n\
+             This Agreement is made as of August 2014 by and between Capsugel US, LLC with an address at \
+             412 Mt. Kemble Ave, Suite 200C, Morristown, NJ 07960 ( \"CAPSUGEL\") and Johnson Matthey Company, \
+             Inc., having a mailing address of 30 Bond Street, Ward Hill, MA 01835-8099 and Nanophase \
+             Technologies Corporation, a Delaware corporation (\"NTC\"), and PC Quote, Inc., with offices \
+             in Chicago, Illinois 60605 and AB Wately, Inc. (hereinafter referred to as \"ABW\"), and LEO \
+             PHARMA A/S of Industriparken 55, Ballerup (\"LEO\").\n\n\
+             LIABILITY WHICH CANNOT BE EXCLUDED OR LIMITED shall survive.",
+        );
+        i.doc_type = "commercial".into();
+        let o = extract(&i);
+        for n in ["Marathon Partners L.P.", "Marathon Focus Fund L.P."] {
+            assert!(
+                has(&o, "Marathon Parties", "DEFINED_AS", n),
+                "{n}: {:#?}",
+                o.relations
+            );
+        }
+        assert!(!has(
+            &o,
+            "Marathon Parties",
+            "DEFINED_AS",
+            "Acme Beauty, Inc."
+        ));
+        assert!(
+            has(&o, "CAPSUGEL", "DEFINED_AS", "Capsugel US, LLC"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(
+                &o,
+                "NTC",
+                "DEFINED_AS",
+                "Nanophase Technologies Corporation"
+            ),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "ABW", "DEFINED_AS", "AB Wately, Inc."),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "LEO", "DEFINED_AS", "LEO Pharma A/S"),
+            "{:#?}",
+            o.relations
+        );
+        let names = org_names(&o);
+        assert!(
+            !names.iter().any(|n| n.starts_with("and ")
+                || n.contains("60605")
+                || n.contains("Industriparken")
+                || n.contains("Excluded")),
+            "{names:?}"
+        );
+    }
+}

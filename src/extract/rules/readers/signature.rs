@@ -256,6 +256,8 @@ pub(in crate::extract::rules) fn unfold_columns(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::rules::extract;
+    use crate::extract::rules::test_support::{has, input, org_names};
 
     /// The (organisation, role) pairs of a builder's `HAS_ROLE` relations.
     fn has_role(b: &Builder) -> Vec<(String, String)> {
@@ -311,6 +313,91 @@ mod tests {
         assert!(
             roles.contains(&("Northwind Industries, Inc.".into(), "Buyer".into())),
             "{roles:?}"
+        );
+    }
+
+    #[test]
+    fn signature_blocks_name_the_parties_that_sign() {
+        let mut i = input(
+            "Signatures",
+            "IN WITNESS WHEREOF, the undersigned execute this Agreement as of July 6, 2020.\n\n\
+             SCULPTOR CAPITAL LP\n\nBy: /s/ Thomas Sipp\n\nThomas Sipp Chief Financial Officer SCULPTOR MASTER FUND LTD\n\n\
+             By: /s/ Thomas Sipp\n\n\
+             WOMEN.COM NETWORKS, INC. EDIETS.COM, INC. By: /S/ Bud Ward By: /S/ David Humble\n\n\
+             APOLLO LIFE ASSET, L.P. By: Apollo Life Asset GP, LLC, its general partner By: /s/ W. Kuesel\n\n\
+             PURCHASER: PEEK Investments LLC Date: July 16, 2012\n\n\
+             DISTRIBUTOR MOBILEVISION COMMUNICATIONS LTD. By: Name Andrew Zhang\n\n\
+             Party B: Xinyu Xinwei New Energy Co., Ltd. (seal)\n\n\
+             Inktomi Corp Microsoft Corp By: /s/ A By: /s/ B\n\n\
+             Notices shall be sent to Acme Holdings, Inc. by courier.\n\n\
+             1 Main St, Austin, Texas 78741 Sibannac, Inc. By: /s/ C\n\n\
+             CEO/President Verso Backhaul Solutions, Inc. By: /s/ D\n\n\
+             ODM Supply Agreement 2 Organic Preparations INC. By: /s/ E",
+        );
+        i.doc_type = "commercial".into();
+        let o = extract(&i);
+        for n in [
+            "Sculptor Capital LP",
+            "Sculptor Master Fund LTD",
+            "WOMEN.COM Networks, Inc.",
+            "EDIETS.COM, Inc.",
+            "Apollo Life Asset, L.P.",
+            "Inktomi Corp",
+            "Microsoft Corp",
+        ] {
+            assert!(
+                has(&o, n, "HAS_ROLE", "Signatory"),
+                "{n}: {:#?}",
+                o.relations
+            );
+        }
+        assert!(has(
+            &o,
+            "Apollo Life Asset GP, LLC",
+            "HAS_ROLE",
+            "General Partner"
+        ));
+        assert!(
+            has(&o, "Peek Investments LLC", "HAS_ROLE", "Purchaser"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(has(
+            &o,
+            "Mobilevision Communications Ltd.",
+            "HAS_ROLE",
+            "Distributor"
+        ));
+        assert!(has(
+            &o,
+            "Party B",
+            "DEFINED_AS",
+            "Xinyu Xinwei New Energy Co., Ltd."
+        ));
+        for n in [
+            "Sibannac, Inc.",
+            "Verso Backhaul Solutions, Inc.",
+            "Organic Preparations INC.",
+        ] {
+            assert!(
+                has(&o, n, "HAS_ROLE", "Signatory"),
+                "{n}: {:#?}",
+                o.relations
+            );
+        }
+        // Named in running text, not signing.
+        assert!(!o
+            .relations
+            .iter()
+            .any(|r| r.source == "Acme Holdings, Inc." && r.relation_type == "HAS_ROLE"));
+        let names = org_names(&o);
+        assert!(
+            !names.iter().any(|n| n.contains("Officer")
+                || n.contains("Inktomi Corp Microsoft")
+                || n.contains("78741")
+                || n.contains("CEO")
+                || n.contains("Agreement")),
+            "{names:?}"
         );
     }
 }
