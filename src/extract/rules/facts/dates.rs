@@ -5,6 +5,15 @@
 use super::{ci, Rule, Source, Target};
 use once_cell::sync::Lazy;
 
+/// A sentence about another duration than the agreement's: what survives
+/// it, an exclusivity, a payment schedule, a commitment window (`within
+/// the first six months of the term`). Its date or period is no expiry.
+macro_rules! other_duration {
+    () => {
+        r"\bsurviv|\bexclusivity\b|\b(?:shall|will)\s+pay\b|\bcommits?\s+to\b"
+    };
+}
+
 pub(super) static RULES: [Rule; 8] = [
     // `This Agreement is made and entered into as of March 1, 2020`,
     // `dated this 8th day of May, 2014`.
@@ -52,7 +61,10 @@ pub(super) static RULES: [Rule; 8] = [
             )
         }),
         unless: Some(Lazy::new(|| {
-            ci(r"\brenew|\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b")
+            ci(concat!(
+                r"\brenew|\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b|",
+                other_duration!()
+            ))
         })),
         also: None,
         source: Source::Agreement,
@@ -67,7 +79,12 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b",
             )
         }),
-        unless: Some(Lazy::new(|| ci(r"\b(?:renew|effective\s+as\s+of|dated)\b"))),
+        unless: Some(Lazy::new(|| {
+            ci(concat!(
+                r"\b(?:renew|effective\s+as\s+of|dated)\b|",
+                other_duration!()
+            ))
+        })),
         also: None,
         source: Source::Agreement,
         target: Target::Date,

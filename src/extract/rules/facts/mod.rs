@@ -188,20 +188,30 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
 /// it, beside the typed fact.
 pub(super) const GOVERNED_BY: &str = "GOVERNED_BY";
 
-/// The period a fact names. A notice period is the one nearest the word
-/// `notice` (`renewing for successive one-year periods unless either party
-/// gives notice of non-renewal at least 180 days before expiry`: 180 days,
-/// not the renewal's one year); others, the one the trigger speaks of.
+/// The period a fact names. A notice period is the notice's own
+/// ([`values::notice_period`]: `renewing for successive one-year periods
+/// unless either party gives notice of non-renewal at least 180 days before
+/// expiry` gives 180 days, never the renewal's one year, and none when the
+/// notice names no period); others, the one the trigger speaks of.
 fn period_of(rule: &Rule, s: &str, at: usize, to: usize) -> Option<String> {
     static NOTICE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bnoti(?:ce|fy|fies)\b").unwrap());
     if rule.category.starts_with("Notice Period") {
-        if let Some(n) = NOTICE
+        // The notice word the trigger holds, else the sentence's nearest
+        // to it; none, no period.
+        let n = NOTICE
             .find_iter(&s[..to])
-            .last()
             .filter(|n| n.start() >= at)
-        {
-            return values::period_nearest(s, n.start(), n.end());
-        }
+            .last()
+            .or_else(|| {
+                NOTICE.find_iter(s).min_by_key(|n| {
+                    if n.start() >= to {
+                        n.start() - to
+                    } else {
+                        at.saturating_sub(n.end())
+                    }
+                })
+            })?;
+        return values::notice_period(s, n.start(), n.end());
     }
     values::period_near(s, at, to)
 }

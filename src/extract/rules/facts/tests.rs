@@ -246,3 +246,63 @@ fn governing_law_is_read_once_for_the_register_and_the_graph() {
         }
     }
 }
+
+/// A notice period is the notice's own, never the renewal term the same
+/// sentence names; a notice that names no period gives none.
+#[test]
+fn a_notice_period_is_read_from_the_notice_not_the_renewal_term() {
+    let notice = |text: &str| -> Vec<String> {
+        run(text, &["Supplier", "Buyer"])
+            .into_iter()
+            .filter(|(_, t, _)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL")
+            .map(|(_, _, d)| d)
+            .collect()
+    };
+    let after = notice(
+        "This Agreement shall be automatically renewed for successive one year periods unless \
+         either party gives written notice of termination to the other party at least thirty \
+         (30) days prior to the end of the then-current term.",
+    );
+    assert!(after.iter().any(|d| d.contains("(30) days")), "{after:?}");
+    assert!(!after.iter().any(|d| d.contains("year")), "{after:?}");
+    let before = notice(
+        "This Agreement renews for successive terms of two (2) years each unless a party gives \
+         ninety (90) days' prior written notice of non-renewal to the other party.",
+    );
+    assert!(before.iter().any(|d| d.contains("(90) days")), "{before:?}");
+    assert!(
+        !before.iter().any(|d| d.contains("(2) years")),
+        "{before:?}"
+    );
+    let none = notice(
+        "This Agreement shall be renewed for one (1) additional twelve month period unless either \
+         party shall notify the other in writing of its intention not to renew.",
+    );
+    // The clause is the fact (for a reviewer to check), not its term.
+    assert!(
+        none.iter().all(|d| d.starts_with("This Agreement")),
+        "{none:?}"
+    );
+}
+
+/// What survives the agreement, an exclusivity, a payment schedule or a
+/// commitment window has a duration of its own: no expiry of the
+/// agreement. The agreement's own term is one.
+#[test]
+fn another_durations_period_is_no_expiry() {
+    let expiry = |text: &str| has_type(&run(text, &[]), "EXPIRATION_DATE");
+    assert!(expiry(
+        "The term of this Agreement shall be for a period of two (2) years from the Effective Date."
+    ));
+    for other in [
+        "Sections 6.3, 7, 9 and 10 of this Agreement shall survive and continue in full force and effect for a period of two years from the expiration or termination of this Agreement.",
+        "MA commits to purchase a minimum of 100 Units within the first six months of the term of this Agreement, and this Agreement shall remain in effect until the Units are delivered.",
+        "Licensee's term of exclusivity with respect to the Clips shall expire on October 29, 2005.",
+    ] {
+        assert!(!expiry(other), "{other}");
+    }
+}
+
+fn has_type(out: &[(String, String, String)], ty: &str) -> bool {
+    out.iter().any(|(_, t, _)| t == ty)
+}

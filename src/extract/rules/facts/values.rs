@@ -131,6 +131,33 @@ pub(super) fn period_nearest(s: &str, at: usize, to: usize) -> Option<String> {
         .map(|m| tidy(m.as_str()))
 }
 
+/// The period a notice is given in, read from the notice's own words: the
+/// first period within [`AFTER`] bytes after the word `notice` (`written
+/// notice at least sixty (60) days prior to the end of the term`), else one
+/// written right before it as its length (`ninety (90) days' prior written
+/// notice`). A period elsewhere in the sentence (`renewing for successive
+/// one (1) year periods unless either party gives notice`) is the term's,
+/// not the notice's: then there is none.
+pub(super) fn notice_period(s: &str, notice_at: usize, notice_end: usize) -> Option<String> {
+    static LENGTH_OF: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(
+            r"(?i)^\s*(?:['’]s?)?\s*(?:(?:prior|advance|advanced|written|of|in\s+writing)\s+)*$",
+        )
+        .unwrap()
+    });
+    let after = PERIOD
+        .find_iter(s)
+        .find(|m| m.start() >= notice_end && m.start() - notice_end <= AFTER);
+    if let Some(m) = after {
+        return Some(tidy(m.as_str()));
+    }
+    PERIOD
+        .find_iter(&s[..notice_at])
+        .filter(|m| LENGTH_OF.is_match(&s[m.end()..notice_at]))
+        .last()
+        .map(|m| tidy(m.as_str()))
+}
+
 /// How far after a trigger its value may be (`renewing automatically for
 /// successive one-year periods`): a clause, not the rest of the sentence.
 const AFTER: usize = 200;
