@@ -114,23 +114,6 @@ pub(super) fn amount_near(s: &str, at: usize, to: usize) -> Option<String> {
     near(&AMOUNT, s, at, to)
 }
 
-/// The period nearest to `at..to` (a word such as `notice` inside a
-/// longer trigger), before or after it, by the bytes between them.
-pub(super) fn period_nearest(s: &str, at: usize, to: usize) -> Option<String> {
-    PERIOD
-        .find_iter(s)
-        .min_by_key(|m| {
-            if m.start() >= to {
-                m.start() - to
-            } else if m.end() <= at {
-                at - m.end()
-            } else {
-                0
-            }
-        })
-        .map(|m| tidy(m.as_str()))
-}
-
 /// The period a notice is given in, read from the notice's own words: the
 /// first period within [`AFTER`] bytes after the word `notice` (`written
 /// notice at least sixty (60) days prior to the end of the term`), else one
