@@ -59,7 +59,8 @@ pub struct ContractsArgs {
     /// Only contracts that expire after this date (perpetual ones do).
     #[arg(long, value_name = "DATE")]
     pub expires_after: Option<String>,
-    /// Only contracts that renew automatically (they hold a renewal term).
+    /// Only contracts that renew automatically: their renewal clause renews
+    /// by itself (not an option to renew, nor a renewal by mutual agreement).
     #[arg(long)]
     pub renews: bool,
     /// Only contracts whose renewal can be stopped with at most this many

@@ -4,11 +4,11 @@
 //! the rows in memory; nothing here touches the graph.
 
 use crate::extract::facts_vocabulary::CATEGORIES;
-use crate::register::read::words;
 pub use crate::register::read::{
     facts_of, name_key, period_days, value_of, PartialDate, EXPIRATION_DATE, GOVERNING_LAW,
     NOTICE_PERIOD, RENEWAL_TERM,
 };
+use crate::register::read::{renews_automatically, words};
 use crate::register::{RegisterFact, RegisterParty, RegisterRow};
 use std::collections::BTreeMap;
 
@@ -31,7 +31,8 @@ pub struct Query {
     pub expires_before: Option<PartialDate>,
     /// It expires wholly after this date (a `perpetual` one does).
     pub expires_after: Option<PartialDate>,
-    /// It renews automatically: it holds a renewal term.
+    /// It renews automatically: its renewal cell says so (not an option to
+    /// renew, nor a renewal by mutual agreement).
     pub renews: bool,
     /// Its renewal can be stopped with at most this many days' notice.
     pub notice_max: Option<u32>,
@@ -104,11 +105,12 @@ pub fn matches<'a>(row: &'a RegisterRow, q: &Query) -> Option<Hit<'a>> {
         show(&mut facts, EXPIRATION_DATE, f);
     }
     if q.renews {
-        show(
-            &mut facts,
-            RENEWAL_TERM,
-            facts_of(row, RENEWAL_TERM).first()?,
-        );
+        // The chosen renewal cell, and only a renewal that needs no one to
+        // act: an option to renew is no automatic renewal.
+        let f = facts_of(row, RENEWAL_TERM)
+            .first()
+            .filter(|f| renews_automatically(f))?;
+        show(&mut facts, RENEWAL_TERM, f);
     }
     if let Some(max) = q.notice_max {
         let f = facts_of(row, NOTICE_PERIOD)
@@ -369,10 +371,48 @@ pub(crate) mod tests {
                         EXPIRATION_DATE,
                         fact("perpetual", Some("perpetual"), "4", (12, 12)),
                     ),
-                    (RENEWAL_TERM, fact("renews", None, "4", (12, 13))),
+                    (
+                        RENEWAL_TERM,
+                        fact(
+                            "This licence renews automatically each year",
+                            Some("1 year"),
+                            "4",
+                            (12, 13),
+                        ),
+                    ),
                 ],
             ),
         ]
+    }
+
+    /// `--renews` answers from the chosen renewal cell, and an option to
+    /// renew (a naive reading of "renew ... additional one year term")
+    /// is not listed.
+    #[test]
+    fn an_option_to_renew_is_not_listed_as_renewing() {
+        let renewal = |doc: &str, quote: &str| {
+            row(
+                doc,
+                "commercial",
+                &[],
+                &[(RENEWAL_TERM, fact(quote, Some("1 year"), "9", (40, 41)))],
+            )
+        };
+        let rows = vec![
+            renewal(
+                "auto",
+                "This Agreement shall be automatically renewed for additional one year terms.",
+            ),
+            renewal(
+                "option",
+                "Distributor shall have the option to renew this Agreement for an additional one year term.",
+            ),
+        ];
+        let q = Query {
+            renews: true,
+            ..Query::default()
+        };
+        assert_eq!(ids(&rows, &q), ["auto"]);
     }
 
     fn ids(rows: &[RegisterRow], q: &Query) -> Vec<String> {

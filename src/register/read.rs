@@ -5,6 +5,8 @@
 
 use super::{RegisterFact, RegisterRow};
 use crate::extract::facts_vocabulary::category_relation_type;
+use once_cell::sync::Lazy;
+use regex::Regex;
 
 pub const GOVERNING_LAW: &str = "Governing Law";
 pub const EXPIRATION_DATE: &str = "Expiration Date";
@@ -148,6 +150,23 @@ fn parse_period(s: &str) -> Option<u32> {
     n.checked_mul(per)
 }
 
+/// True when a renewal fact says the contract renews by itself: it
+/// renews automatically, for successive terms, or unless a party gives
+/// notice. An option to renew, a renewal a party may elect or request, or
+/// one by mutual agreement is no automatic renewal: the contract ends
+/// unless someone acts.
+pub fn renews_automatically(f: &RegisterFact) -> bool {
+    static AUTOMATIC: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:automatic(?:ally)?|successive|evergreen|unless\b[^.;]{0,120}\bnoti(?:ce|fy|fies))")
+            .unwrap()
+    });
+    static ACTED: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:option|opt\s+to|may\s+(?:renew|extend)|right\s+to\s+(?:renew|extend)|elects?\s+to\s+(?:renew|extend)|mutual(?:ly)?|upon\s+(?:the\s+)?(?:written\s+)?request|wish(?:es)?\s+to\s+renew|desires?\s+to\s+renew)\b")
+            .unwrap()
+    });
+    AUTOMATIC.is_match(&f.quote) && !ACTED.is_match(&f.quote)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +179,29 @@ mod tests {
         assert_eq!(parse_period("2 weeks"), Some(14));
         assert_eq!(parse_period("10 business days"), Some(10));
         assert_eq!(parse_period("thirty days"), None);
+    }
+
+    #[test]
+    fn an_option_or_a_mutual_renewal_is_no_automatic_one() {
+        let f = |quote: &str| RegisterFact {
+            quote: quote.into(),
+            ..Default::default()
+        };
+        for auto in [
+            "This Agreement shall automatically renew for successive one (1) year periods.",
+            "The term renews for successive terms of two years each.",
+            "This Agreement will renew for one year unless either party gives notice of non-renewal.",
+        ] {
+            assert!(renews_automatically(&f(auto)), "{auto}");
+        }
+        for acted in [
+            "Licensee shall have the option to renew this Agreement for one additional year.",
+            "The parties may renew this Agreement by mutual written agreement for successive terms.",
+            "Distributor may extend the term for an additional two years upon written notice.",
+            "This Agreement may be renewed upon the written request of the Company for a further year, unless terminated with notice.",
+            "A renewal term of 10 days.",
+        ] {
+            assert!(!renews_automatically(&f(acted)), "{acted}");
+        }
     }
 }
