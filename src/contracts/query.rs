@@ -88,14 +88,17 @@ pub fn matches<'a>(row: &'a RegisterRow, q: &Query) -> Option<Hit<'a>> {
     } else {
         None
     };
+    // Each filter reads the row's chosen cell (its first fact), as every
+    // other view of the register does: a contract has one governing law
+    // and one expiry, so it cannot be listed under two.
     if let Some(place) = &q.law {
         let f = facts_of(row, GOVERNING_LAW)
-            .iter()
-            .find(|f| law_names(f, place))?;
+            .first()
+            .filter(|f| law_names(f, place))?;
         show(&mut facts, GOVERNING_LAW, f);
     }
     if q.expires_before.is_some() || q.expires_after.is_some() {
-        let f = facts_of(row, EXPIRATION_DATE).iter().find(|f| {
+        let f = facts_of(row, EXPIRATION_DATE).first().filter(|f| {
             let Some(e) = Expiry::of(f) else {
                 return false;
             };
@@ -383,6 +386,51 @@ pub(crate) mod tests {
                 ],
             ),
         ]
+    }
+
+    /// `--law` and the expiry filters read the chosen cell, as
+    /// `--count-by law` does: a second governing-law fact (a usury clause
+    /// naming another state's law) or a second date lists the contract
+    /// under neither.
+    #[test]
+    fn filters_read_the_chosen_cell_not_any_fact() {
+        let rows = vec![row(
+            "two",
+            "commercial",
+            &[],
+            &[
+                (
+                    GOVERNING_LAW,
+                    fact("laws of Delaware", Some("Delaware"), "20", (90, 91)),
+                ),
+                (
+                    GOVERNING_LAW,
+                    fact("usury laws of New York", Some("New York"), "8", (30, 31)),
+                ),
+                (
+                    EXPIRATION_DATE,
+                    fact("December 31, 2015", Some("2015-12-31"), "3", (9, 9)),
+                ),
+                (
+                    EXPIRATION_DATE,
+                    fact("June 30, 2035", Some("2035-06-30"), "12", (60, 60)),
+                ),
+            ],
+        )];
+        let q = |f: fn(&mut Query)| {
+            let mut q = Query::default();
+            f(&mut q);
+            ids(&rows, &q)
+        };
+        assert_eq!(q(|q| q.law = Some("Delaware".into())), ["two"]);
+        assert!(q(|q| q.law = Some("New York".into())).is_empty());
+        let all = select(&rows, &Query::default());
+        assert_eq!(count_by(&all, CountBy::Law), [("Delaware".to_string(), 1)]);
+        assert_eq!(
+            q(|q| q.expires_before = PartialDate::parse("2020")),
+            ["two"]
+        );
+        assert!(q(|q| q.expires_after = PartialDate::parse("2030")).is_empty());
     }
 
     /// `--renews` answers from the chosen renewal cell, and an option to
