@@ -192,7 +192,8 @@ pub(super) const GOVERNED_BY: &str = "GOVERNED_BY";
 /// ([`values::notice_period`]: `renewing for successive one-year periods
 /// unless either party gives notice of non-renewal at least 180 days before
 /// expiry` gives 180 days, never the renewal's one year, and none when the
-/// notice names no period); others, the one the trigger speaks of.
+/// notice names no period); a renewal's, one of months or years
+/// ([`values::renewal_period`]); others, the one the trigger speaks of.
 fn period_of(rule: &Rule, s: &str, at: usize, to: usize) -> Option<String> {
     static NOTICE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bnoti(?:ce|fy|fies)\b").unwrap());
     if rule.category.starts_with("Notice Period") {
@@ -212,6 +213,9 @@ fn period_of(rule: &Rule, s: &str, at: usize, to: usize) -> Option<String> {
                 })
             })?;
         return values::notice_period(s, n.start(), n.end());
+    }
+    if rule.category == "Renewal Term" {
+        return values::renewal_period(s, at, to);
     }
     values::period_near(s, at, to)
 }

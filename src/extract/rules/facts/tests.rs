@@ -306,3 +306,29 @@ fn another_durations_period_is_no_expiry() {
 fn has_type(out: &[(String, String, String)], ty: &str) -> bool {
     out.iter().any(|(_, t, _)| t == ty)
 }
+
+/// A renewal lasts months or years; the days in its sentence are the
+/// notice that stops it.
+#[test]
+fn a_renewal_term_is_never_its_notices_days() {
+    let out = run(
+        "Thereafter, this agreement will renew automatically from year to year unless cancelled \
+         in writing by either Party giving the other written notice of such cancellation a \
+         minimum of sixty (60) days prior to the end of the term.",
+        &[],
+    );
+    assert!(
+        !out.iter()
+            .any(|(_, t, d)| t == "RENEWAL_TERM" && d.contains("(60) days")),
+        "{out:?}"
+    );
+    let out = run(
+        "This Agreement will automatically renew for successive one-year terms unless terminated \
+         by either party by providing the other with 30 days written notice.",
+        &[],
+    );
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "one-year"),
+        "{out:?}"
+    );
+}

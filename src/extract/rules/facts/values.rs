@@ -108,6 +108,16 @@ pub(super) fn period_near(s: &str, at: usize, to: usize) -> Option<String> {
     near(&PERIOD, s, at, to)
 }
 
+/// The period a renewal lasts, chosen as [`period_near`] chooses among the
+/// sentence's periods of months, quarters or years: a renewal runs that
+/// long, while days and weeks are the notice that stops it or a window
+/// (`renew automatically ... unless either party gives thirty (30) days'
+/// notice`).
+pub(super) fn renewal_period(s: &str, at: usize, to: usize) -> Option<String> {
+    static SHORT: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\b(?:days?|weeks?)\b").unwrap());
+    near_where(&PERIOD, s, at, to, |m| !SHORT.is_match(m))
+}
+
 /// The amount or rate a fact's trigger speaks of, chosen as
 /// [`period_near`] chooses.
 pub(super) fn amount_near(s: &str, at: usize, to: usize) -> Option<String> {
@@ -150,11 +160,22 @@ const AFTER: usize = 200;
 /// hundred eighty (180) days before expiry`): each fact takes the one its
 /// own words speak of, not the sentence's first.
 fn near(re: &Regex, s: &str, at: usize, to: usize) -> Option<String> {
+    near_where(re, s, at, to, |_| true)
+}
+
+/// [`near`] among the matches `keep` accepts.
+fn near_where(
+    re: &Regex,
+    s: &str,
+    at: usize,
+    to: usize,
+    keep: impl Fn(&str) -> bool,
+) -> Option<String> {
     // `Two Hundred Fifty and No/100 Dollars ($250.00)`: the cents of a
     // spelled amount are no amount; its numerals follow it.
     let found: Vec<regex::Match> = re
         .find_iter(s)
-        .filter(|m| !s[..m.start()].ends_with('/'))
+        .filter(|m| !s[..m.start()].ends_with('/') && keep(m.as_str()))
         .collect();
     let pick = found
         .iter()
