@@ -6,11 +6,17 @@ use super::{ci, Rule, Source, Target};
 use once_cell::sync::Lazy;
 
 /// A sentence about another duration than the agreement's: what survives
-/// it, an exclusivity, a payment schedule, a commitment window (`within
-/// the first six months of the term`). Its date or period is no expiry.
+/// it, a duty that lasts past it (`for the term of this Agreement and for
+/// five (5) years thereafter`), an exclusivity, a payment schedule, a
+/// commitment window (`within the first six months of the term`); or a
+/// definition (`"Wedge Products" shall mean ...`). Its date or period is no
+/// expiry.
 macro_rules! other_duration {
     () => {
-        r"\bsurviv|\bexclusivity\b|\b(?:shall|will)\s+pay\b|\bcommits?\s+to\b"
+        concat!(
+            r"\bsurviv|\bexclusivity\b|\b(?:shall|will)\s+pay\b|\bcommits?\s+to\b",
+            r#"|\band\s+for\s+[^.;]{0,40}\bthereafter\b|^\s*(?:\d+(?:\.\d+)*\s*)?["“][^"”]{1,80}["”]\s+(?:shall\s+)?means?\b"#
+        )
     };
 }
 

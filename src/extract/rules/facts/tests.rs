@@ -298,6 +298,8 @@ fn another_durations_period_is_no_expiry() {
         "Sections 6.3, 7, 9 and 10 of this Agreement shall survive and continue in full force and effect for a period of two years from the expiration or termination of this Agreement.",
         "MA commits to purchase a minimum of 100 Units within the first six months of the term of this Agreement, and this Agreement shall remain in effect until the Units are delivered.",
         "Licensee's term of exclusivity with respect to the Clips shall expire on October 29, 2005.",
+        "Each party agrees that, for the term of this Agreement and for five (5) years thereafter, it shall not disclose the other's Confidential Information.",
+        "1.22 \"Wedge Products\" shall mean Products fulfilled from the Effective Date of this Agreement until December 31, 1998.",
     ] {
         assert!(!expiry(other), "{other}");
     }
