@@ -99,6 +99,20 @@ impl PartyRegistry {
         self.parties.is_empty()
     }
 
+    /// In a contract of two parties, the one `mention` does not stand for
+    /// (`the other Party` of a duty `mention` holds); none otherwise.
+    pub fn other_than(&self, mention: &str) -> Option<&RegisteredParty> {
+        let [a, b] = self.parties.as_slice() else {
+            return None;
+        };
+        let this = self.resolve(mention)?;
+        if std::ptr::eq(this, a) {
+            Some(b)
+        } else {
+            Some(a)
+        }
+    }
+
     /// The registry as lines for an extraction prompt: one party a line,
     /// with every name it goes by, so the model resolves `you`, `Party A`
     /// or a short name to the party. Empty when no party is known.

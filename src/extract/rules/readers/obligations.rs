@@ -602,8 +602,13 @@ fn bound_party(b: &mut Builder, party: &str) -> Option<String> {
 
 /// `to Party B`, `to us`, `for the benefit of Franchisor` after a duty's
 /// verb: to whom the duty is owed (OWED_TO), when the words name another
-/// party of the registry.
+/// party of the registry; in a contract of two parties, `notify the other
+/// Party`, `pay to the other party`, `with the other Party` too.
 fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
+    static OTHER_PARTY: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:to|notify|notifies|inform|pay|reimburse|indemnify|with)\s+(?:the|such)\s+other\s+party\b")
+            .unwrap()
+    });
     static TO_PARTY: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r"\b(?:to|for\s+the\s+(?:account|benefit)\s+of)\s+(?:the\s+)?(us|you|[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})\b")
             .unwrap()
@@ -630,6 +635,18 @@ fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
             b.relate(duty, "OWED_TO", &to, &quote);
         }
         return;
+    }
+    if OTHER_PARTY.is_match(rest) {
+        let other = b
+            .registry
+            .other_than(holder)
+            .map(|p| p.subject_name().to_string());
+        if let Some(to) = other.and_then(|o| bound_party(b, &o)) {
+            if !to.eq_ignore_ascii_case(holder) {
+                let quote = truncate(rest, EVIDENCE_CHARS);
+                b.relate(duty, "OWED_TO", &to, &quote);
+            }
+        }
     }
 }
 
@@ -777,6 +794,38 @@ mod tests {
     use crate::extract::rules::test_support::{has, input, of_type, onto};
     use crate::extract::rules::{extract, extract_for};
     use crate::index::Ontology;
+
+    /// In a contract of two parties, `the other Party` of a duty is the
+    /// party that does not hold it; with three parties nobody can tell.
+    #[test]
+    fn a_duty_to_the_other_party_is_owed_to_the_party_that_does_not_hold_it() {
+        use crate::extract::party_registry::{PartyRegistry, RegisteredParty};
+        let party = |name: &str, defined: &str| RegisteredParty {
+            name: name.into(),
+            kind: "Organization".into(),
+            names: vec![defined.into()],
+            ..Default::default()
+        };
+        let text = "7.2 Notices. Licensee shall promptly notify the other Party of any claim of \
+                    infringement of the Licensed Patents.";
+        let mut i = input("7.2 Notices", text);
+        i.registry = PartyRegistry {
+            parties: vec![
+                party("Acme Corp.", "Licensor"),
+                party("Beta Inc.", "Licensee"),
+            ],
+        };
+        let ontology = onto(&["OBLIGATED_TO", "OWED_TO"]);
+        let owed = |o: &crate::extract::rules::RulesOutput| -> Vec<String> {
+            of_type(o, "OWED_TO")
+                .into_iter()
+                .map(|(_, t)| t.to_string())
+                .collect()
+        };
+        assert_eq!(owed(&extract_for(&i, &ontology)), ["Licensor"]);
+        i.registry.parties.push(party("Gamma LLC", "Agent"));
+        assert!(owed(&extract_for(&i, &ontology)).is_empty());
+    }
 
     /// [`conditional`] as it was, lower-casing everything before the match.
     fn conditional_by_lowercase(p: &str, at: usize) -> bool {
