@@ -603,7 +603,8 @@ fn bound_party(b: &mut Builder, party: &str) -> Option<String> {
 /// `to Party B`, `to us`, `for the benefit of Franchisor` after a duty's
 /// verb: to whom the duty is owed (OWED_TO), when the words name another
 /// party of the registry; in a contract of two parties, `notify the other
-/// Party`, `pay to the other party`, `with the other Party` too.
+/// Party`, `pay to the other party`, `with the other Party` too, and a duty
+/// each Party holds to the other is owed to `Party`.
 fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
     static OTHER_PARTY: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r"(?i)\b(?:to|notify|notifies|inform|pay|reimburse|indemnify|with)\s+(?:the|such)\s+other\s+party\b")
@@ -613,10 +614,9 @@ fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
         Regex::new(r"\b(?:to|for\s+the\s+(?:account|benefit)\s+of)\s+(?:the\s+)?(us|you|[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})\b")
             .unwrap()
     });
-    if b.registry.is_empty() {
-        return;
-    }
-    for c in TO_PARTY.captures_iter(rest) {
+    // A name only the registry can tell is a party.
+    let named = if b.registry.is_empty() { "" } else { rest };
+    for c in TO_PARTY.captures_iter(named) {
         let mention = c[1].to_string();
         // `us` after `to` is the object form of `we`.
         let key = if mention == "us" {
@@ -637,13 +637,19 @@ fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
         return;
     }
     if OTHER_PARTY.is_match(rest) {
+        let quote = truncate(rest, EVIDENCE_CHARS);
+        // `Each Party shall notify the other Party`: a duty both parties
+        // hold, owed by each to the other.
+        if holder.eq_ignore_ascii_case("party") {
+            b.relate(duty, "OWED_TO", holder, &quote);
+            return;
+        }
         let other = b
             .registry
             .other_than(holder)
             .map(|p| p.subject_name().to_string());
         if let Some(to) = other.and_then(|o| bound_party(b, &o)) {
             if !to.eq_ignore_ascii_case(holder) {
-                let quote = truncate(rest, EVIDENCE_CHARS);
                 b.relate(duty, "OWED_TO", &to, &quote);
             }
         }
@@ -825,6 +831,12 @@ mod tests {
         assert_eq!(owed(&extract_for(&i, &ontology)), ["Licensor"]);
         i.registry.parties.push(party("Gamma LLC", "Agent"));
         assert!(owed(&extract_for(&i, &ontology)).is_empty());
+        // A duty each Party holds is owed by each to the other.
+        let each = input(
+            "7.3 Notices",
+            "7.3 Notices. Each Party shall promptly notify the other Party of any claim.",
+        );
+        assert_eq!(owed(&extract_for(&each, &ontology)), ["Party"]);
     }
 
     /// [`conditional`] as it was, lower-casing everything before the match.
