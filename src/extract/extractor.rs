@@ -228,7 +228,7 @@ pub struct DocContext<'a> {
     /// The short names the opening gives the parties (`("Miltenyi")`,
     /// from the tree): a section's duties are written with them.
     pub parties: &'a [String],
-    /// The document's party registry (see [`super::registry`]).
+    /// The document's party registry (see [`super::party_registry`]).
     pub registry: &'a super::party_registry::PartyRegistry,
 }
 

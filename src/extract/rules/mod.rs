@@ -11,11 +11,11 @@
 //!
 //! Layout, from the ground up: `common/` (text, terms and values,
 //! organisations and roles, the builder, clause helpers: it imports no
-//! reader), `readers/` (one table of relation readers, [`readers::READERS`],
+//! reader), `readers/` (one table of relation readers, `readers::READERS`,
 //! and a file per family of readers), `facts/` (the typed facts lawyers
 //! mark, one relation type per CUAD category, as a table of rules read by
-//! the last row of the readers' table) and `registry` (the document's
-//! parties, read once per document). This file reads the section's terms
+//! the last row of the readers' table) and `document_parties` (the
+//! document's parties, read once per document). This file reads the section's terms
 //! and runs the readers' table over its paragraphs.
 
 use super::validate::ontology_name;
