@@ -94,6 +94,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             relations,
             pruned: vec![],
             ends_added: vec![],
+            candidates: vec![],
             model_tier: None,
             model_why: None,
             density_tier: Tier::VeryHigh,

@@ -8,6 +8,7 @@
 
 pub mod ask;
 pub mod atomic_file;
+pub mod clause_model;
 pub mod cli;
 pub mod cmd;
 pub mod contracts;

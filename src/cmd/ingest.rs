@@ -146,6 +146,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             slots: 1,
         });
     }
+    crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
     let cfg = ingest_config(args)?;
     let unlistable = cfg.unlistable.clone();
     let cost_unknown = cfg.extractor.llm.is_some() && cfg.cost.prices().is_none();

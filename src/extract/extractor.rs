@@ -690,6 +690,7 @@ fn rules_extraction(
         relations: p.relations,
         pruned: p.pruned,
         ends_added: p.ends_added,
+        candidates: raw.candidates,
         model_tier: None,
         model_why: None,
         density_tier,

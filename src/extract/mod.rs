@@ -123,6 +123,19 @@ pub enum SectionStatus {
     Failed(String),
 }
 
+/// A typed fact one reading found and the other did not confirm: the
+/// rules fired on a paragraph the clause model does not score as a clause
+/// of that kind. It is not asserted (no relation in the graph, no clause
+/// kind marked present); the register lists it to check, with why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub relation: Relation,
+    /// The entity type of the relation's target (`Period`, `Covenant`).
+    pub target_type: String,
+    /// Why it was held back, for the reviewer.
+    pub why: String,
+}
+
 /// Everything the extraction stage learned about one section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SectionExtraction {
@@ -135,6 +148,9 @@ pub struct SectionExtraction {
     /// listing them ([`validate::prune_in_section`]); empty for the rules.
     #[serde(default)]
     pub ends_added: Vec<AddedEnd>,
+    /// Typed facts held back for review ([`Candidate`]).
+    #[serde(default)]
+    pub candidates: Vec<Candidate>,
     /// The model's own rating of the section, when it gave one.
     pub model_tier: Option<Tier>,
     pub model_why: Option<String>,
@@ -189,6 +205,7 @@ impl SectionExtraction {
             relations: vec![],
             pruned: vec![],
             ends_added: vec![],
+            candidates: vec![],
             model_tier: None,
             model_why: None,
             density_tier: Tier::VeryLow,

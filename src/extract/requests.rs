@@ -300,6 +300,7 @@ impl Extractor {
                 relations,
                 pruned,
                 ends_added,
+                candidates: Vec::new(),
                 model_tier: tier,
                 model_why: why,
                 density_tier: Tier::VeryLow,

@@ -410,6 +410,7 @@ mod tests {
             entities: vec![e("A")],
             relations: vec![],
             pruned: vec![],
+            candidates: vec![],
             ends_added: vec![],
             model_tier: Some(crate::index::Tier::Low),
             model_why: None,

@@ -14,7 +14,9 @@ use super::identity::{
     entity_key, is_class_word, is_global, is_org, is_valid_relation_type, name_rank,
     normalize_name, org_canonical, sanitize_label, type_key,
 };
-use super::{DocGraph, DocumentMeta, Dropped, EntityNode, Provenance, RelationEdge, SectionNode};
+use super::{
+    DocGraph, DocumentMeta, Dropped, EntityNode, HeldFact, Provenance, RelationEdge, SectionNode,
+};
 use crate::extract::{SectionExtraction, SectionStatus};
 use crate::index::Ontology;
 use crate::route::{Route, RoutePlan};
@@ -126,6 +128,7 @@ pub fn build_document_graph(
         edges: HashMap::new(),
         provenances: HashSet::new(),
         dropped: Vec::new(),
+        held: Vec::new(),
     };
 
     // Plan order; an extraction for a node the plan does not know is dropped.
@@ -184,6 +187,7 @@ pub fn build_document_graph(
         graph: b.graph,
         index: b.index,
         dropped: b.dropped,
+        held: b.held,
     }
 }
 
@@ -483,6 +487,7 @@ struct Builder<'a> {
     edges: HashMap<(NodeIndex, String, NodeIndex), EdgeIndex>,
     provenances: HashSet<(EdgeIndex, Provenance)>,
     dropped: Vec<Dropped>,
+    held: Vec<HeldFact>,
 }
 
 impl Builder<'_> {
@@ -497,6 +502,10 @@ impl Builder<'_> {
 
     fn add_section(&mut self, ext: &SectionExtraction) {
         let node_id = ext.node_id.as_str();
+        self.held.extend(ext.candidates.iter().map(|c| HeldFact {
+            node_id: node_id.to_string(),
+            candidate: c.clone(),
+        }));
         // Names resolvable inside this section, which win over the rest of
         // the document when a relation endpoint is looked up.
         let mut local: HashMap<String, String> = HashMap::new();
@@ -787,6 +796,7 @@ mod tests {
                 })
                 .collect(),
             pruned: vec![],
+            candidates: vec![],
             ends_added: vec![],
             model_tier: None,
             model_why: None,

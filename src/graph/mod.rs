@@ -167,6 +167,14 @@ pub struct Dropped {
     pub reason: String,
 }
 
+/// A typed fact held back for review (see [`crate::extract::Candidate`]),
+/// with the section it was read in: not an edge of the graph.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeldFact {
+    pub node_id: String,
+    pub candidate: crate::extract::Candidate,
+}
+
 /// Counts of one document's graph.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct GraphCounts {
@@ -188,6 +196,8 @@ pub struct DocGraph {
     /// Entity key -> node.
     pub index: HashMap<String, NodeIndex>,
     pub dropped: Vec<Dropped>,
+    /// Typed facts held back for review, in section order.
+    pub held: Vec<HeldFact>,
 }
 
 impl DocGraph {

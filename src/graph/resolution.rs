@@ -83,6 +83,7 @@ mod tests {
             graph,
             index: Default::default(),
             dropped: vec![],
+            held: vec![],
         }
     }
 

@@ -71,6 +71,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             start_line,
             end_line,
             quote: p.evidence.clone(),
+            why: String::new(),
             target_type: b.entity_type.clone(),
         };
         let at = order.get(p.node_id.as_str()).copied().unwrap_or(usize::MAX);
@@ -97,6 +98,25 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             (!values.is_empty()).then_some((ty, values))
         })
         .collect();
+    for h in &g.held {
+        let c = &h.candidate;
+        let (start_line, end_line) = lines.get(h.node_id.as_str()).copied().unwrap_or((0, 0));
+        to_check
+            .entry(c.relation.relation_type.clone())
+            .or_default()
+            .push(RegisterFact {
+                value: c.relation.target.clone(),
+                normalized: None,
+                party: (!c.relation.source.eq_ignore_ascii_case("agreement"))
+                    .then(|| c.relation.source.clone()),
+                node_id: h.node_id.clone(),
+                start_line,
+                end_line,
+                quote: c.relation.evidence.clone(),
+                why: c.why.clone(),
+                target_type: c.target_type.clone(),
+            });
+    }
     RegisterRow {
         doc_id: g.meta.doc_id.clone(),
         path: g.meta.path.display().to_string(),

@@ -44,11 +44,11 @@ pub struct RegisterRow {
     /// field unless the builder's choice rule says otherwise.
     #[serde(default)]
     pub facts: BTreeMap<String, Vec<RegisterFact>>,
-    /// Facts of a one-value field (a date, a term, a renewal, a notice, the
-    /// law: [`build::DOCUMENT_LEVEL`]) whose value has no normal form: a
-    /// clause was found but no value read from it. They are for a reviewer
-    /// to check, never a cell's value: a wrong value costs more than an
-    /// empty cell.
+    /// Facts for a reviewer to check, never a cell's value (a wrong value
+    /// costs more than an empty cell): of a one-value field (a date, a
+    /// term, a renewal, a notice, the law: [`build::DOCUMENT_LEVEL`]), a
+    /// clause whose value has no normal form; of a clause kind, one the
+    /// rules read where the clause model did not agree (with `why`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub to_check: BTreeMap<String, Vec<RegisterFact>>,
 }
@@ -87,6 +87,10 @@ pub struct RegisterFact {
     /// The evidence quote.
     #[serde(default)]
     pub quote: String,
+    /// Why a fact to check was not asserted (the clause model did not
+    /// agree with the rules); empty for a fact of the row.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub why: String,
     /// The graph's type of the fact's target (`Date`, `Period`, `Amount`,
     /// `Jurisdiction` for a value; `Right`, `Covenant`, `Obligation` for a
     /// clause).

@@ -75,6 +75,7 @@ pub fn extraction(node_id: &str, actual: Tier, relations: usize) -> SectionExtra
             })
             .collect(),
         pruned: vec![],
+        candidates: vec![],
         ends_added: vec![],
         model_tier: Some(actual),
         model_why: None,

@@ -187,6 +187,7 @@ fn extraction(
         relations,
         pruned: vec![],
         ends_added: vec![],
+        candidates: vec![],
         model_tier: None,
         model_why: None,
         density_tier: Tier::High,

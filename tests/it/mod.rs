@@ -4,6 +4,7 @@ mod architecture;
 mod ask;
 mod ask_corpus;
 mod bill;
+mod clause_model;
 mod contracts;
 mod crash;
 mod deploy;

@@ -86,6 +86,7 @@ fn extraction(
             .collect(),
         pruned: vec![],
         ends_added: vec![],
+        candidates: vec![],
         model_tier: Some(actual),
         model_why: None,
         density_tier: actual,

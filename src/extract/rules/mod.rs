@@ -47,14 +47,22 @@ pub fn extract(input: &SectionInput) -> RulesOutput {
     extract_for(input, &Ontology::default())
 }
 
+/// The paragraphs the rules read in a section's text (cleaned, contents
+/// lines and page columns undone): the unit the clause model is trained
+/// on and scores, so both see the same text.
+pub fn paragraphs_of(section_text: &str) -> Vec<String> {
+    let unfolded = unfold_columns(section_text);
+    paragraphs(&without_contents_lines(&clean(
+        unfolded.as_deref().unwrap_or(section_text),
+    )))
+}
+
 /// [`extract`], choosing relation types the ontology offers: `AMOUNT_OF`
 /// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
 /// otherwise.
 pub fn extract_for(input: &SectionInput, ontology: &Ontology) -> RulesOutput {
     clear_org_matches();
-    let unfolded = unfold_columns(&input.text);
-    let text = without_contents_lines(&clean(unfolded.as_deref().unwrap_or(&input.text)));
-    let paragraphs = paragraphs(&text);
+    let paragraphs = paragraphs_of(&input.text);
     let mut b = Builder {
         offered: offered_types(ontology),
         parties: input

@@ -3,7 +3,7 @@
 use super::names::display_name;
 use super::orgs::OrgMatch;
 use super::text::normalize_ws;
-use crate::extract::{Entity, Relation};
+use crate::extract::{Candidate, Entity, Relation};
 use std::collections::{HashMap, HashSet};
 
 /// Raw output of the rules, before ontology pruning.
@@ -11,6 +11,8 @@ use std::collections::{HashMap, HashSet};
 pub struct RulesOutput {
     pub entities: Vec<Entity>,
     pub relations: Vec<Relation>,
+    /// Typed facts held back for review.
+    pub candidates: Vec<Candidate>,
 }
 
 /// Collects entities and relations without duplicates, in first-seen order.
@@ -35,6 +37,8 @@ pub(in crate::extract::rules) struct Builder {
     pub(in crate::extract::rules) registry: crate::extract::party_registry::PartyRegistry,
     /// The cross-references the current paragraph's clauses took.
     pub(in crate::extract::rules) clause_refs: HashSet<String>,
+    /// Typed facts held back for review.
+    pub(in crate::extract::rules) candidates: Vec<Candidate>,
 }
 
 impl Builder {
@@ -136,10 +140,49 @@ impl Builder {
         }
     }
 
+    /// Holds a fact back for review instead of asserting it: its target
+    /// (the clause or value made for it since `entities_before`) is taken
+    /// back, so a held fact leaves no clause in the graph; the parties it
+    /// names stay, since the text names them there whatever the fact.
+    pub(in crate::extract::rules) fn hold(
+        &mut self,
+        entities_before: usize,
+        relation: Relation,
+        why: String,
+    ) {
+        let target = self
+            .entities
+            .iter()
+            .rposition(|e| e.name == relation.target);
+        let target_type = target
+            .map(|i| self.entities[i].entity_type.clone())
+            .unwrap_or_default();
+        if let Some(t) = target.filter(|&t| t >= entities_before) {
+            self.entities.remove(t);
+            self.index.retain(|_, i| *i != t);
+            for i in self.index.values_mut() {
+                if *i > t {
+                    *i -= 1;
+                }
+            }
+        }
+        if !self.candidates.iter().any(|c| {
+            c.relation.relation_type == relation.relation_type
+                && c.relation.evidence == relation.evidence
+        }) {
+            self.candidates.push(Candidate {
+                relation,
+                target_type,
+                why,
+            });
+        }
+    }
+
     pub(in crate::extract::rules) fn finish(self) -> RulesOutput {
         RulesOutput {
             entities: self.entities,
             relations: self.relations,
+            candidates: self.candidates,
         }
     }
 }

@@ -24,9 +24,12 @@ mod values;
 
 use super::common::builder::Builder;
 use super::common::text::{contents_like, normalize_ws, truncate};
+use crate::clause_model::{self, ClauseModel};
 use crate::extract::facts_vocabulary::category_relation_type;
+use crate::extract::Relation;
 use once_cell::sync::Lazy;
 use regex::Regex;
+use std::collections::HashSet;
 
 /// Longest evidence quote of a fact: a sentence, or the window of one
 /// around its trigger.
@@ -102,12 +105,44 @@ fn tables() -> [&'static [Rule]; 6] {
     ]
 }
 
-/// Every typed fact of a section's paragraphs.
-pub(super) fn facts(b: &mut Builder, paragraphs: &[String]) {
+/// The categories whose facts carry a value (a date, a period, a place)
+/// that the register reads and checks by its normal form. Every other
+/// category is a clause kind, asserted only when the clause model agrees.
+const VALUE_CATEGORIES: &[&str] = &[
+    "Agreement Date",
+    "Effective Date",
+    "Expiration Date",
+    "Renewal Term",
+    "Notice Period To Terminate Renewal",
+    "Governing Law",
+];
+
+/// Every typed fact of a section's paragraphs. A clause kind is asserted
+/// when a rule fires on a sentence of a paragraph the clause model scores
+/// at [`clause_model::AGREES`] or more for that kind, or when the model
+/// alone scores the paragraph at [`clause_model::ALONE`]; a rule firing
+/// where the model disagrees gives a [`crate::extract::Candidate`] to
+/// check, not a fact.
+pub(super) fn facts(b: &mut Builder, title: &str, paragraphs: &[String]) {
+    // A bad model file stops the command before extraction starts (its
+    // check runs first); here the shipped model stands in.
+    let model = clause_model::active().unwrap_or_else(|_| clause_model::shipped());
+    facts_with(b, title, paragraphs, Some(model));
+}
+
+/// [`facts`] with the given clause model, or the rules alone (`None`).
+pub(super) fn facts_with(
+    b: &mut Builder,
+    title: &str,
+    paragraphs: &[String],
+    model: Option<&ClauseModel>,
+) {
     for p in paragraphs {
         if contents_like(p) || p.len() < 25 {
             continue;
         }
+        let scores = model.map(|m| m.score(title, p)).unwrap_or_default();
+        let mut fired: HashSet<&'static str> = HashSet::new();
         for (start, end) in sentences(p) {
             let s = &p[start..end];
             // A heading (`10.5 Limitation of Liability.`) names a topic and
@@ -119,15 +154,84 @@ pub(super) fn facts(b: &mut Builder, paragraphs: &[String]) {
             for table in tables() {
                 for rule in table.iter() {
                     if rule.any.iter().any(|w| lower.contains(w)) {
-                        apply(b, rule, s);
+                        let score = model.and_then(|m| model_score(m, &scores, rule.category));
+                        if apply(b, rule, s, score) {
+                            fired.insert(rule.category);
+                        }
                     }
                 }
+            }
+        }
+        let Some(model) = model else {
+            continue;
+        };
+        for (k, category) in model.categories().iter().enumerate() {
+            let alone = model
+                .say(&scores, k)
+                .is_some_and(|s| s >= clause_model::ALONE);
+            if alone && !fired.contains(category.as_str()) {
+                model_fact(b, model, title, p, k);
             }
         }
     }
 }
 
-fn apply(b: &mut Builder, rule: &Rule, s: &str) {
+/// The model's score of a clause kind for the paragraph; `None` for a
+/// category with a value, or one the model does not score.
+fn model_score(model: &ClauseModel, scores: &[f32], category: &str) -> Option<f32> {
+    if VALUE_CATEGORIES.contains(&category) {
+        return None;
+    }
+    model
+        .category_index(category)
+        .and_then(|k| model.say(scores, k))
+}
+
+/// A clause kind only the model reads in a paragraph: the fact of its
+/// best sentence, from the party it names first (else the agreement) to
+/// the clause.
+fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usize) {
+    let category = model.categories()[k].as_str();
+    if VALUE_CATEGORIES.contains(&category) {
+        return;
+    }
+    let Some(rule) = tables()
+        .into_iter()
+        .flat_map(|t| t.iter())
+        .find(|r| r.category == category)
+    else {
+        return;
+    };
+    let ty = match rule.target {
+        Target::Clause(ty) => ty,
+        Target::Period => "Period",
+        Target::Amount => "Amount",
+        _ => return,
+    };
+    let best = sentences(p)
+        .into_iter()
+        .map(|(a, z)| &p[a..z])
+        .filter(|s| s.split_whitespace().count() >= MIN_WORDS)
+        .map(|s| (model.score(title, s)[k], s))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((_, s)) = best else {
+        return;
+    };
+    let evidence = window(s, 0, 0);
+    let target = clause_entity(b, ty, &evidence);
+    let source = party_in(b, s).unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
+    b.relate(
+        &source,
+        &category_relation_type(category),
+        &target,
+        &evidence,
+    );
+}
+
+/// Applies one rule to a sentence; true when the rule fits it (a fact was
+/// made, or held for review). `model` is the clause model's score of the
+/// sentence's paragraph for the rule's category, when it is a clause kind.
+fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
     // `This Agreement shall be interpreted ... in all respects in
     // accordance with the laws of the State of Illinois`: the governing
     // law's own reading finds it where the trigger does not.
@@ -137,18 +241,20 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
     };
     let found = rule.pattern.find(s).map(|m| (m.start(), m.end()));
     let Some((at, to)) = found.or(governed.as_ref().map(|g| (g.start, g.end))) else {
-        return;
+        return false;
     };
     if rule.unless.as_ref().is_some_and(|u| u.is_match(s))
         || rule.also.as_ref().is_some_and(|a| !a.is_match(s))
     {
-        return;
+        return false;
     }
+    let held = model.filter(|&m| m < clause_model::AGREES);
+    let entities_before = b.entities.len();
     let evidence = window(s, at, to);
     let target = match rule.target {
         Target::Date => match values::date_near(s, at) {
             Some(d) => b.entity(&d, "Date", ""),
-            None => return,
+            None => return false,
         },
         Target::Period => match period_of(rule, s, at, to) {
             Some(v) => b.entity(&v, "Period", ""),
@@ -164,7 +270,7 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
         },
         Target::GoverningPlace => match governed.map(|g| g.place).or_else(|| values::place(s)) {
             Some(v) => b.entity(&v, "Jurisdiction", "governing law"),
-            None => return,
+            None => return false,
         },
         Target::Clause(ty) => clause_entity(b, ty, &clause_text(s, at, to, &evidence)),
     };
@@ -173,6 +279,23 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
         Source::Agreement => None,
     }
     .unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
+    if let Some(score) = held {
+        b.hold(
+            entities_before,
+            Relation {
+                source,
+                relation_type: category_relation_type(rule.category),
+                target,
+                evidence,
+            },
+            format!(
+                "the rules read {} here; the clause model scores the paragraph {score:.2}, below {}",
+                rule.category,
+                clause_model::AGREES
+            ),
+        );
+        return true;
+    }
     b.relate(
         &source,
         &category_relation_type(rule.category),
@@ -182,6 +305,7 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str) {
     if rule.target == Target::GoverningPlace {
         b.relate(&source, GOVERNED_BY, &target, &evidence);
     }
+    true
 }
 
 /// The graph's relation from the agreement to the place whose laws govern

@@ -6,7 +6,7 @@ fn run(text: &str, parties: &[&str]) -> Vec<(String, String, String)> {
         parties: parties.iter().map(|p| p.to_string()).collect(),
         ..Builder::default()
     };
-    facts(&mut b, &[text.to_string()]);
+    facts_with(&mut b, "", &[text.to_string()], None);
     b.finish()
         .relations
         .into_iter()
@@ -146,7 +146,7 @@ fn evidence_is_a_sentence_window_not_the_section() {
         parties: ["Licensee".to_string()].into_iter().collect(),
         ..Builder::default()
     };
-    facts(&mut b, &[long]);
+    facts_with(&mut b, "", &[long], None);
     let out = b.finish();
     let r = out
         .relations
@@ -333,4 +333,103 @@ fn a_renewal_term_is_never_its_notices_days() {
         has(&out, "RENEWAL_TERM", "Agreement", "one-year"),
         "{out:?}"
     );
+}
+
+/// The facts of one paragraph under a title, read with the shipped clause
+/// model: the relations' types, and the candidates held for review.
+fn with_model(title: &str, text: &str) -> (Vec<String>, Vec<crate::extract::Candidate>) {
+    let mut b = Builder::default();
+    facts_with(
+        &mut b,
+        title,
+        &[text.to_string()],
+        Some(crate::clause_model::shipped()),
+    );
+    let out = b.finish();
+    (
+        out.relations.into_iter().map(|r| r.relation_type).collect(),
+        out.candidates,
+    )
+}
+
+/// A survival clause holds the rules' words for post-termination duties
+/// (`survive ... termination`), but it is not a clause lawyers mark as
+/// one: the model does not agree, so the fact is held for review, with
+/// why, and leaves no entity behind. The rules alone would assert it.
+#[test]
+fn a_rule_the_clause_model_does_not_agree_with_is_held_for_review() {
+    let text = "Sections 2.3, 5.2, 5.3, 5.4, 8.4, 8.5, 11.1, 11.2, 11.3 and 11.6 and Articles VII, IX, X, XII, and XV shall survive any expiration or termination of this Agreement.";
+    assert!(
+        run(text, &[])
+            .iter()
+            .any(|(_, t, _)| t == "POST_TERMINATION_SERVICES"),
+        "the rules alone read it"
+    );
+    let (types, held) = with_model("Survival", text);
+    assert!(
+        !types.iter().any(|t| t == "POST_TERMINATION_SERVICES"),
+        "{types:?}"
+    );
+    let c = held
+        .iter()
+        .find(|c| c.relation.relation_type == "POST_TERMINATION_SERVICES")
+        .expect("held for review");
+    assert!(
+        c.why.contains("clause model scores the paragraph"),
+        "{}",
+        c.why
+    );
+    assert!(
+        c.relation.evidence.contains("shall survive"),
+        "{:?}",
+        c.relation
+    );
+    let mut b = Builder::default();
+    facts_with(
+        &mut b,
+        "Survival",
+        &[text.to_string()],
+        Some(crate::clause_model::shipped()),
+    );
+    assert!(
+        !b.finish()
+            .entities
+            .iter()
+            .any(|e| e.name.contains("shall survive")),
+        "a held fact leaves no clause entity in the graph"
+    );
+}
+
+/// Where both read the clause, it is asserted as before.
+#[test]
+fn a_clause_the_rules_and_the_model_agree_on_is_asserted() {
+    let text = "Licensee shall, at its own expense, maintain comprehensive general liability insurance in an amount of not less than $1,000,000 per occurrence, naming Licensor as an additional insured.";
+    let (types, held) = with_model("Insurance", text);
+    assert!(types.iter().any(|t| t == "INSURANCE"), "{types:?} {held:?}");
+    assert!(held.is_empty(), "{held:?}");
+}
+
+/// A consequential-damages exclusion is what CUAD's lawyers mark as a cap
+/// on liability; no rule reads it so, the model does on its own.
+#[test]
+fn a_clause_kind_the_model_alone_reads_is_asserted_from_its_sentence() {
+    let text = "14.1 NEITHER PARTY SHALL HAVE ANY LIABILITY FOR ANY INDIRECT, SPECIAL, PUNITIVE OR CONSEQUENTIAL DAMAGES INCLUDING, WITHOUT THE LIMITATION, LOSS OF PROFIT OR BUSINESS OPPORTUNITIES, WHETHER OR NOT THE PARTY WAS ADVISED OF THE POSSIBILTY OF SUCH.";
+    assert!(
+        !run(text, &[])
+            .iter()
+            .any(|(_, t, _)| t == "CAP_ON_LIABILITY"),
+        "no rule reads it"
+    );
+    let (types, _) = with_model("Limitation of Liability", text);
+    assert!(types.iter().any(|t| t == "CAP_ON_LIABILITY"), "{types:?}");
+}
+
+/// Value categories (dates, law, renewal, notice) are the rules' own: the
+/// model neither holds nor adds them.
+#[test]
+fn facts_with_values_are_not_gated_by_the_model() {
+    let text = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles.";
+    let (types, held) = with_model("Miscellaneous", text);
+    assert!(types.iter().any(|t| t == "GOVERNING_LAW"), "{types:?}");
+    assert!(held.is_empty(), "{held:?}");
 }

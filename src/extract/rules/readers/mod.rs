@@ -399,7 +399,7 @@ pub(super) static READERS: &[Reader] = &[
         // well.
         name: "typed facts",
         emits: Emits::Facts(&[facts::GOVERNED_BY]),
-        read: Read::Section(|b, s| facts::facts(b, s.paragraphs)),
+        read: Read::Section(|b, s| facts::facts(b, &s.own.title, s.paragraphs)),
     },
 ];
 

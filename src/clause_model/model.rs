@@ -1,0 +1,320 @@
+//! A clause model as data: per category a bias and sparse weights over
+//! [`super::features`], read from a small text file and scored as a
+//! logistic regression (the probability that a paragraph is, or holds, a
+//! clause of the category).
+//!
+//! The file is plain text so that a reviewer can read why a paragraph
+//! scored as it did and diff one model against the next:
+//!
+//! ```text
+//! # comment lines
+//! categories<TAB>Anti-Assignment<TAB>Audit Rights<TAB>...
+//! bias<TAB>-4.1 -5.0 ...
+//! documents<TAB>103 65 ...
+//! w<TAB><feature><TAB><category index>:<weight> <category index>:<weight> ...
+//! ```
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// A trained model: the categories it scores, and for each its bias and
+/// the weights of the features it learned.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClauseModel {
+    categories: Vec<String>,
+    bias: Vec<f32>,
+    /// Per category, how many training documents held a clause of it: a
+    /// model that saw a kind in a handful of contracts has not learned it.
+    documents: Vec<u32>,
+    weights: HashMap<String, Vec<(u16, f32)>>,
+}
+
+/// What is wrong with a model file, with its line.
+#[derive(Debug, thiserror::Error)]
+#[error("clause model line {line}: {what}")]
+pub struct ModelError {
+    pub line: usize,
+    pub what: String,
+}
+
+impl ClauseModel {
+    /// A model of these categories with these biases and weights
+    /// (`weights[feature]` lists `(category index, weight)`).
+    pub fn new(
+        categories: Vec<String>,
+        bias: Vec<f32>,
+        documents: Vec<u32>,
+        weights: HashMap<String, Vec<(u16, f32)>>,
+    ) -> ClauseModel {
+        assert_eq!(categories.len(), bias.len(), "one bias per category");
+        assert_eq!(categories.len(), documents.len(), "one count per category");
+        ClauseModel {
+            categories,
+            bias,
+            documents,
+            weights,
+        }
+    }
+
+    /// How many training documents held a clause of the category (0 when
+    /// the file does not say).
+    pub fn documents(&self, category: usize) -> u32 {
+        self.documents.get(category).copied().unwrap_or(0)
+    }
+
+    /// The categories, in score order.
+    pub fn categories(&self) -> &[String] {
+        &self.categories
+    }
+
+    /// The index of a category (exact CUAD spelling, any case).
+    pub fn category_index(&self, category: &str) -> Option<usize> {
+        self.categories
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(category))
+    }
+
+    /// Features with at least one weight.
+    pub fn feature_count(&self) -> usize {
+        self.weights.len()
+    }
+
+    /// The probability, per category, that the paragraph `text` under the
+    /// section titled `title` is a clause of that category.
+    pub fn score(&self, title: &str, text: &str) -> Vec<f32> {
+        let features = super::features(title, text);
+        let x = feature_value(features.len());
+        let mut z: Vec<f32> = self.bias.clone();
+        for f in features {
+            if let Some(ws) = self.weights.get(&f) {
+                for &(k, w) in ws {
+                    z[usize::from(k)] += x * w;
+                }
+            }
+        }
+        z.into_iter().map(sigmoid).collect()
+    }
+
+    /// The `n` features of the paragraph that weigh most for `category`,
+    /// strongest first, with their weights: why it scored as it did.
+    pub fn explain(
+        &self,
+        title: &str,
+        text: &str,
+        category: usize,
+        n: usize,
+    ) -> Vec<(String, f32)> {
+        let mut found: Vec<(String, f32)> = super::features(title, text)
+            .into_iter()
+            .filter_map(|f| {
+                let w = self
+                    .weights
+                    .get(&f)?
+                    .iter()
+                    .find(|(k, _)| usize::from(*k) == category)?
+                    .1;
+                Some((f, w))
+            })
+            .collect();
+        found.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(&b.0)));
+        found.truncate(n);
+        found
+    }
+
+    /// Reads a model from its text form.
+    pub fn parse(text: &str) -> Result<ClauseModel, ModelError> {
+        let err = |line: usize, what: &str| ModelError {
+            line,
+            what: what.to_string(),
+        };
+        let mut categories: Option<Vec<String>> = None;
+        let mut bias: Option<Vec<f32>> = None;
+        let mut documents: Option<Vec<u32>> = None;
+        let mut weights: HashMap<String, Vec<(u16, f32)>> = HashMap::new();
+        for (i, line) in text.lines().enumerate() {
+            let n = i + 1;
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (key, rest) = line
+                .split_once('\t')
+                .ok_or_else(|| err(n, "no tab after the first field"))?;
+            match key {
+                "categories" => {
+                    categories = Some(rest.split('\t').map(str::to_string).collect());
+                }
+                "bias" => {
+                    let cats = categories
+                        .as_ref()
+                        .ok_or_else(|| err(n, "`bias` before `categories`"))?;
+                    let b: Vec<f32> = rest
+                        .split(' ')
+                        .map(|v| {
+                            v.parse::<f32>()
+                                .map_err(|_| err(n, "a bias is not a number"))
+                        })
+                        .collect::<Result<_, _>>()?;
+                    if b.len() != cats.len() {
+                        return Err(err(n, "not one bias per category"));
+                    }
+                    bias = Some(b);
+                }
+                "documents" => {
+                    let cats = categories
+                        .as_ref()
+                        .ok_or_else(|| err(n, "`documents` before `categories`"))?;
+                    let d: Vec<u32> = rest
+                        .split(' ')
+                        .map(|v| {
+                            v.parse::<u32>()
+                                .map_err(|_| err(n, "a count is not a number"))
+                        })
+                        .collect::<Result<_, _>>()?;
+                    if d.len() != cats.len() {
+                        return Err(err(n, "not one count per category"));
+                    }
+                    documents = Some(d);
+                }
+                "w" => {
+                    let (feature, rest) = rest
+                        .split_once('\t')
+                        .ok_or_else(|| err(n, "no tab after the feature"))?;
+                    let cats = categories
+                        .as_ref()
+                        .ok_or_else(|| err(n, "a weight before `categories`"))?;
+                    let mut ws = Vec::new();
+                    for pair in rest.split(' ') {
+                        let (k, w) = pair
+                            .split_once(':')
+                            .ok_or_else(|| err(n, "a weight is not `index:value`"))?;
+                        let k: u16 = k
+                            .parse()
+                            .map_err(|_| err(n, "a category index is not a number"))?;
+                        if usize::from(k) >= cats.len() {
+                            return Err(err(n, "a category index past the categories"));
+                        }
+                        let w: f32 = w.parse().map_err(|_| err(n, "a weight is not a number"))?;
+                        ws.push((k, w));
+                    }
+                    if weights.insert(feature.to_string(), ws).is_some() {
+                        return Err(err(n, "a feature listed twice"));
+                    }
+                }
+                _ => return Err(err(n, "not `categories`, `bias` or `w`")),
+            }
+        }
+        let categories = categories.ok_or_else(|| err(0, "no `categories` line"))?;
+        let bias = bias.ok_or_else(|| err(0, "no `bias` line"))?;
+        let documents = documents.unwrap_or_else(|| vec![0; categories.len()]);
+        Ok(ClauseModel {
+            categories,
+            bias,
+            documents,
+            weights,
+        })
+    }
+
+    /// The text form [`ClauseModel::parse`] reads, features sorted, under
+    /// the given comment lines.
+    pub fn to_text(&self, comments: &[String]) -> String {
+        let mut out = String::new();
+        for c in comments {
+            for l in c.lines() {
+                let _ = writeln!(out, "# {l}");
+            }
+        }
+        let _ = writeln!(out, "categories\t{}", self.categories.join("\t"));
+        let bias: Vec<String> = self.bias.iter().map(|b| fmt_weight(*b)).collect();
+        let _ = writeln!(out, "bias\t{}", bias.join(" "));
+        let documents: Vec<String> = self.documents.iter().map(u32::to_string).collect();
+        let _ = writeln!(out, "documents\t{}", documents.join(" "));
+        let mut features: Vec<&String> = self.weights.keys().collect();
+        features.sort();
+        for f in features {
+            let ws: Vec<String> = self.weights[f]
+                .iter()
+                .map(|(k, w)| format!("{k}:{}", fmt_weight(*w)))
+                .collect();
+            let _ = writeln!(out, "w\t{f}\t{}", ws.join(" "));
+        }
+        out
+    }
+}
+
+/// Four decimals: below the noise of training, and a diff of two models
+/// shows what moved.
+fn fmt_weight(w: f32) -> String {
+    let s = format!("{w:.4}");
+    if s == "-0.0000" {
+        "0.0000".to_string()
+    } else {
+        s
+    }
+}
+
+/// The value of each present feature of a paragraph with `n` features:
+/// `1 / sqrt(n)`, so that the vector has unit length and a long paragraph
+/// does not score high for holding many words.
+pub(super) fn feature_value(n: usize) -> f32 {
+    1.0 / (n.max(1) as f32).sqrt()
+}
+
+pub(super) fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> ClauseModel {
+        let mut w = HashMap::new();
+        // Feature values are 1/sqrt(n): weights of a few units per word.
+        w.insert("insurance".to_string(), vec![(0u16, 16.0f32)]);
+        w.insert("h:insurance".to_string(), vec![(0, 8.0)]);
+        w.insert("assign".to_string(), vec![(1, 20.0), (0, -4.0)]);
+        ClauseModel::new(
+            vec!["Insurance".into(), "Anti-Assignment".into()],
+            vec![-3.0, -3.0],
+            vec![40, 90],
+            w,
+        )
+    }
+
+    #[test]
+    fn scores_are_probabilities_that_follow_the_weights() {
+        let m = tiny();
+        let s = m.score("Insurance", "Supplier shall maintain insurance.");
+        assert!(s[0] > 0.9 && s[1] < 0.1, "{s:?}");
+        let s = m.score("", "Neither party may assign this Agreement.");
+        assert!(s[1] > 0.8 && s[0] < 0.05, "{s:?}");
+    }
+
+    #[test]
+    fn the_text_form_reads_back_to_the_same_model() {
+        let m = tiny();
+        let text = m.to_text(&["trained on nothing".to_string()]);
+        assert!(text.starts_with("# trained on nothing\n"));
+        assert_eq!(ClauseModel::parse(&text).unwrap(), m);
+    }
+
+    #[test]
+    fn explain_names_the_heaviest_features_first() {
+        let m = tiny();
+        let e = m.explain("Insurance", "maintain insurance", 0, 5);
+        assert_eq!(e[0].0, "insurance");
+        assert_eq!(e[1].0, "h:insurance");
+    }
+
+    #[test]
+    fn a_damaged_file_is_refused_with_its_line() {
+        let bad = "categories\tA\tB\nbias\t0 0\nw\tword\t0:1 7:2\n";
+        let e = ClauseModel::parse(bad).unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.to_string().contains("past the categories"), "{e}");
+        let e = ClauseModel::parse("categories\tA\nbias\t0 0\n").unwrap_err();
+        assert!(e.to_string().contains("one bias per category"), "{e}");
+        assert!(ClauseModel::parse("w\tword\t0:1\n").is_err());
+        assert!(ClauseModel::parse("categories\tA\nbias\t0\nword\t0:1\n").is_err());
+    }
+}
