@@ -35,7 +35,7 @@ pub(super) static RULES: [Rule; 8] = [
         }),
         unless: Some(Lazy::new(|| {
             ci(
-                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b",
+                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b|\b(?:letter|certificate|opinion|confidentiality\s+agreement|non-?disclosure\s+agreement|agreement\s+between\s+the\s+parties)\b[^;]{0,120}?\bdated\b",
             )
         })),
         also: Some(Lazy::new(|| ci(r"\b(?:this|hereby|hereto|accepted)\b"))),

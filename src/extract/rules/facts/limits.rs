@@ -18,7 +18,7 @@ pub(super) static RULES: [Rule; 12] = [
         any: &["exclusiv", "sole ", "solely"],
         pattern: Lazy::new(|| {
             ci(
-                r"(?:^|[^\-])\bexclusive\b(?:\s+(?:right|licen[cs]e|distribut|supplier|provider|agent|represent|partner|basis|reseller|sales|marketing|rights|manufactur))|\bexclusively\b|\bon\s+an\s+exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:supplier|distributor|provider|source|agent|representative|reseller|manufacturer)\b|\bexclusivity\b",
+                r"(?:^|[^\-])\bexclusive\b(?:(?:,?\s+[\w\-]+){0,4}?,?\s+(?:right|licen[cs]e|distribut|supplier|provider|agent|represent|partner|basis|reseller|sales|marketing|rights|manufactur))|\b(?:purchas|buy|sell|distribut|order|obtain|sourc|procur|suppl|market|promot|resell|manufactur|licens)\w*\s+(?:[\w,\-]+\s+){0,6}?exclusively\b|\bexclusively\s+(?:from|through|to|with)\b|\bon\s+an\s+exclusive\s+basis\b|\b(?:licen[cs]e|right|appointment)s?\b[^.;]{0,60}?\bshall\s+be\s+exclusive\b|\bsole\s+(?:and\s+exclusive\s+)?(?:supplier|distributor|provider|source|agent|representative|reseller|manufacturer)\b|\bexclusivity\b",
             )
         }),
         unless: Some(Lazy::new(|| {
@@ -63,7 +63,14 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\b(?:notwithstanding|nothing\s+(?:in\s+this|herein|contained)|shall\s+not\s+(?:prevent|restrict|prohibit|preclude|limit)|except\s+(?:for|that|as))\b[^.;]{0,250}?\b(?:compet(?:e|ing|itive|ition|itor)|exclusiv\w*|non-?solicit)",
             )
         }),
-        unless: None,
+        // A carve-out from a competitive restriction: not from an
+        // exclusive remedy, forum or ownership, nor a clause set forth
+        // `exclusively` here, nor the court's injunctive relief.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bexclusive(?:ly)?\s+(?:remed|jurisdiction|venue|forum|property|owner|set\s+forth|provided|stated)|\bsole\s+and\s+exclusive\s+(?:remed|property|owner)|\binjunctive\b",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: RIGHT,
@@ -130,8 +137,20 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\bchange\s+(?:of|in)\s+(?:control|ownership)\b|\b(?:merger|merges?|consolidat\w+|reorganiz\w+)\b[^.;]{0,120}?\b(?:with|into|other\s+entity|another|third)\b|\b(?:sale|transfer|acquisition)\s+of\s+(?:all\s+or\s+)?substantially\s+all\b|\b(?:acquires?|acquired\s+by)\b[^.;]{0,80}?\b(?:control|majority|fifty\s+percent|50\s*%|voting)",
             )
         }),
-        unless: None,
-        also: None,
+        // A merger a party may assign in without anyone's say is the
+        // opposite of a change-of-control clause: nothing follows from it.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:either|each|any)\s+(?:party|of\s+the\s+parties)\b[^.;]{0,20}?\b(?:may|shall\s+(?:be\s+entitled|have\s+the\s+right)\s+to)\s+(?:freely\s+|also\s+)?(?:assign|transfer)\w*\b[^.;]{0,160}?\b(?:without\b|in\s+connection\s+with|to\s+(?:a|any|its)\s+(?:successor|acquir|purchaser))|\bno\s+(?:such\s+)?consent\s+(?:shall|will)\s+be\s+required|\bnot\s+be\s+(?:considered|deemed)\s+(?:to\s+be\s+)?(?:an?\s+)?(?:assignment|transfer)",
+            )
+        })),
+        // What a lawyer marks is what follows from the change: a consent,
+        // a notice, a right to terminate, a deemed assignment.
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\bterminat|\bconsent|\bapprov|\bnoti(?:ce|fy|fication)|\bdeemed\b[^.;]{0,30}?\bassign|\bassign|\btransfer|\boption\b|\bright\s+to\b",
+            )
+        })),
         source: Source::Party,
         target: RIGHT,
     },

@@ -23,6 +23,7 @@ mod remedies;
 mod values;
 
 use super::common::builder::Builder;
+use super::common::terms::DEFINITION;
 use super::common::text::{contents_like, normalize_ws, truncate};
 use crate::clause_model::{self, ClauseModel};
 use crate::extract::facts_vocabulary::category_relation_type;
@@ -143,8 +144,13 @@ pub(super) fn facts_with(
         }
         let scores = model.map(|m| m.score(title, p)).unwrap_or_default();
         let mut fired: HashSet<&'static str> = HashSet::new();
+        let defines = is_definition(p);
         for (start, end) in sentences(p) {
             let s = &p[start..end];
+            // A definition says what a word means, not what a party must
+            // do: `"Change in Control" means ...` is no change-of-control
+            // clause. Only a value may come from one.
+            let values_only = defines || is_definition(s);
             // A heading (`10.5 Limitation of Liability.`) names a topic and
             // states no fact.
             if s.split_whitespace().count() < MIN_WORDS {
@@ -153,6 +159,9 @@ pub(super) fn facts_with(
             let lower = s.to_ascii_lowercase();
             for table in tables() {
                 for rule in table.iter() {
+                    if values_only && !VALUE_CATEGORIES.contains(&rule.category) {
+                        continue;
+                    }
                     if rule.any.iter().any(|w| lower.contains(w)) {
                         let score = model.and_then(|m| model_score(m, &scores, rule.category));
                         if apply(b, rule, s, score) {
@@ -162,7 +171,7 @@ pub(super) fn facts_with(
                 }
             }
         }
-        let Some(model) = model else {
+        let Some(model) = model.filter(|_| !defines) else {
             continue;
         };
         for (k, category) in model.categories().iter().enumerate() {
@@ -174,6 +183,30 @@ pub(super) fn facts_with(
             }
         }
     }
+}
+
+/// True when the words that fired are the second half of their own
+/// negation: `non-exclusive`, `Non Exclusive`, `non- exclusive` (a
+/// hyphen the PDF broke) are the opposite of `exclusive`.
+fn negated_by_prefix(s: &str, at: usize) -> bool {
+    let before = s[..at].trim_end_matches([' ', '-']);
+    before.len() >= 3
+        && before.is_char_boundary(before.len() - 3)
+        && before[before.len() - 3..].eq_ignore_ascii_case("non")
+        && !before[..before.len() - 3]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+}
+
+/// True when the text opens with a definition (`1.26 "Change in
+/// Control" means ...`, `"Exclusivity Exceptions" has the meaning ...`),
+/// past a clause number.
+fn is_definition(text: &str) -> bool {
+    static NUMBER: Lazy<Regex> =
+        Lazy::new(|| Regex::new(r"^\s*(?:\d{1,3}(?:\.\d{1,3})*\.?|[A-Z]\.)\s+").unwrap());
+    let rest = NUMBER.find(text).map_or(text, |m| &text[m.end()..]);
+    DEFINITION.is_match(rest)
 }
 
 /// The model's score of a clause kind for the paragraph; `None` for a
@@ -211,7 +244,7 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
     let best = sentences(p)
         .into_iter()
         .map(|(a, z)| &p[a..z])
-        .filter(|s| s.split_whitespace().count() >= MIN_WORDS)
+        .filter(|s| s.split_whitespace().count() >= MIN_WORDS && !is_definition(s))
         .map(|s| (model.score(title, s)[k], s))
         .max_by(|a, b| a.0.total_cmp(&b.0));
     let Some((_, s)) = best else {
@@ -239,7 +272,17 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
         Target::GoverningPlace => forum::governed_place(s),
         _ => None,
     };
-    let found = rule.pattern.find(s).map(|m| (m.start(), m.end()));
+    let found = rule
+        .pattern
+        .find_iter(s)
+        .find(|m| {
+            let lead = m.as_str().len()
+                - m.as_str()
+                    .trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .len();
+            !negated_by_prefix(s, m.start() + lead)
+        })
+        .map(|m| (m.start(), m.end()));
     let Some((at, to)) = found.or(governed.as_ref().map(|g| (g.start, g.end))) else {
         return false;
     };

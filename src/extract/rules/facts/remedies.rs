@@ -13,7 +13,7 @@ pub(super) static RULES: [Rule; 3] = [
         any: &["terminat", "expir"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:upon|after|following|on|in\s+the\s+event\s+of|prior\s+to|at\s+the\s+time\s+of|subsequent\s+to)\s+(?:the\s+)?(?:any\s+)?(?:effective\s+date\s+of\s+(?:the\s+)?|date\s+of\s+)?(?:termination|expiration|expiry)\b[^.;]{0,250}?\b(?:shall|will|may|must|agrees?)\b|\b(?:survive|surviving)\b[^.;]{0,40}?\b(?:termination|expiration)|\b(?:termination|expiration)\b[^.;]{0,80}?\b(?:for\s+a\s+period|wind[\s\-]?down|transition|sell[\s\-]off)",
+                r"\b(?:upon|after|following|on|in\s+the\s+event\s+of|prior\s+to|at\s+the\s+time\s+of|subsequent\s+to)\s+(?:the\s+)?(?:any\s+)?(?:effective\s+date\s+of\s+(?:the\s+)?|date\s+of\s+)?(?:termination|expiration|expiry)\b[^.;]{0,250}?\b(?:shall|will|may|must|agrees?)\b|\b(?:termination|expiration)\b[^.;]{0,80}?\b(?:for\s+a\s+period|wind[\s\-]?down|transition|sell[\s\-]off)",
             )
         }),
         unless: Some(Lazy::new(|| {

@@ -352,27 +352,23 @@ fn with_model(title: &str, text: &str) -> (Vec<String>, Vec<crate::extract::Cand
     )
 }
 
-/// A survival clause holds the rules' words for post-termination duties
-/// (`survive ... termination`), but it is not a clause lawyers mark as
-/// one: the model does not agree, so the fact is held for review, with
-/// why, and leaves no entity behind. The rules alone would assert it.
+/// An accountants' representation names an audit report, which a rule
+/// for audit rights reads; it is no right to audit, and the model does
+/// not agree: the fact is held for review, with why, and leaves no clause
+/// entity behind. The rules alone would assert it.
 #[test]
 fn a_rule_the_clause_model_does_not_agree_with_is_held_for_review() {
-    let text = "Sections 2.3, 5.2, 5.3, 5.4, 8.4, 8.5, 11.1, 11.2, 11.3 and 11.6 and Articles VII, IX, X, XII, and XV shall survive any expiration or termination of this Agreement.";
+    let text = "Wolf & Company, P.C., which has certified certain financial statements and supporting schedules of the Company included in the Registration Statement, the Preliminary Prospectus, the Prospectus and the Free Writing Prospectuses containing an audit report, are independent public accountants as required by the Act and the rules and regulations of the Commission thereunder.";
+    let alone = run(text, &["Company"]);
     assert!(
-        run(text, &[])
-            .iter()
-            .any(|(_, t, _)| t == "POST_TERMINATION_SERVICES"),
-        "the rules alone read it"
+        alone.iter().any(|(_, t, _)| t == "AUDIT_RIGHTS"),
+        "the rules alone read it: {alone:?}"
     );
-    let (types, held) = with_model("Survival", text);
-    assert!(
-        !types.iter().any(|t| t == "POST_TERMINATION_SERVICES"),
-        "{types:?}"
-    );
+    let (types, held) = with_model("Representations and Warranties", text);
+    assert!(!types.iter().any(|t| t == "AUDIT_RIGHTS"), "{types:?}");
     let c = held
         .iter()
-        .find(|c| c.relation.relation_type == "POST_TERMINATION_SERVICES")
+        .find(|c| c.relation.relation_type == "AUDIT_RIGHTS")
         .expect("held for review");
     assert!(
         c.why.contains("clause model scores the paragraph"),
@@ -380,24 +376,36 @@ fn a_rule_the_clause_model_does_not_agree_with_is_held_for_review() {
         c.why
     );
     assert!(
-        c.relation.evidence.contains("shall survive"),
+        c.relation.evidence.contains("audit report"),
         "{:?}",
         c.relation
     );
     let mut b = Builder::default();
     facts_with(
         &mut b,
-        "Survival",
+        "Representations and Warranties",
         &[text.to_string()],
         Some(crate::clause_model::shipped()),
     );
+    let target = &c.relation.target;
     assert!(
-        !b.finish()
-            .entities
-            .iter()
-            .any(|e| e.name.contains("shall survive")),
+        !b.finish().entities.iter().any(|e| &e.name == target),
         "a held fact leaves no clause entity in the graph"
     );
+}
+
+/// A survival clause is no duty to serve after termination: the rules
+/// read none from it.
+#[test]
+fn a_survival_clause_is_no_post_termination_duty() {
+    let text = "Sections 2.3, 5.2, 5.3, 5.4, 8.4, 8.5, 11.1, 11.2, 11.3 and 11.6 and Articles VII, IX, X, XII, and XV shall survive any expiration or termination of this Agreement.";
+    assert!(!run(text, &[])
+        .iter()
+        .any(|(_, t, _)| t == "POST_TERMINATION_SERVICES"));
+    let text = "Upon expiration or termination of this Agreement, Distributor may sell off its remaining inventory of Products for a period of six (6) months.";
+    assert!(run(text, &["Distributor"])
+        .iter()
+        .any(|(_, t, _)| t == "POST_TERMINATION_SERVICES"));
 }
 
 /// Where both read the clause, it is asserted as before.
@@ -432,4 +440,134 @@ fn facts_with_values_are_not_gated_by_the_model() {
     let (types, held) = with_model("Miscellaneous", text);
     assert!(types.iter().any(|t| t == "GOVERNING_LAW"), "{types:?}");
     assert!(held.is_empty(), "{held:?}");
+}
+
+/// A definition says what a word means: no clause kind comes from it,
+/// whether its paragraph is numbered or not, while a value still may.
+#[test]
+fn a_definition_states_no_clause_kind() {
+    let text = "1.26 \"Change in Control\" means, with respect to a Person, the acquisition, directly or indirectly, by a Person of fifty percent or more of the voting power of such Person, or a merger or consolidation of such Person with another entity.";
+    let out = run(text, &[]);
+    assert!(
+        !out.iter().any(|(_, t, _)| t == "CHANGE_OF_CONTROL"),
+        "{out:?}"
+    );
+    let out = run(
+        "\"Exclusivity Period\" has the meaning set forth in Section 6.1, during which Licensee shall not sell competing products.",
+        &[],
+    );
+    assert!(
+        !out.iter()
+            .any(|(_, t, _)| t == "EXCLUSIVITY" || t == "NON_COMPETE"),
+        "{out:?}"
+    );
+    // The operative clause itself still is one.
+    let out = run(
+        "Either Party may terminate this Agreement upon a Change in Control of the other Party, by written notice within thirty (30) days of the Change in Control.",
+        &[],
+    );
+    assert!(
+        out.iter().any(|(_, t, _)| t == "CHANGE_OF_CONTROL"),
+        "{out:?}"
+    );
+}
+
+/// `non-exclusive` in any spelling PDF text leaves is the opposite of an
+/// exclusivity, and `exclusively` as the way a thing is used or owned is
+/// none; buying or selling exclusively through a party is one.
+#[test]
+fn exclusivity_needs_exclusive_dealing_not_the_word() {
+    for text in [
+        "WHEREAS, Licensor shall convey a Non Exclusive license to the Licensee solely for Licensee's use in the field of foreign exchange.",
+        "Party A agrees to license the non- exclusive right to use the intellectual property pursuant to this Agreement to Party B.",
+        "During the term of this Agreement the Location shall be used exclusively for the purpose of operating a Burger King Restaurant.",
+        "Consultant and the Company agree that all Innovations will be works made for hire owned exclusively by the Company.",
+    ] {
+        let out = run(text, &["Licensor", "Licensee", "Party A", "Company"]);
+        assert!(!out.iter().any(|(_, t, _)| t == "EXCLUSIVITY"), "{text}: {out:?}");
+    }
+    for text in [
+        "Distributor shall purchase the Products exclusively from Supplier during the Term of this Agreement.",
+        "Licensor hereby appoints Distributor as its exclusive distributor of the Products in the Territory.",
+    ] {
+        let out = run(text, &["Distributor", "Supplier", "Licensor"]);
+        assert!(out.iter().any(|(_, t, _)| t == "EXCLUSIVITY"), "{text}: {out:?}");
+    }
+}
+
+/// An exclusive right reads as one with adjectives between (`exclusive,
+/// royalty free, perpetual license`, `exclusive worldwide right`) or said
+/// of the licence after it (`The license ... shall be exclusive`).
+#[test]
+fn an_exclusive_licence_reads_through_its_adjectives() {
+    for text in [
+        "During the Term, each Party hereby provides a worldwide, exclusive, royalty free, perpetual license of such Intellectual Property Rights for use by each licensee.",
+        "T&B hereby grants to LEA the sole and exclusive worldwide right and license in and to the Licensed Intellectual Property.",
+        "The license hereby granted shall be exclusive as to the products described in subparagraphs 2.(a)(1) and (2) of this Agreement.",
+    ] {
+        let out = run(text, &["T&B", "LEA"]);
+        assert!(out.iter().any(|(_, t, _)| t == "EXCLUSIVITY"), "{text}: {out:?}");
+    }
+}
+
+/// A change-of-control clause says what follows from the change (consent,
+/// notice, termination); a merger a party may assign in freely, or a
+/// merger named for another reason, is none.
+#[test]
+fn a_change_of_control_clause_needs_its_consequence() {
+    for text in [
+        "Notwithstanding the foregoing, either party may assign this Agreement without the other party's prior written consent in the event of a merger, acquisition, reorganization, change in control, or sale of all or substantially all of its assets.",
+        "A change of control of Rogers shall not be considered an assignment of this Agreement.",
+        "Common Stock has not been registered under the 1933 Act and shares of PSS Common Stock received pursuant to the Merger with the Company can only be sold following registration.",
+    ] {
+        let out = run(text, &[]);
+        assert!(!out.iter().any(|(_, t, _)| t == "CHANGE_OF_CONTROL"), "{text}: {out:?}");
+    }
+    for text in [
+        "Either Party may terminate this Agreement upon written notice if the other Party undergoes a change of control.",
+        "Neither party may assign this Agreement, including by merger or consolidation with another entity, without the prior written consent of the other party.",
+    ] {
+        let out = run(text, &[]);
+        assert!(out.iter().any(|(_, t, _)| t == "CHANGE_OF_CONTROL"), "{text}: {out:?}");
+    }
+}
+
+/// A competitive-restriction exception carves something out of a
+/// non-compete, an exclusivity or a no-solicit; an exception to a
+/// warranty, an exclusive owner or a court's relief is none.
+#[test]
+fn a_competitive_restriction_exception_is_a_carve_out_of_a_restriction() {
+    for text in [
+        "EXCEPT AS EXCLUSIVELY SET FORTH IN THIS PARAGRAPH, COMPANY DOES NOT MAKE ANY EXPRESS OR IMPLIED WARRANTIES.",
+        "Notwithstanding anything in this Agreement to the contrary, each Party shall have the right to seek injunctive or other equitable relief from a court of competent jurisdiction.",
+        "Except as otherwise provided in this Agreement, the Company shall be the sole and exclusive owner of the Policy.",
+    ] {
+        let out = run(text, &["Company"]);
+        assert!(
+            !out.iter().any(|(_, t, _)| t == "COMPETITIVE_RESTRICTION_EXCEPTION"),
+            "{text}: {out:?}"
+        );
+    }
+    let text = "Notwithstanding the foregoing, nothing in this Section shall prevent Distributor from selling products that compete with the Products outside the Territory.";
+    let out = run(text, &["Distributor"]);
+    assert!(
+        out.iter()
+            .any(|(_, t, _)| t == "COMPETITIVE_RESTRICTION_EXCEPTION"),
+        "{out:?}"
+    );
+}
+
+/// The date of another document (a letter, a confidentiality agreement
+/// between the parties) is not this agreement's date.
+#[test]
+fn another_documents_date_is_not_the_agreement_date() {
+    for text in [
+        "Except as expressly provided in this Section 10.6 and in Paragraph 8 of the Confidentiality Agreement between the Parties dated October 2, 2002, this Agreement supersedes all prior agreements.",
+        "(i) Concurrently with the execution of this Agreement, the Agent shall receive a letter from Wolf & Co., P.C., dated as of the date hereof and addressed to the Agent, dated December 31, 2013.",
+    ] {
+        let out = run(text, &[]);
+        assert!(!out.iter().any(|(_, t, _)| t == "AGREEMENT_DATE"), "{text}: {out:?}");
+    }
+    let out = run("This Distribution Agreement is made and entered into as of March 1, 2020 by and between Acme and Beta.", &[]);
+    assert!(out.iter().any(|(_, t, _)| t == "AGREEMENT_DATE"), "{out:?}");
 }
