@@ -125,7 +125,14 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\b(?:notice|notify|notifies)\b[^.;]{0,160}?\b(?:prior\s+to|before|preceding|in\s+advance\s+of)\s+(?:the\s+)?(?:end|expiration|expiry|commencement|anniversary)\b|\b(?:non-?renewal|not\s+to\s+renew|intention\s+not\s+to\s+(?:renew|extend)|elect(?:s)?\s+not\s+to\s+renew)\b|\brenew[^.;]{0,200}?\bunless\b[^.;]{0,200}?\bnotice\b",
             )
         }),
-        unless: None,
+        // The notice that stops this agreement's renewal: not one about an
+        // insurance policy, a breach and its cure, or a notice that
+        // exercises an option or asks to renew.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bpolic(?:y|ies)\b|\bbreach(?:es|ed)?\b|\bcure[sd]?\b|\b(?:desire|wish|intent(?:ion)?|election)\s+to\s+(?:renew|extend)\b|\bso\s+elects?\b|\bexercis\w*\b[^.;]{0,40}?\b(?:option|right)\b",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: Target::Period,

@@ -571,3 +571,34 @@ fn another_documents_date_is_not_the_agreement_date() {
     let out = run("This Distribution Agreement is made and entered into as of March 1, 2020 by and between Acme and Beta.", &[]);
     assert!(out.iter().any(|(_, t, _)| t == "AGREEMENT_DATE"), "{out:?}");
 }
+
+/// The notice that stops a renewal of this agreement: not an insurance
+/// policy's, not a notice of breach, not one that exercises an option or
+/// asks to renew.
+#[test]
+fn a_notice_period_is_the_one_that_stops_the_renewal() {
+    for text in [
+        "Each policy will include a provision requiring notice to the other party at least thirty (30) days prior to any cancellation, non-renewal, or material modification of the policy.",
+        "(a) Either party hereto shall have the right to terminate this Agreement after thirty (30) days written notice to the other in the event the other is in breach of this Agreement unless the breaching party cures the breach before the expiration of such period.",
+        "3. You have given us written notice of your desire to renew at least six (6) months but not more than twelve (12) months prior to the end of the term;",
+        "Provided, however, that if ACSI so elects by written notice delivered to Company at least ten (10) days prior to the end of Year 2, Company shall instead issue shares to ACSI.",
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            !out.iter().any(|(_, t, _)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL"),
+            "{text}: {out:?}"
+        );
+    }
+    let out = run("This Agreement shall automatically renew for successive one-year terms unless either party gives the other written notice of non-renewal at least sixty (60) days prior to the end of the then-current term.", &[]);
+    assert!(
+        has(
+            &out,
+            "NOTICE_PERIOD_TO_TERMINATE_RENEWAL",
+            "Agreement",
+            "sixty (60) days"
+        ) || out
+            .iter()
+            .any(|(_, t, d)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL" && d.contains("sixty")),
+        "{out:?}"
+    );
+}
