@@ -77,22 +77,44 @@ pub enum LoadError {
 /// shipped one. Read once per process; a command calls this before any
 /// work so a bad file stops it with the file and line.
 pub fn active() -> Result<&'static ClauseModel, &'static LoadError> {
-    static ACTIVE: Lazy<Result<Option<ClauseModel>, LoadError>> = Lazy::new(|| {
-        let Some(path) = std::env::var_os(MODEL_ENV).filter(|p| !p.is_empty()) else {
-            return Ok(None);
-        };
-        let path = PathBuf::from(path);
-        let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
-            path: path.clone(),
-            source,
-        })?;
-        ClauseModel::parse(&text)
-            .map(Some)
-            .map_err(|source| LoadError::Parse { path, source })
-    });
     match &*ACTIVE {
-        Ok(Some(m)) => Ok(m),
+        Ok(Some((m, _))) => Ok(m),
         Ok(None) => Ok(shipped()),
         Err(e) => Err(e),
     }
+}
+
+/// The SHA-256 (hex) of the model file [`active`] reads: what a batch
+/// records, so that `--resume` never mixes two models' clause kinds.
+pub fn active_sha256() -> Result<String, &'static LoadError> {
+    match &*ACTIVE {
+        Ok(Some((_, sha))) => Ok(sha.clone()),
+        Ok(None) => Ok(sha256_hex(SHIPPED_TEXT.as_bytes())),
+        Err(e) => Err(e),
+    }
+}
+
+/// The model file [`MODEL_ENV`] names, read once, with its hash; `None`
+/// when the variable is unset (the shipped model).
+static ACTIVE: Lazy<Result<Option<(ClauseModel, String)>, LoadError>> = Lazy::new(|| {
+    let Some(path) = std::env::var_os(MODEL_ENV).filter(|p| !p.is_empty()) else {
+        return Ok(None);
+    };
+    let path = PathBuf::from(path);
+    let text = std::fs::read_to_string(&path).map_err(|source| LoadError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let sha = sha256_hex(text.as_bytes());
+    ClauseModel::parse(&text)
+        .map(|m| Some((m, sha)))
+        .map_err(|source| LoadError::Parse { path, source })
+});
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -66,6 +66,10 @@ pub struct BatchIdentity {
     /// versions, which had none).
     #[serde(default)]
     pub llm_match: bool,
+    /// SHA-256 of the clause model file the rules read (empty in
+    /// manifests of older versions, which then resume unchecked for it).
+    #[serde(default)]
+    pub clause_model_sha256: String,
 }
 
 impl BatchIdentity {
@@ -101,6 +105,8 @@ impl BatchIdentity {
             index_sha256: h.finalize().iter().map(|b| format!("{b:02x}")).collect(),
             extractor: extractor.to_string(),
             llm_match: false,
+            clause_model_sha256: crate::clause_model::active_sha256()
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
         })
     }
 }
@@ -330,6 +336,13 @@ impl Manifest {
                 was.extractor, now.extractor
             ));
         }
+        if !was.clause_model_sha256.is_empty() && was.clause_model_sha256 != now.clause_model_sha256
+        {
+            problems.push(format!(
+                "the clause model differs from the one the batch was built with ({} set or changed)",
+                crate::clause_model::MODEL_ENV
+            ));
+        }
         if was.llm_match != now.llm_match {
             let on = |b: bool| if b { "on" } else { "off (--no-llm-match)" };
             problems.push(format!(
@@ -342,7 +355,7 @@ impl Manifest {
             return Ok(());
         }
         anyhow::bail!(
-            "{}: cannot resume batch {}: {}; resume with the same --index, model and --no-llm-match, or start a new batch with another --out",
+            "{}: cannot resume batch {}: {}; resume with the same --index, model, clause model and --no-llm-match, or start a new batch with another --out",
             dir.display(),
             self.batch_id,
             problems.join("; ")

@@ -647,6 +647,52 @@ fn a_non_empty_out_without_resume_and_a_resume_with_another_index_are_refused() 
     assert!(snapshot(&out) == before, "a refused run changed the batch");
 }
 
+/// A batch is read with one clause model: a resume with another model file
+/// (`KGROUTE_CLAUSE_MODEL`) is refused and changes nothing, and a model
+/// file that does not parse stops a new ingest before any work, naming the
+/// file and line.
+#[test]
+fn a_resume_with_another_clause_model_is_refused_and_a_damaged_model_stops_ingest() {
+    let dir = tempdir();
+    let out = dir.path().join("b");
+    let doc = fixture("supply_agreement.txt");
+    ingest_cmd(std::slice::from_ref(&doc), &out, dir.path())
+        .assert()
+        .success();
+    let before = snapshot(&out);
+    let other = dir.path().join("other.tsv");
+    std::fs::write(
+        &other,
+        format!("# retrained\n{}", kgroute::clause_model::SHIPPED_TEXT),
+    )
+    .unwrap();
+    ingest_cmd(std::slice::from_ref(&doc), &out, dir.path())
+        .env("KGROUTE_CLAUSE_MODEL", &other)
+        .arg("--resume")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("clause model differs"));
+    assert!(snapshot(&out) == before, "a refused run changed the batch");
+    // The same model as the batch's resumes.
+    ingest_cmd(std::slice::from_ref(&doc), &out, dir.path())
+        .arg("--resume")
+        .assert()
+        .success();
+
+    let damaged = dir.path().join("damaged.tsv");
+    std::fs::write(&damaged, "categories\tA\nbias\t0\nw\tword\t5:1\n").unwrap();
+    let fresh = dir.path().join("fresh");
+    ingest_cmd(std::slice::from_ref(&doc), &fresh, dir.path())
+        .env("KGROUTE_CLAUSE_MODEL", &damaged)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("damaged.tsv").and(predicates::str::contains("line 3")));
+    assert!(
+        !fresh.join("register.jsonl").exists(),
+        "nothing was written"
+    );
+}
+
 /// A FIFO, a duplicate, files of other kinds and a UTF-16 document in one
 /// folder: the batch finishes, each is reported, nothing hangs.
 #[cfg(unix)]
