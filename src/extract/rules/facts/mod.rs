@@ -144,13 +144,14 @@ pub(super) fn facts_with(
         }
         let scores = model.map(|m| m.score(title, p)).unwrap_or_default();
         let mut fired: HashSet<&'static str> = HashSet::new();
-        let defines = is_definition(p);
+        let defines = is_definition(p) || is_recital(p);
         for (start, end) in sentences(p) {
             let s = &p[start..end];
-            // A definition says what a word means, not what a party must
-            // do: `"Change in Control" means ...` is no change-of-control
-            // clause. Only a value may come from one.
-            let values_only = defines || is_definition(s);
+            // A definition says what a word means, and a recital what the
+            // parties intend, not what a party must do: `"Change in
+            // Control" means ...` is no change-of-control clause. Only a
+            // value may come from either.
+            let values_only = defines || is_definition(s) || is_recital(s);
             // A heading (`10.5 Limitation of Liability.`) names a topic and
             // states no fact.
             if s.split_whitespace().count() < MIN_WORDS {
@@ -199,6 +200,14 @@ fn negated_by_prefix(s: &str, at: usize) -> bool {
             .is_some_and(char::is_alphanumeric)
 }
 
+/// True for a recital (`WHEREAS, Licensor is willing to grant ...`): it
+/// says what the parties intend or have done, not what binds them.
+fn is_recital(text: &str) -> bool {
+    text.trim_start()
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS"))
+}
+
 /// True when the text opens with a definition (`1.26 "Change in
 /// Control" means ...`, `"Exclusivity Exceptions" has the meaning ...`),
 /// past a clause number.
@@ -244,7 +253,9 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
     let best = sentences(p)
         .into_iter()
         .map(|(a, z)| &p[a..z])
-        .filter(|s| s.split_whitespace().count() >= MIN_WORDS && !is_definition(s))
+        .filter(|s| {
+            s.split_whitespace().count() >= MIN_WORDS && !is_definition(s) && !is_recital(s)
+        })
         .map(|s| (model.score(title, s)[k], s))
         .max_by(|a, b| a.0.total_cmp(&b.0));
     let Some((_, s)) = best else {

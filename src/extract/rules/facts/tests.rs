@@ -602,3 +602,16 @@ fn a_notice_period_is_the_one_that_stops_the_renewal() {
         "{out:?}"
     );
 }
+
+/// A recital says what the parties intend, not what binds them: no
+/// clause kind comes from one.
+#[test]
+fn a_recital_states_no_clause_kind() {
+    let text = "WHEREAS, Licensor shall convey an exclusive license to the Licensee solely for Licensee's use in the field of foreign exchange, and Licensee shall not compete with Licensor in the Territory.";
+    let out = run(text, &["Licensor", "Licensee"]);
+    assert!(
+        !out.iter()
+            .any(|(_, t, _)| t == "EXCLUSIVITY" || t == "NON_COMPETE" || t == "LICENSE_GRANT"),
+        "{out:?}"
+    );
+}
