@@ -26,6 +26,9 @@
 //! Usage: train_clause_model [--corpora DIR] [--out FILE] [--scores FILE]
 //!        [--fold K/N LIST] [--folds K] [--l1 X] [--l2 X] [--alpha X] [--epochs N] [--positive-weight X] [--min-documents N]
 
+#[path = "cuad_eval/split.rs"]
+mod split;
+
 use kgroute::clause_model::train::{train, Example, Params};
 use kgroute::clause_model::{features, ClauseModel};
 use kgroute::extract::facts_vocabulary::CATEGORIES;
@@ -204,12 +207,11 @@ fn examples(contracts: &[&Contract], keep: impl Fn(usize) -> bool) -> Vec<Exampl
     out
 }
 
-/// Per category: the highest score over the contract's paragraphs, where,
-/// and whether the contract has a span of it.
+/// Per category: the highest score over the contract's paragraphs and
+/// where; per paragraph its scores and the categories it is labelled with.
 fn contract_scores(c: &Contract, m: &ClauseModel) -> serde_json::Value {
     let k = m.categories().len();
     let mut best = vec![(0f32, String::new()); k];
-    let mut labelled = vec![false; k];
     let mut paragraphs = Vec::new();
     for (i, p) in c.paragraphs.iter().enumerate() {
         let s = m.score(&p.title, &p.text);
@@ -217,9 +219,6 @@ fn contract_scores(c: &Contract, m: &ClauseModel) -> serde_json::Value {
             if v > best[j].0 {
                 best[j] = (v, format!("{}#{i}", p.node_id));
             }
-        }
-        for &j in p.positive.iter().flatten() {
-            labelled[usize::from(j)] = true;
         }
         let high: serde_json::Map<String, serde_json::Value> = s
             .iter()
@@ -267,7 +266,7 @@ fn read_contracts(
     labels: &serde_json::Value,
     categories: &[String],
 ) -> anyhow::Result<Vec<Contract>> {
-    let (tuning, checking) = split(cuad)?;
+    let (tuning, checking) = split::split(cuad)?;
     let mut out = Vec::new();
     for (keys, tune) in [(tuning, true), (checking, false)] {
         for key in keys {
@@ -375,33 +374,6 @@ fn collapsed(text: &str) -> String {
         out.pop();
     }
     out
-}
-
-/// The fixed split: `(tuning, checking)` as `type/name.txt` keys.
-fn split(cuad: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cuad)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    let (mut tuning, mut checking) = (Vec::new(), Vec::new());
-    for d in dirs {
-        let mut names: Vec<String> = std::fs::read_dir(&d)?
-            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-            .filter(|n| n.ends_with(".txt"))
-            .collect();
-        names.sort();
-        let ty = d.file_name().unwrap().to_string_lossy().into_owned();
-        for (i, n) in names.into_iter().enumerate() {
-            let key = format!("{ty}/{n}");
-            if i % 2 == 0 {
-                tuning.push(key)
-            } else {
-                checking.push(key)
-            }
-        }
-    }
-    Ok((tuning, checking))
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

@@ -26,6 +26,7 @@
 //! or `new` for unknown titles, with its route, characters and labels)
 
 mod oracle;
+mod split;
 
 use kgroute::extract::extractor::{skipped_section_inputs, DocContext};
 use kgroute::extract::rules;
@@ -83,7 +84,7 @@ fn main() -> anyhow::Result<()> {
         index.display(),
         set.names().join(", ")
     );
-    let halves = split(&cuad)?;
+    let halves = split::split(&cuad)?;
     for (half, rels) in [("tuning", &halves.0), ("checking", &halves.1)] {
         println!("\n== {half} half ({} contracts)", rels.len());
         let mut acc = Acc::default();
@@ -172,33 +173,6 @@ fn print_oracles(oracles: &[oracle::Oracle]) {
             }
         }
     }
-}
-
-/// The fixed split: `(tuning, checking)` as `type/name.txt` keys.
-fn split(cuad: &Path) -> anyhow::Result<(Vec<String>, Vec<String>)> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(cuad)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    let (mut tuning, mut checking) = (Vec::new(), Vec::new());
-    for d in dirs {
-        let mut names: Vec<String> = std::fs::read_dir(&d)?
-            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-            .filter(|n| n.ends_with(".txt"))
-            .collect();
-        names.sort();
-        let ty = d.file_name().unwrap().to_string_lossy().into_owned();
-        for (i, n) in names.into_iter().enumerate() {
-            let key = format!("{ty}/{n}");
-            if i % 2 == 0 {
-                tuning.push(key)
-            } else {
-                checking.push(key)
-            }
-        }
-    }
-    Ok((tuning, checking))
 }
 
 /// One contract's outcome.

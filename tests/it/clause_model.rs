@@ -9,36 +9,6 @@ use kgroute::extract::rules::paragraphs_of;
 use kgroute::tree::{build_tree, SourceText};
 use sha2::Digest;
 use std::collections::BTreeMap;
-use std::path::Path;
-
-/// The checking half: within each type folder, files sorted by name, odd
-/// positions.
-fn checking_half(cuad: &Path) -> Vec<String> {
-    let mut dirs: Vec<_> = std::fs::read_dir(cuad)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    let mut out = Vec::new();
-    for d in dirs {
-        let mut names: Vec<String> = std::fs::read_dir(&d)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-            .filter(|n| n.ends_with(".txt"))
-            .collect();
-        names.sort();
-        let ty = d.file_name().unwrap().to_string_lossy().into_owned();
-        out.extend(
-            names
-                .into_iter()
-                .skip(1)
-                .step_by(2)
-                .map(|n| format!("{ty}/{n}")),
-        );
-    }
-    out
-}
 
 /// Area under the ROC curve: the chance that a random contract with the
 /// clause kind scores above a random one without it.
@@ -108,8 +78,20 @@ fn on_the_checking_half_the_model_ranks_contracts_with_a_clause_kind_first() {
         .collect();
     assert!(learned.len() >= 15, "{} kinds learned", learned.len());
     let mut by_kind: BTreeMap<usize, (Vec<f32>, Vec<f32>)> = BTreeMap::new();
-    for key in checking_half(&cuad) {
-        let source = SourceText::read(&cuad.join(&key), true).unwrap();
+    for (path, check) in util::cuad_documents() {
+        if !check {
+            continue;
+        }
+        let key = format!(
+            "{}/{}",
+            path.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy(),
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let source = SourceText::read(&path, true).unwrap();
         let tree = build_tree(&source);
         let mut best = vec![0f32; m.categories().len()];
         for node in tree.iter() {

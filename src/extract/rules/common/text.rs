@@ -54,6 +54,14 @@ pub(in crate::extract::rules) fn clean(text: &str) -> String {
         .collect()
 }
 
+/// True for a recital (`WHEREAS, Licensor is willing to grant ...`): it
+/// says what the parties intend or have done, not what binds them.
+pub(in crate::extract::rules) fn is_recital(text: &str) -> bool {
+    text.trim_start()
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS"))
+}
+
 /// Paragraphs: runs of non-blank lines, joined with spaces (wrapped plain
 /// text becomes one line per paragraph). In wrapped text without blank
 /// lines, a line opening with a quoted term (a definition) or a list clause

@@ -24,7 +24,7 @@ mod values;
 
 use super::common::builder::Builder;
 use super::common::terms::DEFINITION;
-use super::common::text::{contents_like, normalize_ws, truncate};
+use super::common::text::{contents_like, is_recital, normalize_ws, truncate};
 use crate::clause_model::{self, ClauseModel};
 use crate::extract::facts_vocabulary::category_relation_type;
 use crate::extract::Relation;
@@ -198,14 +198,6 @@ fn negated_by_prefix(s: &str, at: usize) -> bool {
             .chars()
             .next_back()
             .is_some_and(char::is_alphanumeric)
-}
-
-/// True for a recital (`WHEREAS, Licensor is willing to grant ...`): it
-/// says what the parties intend or have done, not what binds them.
-fn is_recital(text: &str) -> bool {
-    text.trim_start()
-        .get(..7)
-        .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS"))
 }
 
 /// True when the text opens with a definition (`1.26 "Change in

@@ -90,10 +90,7 @@ pub(super) enum Skip {
 impl Skip {
     pub(super) fn applies(self, p: &str) -> bool {
         match self {
-            Skip::Recital => p
-                .trim_start()
-                .get(..7)
-                .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS")),
+            Skip::Recital => super::common::text::is_recital(p),
         }
     }
 }
