@@ -177,26 +177,89 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
         return;
     };
     for (_, f) in list.iter_mut() {
-        if f.target_type == "Date" {
-            // `shall commence August 1, 1995 and continue until January 30,
-            // 2000`: the date the term ends, not the first of the sentence.
-            if let Some(end) = normalize::end_date(&f.quote) {
-                f.normalized = Some(end);
-            }
+        // `shall commence August 1, 1995 and continue until January 30,
+        // 2000`, `shall be for one year ... and expire on December 31,
+        // 2006`: the date the term ends, when the sentence names it, beats
+        // any arithmetic.
+        if let Some(end) = normalize::end_date(&f.quote) {
+            f.normalized = Some(end);
             continue;
         }
-        f.normalized = if PERPETUAL.is_match(&f.quote) {
+        if f.target_type == "Date" {
+            continue;
+        }
+        // What follows the initial term (`; thereafter, it shall continue
+        // until terminated`) is how it renews, not how long it runs.
+        let initial = INITIAL_PART
+            .find(&f.quote)
+            .map_or(f.quote.as_str(), |m| &f.quote[..m.start()]);
+        f.normalized = if PERPETUAL.is_match(initial) {
             Some("perpetual".to_string())
         } else {
             // A term runs months or years; days are a notice or a window.
-            match (&start, normalize::period(&f.value)) {
+            let period = (f.value.split_whitespace().count() <= normalize::PERIOD_WORDS)
+                .then(|| normalize::period(&f.value))
+                .flatten();
+            match (term_start(initial, start.as_deref()), period) {
                 (Some(s), Some(p)) if !p.ends_with("day") && !p.ends_with("days") => {
-                    normalize::add_period(s, &p)
+                    normalize::add_period(&s, &p)
                 }
                 _ => None,
             }
         };
     }
+}
+
+/// Where a term sentence turns from the initial term to what follows it.
+static INITIAL_PART: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\bthereafter\b|\b(?:after|following|upon)\s+(?:the\s+)?(?:expiration\s+of\s+(?:the\s+)?)?initial\s+term\b")
+        .unwrap()
+});
+
+/// The day a term runs from: the date its sentence says it commences
+/// (`one (1) year, commencing January 1, 2008`); the agreement's own start
+/// (`agreement_start`: its effective date, else its date) when the term
+/// runs from that or the sentence names no start; none when it runs from an
+/// event (`shall commence on the date upon which the Company delivers the
+/// last Sample`, `five years following the date of launch`): its end is
+/// not known from the text.
+fn term_start(sentence: &str, agreement_start: Option<&str>) -> Option<String> {
+    static FROM: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:commenc\w*|begin\w*|beginning|start\w*|effective|runs?|running|following|after|from)\s+(?:on\s+|upon\s+|with\s+|as\s+of\s+|at\s+)?(?P<what>[^.;]{0,60})")
+            .unwrap()
+    });
+    static OWN_START: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r#"(?i)^(?:the\s+)?(?:["“]?effective\s+date|date\s+(?:hereof|of\s+this|of\s+(?:execution|signing)|first\s+(?:above\s+)?(?:written|set\s+forth)|set\s+forth|on\s+which\s+this\s+agreement|this\s+agreement)|execution|signing|full\s+execution|(?:the\s+)?agreement\s+date)"#)
+            .unwrap()
+    });
+    static EVENT: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)^(?:the\s+)?(?:date\s+(?:(?:up)?on\s+which|of|that|when)|first|launch|delivery|completion|opening|closing|commercial|later\s+of|earlier\s+of|sooner\s+of|receipt|approval|issuance)\b")
+            .unwrap()
+    });
+    static DATE_FIRST: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)^(?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?[A-Z][a-z]+,?\s+\d{4})")
+            .unwrap()
+    });
+    for c in FROM.captures_iter(sentence) {
+        let what = c.name("what").map_or("", |m| m.as_str().trim());
+        if let Some(d) = DATE_FIRST
+            .find(what)
+            .and_then(|d| normalize::date(d.as_str()))
+        {
+            if d.len() == 10 {
+                return Some(d);
+            }
+        }
+        if OWN_START.is_match(what) {
+            return agreement_start.map(str::to_string);
+        }
+        // `shall commence on the date upon which ...`, `following the date
+        // of launch`: a start the agreement does not date.
+        if EVENT.is_match(what) {
+            return None;
+        }
+    }
+    agreement_start.map(str::to_string)
 }
 
 fn add_party(parties: &mut Vec<RegisterParty>, who: &EntityNode, role: &str) {
@@ -235,4 +298,50 @@ fn title_of(g: &DocGraph) -> String {
         })
         .unwrap_or_default()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_term_runs_from_the_start_its_sentence_names() {
+        let own = Some("2020-03-01");
+        assert_eq!(
+            term_start("The term of this Agreement shall be one (1) year, commencing January 1, 2008 and ending later.", own).as_deref(),
+            Some("2008-01-01")
+        );
+        assert_eq!(
+            term_start(
+                "The term shall be two (2) years from the Effective Date.",
+                own
+            )
+            .as_deref(),
+            own
+        );
+        assert_eq!(
+            term_start(
+                "The term of this Agreement shall be for a period of two (2) years.",
+                own
+            )
+            .as_deref(),
+            own
+        );
+        // A term that runs from an event has no end the text dates.
+        for event in [
+            "The term of this Agreement shall be ten (10) years which shall commence on the date upon which the Company delivers to Distributor the last Sample.",
+            "This Agreement shall terminate five (5) years following the date of launch of the first Website.",
+        ] {
+            assert_eq!(term_start(event, own), None, "{event}");
+        }
+    }
+
+    #[test]
+    fn what_follows_the_initial_term_is_not_its_length() {
+        let quote = "This contract shall be for a term of one year commencing on the date first above written; thereafter, it shall automatically continue until terminated by either party.";
+        let initial = INITIAL_PART
+            .find(quote)
+            .map_or(quote, |m| &quote[..m.start()]);
+        assert!(!initial.contains("until terminated"), "{initial}");
+    }
 }

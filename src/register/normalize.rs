@@ -13,12 +13,21 @@ pub fn of(rel_type: &str, target_type: &str, value: &str) -> Option<String> {
         // An expiration is a date: the builder computes it from a term.
         "Period" if rel_type == "EXPIRATION_DATE" => None,
         "Date" => date(value),
+        // A period entity named by its clause (the rule found no period
+        // of its own) has no normal form: the clause's first unit (`renew
+        // ... on a year to year basis, unless ... notifies ... 30 days
+        // prior`) may be another value's.
+        "Period" if value.split_whitespace().count() > PERIOD_WORDS => None,
         "Period" => period(value),
         "Jurisdiction" => place(value),
         "Amount" => money(value),
         _ => None,
     }
 }
+
+/// Most words of a period as a value (`one hundred eighty (180) calendar
+/// days`); longer, the entity is named by its clause.
+pub const PERIOD_WORDS: usize = 8;
 
 const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -166,6 +175,9 @@ fn words_count(words: &[&str]) -> Option<u32> {
 /// `thirty (30) days`, `2 years`, `one-year`, `twelve months`, `successive
 /// one year` -> `30 days`, `2 years`, `1 year`, `12 months`, `1 year`.
 pub fn period(text: &str) -> Option<String> {
+    if text.trim().eq_ignore_ascii_case("perpetual") {
+        return Some("perpetual".to_string());
+    }
     static UNIT: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r"(?i)\b(day|week|month|quarter|year)s?\b|(?i)-(day|week|month|quarter|year)\b")
             .unwrap()
@@ -228,6 +240,17 @@ pub fn place(text: &str) -> Option<String> {
     let t = t.trim_matches(|c: char| !c.is_alphanumeric());
     if t.is_empty() || t.split_whitespace().count() > 5 {
         return None;
+    }
+    // One name per place: `New York State` is New York, the PRC China.
+    const ALIASES: &[(&str, &str)] = &[
+        ("PRC", "China"),
+        ("P.R.C", "China"),
+        ("People's Republic of China", "China"),
+        ("Peoples Republic of China", "China"),
+    ];
+    let t = t.strip_suffix(" State").unwrap_or(t);
+    if let Some((_, name)) = ALIASES.iter().find(|(a, _)| a.eq_ignore_ascii_case(t)) {
+        return Some(name.to_string());
     }
     if let Some((_, country)) = ADJECTIVES.iter().find(|(a, _)| a.eq_ignore_ascii_case(t)) {
         return Some(country.to_string());
@@ -351,6 +374,21 @@ mod tests {
         assert_eq!(place("English").as_deref(), Some("England"));
         assert_eq!(place("Ontario").as_deref(), Some("Ontario, Canada"));
         assert_eq!(place("New York").as_deref(), Some("New York"));
+        assert_eq!(place("New York State").as_deref(), Some("New York"));
+        assert_eq!(place("PRC").as_deref(), Some("China"));
+        // A clause-named period has no normal form; a period value has.
+        assert_eq!(
+            of("RENEWAL_TERM", "Period", "one (1) year").as_deref(),
+            Some("1 year")
+        );
+        assert_eq!(
+            of(
+                "NOTICE_PERIOD_TO_TERMINATE_RENEWAL",
+                "Period",
+                "This Agreement will automatically renew on a year to year basis unless"
+            ),
+            None
+        );
         assert_eq!(money("$250.00").as_deref(), Some("USD 250.00"));
         assert_eq!(money("US$ 5 million").as_deref(), Some("USD 5000000"));
         assert_eq!(money("EUR 100,000").as_deref(), Some("EUR 100000"));

@@ -14,9 +14,28 @@ use once_cell::sync::Lazy;
 macro_rules! other_duration {
     () => {
         concat!(
-            r"\bsurviv|\bexclusivity\b|\b(?:shall|will)\s+pay\b|\bcommits?\s+to\b",
+            r"\bsurviv|\bexclusivity\b|\b(?:shall|will)\s+pay\b|\bcommits?\s+to\b|\bafter\s+(?:the\s+)?(?:expiration|termination|expiry)\b",
             r#"|\band\s+for\s+[^.;]{0,40}\bthereafter\b|^\s*(?:\d+(?:\.\d+)*\s*)?["“][^"”]{1,80}["”]\s+(?:shall\s+)?means?\b"#
         )
+    };
+}
+
+/// A sentence that opens on what follows the initial term (`Thereafter,
+/// this Agreement shall automatically continue until ...`, `After the
+/// Initial Term, ...`): it tells how the agreement goes on, not when its
+/// initial term ends.
+macro_rules! after_initial {
+    () => {
+        r"^\W*(?:\(?[a-z0-9]{1,3}[.)]\s*)?(?:thereafter|after\s+(?:the\s+(?:expiration\s+of\s+the\s+)?)?initial\s+term|following\s+the\s+(?:expiration\s+of\s+the\s+)?initial\s+term|upon\s+(?:the\s+)?expiration\s+of\s+the\s+initial\s+term)\b"
+    };
+}
+
+/// Another document's date: `that certain agreement effective as of`,
+/// `an assignment dated as of`, `previously entered into a Selling
+/// Agreement, effective as of`. This agreement's own is `this Agreement`.
+macro_rules! another_document {
+    () => {
+        r"\bthat\s+certain\b|\bpreviously\b|\ban?\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|letter|licen[cs]e|lease|amendment|assignment|memorandum|order|note|plan)\b,?\s+(?:dated|effective)\b"
     };
 }
 
@@ -34,9 +53,10 @@ pub(super) static RULES: [Rule; 8] = [
             )
         }),
         unless: Some(Lazy::new(|| {
-            ci(
-                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b|\b(?:letter|certificate|opinion|confidentiality\s+agreement|non-?disclosure\s+agreement|agreement\s+between\s+the\s+parties)\b[^;]{0,120}?\bdated\b",
-            )
+            ci(concat!(
+                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b|\b(?:letter|certificate|opinion|confidentiality\s+agreement|non-?disclosure\s+agreement|agreement\s+between\s+the\s+parties)\b[^;]{0,120}?\bdated\b|",
+                another_document!()
+            ))
         })),
         also: Some(Lazy::new(|| ci(r"\b(?:this|hereby|hereto|accepted)\b"))),
         source: Source::Agreement,
@@ -51,7 +71,7 @@ pub(super) static RULES: [Rule; 8] = [
                 r#"\beffective\s+(?:as\s+of|on|from|upon)\b|"effective\s+date"|\beffective\s+date\b[^.;]{0,30}\b(?:means|shall\s+(?:mean|be))\b|\bshall\s+(?:become|be)\s+effective\b"#,
             )
         }),
-        unless: None,
+        unless: Some(Lazy::new(|| ci(another_document!()))),
         also: None,
         source: Source::Agreement,
         target: Target::Date,
@@ -63,12 +83,14 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["term", "expire", "until", "effect", "period of"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:initial\s+term|term\s+of\s+this\s+(?:agreement|contract)|this\s+(?:agreement|contract)\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease)|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force\s+and\s+)?effect\s+(?:until|for|through)|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
+                r"\b(?:initial\s+term\s+(?:of|shall|will|is|be|\(|[\x22“])|term\s+of\s+this\s+(?:agreement|contract)|this\s+(?:agreement|contract)\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease)|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force\s+and\s+)?effect\s+(?:until|for|through)|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
             )
         }),
         unless: Some(Lazy::new(|| {
             ci(concat!(
                 r"\brenew|\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b|",
+                after_initial!(),
+                "|",
                 other_duration!()
             ))
         })),
@@ -88,6 +110,8 @@ pub(super) static RULES: [Rule; 8] = [
         unless: Some(Lazy::new(|| {
             ci(concat!(
                 r"\b(?:renew|effective\s+as\s+of|dated)\b|",
+                after_initial!(),
+                "|",
                 other_duration!()
             ))
         })),
@@ -104,8 +128,17 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\b(?:automatically|successive|additional|further|renewal)\b[^.;]{0,80}?\b(?:renew(?:ed|s|al)?|extend(?:ed|s)?|extension)\b|\b(?:renew(?:ed|s|al)?|extend(?:ed|s)?)\b[^.;]{0,80}?\b(?:successive|additional|further|automatically|renewal\s+(?:term|period))\b",
             )
         }),
-        unless: None,
-        also: None,
+        // A term the parties may extend if both agree later is no renewal
+        // term: nothing renews unless a new agreement says so.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:renew\w*|extend\w*|extension)\b[^.;]{0,120}?\b(?:by|upon|with|pursuant\s+to|subject\s+to|on|through)\s+(?:the\s+)?(?:written\s+)?mutual(?:ly)?\s+(?:written\s+)?(?:agreement|consent|agreed)|\b(?:renew\w*|extend\w*)\b[^.;]{0,120}?\bif\s+(?:both\s+)?(?:the\s+)?parties\s+(?:mutually\s+)?(?:so\s+)?agree|\bparties\s+(?:may\s+)?(?:mutually\s+)?agree\w*\s+(?:in\s+writing\s+)?to\s+(?:renew|extend)",
+            )
+        })),
+        // What renews is the agreement or its term, not a review period.
+        also: Some(Lazy::new(|| {
+            ci(r"\b(?:agreement|term|contract|lease|licen[cs]e)\b")
+        })),
         source: Source::Agreement,
         target: Target::Period,
     },
@@ -130,10 +163,15 @@ pub(super) static RULES: [Rule; 8] = [
         // exercises an option or asks to renew.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\bpolic(?:y|ies)\b|\bbreach(?:es|ed)?\b|\bcure[sd]?\b|\b(?:desire|wish|intent(?:ion)?|election)\s+to\s+(?:renew|extend)\b|\bso\s+elects?\b|\bexercis\w*\b[^.;]{0,40}?\b(?:option|right)\b",
+                r"\bpolic(?:y|ies)\b|\binsurance\b|\bcoverage\b|\bbreach(?:es|ed)?\b|\bcure[sd]?\b|\b(?:desires?|wish(?:es)?|intent(?:ion)?|intends?|election|elects?|choice|chooses?|decision|decides?|interested\s+in|wants?)\s+to\s+(?:renew|extend)\b|\brenewal\s+notice\b|\bnotice\s+of\s+(?:its|your|their|the)\s+(?:choice|intent(?:ion)?|desire|election|decision)\s+to\s+(?:renew|extend)\b|\bso\s+elects?\b|\bexercis\w*\b[^.;]{0,40}?\b(?:option|right)\b",
             )
         })),
-        also: None,
+        // The notice stops a renewal: the sentence speaks of one.
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\brenew|\bextend|\bextension\b|\bautomatic|\bsuccessive\b|\bthen[\s-]+current\b|\bevergreen\b",
+            )
+        })),
         source: Source::Party,
         target: Target::Period,
     },

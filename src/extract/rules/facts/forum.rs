@@ -96,7 +96,16 @@ pub(super) fn governed_place(s: &str) -> Option<Governed> {
         if words.first().is_some_and(|w| w.eq_ignore_ascii_case("the")) {
             words.remove(0);
         }
-        if let Some(cut) = words
+        // England and Wales is one jurisdiction, not a list.
+        let after = &s[c["place"].len() + c.name("place").unwrap().start()..];
+        if words.first() == Some(&"England")
+            && after
+                .to_ascii_lowercase()
+                .trim_start()
+                .starts_with("and wales")
+        {
+            words = vec!["England", "and", "Wales"];
+        } else if let Some(cut) = words
             .iter()
             .position(|w| NOT_PLACE.contains(&w.to_ascii_lowercase().as_str()))
         {
@@ -116,6 +125,7 @@ pub(super) fn governed_place(s: &str) -> Option<Governed> {
             crate::extract::rules::common::text::titled(&place)
         };
         let whole = c.get(0).unwrap();
+        let place = state_beside_federal(&place, &s[whole.end()..]).unwrap_or(place);
         return Some(Governed {
             place,
             start: whole.start(),
@@ -123,4 +133,32 @@ pub(super) fn governed_place(s: &str) -> Option<Governed> {
         });
     }
     None
+}
+
+/// The state whose laws govern beside the federal ones: `the laws of the
+/// United States and the State of Florida` or `... and, to the extent not
+/// inconsistent therewith, the Commonwealth of Kentucky` make a contract
+/// governed by the state's law (federal law applies everywhere), as a
+/// lawyer's abstract names it.
+fn state_beside_federal(place: &str, rest: &str) -> Option<String> {
+    static STATE: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(
+            r"(?i)^[^.;]{0,100}?\b(?:state|commonwealth)\s+of\s+(?-i:(?P<p>[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+)?))",
+        )
+        .unwrap()
+    });
+    if !place.starts_with("United States") && place != "U.S." && place != "US" {
+        return None;
+    }
+    let words: Vec<&str> = STATE
+        .captures(rest)?
+        .name("p")?
+        .as_str()
+        .split_whitespace()
+        .collect();
+    let cut = words
+        .iter()
+        .position(|w| NOT_PLACE.contains(&w.to_ascii_lowercase().as_str()))
+        .unwrap_or(words.len());
+    (cut > 0).then(|| words[..cut].join(" "))
 }

@@ -298,7 +298,7 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
     let entities_before = b.entities.len();
     let evidence = window(s, at, to);
     let target = match rule.target {
-        Target::Date => match values::date_near(s, at) {
+        Target::Date => match values::date_near(s, at, to, rule.category != "Expiration Date") {
             Some(d) => b.entity(&d, "Date", ""),
             None => return false,
         },
@@ -367,21 +367,24 @@ pub(super) const GOVERNED_BY: &str = "GOVERNED_BY";
 fn period_of(rule: &Rule, s: &str, at: usize, to: usize) -> Option<String> {
     static NOTICE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bnoti(?:ce|fy|fies)\b").unwrap());
     if rule.category.starts_with("Notice Period") {
-        // The notice word the trigger holds, else the sentence's nearest
-        // to it; none, no period.
-        let n = NOTICE
+        // The first notice word the trigger holds that gives a period
+        // (`renew ... unless either Party notifies the other at least 30
+        // days prior ... (a "Termination Notice")`: the first), else the
+        // sentence's nearest to it; none, no period.
+        let inside = NOTICE
             .find_iter(&s[..to])
             .filter(|n| n.start() >= at)
-            .last()
-            .or_else(|| {
-                NOTICE.find_iter(s).min_by_key(|n| {
-                    if n.start() >= to {
-                        n.start() - to
-                    } else {
-                        at.saturating_sub(n.end())
-                    }
-                })
-            })?;
+            .find_map(|n| values::notice_period(s, n.start(), n.end()));
+        if inside.is_some() {
+            return inside;
+        }
+        let n = NOTICE.find_iter(s).min_by_key(|n| {
+            if n.start() >= to {
+                n.start() - to
+            } else {
+                at.saturating_sub(n.end())
+            }
+        })?;
         return values::notice_period(s, n.start(), n.end());
     }
     if rule.category == "Renewal Term" {

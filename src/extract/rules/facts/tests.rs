@@ -220,7 +220,7 @@ fn governing_law_is_read_once_for_the_register_and_the_graph() {
         ),
         (
             "The validity of this Agreement shall be governed by the laws of England and Wales.",
-            Some("England"),
+            Some("England and Wales"),
         ),
         (
             "The laws of the State of New York shall govern this Agreement.",
@@ -612,6 +612,169 @@ fn a_recital_states_no_clause_kind() {
     assert!(
         !out.iter()
             .any(|(_, t, _)| t == "EXCLUSIVITY" || t == "NON_COMPETE" || t == "LICENSE_GRANT"),
+        "{out:?}"
+    );
+}
+
+/// A start date is the one the agreement's own words name: not the end a
+/// later verb names, not another document's (`an assignment dated`).
+#[test]
+fn a_start_date_is_never_an_end_or_another_documents() {
+    for text in [
+        "The term of this Agreement shall commence as of the Effective Date and, unless earlier terminated in accordance with this Agreement, shall terminate on June 30, 2010.",
+        "Licensor succeeded to the rights of Fox through an assignment dated as of October 1, 2005 by and between Fox Licensing and Fox Mobile.",
+        "Where the Conditions Precedent have not been met by January 31, 2001, for any reason whatsoever, then this Agreement shall be deemed terminated as of that date.",
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            !out.iter()
+                .any(|(_, t, _)| t == "AGREEMENT_DATE" || t == "EFFECTIVE_DATE"),
+            "{text}: {out:?}"
+        );
+    }
+    let out = run(
+        "This Supplement shall become effective upon execution of the SOW and expire February 26, 1999 unless terminated.",
+        &[],
+    );
+    assert!(!has_type(&out, "EFFECTIVE_DATE"), "{out:?}");
+    let out = run(
+        "This INTELLECTUAL PROPERTY AGREEMENT is entered into as of June 26, 2015 (the \"Effective Date\"), between RemainCo and SpinCo.",
+        &[],
+    );
+    assert!(
+        has(&out, "EFFECTIVE_DATE", "Agreement", "June 26, 2015"),
+        "{out:?}"
+    );
+    assert!(
+        has(&out, "AGREEMENT_DATE", "Agreement", "June 26, 2015"),
+        "{out:?}"
+    );
+}
+
+/// A term the parties may extend if both agree later renews nothing; an
+/// automatic renewal from year to year renews for a year.
+#[test]
+fn a_renewal_by_mutual_agreement_is_no_renewal_term() {
+    for text in [
+        "After the Initial Term, the term of the Agreement may be extended by a further period of five (5) years by mutual written agreement by the parties in the form of an amendment to this Agreement.",
+        "This Agreement may be renewed for an additional one year term (\"Renewal Term\") upon mutual written agreement of the Parties.",
+        "The review period may be extended for an additional sixty (60) days if a representative of the non-publishing Party can demonstrate a reasonable need for such extension.",
+    ] {
+        let out = run(text, &[]);
+        assert!(!has_type(&out, "RENEWAL_TERM"), "{text}: {out:?}");
+    }
+    let text = "This Agreement will automatically renew at the end of the Initial Term on a year to year basis (each, a \"Renewal Term\"), unless either Party notifies the other at least 30 days prior to the end of the Initial Term or then current Renewal Term of its intention not to renew this Agreement (a \"Termination Notice\").";
+    let out = run(text, &[]);
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "one year"),
+        "{out:?}"
+    );
+    // The notice's period is the one the notifying words give, though the
+    // sentence ends on another `Notice`.
+    assert!(
+        out.iter()
+            .any(|(_, t, d)| t == "NOTICE_PERIOD_TO_TERMINATE_RENEWAL" && d == "30 days"),
+        "{out:?}"
+    );
+}
+
+/// Federal law applies everywhere: beside a state, the state's law
+/// governs the contract.
+#[test]
+fn a_state_beside_federal_law_is_the_governing_law() {
+    for (text, state) in [
+        ("This Agreement shall be governed in all respects by the laws of the United States and the State of Florida, except for conflict of laws provisions.", "Florida"),
+        ("This Agreement and its interpretation shall be governed by the laws of the United States and, to the extent not inconsistent therewith, by the laws of the Commonwealth of Kentucky without regard to conflicts of laws rules.", "Kentucky"),
+    ] {
+        let out = run(text, &[]);
+        assert!(has(&out, "GOVERNING_LAW", "Agreement", state), "{text}: {out:?}");
+        assert!(!has(&out, "GOVERNING_LAW", "Agreement", "United States"), "{out:?}");
+    }
+}
+
+/// A renewal's period follows its words: not the initial term's before
+/// them; `annual` is a year and `an unlimited period` perpetual.
+#[test]
+fn a_renewal_term_is_its_own_period_not_the_initial_terms() {
+    let out = run(
+        "Unless earlier terminated as provided herein, this Agreement continues in effect for an initial term of seven (7) years (\"Initial Term\") and will automatically renew for one or more annual periods after the Initial Term unless either party gives notice of non-renewal at least ninety (90) days before the end of the then-current term.",
+        &[],
+    );
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "one year"),
+        "{out:?}"
+    );
+    assert!(!has(&out, "RENEWAL_TERM", "Agreement", "seven"), "{out:?}");
+    let out = run(
+        "This Agreement shall remain in full force for ten (10) years after the First Commercial Sale, and shall thereafter automatically renew for an unlimited period of time unless otherwise terminated.",
+        &[],
+    );
+    assert!(
+        has(&out, "RENEWAL_TERM", "Agreement", "perpetual"),
+        "{out:?}"
+    );
+}
+
+/// A notice that asks for a renewal, or one about an insurance policy,
+/// is no notice that stops the agreement's renewal.
+#[test]
+fn a_notice_to_ask_for_renewal_is_no_notice_to_stop_it() {
+    for text in [
+        "If either party wishes to extend the Initial Term it shall provide notice to the other not later than 180 days, nor sooner than 270 days, before the end of the Initial Term.",
+        "You agree to give us written notice of your choice to renew at least six (6) months before the end of the term of this Agreement.",
+        "Should you choose to renew the Franchise, you must provide us with written notice of that intent no earlier than two (2) years and no later than one (1) year before the expiration of the Initial Term.",
+        "Each Party shall provide the other Party with prompt written notice of any cancellation, non-renewal or material change in such insurance, and at least thirty (30) days prior to the end of coverage.",
+        "Metavante shall provide a written renewal notice to Customer at least twelve (12) months prior to the expiration of the Initial Term (the \"Renewal Notice\").",
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            !has_type(&out, "NOTICE_PERIOD_TO_TERMINATE_RENEWAL"),
+            "{text}: {out:?}"
+        );
+    }
+}
+
+/// What follows the initial term (`Thereafter, ...`) and a duty that lasts
+/// after the agreement ends state no expiry.
+#[test]
+fn what_follows_the_initial_term_is_no_expiry() {
+    for text in [
+        "Thereafter, this Agreement shall automatically continue in effect until either party gives the other at least six (6) months prior written notice of termination.",
+        "After the Initial Term, this Agreement shall continue on a month to month basis until terminated by either party upon thirty (30) days prior written notice.",
+        "This right to audit shall extend throughout the term of this Agreement and for one year after expiration or termination of this Agreement.",
+        "(b) the number of unexpired whole months remaining between the Effective Date of Termination and the expiration of the Initial Term.",
+    ] {
+        let out = run(text, &[]);
+        assert!(!has_type(&out, "EXPIRATION_DATE"), "{text}: {out:?}");
+    }
+}
+
+/// Another document's date is no date of this agreement, however it is
+/// worded; the law of a republic or of England and Wales is read whole.
+#[test]
+fn another_documents_dates_and_whole_jurisdictions() {
+    for text in [
+        "Works available under this Agreement, including, without limitation that certain agreement effective as of June 25, 2013 among NFL Enterprises LLC and PFHOF.",
+        "D. ICC and the Phoenix Parties have previously entered into a Selling Agreement, effective as of December 1, 2002, pursuant to which ICC sells the products.",
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            !has_type(&out, "EFFECTIVE_DATE") && !has_type(&out, "AGREEMENT_DATE"),
+            "{text}: {out:?}"
+        );
+    }
+    let out = run("Law application It will be governed by the law of the People's Republic of China, otherwise by the United Nations Convention.", &[]);
+    assert!(has(&out, "GOVERNING_LAW", "Agreement", "China"), "{out:?}");
+    assert!(
+        !has(&out, "GOVERNING_LAW", "Agreement", "People"),
+        "{out:?}"
+    );
+    let out = run(
+        "This Agreement is governed by the laws of England and Wales.",
+        &[],
+    );
+    assert!(
+        has(&out, "GOVERNING_LAW", "Agreement", "England and Wales"),
         "{out:?}"
     );
 }

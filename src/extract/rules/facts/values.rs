@@ -40,7 +40,7 @@ static AMOUNT: Lazy<Regex> = Lazy::new(|| {
 /// `courts located in Santa Clara County, California`.
 static PLACE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i:\b(?:laws?|courts?|jurisdiction|arbitration)\s+(?:located\s+|sitting\s+|held\s+)?(?:of|in)\s+(?:the\s+)?(?:(?:state|commonwealth|province|republic|kingdom|city|county)\s+of\s+)?)(?P<p>[A-Z][A-Za-z]+(?:\s+(?:of\s+)?[A-Z][A-Za-z]+){0,2})|\b(?P<a>English|Swiss|German|French|Dutch|Irish|Scottish|Delaware|Chinese|Japanese|Canadian|Israeli|Indian|Singapore|Hong\s+Kong|Ontario|California|Texas|Nevada|Florida)\s+law\b",
+        r"(?i:\b(?:laws?|courts?|jurisdiction|arbitration)\s+(?:located\s+|sitting\s+|held\s+)?(?:of|in)\s+(?:the\s+)?(?:(?:state|commonwealth|province|republic|kingdom|city|county|people['’]s\s+republic)\s+of\s+)?)(?P<p>[A-Z][A-Za-z]+(?:\s+(?:of\s+)?[A-Z][A-Za-z]+){0,2})|\b(?P<a>English|Swiss|German|French|Dutch|Irish|Scottish|Delaware|Chinese|Japanese|Canadian|Israeli|Indian|Singapore|Hong\s+Kong|Ontario|California|Texas|Nevada|Florida)\s+law\b",
     )
     .unwrap()
 });
@@ -73,6 +73,10 @@ pub(super) fn place(s: &str) -> Option<String> {
             return Some(tidy(a.as_str()));
         }
         let raw = c.name("p")?.as_str();
+        // England and Wales is one jurisdiction, not a list.
+        if raw.to_ascii_lowercase().starts_with("england and wales") {
+            return Some("England and Wales".to_string());
+        }
         let words: Vec<&str> = raw
             .split_whitespace()
             .take_while(|w| !NOT_PLACE.iter().any(|n| n.eq_ignore_ascii_case(w)) || *w == "United")
@@ -94,11 +98,38 @@ pub(super) fn place(s: &str) -> Option<String> {
     None
 }
 
-/// The date nearest after `from` in the sentence, else the first one.
-pub(super) fn date_near(s: &str, from: usize) -> Option<String> {
-    DATE.find_at(s, from.min(s.len()))
-        .or_else(|| DATE.find(s))
-        .map(|m| tidy(m.as_str()))
+/// How far a date may follow the words that make it a fact's (`entered
+/// into as of the 1st day of March, 2020`), and how far it may come before
+/// them (`as of June 26, 2015 (the "Effective Date")`), in bytes.
+const DATE_AFTER: usize = 80;
+const DATE_BEFORE: usize = 60;
+
+/// The date a fact's trigger (`at..to` in the sentence) speaks of: the
+/// first one inside it or within [`DATE_AFTER`] bytes after it, else the
+/// last one within [`DATE_BEFORE`] bytes before it; none elsewhere in the
+/// sentence. A start (`starts`: the agreement's date or its effective date)
+/// is never a date the words between name as an end or a deadline: `shall
+/// commence as of the Effective Date and shall terminate on June 30, 2010`
+/// or `shall become effective upon execution and expire February 26, 1999`
+/// dates the end, `not been met by January 31, 2001` a condition.
+pub(super) fn date_near(s: &str, at: usize, to: usize, starts: bool) -> Option<String> {
+    static ENDS: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\bterminat|\bexpir|\buntil\b|\bthrough\b|\bthru\b|\blater\s+than\b|\bdeadline\b|\bnot\s+(?:been\s+)?(?:met|satisfied|fulfilled)\b|\bby\s+(?:no\s+later|the\s+end)\b|\bending\b")
+            .unwrap()
+    });
+    let clean = |gap: &str| !starts || !ENDS.is_match(gap);
+    let dates: Vec<regex::Match> = DATE.find_iter(s).collect();
+    let after = dates.iter().find(|m| {
+        m.end() > at
+            && m.start() <= to + DATE_AFTER
+            && clean(&s[at.min(m.start())..m.start().max(at)])
+    });
+    let before = || {
+        dates.iter().rev().find(|m| {
+            m.end() <= at && at - m.end() <= DATE_BEFORE && clean(&s[m.end()..to.max(m.end())])
+        })
+    };
+    after.or_else(before).map(|m| tidy(m.as_str()))
 }
 
 /// The period a fact's trigger (`at..to` in the sentence) speaks of: one
@@ -113,9 +144,53 @@ pub(super) fn period_near(s: &str, at: usize, to: usize) -> Option<String> {
 /// long, while days and weeks are the notice that stops it or a window
 /// (`renew automatically ... unless either party gives thirty (30) days'
 /// notice`).
+/// Only a period inside the renewal's words or after them counts: one
+/// before them is the initial term's (`an initial term of seven (7) years
+/// and will automatically renew for one or more annual periods`). A
+/// renewal without a count runs one unit at a time (`on a year to year
+/// basis`, `annual periods`: `one year`); one `for an unlimited period` is
+/// perpetual.
 pub(super) fn renewal_period(s: &str, at: usize, to: usize) -> Option<String> {
     static SHORT: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\b(?:days?|weeks?)\b").unwrap());
-    near_where(&PERIOD, s, at, to, |m| !SHORT.is_match(m))
+    static ONE_UNIT: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:(year|month)[\s-]+to[\s-]+(?:year|month)|(annual|yearly|monthly))\b")
+            .unwrap()
+    });
+    static ENDLESS: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:unlimited|indefinite|perpetual)\s+(?:period|term|basis|renewals?)\b|\bindefinitely\b|\bin\s+perpetuity\b")
+            .unwrap()
+    });
+    let floor = |mut i: usize| {
+        i = i.min(s.len());
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let own = &s[floor(at)..floor(to + AFTER).max(floor(at))];
+    let counted = PERIOD
+        .find_iter(s)
+        .filter(|m| !SHORT.is_match(m.as_str()))
+        .find(|m| m.end() > at && m.start() <= to + AFTER)
+        .map(|m| tidy(m.as_str()));
+    counted
+        .or_else(|| ENDLESS.is_match(own).then(|| "perpetual".to_string()))
+        .or_else(|| {
+            ONE_UNIT.captures(own).map(|c| {
+                let unit = c
+                    .get(1)
+                    .map(|u| u.as_str().to_ascii_lowercase())
+                    .unwrap_or_else(|| {
+                        if c[2].eq_ignore_ascii_case("monthly") {
+                            "month"
+                        } else {
+                            "year"
+                        }
+                        .to_string()
+                    });
+                format!("one {unit}")
+            })
+        })
 }
 
 /// The amount or rate a fact's trigger speaks of, chosen as
@@ -199,13 +274,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_start_date_is_the_one_its_words_name() {
+        let s = "This Agreement shall commence as of the Effective Date and, unless earlier terminated, shall terminate on June 30, 2010.";
+        let at = s.find("Agreement").unwrap();
+        let to = s.find("as of").unwrap() + 5;
+        assert_eq!(date_near(s, at, to, true), None);
+        // The same date is the end the expiry's words name.
+        let at = s.find("terminate on").unwrap();
+        assert_eq!(
+            date_near(s, at, at + 12, false).as_deref(),
+            Some("June 30, 2010")
+        );
+        let s = "This Agreement is entered into as of June 26, 2015 (the \"Effective Date\"), between A and B.";
+        let at = s.find("\"Effective").unwrap();
+        assert_eq!(
+            date_near(s, at, at + 16, true).as_deref(),
+            Some("June 26, 2015")
+        );
+        let s = "This Supplement shall become effective upon execution of the SOW and expire February 26, 1999.";
+        let at = s.find("shall become").unwrap();
+        assert_eq!(date_near(s, at, at + 22, true), None);
+        // A date far from its words belongs to another clause.
+        let s = "This Agreement is made as of the date last written below, and the Supplier shall deliver the first order of Products to the Buyer on or about March 1, 2020.";
+        let at = s.find("made as of").unwrap();
+        assert_eq!(date_near(s, at, at + 10, true), None);
+    }
+
+    #[test]
     fn reads_values() {
         assert_eq!(
-            date_near("made as of the 8th day of May, 2014 by", 0).as_deref(),
+            date_near("made as of the 8th day of May, 2014 by", 0, 10, true).as_deref(),
             Some("8th day of May, 2014")
         );
         assert_eq!(
-            date_near("dated March 1, 2020", 0).as_deref(),
+            date_near("dated March 1, 2020", 0, 5, true).as_deref(),
             Some("March 1, 2020")
         );
         assert_eq!(
@@ -224,7 +326,7 @@ mod tests {
             amount_near("a royalty of 5% of Net Sales", 2, 9).as_deref(),
             Some("5%")
         );
-        assert_eq!(date_near("no date here", 0), None);
+        assert_eq!(date_near("no date here", 0, 2, true), None);
         assert_eq!(
             amount_near(
                 "a fee of Two Hundred Fifty and No/100 Dollars ($250.00) per month",
@@ -253,11 +355,11 @@ mod tests {
         );
         // PDF text splits ordinals and puts a period for a comma.
         assert_eq!(
-            date_near("entered into on the 14t h day of April, 2015", 0).as_deref(),
+            date_near("entered into on the 14t h day of April, 2015", 0, 15, true).as_deref(),
             Some("14t h day of April, 2015")
         );
         assert_eq!(
-            date_near("made this 16 day of August. 2012", 0).as_deref(),
+            date_near("made this 16 day of August. 2012", 0, 9, true).as_deref(),
             Some("16 day of August. 2012")
         );
         assert_eq!(
