@@ -196,3 +196,74 @@ fn ask_contracts_reads_no_and_says_when_no_contract_has_the_category() {
         "{a:#}"
     );
 }
+
+/// Three short supply agreements, each with a clause a naive reading gets
+/// wrong, and what `contracts` must answer from the chosen cells.
+const NAIVE: &[(&str, &str)] = &[
+    (
+        "option_to_renew.txt",
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made and entered into as of March 1, 2020 by and between Acme Components, Inc. (\"Supplier\") and Beta Tools LLC (\"Buyer\").\n\n1. Term\n\nThe term of this Agreement shall commence on the Effective Date and continue until February 28, 2023.\n\n2. Renewal\n\nBuyer shall have the option to renew this Agreement for one additional term of two (2) years by giving Supplier written notice of its election to renew at least ninety (90) days before the end of the term.\n\n3. Governing Law\n\nThis Agreement shall be governed by the laws of the State of Delaware, without regard to its conflict of laws principles.\n",
+    ),
+    (
+        "automatic_renewal.txt",
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made and entered into as of June 1, 2021 by and between Gamma Metals Corp. (\"Supplier\") and Delta Works Inc. (\"Buyer\").\n\n1. Term\n\nThe term of this Agreement shall commence on the Effective Date and continue until May 31, 2024.\n\n2. Renewal\n\nThis Agreement shall automatically renew for successive one (1) year periods unless either party gives the other written notice of non-renewal at least sixty (60) days prior to the end of the then-current term.\n\n3. Governing Law\n\nThis Agreement shall be governed by the laws of the State of Delaware, without regard to its conflict of laws principles.\n",
+    ),
+    (
+        "usury_and_year.txt",
+        "SUPPLY AGREEMENT\n\nThis Supply Agreement is made and entered into as of January 15, 2019 by and between Epsilon Foods Inc. (\"Supplier\") and Zeta Stores LLC (\"Buyer\").\n\n1. Definitions\n\n\"Contract Year\" means each period of twelve months during the term of this Agreement, the first of which shall expire on December 31, 1999.\n\n2. Term\n\nThe term of this Agreement shall commence on the Effective Date and continue until January 14, 2026.\n\n3. Governing Law\n\nThis Agreement shall be governed by the laws of the State of New York, without regard to its conflict of laws principles.\n\n4. Interest\n\nNotwithstanding anything herein, the usury laws of the State of Texas shall govern the maximum rate of interest that may be charged under this Agreement, and any interest in excess of that rate shall be refunded to Buyer.\n",
+    ),
+];
+
+/// `--renews`, `--law` and `--expires-before` answer from the register's
+/// chosen cells: an option to renew is no automatic renewal, a usury
+/// clause naming a law is no governing law (the register may read it, but
+/// the contract's cell is the governing-law clause's), and a definition of
+/// a "Contract Year" dates no expiry.
+#[test]
+fn contracts_answer_from_the_chosen_cells_where_a_naive_reading_is_wrong() {
+    let tmp = tempdir();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for (name, text) in NAIVE {
+        std::fs::write(docs.join(name), text).unwrap();
+    }
+    let batch = tmp.path().join("batch");
+    let mut c = super::util::ingest_offline_cmd(
+        &[docs],
+        &super::util::repo().join("indices"),
+        &batch,
+        &tmp.path().join("history.csv"),
+    );
+    c.current_dir(super::util::repo())
+        .arg("--quiet")
+        .assert()
+        .success();
+    let names = |args: &[&str]| {
+        let mut p = paths(&json(&batch, args));
+        p.sort();
+        p
+    };
+    assert_eq!(names(&["--renews"]), ["automatic_renewal.txt"]);
+    assert_eq!(names(&["--law", "Texas"]), Vec::<String>::new());
+    assert_eq!(names(&["--law", "New York"]), ["usury_and_year.txt"]);
+    assert_eq!(
+        names(&["--law", "Delaware"]),
+        ["automatic_renewal.txt", "option_to_renew.txt"]
+    );
+    assert_eq!(
+        names(&["--expires-before", "2001-01-01"]),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        names(&["--expires-before", "2025-01-01"]),
+        ["automatic_renewal.txt", "option_to_renew.txt"]
+    );
+    assert_eq!(
+        names(&["--expires-before", "2027-01-01"]),
+        [
+            "automatic_renewal.txt",
+            "option_to_renew.txt",
+            "usury_and_year.txt"
+        ]
+    );
+}
