@@ -84,6 +84,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
                     relation_type: TYPES[(j + k) % TYPES.len()].into(),
                     target: name(j + k),
                     evidence: format!("clause {j}.{k} of section {s}"),
+                    reading: None,
                 })
             })
             .collect();

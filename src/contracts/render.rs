@@ -28,6 +28,12 @@ pub struct FactOut<'a> {
     pub end_line: usize,
     pub pointer: String,
     pub quote: &'a str,
+    /// Who read it (`rule`, `model`, `rule+model`, `llm`) and the clause
+    /// model's score of its paragraph: what to weigh it by.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub basis: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
 }
 
 /// A contract as the json form shows it.
@@ -62,6 +68,8 @@ pub fn contract_out<'a>(h: &Hit<'a>) -> ContractOut<'a> {
                 end_line: s.fact.end_line,
                 pointer: s.fact.pointer(),
                 quote: &s.fact.quote,
+                basis: &s.fact.basis,
+                confidence: s.fact.confidence,
             })
             .collect(),
     }

@@ -88,6 +88,61 @@ pub struct Relation {
     pub target: String,
     #[serde(default)]
     pub evidence: String,
+    /// How the offline rules read a typed fact; none for other relations
+    /// and for the LLM's (the graph ignores one an LLM answer carries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<Reading>,
+}
+
+/// How a typed fact was read offline, and how sure the clause model is of
+/// its paragraph: what a reviewer weighs a register cell by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Reading {
+    pub basis: Basis,
+    /// The clause model's score of the fact's paragraph for its category,
+    /// in thousandths (a whole number keeps relations hashable); none when
+    /// the model does not score the category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_permille: Option<u16>,
+}
+
+impl Reading {
+    pub fn new(basis: Basis, score: Option<f32>) -> Self {
+        Reading {
+            basis,
+            score_permille: score.map(|s| (s.clamp(0.0, 1.0) * 1000.0).round() as u16),
+        }
+    }
+
+    /// The model's score, 0..=1.
+    pub fn score(&self) -> Option<f32> {
+        self.score_permille.map(|p| f32::from(p) / 1000.0)
+    }
+}
+
+/// Which reader found a typed fact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Basis {
+    /// A rule fired; the clause model did not score the category, or it
+    /// is a value the model does not gate.
+    #[serde(rename = "rule")]
+    Rule,
+    /// The clause model alone, sure enough of the paragraph.
+    #[serde(rename = "model")]
+    Model,
+    /// A rule fired where the clause model agrees.
+    #[serde(rename = "rule+model")]
+    RuleAndModel,
+}
+
+impl Basis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Rule => "rule",
+            Basis::Model => "model",
+            Basis::RuleAndModel => "rule+model",
+        }
+    }
 }
 
 /// An item removed after extraction, with the reason, so nothing disappears

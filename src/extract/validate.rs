@@ -982,6 +982,7 @@ mod tests {
             relation_type: t.into(),
             target: d.into(),
             evidence: String::new(),
+            reading: None,
         }
     }
 

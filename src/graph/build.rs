@@ -677,15 +677,19 @@ impl Builder<'_> {
                 );
                 continue;
             };
+            let by_rules = ext.extractor == crate::extract::rules::EXTRACTOR;
             let prov = Provenance {
                 doc_id: self.doc_id.to_string(),
                 node_id: node_id.to_string(),
                 evidence: rel.evidence.clone(),
-                source: if ext.extractor == crate::extract::rules::EXTRACTOR {
+                source: if by_rules {
                     super::SOURCE_RULES.to_string()
                 } else {
                     "llm".to_string()
                 },
+                // Only the rules say how they read a fact: a reading in an
+                // LLM's answer is not the model's to claim.
+                reading: rel.reading.filter(|_| by_rules),
             };
             match self.edges.get(&(a, rel_type.clone(), b)) {
                 Some(&e) => {
@@ -793,6 +797,7 @@ mod tests {
                     relation_type: t.to_string(),
                     target: d.to_string(),
                     evidence: format!("{s} {t} {d}"),
+                    reading: None,
                 })
                 .collect(),
             pruned: vec![],

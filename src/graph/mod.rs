@@ -131,6 +131,10 @@ pub struct Provenance {
     /// Which extractor found it: `rules` or `llm` (empty when read back
     /// from a store that does not keep it).
     pub source: String,
+    /// How the rules read a typed fact (rule, model or both, and the
+    /// model's score); none for the LLM's and for other relations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<crate::extract::Reading>,
 }
 
 impl RelationEdge {

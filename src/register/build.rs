@@ -73,6 +73,8 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             quote: p.evidence.clone(),
             why: String::new(),
             target_type: b.entity_type.clone(),
+            basis: basis_of(p),
+            confidence: p.reading.and_then(|r| r.score()),
         };
         let at = order.get(p.node_id.as_str()).copied().unwrap_or(usize::MAX);
         facts
@@ -115,6 +117,12 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
                 quote: c.relation.evidence.clone(),
                 why: c.why.clone(),
                 target_type: c.target_type.clone(),
+                basis: c
+                    .relation
+                    .reading
+                    .map(|r| r.basis.as_str().to_string())
+                    .unwrap_or_default(),
+                confidence: c.relation.reading.and_then(|r| r.score()),
             });
     }
     RegisterRow {
@@ -125,6 +133,17 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         parties,
         facts,
         to_check,
+    }
+}
+
+/// Who read a fact, as its first place in the graph says.
+fn basis_of(p: &crate::graph::Provenance) -> String {
+    match p.reading {
+        _ if p.source != crate::graph::SOURCE_RULES && !p.source.is_empty() => "llm".to_string(),
+        Some(r) => r.basis.as_str().to_string(),
+        // A reader without a model behind it (a party's obligation).
+        None if p.source == crate::graph::SOURCE_RULES => "rule".to_string(),
+        None => String::new(),
     }
 }
 

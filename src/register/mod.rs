@@ -96,6 +96,15 @@ pub struct RegisterFact {
     /// clause).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub target_type: String,
+    /// Who read it: `rule`, `model` (the clause model alone), `rule+model`
+    /// (a rule where the model agrees), or `llm`; empty when unknown (a
+    /// register written before this was kept).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub basis: String,
+    /// The clause model's score (0..=1) of the fact's paragraph for its
+    /// category: how sure the model is that the paragraph is such a clause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
 }
 
 impl RegisterRow {

@@ -72,6 +72,7 @@ pub fn extraction(node_id: &str, actual: Tier, relations: usize) -> SectionExtra
                 relation_type: "BORROWS_FROM".into(),
                 target: format!("Lender {i}"),
                 evidence: String::new(),
+                reading: None,
             })
             .collect(),
         pruned: vec![],

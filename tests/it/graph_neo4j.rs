@@ -171,6 +171,7 @@ fn rel(s: &str, t: &str, d: &str, ev: &str) -> Relation {
         relation_type: t.into(),
         target: d.into(),
         evidence: ev.into(),
+        reading: None,
     }
 }
 

@@ -84,6 +84,34 @@ fn an_ingest_writes_the_register_and_it_agrees_with_the_graph() {
                 assert!(f.normalized.is_some(), "{} {ty}: {f:?}", r.path);
             }
         }
+        // Each fact says who read it (offline: a rule, the clause model,
+        // or both) and, where the model scores its kind, how sure it is;
+        // the model alone asserts only what it is sure of.
+        for (ty, list) in r.facts.iter().chain(&r.to_check) {
+            for f in list {
+                if f.why.is_empty() && !f.basis.is_empty() {
+                    assert!(
+                        ["rule", "model", "rule+model"].contains(&f.basis.as_str()),
+                        "{ty}: {f:?}"
+                    );
+                }
+                if let Some(c) = f.confidence {
+                    assert!((0.0..=1.0).contains(&c), "{ty}: {f:?}");
+                }
+                if f.basis == "model" {
+                    assert!(
+                        f.confidence
+                            .is_some_and(|c| c >= kgroute::clause_model::ALONE),
+                        "{ty}: {f:?}"
+                    );
+                }
+            }
+        }
+        assert!(
+            r.facts.values().flatten().all(|f| !f.basis.is_empty()),
+            "an offline fact without its basis in {}",
+            r.path
+        );
         // To check: a one-value field's clause without a value, or a
         // clause kind the rules read where the clause model did not
         // agree, which says so; never a value, never also a fact of the

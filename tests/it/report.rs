@@ -82,6 +82,7 @@ fn extraction(
                 relation_type: t.to_string(),
                 target: o.to_string(),
                 evidence: String::new(),
+                reading: None,
             })
             .collect(),
         pruned: vec![],

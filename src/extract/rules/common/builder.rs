@@ -3,7 +3,7 @@
 use super::names::display_name;
 use super::orgs::OrgMatch;
 use super::text::normalize_ws;
-use crate::extract::{Candidate, Entity, Relation};
+use crate::extract::{Candidate, Entity, Reading, Relation};
 use std::collections::{HashMap, HashSet};
 
 /// Raw output of the rules, before ontology pruning.
@@ -126,6 +126,18 @@ impl Builder {
         target: &str,
         evidence: &str,
     ) {
+        self.relate_read(source, ty, target, evidence, None);
+    }
+
+    /// [`Builder::relate`] for a typed fact, with how it was read.
+    pub(in crate::extract::rules) fn relate_read(
+        &mut self,
+        source: &str,
+        ty: &str,
+        target: &str,
+        evidence: &str,
+        reading: Option<Reading>,
+    ) {
         if source.eq_ignore_ascii_case(target) {
             return;
         }
@@ -136,6 +148,7 @@ impl Builder {
                 relation_type: ty.to_string(),
                 target: target.to_string(),
                 evidence: evidence.to_string(),
+                reading,
             });
         }
     }

@@ -27,7 +27,7 @@ use super::common::terms::DEFINITION;
 use super::common::text::{contents_like, is_recital, normalize_ws, truncate};
 use crate::clause_model::{self, ClauseModel};
 use crate::extract::facts_vocabulary::category_relation_type;
-use crate::extract::Relation;
+use crate::extract::{Basis, Reading, Relation};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -165,7 +165,11 @@ pub(super) fn facts_with(
                     }
                     if rule.any.iter().any(|w| lower.contains(w)) {
                         let score = model.and_then(|m| model_score(m, &scores, rule.category));
-                        if apply(b, rule, s, score) {
+                        let confidence = model.and_then(|m| {
+                            m.category_index(rule.category)
+                                .and_then(|k| m.say(&scores, k))
+                        });
+                        if apply(b, rule, s, score, confidence) {
                             fired.insert(rule.category);
                         }
                     }
@@ -176,11 +180,9 @@ pub(super) fn facts_with(
             continue;
         };
         for (k, category) in model.categories().iter().enumerate() {
-            let alone = model
-                .say(&scores, k)
-                .is_some_and(|s| s >= clause_model::ALONE);
-            if alone && !fired.contains(category.as_str()) {
-                model_fact(b, model, title, p, k);
+            let alone = model.say(&scores, k).filter(|&s| s >= clause_model::ALONE);
+            if let Some(score) = alone.filter(|_| !fired.contains(category.as_str())) {
+                model_fact(b, model, title, p, k, score);
             }
         }
     }
@@ -224,7 +226,7 @@ fn model_score(model: &ClauseModel, scores: &[f32], category: &str) -> Option<f3
 /// A clause kind only the model reads in a paragraph: the fact of its
 /// best sentence, from the party it names first (else the agreement) to
 /// the clause.
-fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usize) {
+fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usize, score: f32) {
     let category = model.categories()[k].as_str();
     if VALUE_CATEGORIES.contains(&category) {
         return;
@@ -256,18 +258,25 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
     let evidence = window(s, 0, 0);
     let target = clause_entity(b, ty, &evidence);
     let source = party_in(b, s).unwrap_or_else(|| b.entity("Agreement", "DefinedTerm", ""));
-    b.relate(
+    b.relate_read(
         &source,
         &category_relation_type(category),
         &target,
         &evidence,
+        Some(Reading::new(Basis::Model, Some(score))),
     );
 }
 
 /// Applies one rule to a sentence; true when the rule fits it (a fact was
 /// made, or held for review). `model` is the clause model's score of the
 /// sentence's paragraph for the rule's category, when it is a clause kind.
-fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
+fn apply(
+    b: &mut Builder,
+    rule: &Rule,
+    s: &str,
+    model: Option<f32>,
+    confidence: Option<f32>,
+) -> bool {
     // `This Agreement shall be interpreted ... in all respects in
     // accordance with the laws of the State of Illinois`: the governing
     // law's own reading finds it where the trigger does not.
@@ -333,6 +342,7 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
                 relation_type: category_relation_type(rule.category),
                 target,
                 evidence,
+                reading: Some(Reading::new(Basis::Rule, Some(score))),
             },
             format!(
                 "the rules read {} here; the clause model scores the paragraph {score:.2}, below {}",
@@ -342,11 +352,18 @@ fn apply(b: &mut Builder, rule: &Rule, s: &str, model: Option<f32>) -> bool {
         );
         return true;
     }
-    b.relate(
+    // Both read it when the model scores the paragraph at AGREES or more
+    // for the category (a value's too, though a value is never gated).
+    let basis = match confidence {
+        Some(c) if c >= clause_model::AGREES => Basis::RuleAndModel,
+        _ => Basis::Rule,
+    };
+    b.relate_read(
         &source,
         &category_relation_type(rule.category),
         &target,
         &evidence,
+        Some(Reading::new(basis, confidence)),
     );
     if rule.target == Target::GoverningPlace {
         b.relate(&source, GOVERNED_BY, &target, &evidence);

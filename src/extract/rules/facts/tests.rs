@@ -778,3 +778,54 @@ fn another_documents_dates_and_whole_jurisdictions() {
         "{out:?}"
     );
 }
+
+/// Each typed fact says who read it and how sure the model is: a clause
+/// the rules and the model agree on, one the model alone reads, a value,
+/// and a held rule each carry their basis and the model's score.
+#[test]
+fn each_fact_says_who_read_it_and_the_models_score() {
+    let read = |title: &str, text: &str| {
+        let mut b = Builder::default();
+        facts_with(
+            &mut b,
+            title,
+            &[text.to_string()],
+            Some(crate::clause_model::shipped()),
+        );
+        b.finish()
+    };
+    let basis_of = |out: &super::super::common::builder::RulesOutput, ty: &str| {
+        out.relations
+            .iter()
+            .find(|r| r.relation_type == ty)
+            .and_then(|r| r.reading)
+            .map(|r| (r.basis, r.score().unwrap_or(-1.0)))
+    };
+    let out = read("Insurance", "Licensee shall, at its own expense, maintain comprehensive general liability insurance in an amount of not less than $1,000,000 per occurrence, naming Licensor as an additional insured.");
+    let (basis, score) = basis_of(&out, "INSURANCE").expect("asserted with a reading");
+    assert_eq!(basis, Basis::RuleAndModel);
+    assert!(score >= clause_model::AGREES, "{score}");
+    let out = read("Limitation of Liability", "14.1 NEITHER PARTY SHALL HAVE ANY LIABILITY FOR ANY INDIRECT, SPECIAL, PUNITIVE OR CONSEQUENTIAL DAMAGES INCLUDING, WITHOUT THE LIMITATION, LOSS OF PROFIT OR BUSINESS OPPORTUNITIES, WHETHER OR NOT THE PARTY WAS ADVISED OF THE POSSIBILTY OF SUCH.");
+    let (basis, score) = basis_of(&out, "CAP_ON_LIABILITY").expect("the model's fact");
+    assert_eq!(basis, Basis::Model);
+    assert!(score >= clause_model::ALONE, "{score}");
+    let out = read("Governing Law", "This Agreement shall be governed by and construed in accordance with the laws of the State of New York, without regard to its conflict of laws principles.");
+    let (basis, score) = basis_of(&out, "GOVERNING_LAW").expect("a value fact");
+    assert!(matches!(basis, Basis::Rule | Basis::RuleAndModel));
+    assert!((0.0..=1.0).contains(&score), "{score}");
+    // Relations that are no typed fact carry no reading.
+    assert!(out
+        .relations
+        .iter()
+        .filter(|r| r.relation_type == GOVERNED_BY)
+        .all(|r| r.reading.is_none()));
+    let out = read("Representations and Warranties", "Wolf & Company, P.C., which has certified certain financial statements and supporting schedules of the Company included in the Registration Statement, the Preliminary Prospectus, the Prospectus and the Free Writing Prospectuses containing an audit report, are independent public accountants as required by the Act and the rules and regulations of the Commission thereunder.");
+    let held = out
+        .candidates
+        .iter()
+        .find(|c| c.relation.relation_type == "AUDIT_RIGHTS")
+        .expect("held");
+    let r = held.relation.reading.expect("a held fact's reading");
+    assert_eq!(r.basis, Basis::Rule);
+    assert!(r.score().unwrap() < clause_model::AGREES);
+}
