@@ -131,7 +131,10 @@ pub(super) static RULES: [Rule; 9] = [
         any: &["escrow"],
         pattern: Lazy::new(|| ci(r"\bescrow\b")),
         unless: None,
-        also: None,
+        // What goes into escrow is code, not cash for the price.
+        also: Some(Lazy::new(|| {
+            ci(r"\b(?:source|object)\s+code\b|\bsoftware\b|\bdeposit\s+materials\b|\btechnology\b")
+        })),
         source: Source::Party,
         target: RIGHT,
     },

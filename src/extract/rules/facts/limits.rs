@@ -172,7 +172,7 @@ pub(super) static RULES: [Rule; 12] = [
         any: &["audit", "inspect", "examin", "books", "records"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:audit|audits|auditing)\b|\b(?:inspect|examin|review|cop(?:y|ies))\w*\b[^.;]{0,120}?\b(?:books|records|accounts|facilit\w*|plants?|sites?)\b|\b(?:books|records)\b[^.;]{0,120}?\b(?:inspect|examin|review|available)\w*",
+                r"\b(?:audit|audits|auditing)\b|\b(?:inspect|examin|review)\w*\b[^.;]{0,120}?\b(?:books|records|accounts|facilit\w*|plants?|sites?)\b|\b(?:books|records)\b[^.;]{0,120}?\b(?:inspect|examin|review|available)\w*",
             )
         }),
         unless: None,
@@ -188,8 +188,11 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\b(?:maintain|carry|obtain|procure|keep|purchase|provide)\w*\b[^.;]{0,160}?\binsur(?:ance|ed)\b|\binsurance\b[^.;]{0,160}?\b(?:shall|will|must)\s+(?:be\s+)?(?:maintain|carr|obtain|procur|keep|includ|name|provid|cover)|\b(?:additional(?:ly)?\s+insured|certificates?\s+of\s+insurance|self-?insur\w*)\b|\binsur(?:ance|ed)\b[^.;]{0,80}?\b(?:coverage|limits?|amount)\s+of\b",
             )
         }),
+        // Insurance a party may keep but need not is no duty to insure.
         unless: Some(Lazy::new(|| {
-            ci(r"\bfederal\s+deposit\s+insurance\b|\bsocial\s+insurance\b")
+            ci(
+                r"\bfederal\s+deposit\s+insurance\b|\bsocial\s+insurance\b|\bnot\s+(?:be\s+)?(?:obligated|required)\s+to\b",
+            )
         })),
         also: None,
         source: Source::Party,

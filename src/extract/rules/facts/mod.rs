@@ -151,7 +151,7 @@ pub(super) fn facts_with(
             // parties intend, not what a party must do: `"Change in
             // Control" means ...` is no change-of-control clause. Only a
             // value may come from either.
-            let values_only = defines || is_definition(s) || is_recital(s);
+            let values_only = defines || is_definition(s) || is_recital(s) || is_heading(s);
             // A heading (`10.5 Limitation of Liability.`) names a topic and
             // states no fact.
             if s.split_whitespace().count() < MIN_WORDS {
@@ -202,6 +202,31 @@ fn negated_by_prefix(s: &str, at: usize) -> bool {
             .is_some_and(char::is_alphanumeric)
 }
 
+/// The rules of a category. What one says a clause of its kind is not
+/// (its `unless`) holds for the clause model's reading too.
+fn rules_of(category: &str) -> impl Iterator<Item = &'static Rule> + '_ {
+    tables()
+        .into_iter()
+        .flat_map(|t| t.iter())
+        .filter(move |r| r.category == category)
+}
+
+/// True when a sentence is a heading run into the text (`10.4 Inspection
+/// of Property, Books and Records, Discussions.`): every word of four
+/// letters or more is capitalised, none in capitals (a clause in
+/// capitals, `IN NO EVENT SHALL Erchonia BE LIABLE`, is text). A heading
+/// names a topic and binds no one.
+fn is_heading(s: &str) -> bool {
+    let long: Vec<&str> = s
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() >= 4)
+        .collect();
+    long.len() >= 2
+        && long.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase)
+        })
+}
+
 /// True when the text opens with a definition (`1.26 "Change in
 /// Control" means ...`, `"Exclusivity Exceptions" has the meaning ...`),
 /// past a clause number.
@@ -231,11 +256,7 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
     if VALUE_CATEGORIES.contains(&category) {
         return;
     }
-    let Some(rule) = tables()
-        .into_iter()
-        .flat_map(|t| t.iter())
-        .find(|r| r.category == category)
-    else {
+    let Some(rule) = rules_of(category).next() else {
         return;
     };
     let ty = match rule.target {
@@ -248,7 +269,11 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
         .into_iter()
         .map(|(a, z)| &p[a..z])
         .filter(|s| {
-            s.split_whitespace().count() >= MIN_WORDS && !is_definition(s) && !is_recital(s)
+            s.split_whitespace().count() >= MIN_WORDS
+                && !is_definition(s)
+                && !is_recital(s)
+                && !is_heading(s)
+                && !rules_of(category).any(|r| r.unless.as_ref().is_some_and(|u| u.is_match(s)))
         })
         .map(|s| (model.score(title, s)[k], s))
         .max_by(|a, b| a.0.total_cmp(&b.0));
@@ -471,7 +496,55 @@ static CLAUSE_BREAK: Lazy<Regex> = Lazy::new(|| {
 /// The party a capitalised run of words names, if any: its longest run of
 /// words that is a role, a short name or a registered name.
 fn party_named(b: &mut Builder, run: &str) -> Option<String> {
-    let words: Vec<&str> = run.split_whitespace().collect();
+    // `If Tenant timely contests ...`: a sentence's first word is
+    // capitalised whatever it is; a conjunction or preposition is no part
+    // of a name.
+    const LEADS: &[&str] = &[
+        "If",
+        "When",
+        "Whenever",
+        "Where",
+        "Unless",
+        "Upon",
+        "Until",
+        "After",
+        "Before",
+        "Should",
+        "In",
+        "On",
+        "At",
+        "For",
+        "By",
+        "With",
+        "Each",
+        "Either",
+        "Neither",
+        "Any",
+        "All",
+        "Such",
+        "Provided",
+        "Notwithstanding",
+        "Except",
+        "Subject",
+        "Following",
+        "Prior",
+        "During",
+        "Once",
+        "Although",
+        "While",
+        "Thereafter",
+        "Then",
+        "And",
+        "Or",
+        "But",
+    ];
+    let words: Vec<&str> = run
+        .split_whitespace()
+        .skip_while(|w| LEADS.contains(w))
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
     for n in (1..=words.len()).rev() {
         for start in 0..=words.len() - n {
             let cand = words[start..start + n].join(" ");

@@ -25,7 +25,13 @@ pub(super) static RULES: [Rule; 8] = [
             )
         }),
         unless: Some(Lazy::new(|| ci(r"\bbrokers?\b|\bcommissions?\s+having\b"))),
-        also: None,
+        // A share is paid: `10% of the revenues` in a test of a
+        // subsidiary's size is no revenue share.
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:pa(?:y|id|ys|yable|yment)|remit|due|owe|entitled|receive|earn|royalt|commission|shar(?:e|ed|ing))\w*",
+            )
+        })),
         source: Source::Party,
         target: Target::Amount,
     },
@@ -37,7 +43,8 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|order|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b",
             )
         }),
-        unless: None,
+        // A lease's minimum rent is its rent, not a purchase commitment.
+        unless: Some(Lazy::new(|| ci(r"\brent(?:al)?\b"))),
         also: None,
         source: Source::Party,
         target: Target::Amount,
@@ -123,14 +130,21 @@ pub(super) static RULES: [Rule; 8] = [
     },
     Rule {
         category: "Most Favored Nation",
-        any: &["favo", "no less favorable", "lower price", "better"],
+        any: &["favo", "lower price", "better", "lowest", "higher"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bmost\s+favou?red\b|\b(?:no\s+less|at\s+least\s+as)\s+favou?rable\b|\b(?:lower|lowest|better|best)\s+(?:price|prices|pricing|terms|rates?)\b[^.;]{0,120}?\b(?:than|offered|granted|any\s+other)",
+                r"\bmost\s+favou?red\b|\b(?:no\s+less|not\s+(?:be\s+)?less|at\s+least\s+as|more)\s+favou?rable\b|\b(?:no|not\s+(?:be\s+)?)\s*(?:greater|higher)\s+than\s+(?:the\s+)?(?:lowest|best)\b|\bhigher\s+(?:fees?|prices?|rates?)\s+than\b|\b(?:lower|lowest|better|best)\s+(?:price|prices|pricing|terms|rates?)\b[^.;]{0,120}?\b(?:than|offered|granted|any\s+other)",
             )
         }),
         unless: None,
-        also: None,
+        // Prices, or terms as good as another customer's: `no less
+        // favorable than the coverage under the existing policies`
+        // compares no one's.
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\bmost\s+favou?red\b|\b(?:pric|rates?\b|fees?\b|royalt|discount|charg)|\b(?:other|third|any|all|similarly\s+situated)\b[^.;]{0,40}?\b(?:customers?|licensees?|distributors?|purchasers?|buyers?|part(?:y|ies)|persons?|clients?|resellers?|suppliers?|vendors?|entit(?:y|ies)|compan(?:y|ies))\b",
+            )
+        })),
         source: Source::Party,
         target: Target::Clause("Right"),
     },

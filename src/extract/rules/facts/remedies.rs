@@ -41,7 +41,11 @@ pub(super) static RULES: [Rule; 3] = [
         category: "Third Party Beneficiary",
         any: &["beneficiar"],
         pattern: Lazy::new(|| ci(r"\bbeneficiar(?:y|ies)\b")),
-        unless: None,
+        // `There are no third party beneficiaries`, `shall not have rights
+        // as a third party beneficiary`: the opposite clause.
+        unless: Some(Lazy::new(|| {
+            ci(r"\b(?:no|not|nothing|neither|nor|none)\b[^.;]{0,160}?\bbeneficiar")
+        })),
         also: None,
         source: Source::Party,
         target: Target::Clause("Right"),

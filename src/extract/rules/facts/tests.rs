@@ -829,3 +829,66 @@ fn each_fact_says_who_read_it_and_the_models_score() {
     assert_eq!(r.basis, Basis::Rule);
     assert!(r.score().unwrap() < clause_model::AGREES);
 }
+
+/// What a reviewer found typed on a word, not a clause: cash in escrow,
+/// no third-party beneficiaries, insurance one need not keep, copies of
+/// records, a size test in revenues, a lease's rent, a policy compared
+/// with itself, a heading; and a conditional's `If` read into a party.
+#[test]
+fn a_category_needs_its_clause_not_its_word() {
+    for (text, ty) in [
+        ("Upon the execution of this Agreement, Buyer shall immediately deposit an aggregate amount equal to $900,000 in cash into the Escrow Account with the Escrow Agent.", "SOURCE_CODE_ESCROW"),
+        ("The Loan Parties shall not have rights as a third party beneficiary of any of such provisions.", "THIRD_PARTY_BENEFICIARY"),
+        ("There are no third party beneficiaries of this Agreement.", "THIRD_PARTY_BENEFICIARY"),
+        ("Landlord may, but is not obligated to, maintain such other insurance as Landlord deems appropriate.", "INSURANCE"),
+        ("Buyer acknowledges that Sellers have the right to retain originals or copies of all of books and records relating to the Assets.", "AUDIT_RIGHTS"),
+        ("(c) the aggregate revenues and the total Assets of non-wholly owned Subsidiaries of the Borrower do not exceed 10% of the revenues of the Borrower and its Subsidiaries.", "REVENUE_PROFIT_SHARING"),
+        ("(a) The Minimum Annual Rent and Monthly Rental Installments payable during the first Renewal Term shall be no less than the amounts payable for the last year.", "MINIMUM_COMMITMENT"),
+        ("The Company shall obtain D&O Insurance with terms, conditions, retentions and limits of liability that are no less favorable than the coverage provided under the Company's existing policies.", "MOST_FAVORED_NATION"),
+        ("10.4 Inspection of Property, Books and Records, Discussions and Audits of Collateral.", "AUDIT_RIGHTS"),
+    ] {
+        let out = run(text, &["Buyer", "Landlord", "Company", "Borrower"]);
+        assert!(!has_type(&out, ty), "{text}: {out:?}");
+    }
+    for (text, ty) in [
+        ("Licensor shall deposit the Source Code of the Licensed Software with the escrow agent within thirty days.", "SOURCE_CODE_ESCROW"),
+        ("The Indemnified Parties are intended third party beneficiaries of Section 8.", "THIRD_PARTY_BENEFICIARY"),
+        ("Licensee shall pay Licensor a royalty of five percent (5%) of Net Sales.", "REVENUE_PROFIT_SHARING"),
+        ("Supplier shall offer Buyer prices no less favorable than those offered to any other customer for like quantities.", "MOST_FAVORED_NATION"),
+    ] {
+        let out = run(text, &["Licensor", "Licensee", "Supplier", "Buyer"]);
+        assert!(has_type(&out, ty), "{text}: {out:?}");
+    }
+    let out = run(
+        "If Tenant timely contests such statement, Tenant shall have the right to audit Landlord's books and records for the year in question.",
+        &["Tenant", "Landlord"],
+    );
+    assert!(out.iter().all(|(s, _, _)| !s.starts_with("If ")), "{out:?}");
+}
+
+/// A heading run into the text names a topic; a clause in capitals is
+/// still a clause.
+#[test]
+fn a_heading_is_no_clause_but_capitals_are() {
+    assert!(is_heading(
+        "10.4 Inspection of Property, Books and Records, Discussions."
+    ));
+    assert!(is_heading("6.4. Termination for a Change of Control."));
+    assert!(!is_heading("c. IN NO EVENT SHALL Erchonia BE LIABLE FOR ANY LOSS OF PROFIT OR ANY OTHER COMMERCIAL DAMAGE."));
+    assert!(!is_heading(
+        "Licensee shall maintain insurance with Licensor named as an additional insured."
+    ));
+}
+
+/// A most-favoured term in the words contracts use for it.
+#[test]
+fn most_favoured_terms_in_their_wordings() {
+    for text in [
+        "NTC agrees that the Product Prices, benefits and allowances offered to ALFA AESAR shall not be less favorable than those offered on Products provided to agents, distributors or marketed directly by NTC to any customers.",
+        "The parties agree that Client will not be charged a higher fee than what is being made available by EFS to its other Clients for similar services.",
+        "iVillage shall provide Hertz with an opportunity to enter into such a relationship with iVillage, on not less favorable terms than those offered to any other automobile rental company.",
+    ] {
+        let out = run(text, &[]);
+        assert!(has_type(&out, "MOST_FAVORED_NATION"), "{text}: {out:?}");
+    }
+}
