@@ -200,7 +200,13 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\bterminat\w*\b[^.;]{0,160}?\b(?:for\s+(?:any\s+reason|convenience|no\s+reason)|without\s+(?:cause|reason)|at\s+any\s+time[^.;]{0,80}?\bnotice|in\s+its\s+(?:sole\s+)?discretion|with\s+or\s+without\s+cause|for\s+any\s+or\s+no\s+reason)|\b(?:for\s+any\s+reason|for\s+convenience|without\s+cause|at\s+any\s+time)\b[^.;]{0,80}?\bterminat",
             )
         }),
-        unless: None,
+        // `Upon termination for any reason, ...`: what follows an ended
+        // agreement, not a right to end it.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:upon|after|following|on)\s+(?:the\s+)?(?:any\s+)?(?:expiration\s+or\s+)?termination\s+(?:of\s+this\s+agreement\s+)?for\s+any\s+reason",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: Target::Period,

@@ -102,7 +102,7 @@ pub(super) static RULES: [Rule; 9] = [
         }),
         unless: Some(Lazy::new(|| {
             ci(
-                r"\bjointly\b|\bjoint\s+ownership\b|\bthis\s+agreement\s+(?:shall|may)\s+not\s+be\s+assigned",
+                r"\bjointly\b|\bjoint\s+ownership\b|\bthis\s+agreement\s+(?:shall|may)\s+not\s+be\s+assigned|\beach\s+(?:party|of\s+the\s+parties)\b[^.;]{0,80}?\b(?:own|retain)\b|\b(?:shall\s+not\s+(?:obtain|acquire)|acquires?\s+no|obtains?\s+no)\b[^.;]{0,60}?\b(?:rights?|title|interest)\b|\bhas\s+only\s+a\s+limited\b",
             )
         })),
         also: Some(Lazy::new(|| {
@@ -121,8 +121,18 @@ pub(super) static RULES: [Rule; 9] = [
                 r"\bjointly\s+(?:owned|own|developed|made|conceived|created|invented|hold)|\bjoint\s+(?:ownership|owners|inventions?|intellectual\s+property|ip|technology|patents?|works?|developments?|data)\b|\bowned\s+jointly\b|\bco-?own(?:ed|ership|ers?)?\b|\bundivided\s+(?:one-half\s+)?interest\b",
             )
         }),
-        unless: None,
-        also: None,
+        // Not the relationship disclaimer (`nothing creates a joint
+        // venture, co-ownership or partnership`), and something owned.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:not|nor|no|nothing)\b[^.;]{0,120}?\b(?:co-?owner\w*|joint\s+venture|partnership)\b|\bpartnership\s+agreement\b|\bjoint\s+development\s+agreement\b",
+            )
+        })),
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\bown\w*|\btitle\b|\binterest\b|\bpatent|\binvent|\bintellectual\s+property\b|\bknow-?how\b|\bip\b|\bcopyright|\btechnology\b|\bdata\b|\bworks?\b|\blicen[cs]",
+            )
+        })),
         source: Source::Party,
         target: RIGHT,
     },

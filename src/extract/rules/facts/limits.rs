@@ -23,7 +23,7 @@ pub(super) static RULES: [Rule; 12] = [
         }),
         unless: Some(Lazy::new(|| {
             ci(
-                r"\bexclusive\s+(?:remedy|remedies|jurisdiction|venue|forum|property|owner|ownership|use\s+of\s+the\s+parties)\b|\bsole\s+and\s+exclusive\s+(?:remedy|property|owner)",
+                r"\bexclusive\s+(?:remedy|remedies|jurisdiction|venue|forum|property|owner|ownership|use\s+of\s+the\s+parties)\b|\bsole\s+and\s+exclusive\s+(?:remedy|property|owner)|\bsolely\s+and\s+exclusively\s+(?:as|for|in\s+connection)|\bnon-?\s?exclusive\b[^.;]{0,200}?\bexclusively\b|\bexclusive\s+licen[cs]e\w*\b[^.;]{0,40}?\b(?:with|to)\s+(?:other|third)|\bscope\s+of\s+any\s+(?:such\s+)?exclusive",
             )
         })),
         also: None,
@@ -60,7 +60,7 @@ pub(super) static RULES: [Rule; 12] = [
         ],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:notwithstanding|nothing\s+(?:in\s+this|herein|contained)|shall\s+not\s+(?:prevent|restrict|prohibit|preclude|limit)|except\s+(?:for|that|as))\b[^.;]{0,250}?\b(?:compet(?:e|ing|itive|ition|itor)|exclusiv\w*|non-?solicit)",
+                r"\b(?:notwithstanding|nothing\s+(?:in\s+this|herein|contained)|shall\s+not\s+(?:prevent|restrict|prohibit|preclude|limit)|except\s+(?:for|that))\b[^.;]{0,250}?\b(?:compet(?:e|es|ed|ing|itive|ition|itions|itor|itors)\b|exclusiv(?:e|ity)\b|non-?solicit)",
             )
         }),
         // A carve-out from a competitive restriction: not from an
@@ -68,7 +68,7 @@ pub(super) static RULES: [Rule; 12] = [
         // `exclusively` here, nor the court's injunctive relief.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\bexclusive(?:ly)?\s+(?:remed|jurisdiction|venue|forum|property|owner|set\s+forth|provided|stated)|\bsole\s+and\s+exclusive\s+(?:remed|property|owner)|\binjunctive\b",
+                r"\bexclusive(?:ly)?\s+(?:remed|jurisdiction|venue|forum|property|owner|set\s+forth|provided|stated)|\bsole\s+and\s+exclusive\s+(?:remed|property|owner)|\binjunctive\b|\bnon-?\s?exclusive|\bnot\s+exclusive|\bexclusive\s+of\b",
             )
         })),
         also: None,
@@ -80,11 +80,13 @@ pub(super) static RULES: [Rule; 12] = [
         any: &["solicit", "hire", "employ"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:not|no|neither|nor|refrain\s+from)\b[^.;]{0,120}?\b(?:solicit|recruit|hire|induce|entice|employ)\w*\b[^.;]{0,120}?\b(?:employees?|personnel|staff|consultants|contractors)\b|\bnon-?solicit",
+                r"\b(?:not|no|neither|nor|refrain\s+from)\b[^.;]{0,120}?\b(?:solicit\w*|recruit\w*|hir(?:e|es|ed|ing)|induc(?:e|es|ed|ing)|entic(?:e|es|ed|ing)|employ(?:s|ing)?)\b[^.;]{0,120}?\b(?:employees?|personnel|staff|consultants|contractors)\b|\bnon-?solicit",
             )
         }),
         unless: Some(Lazy::new(|| {
-            ci(r"\b(?:general\s+solicitation|shall\s+employ\s+(?:qualified|sufficient|adequate))")
+            ci(
+                r"\b(?:general\s+solicitation|shall\s+employ\s+(?:qualified|sufficient|adequate))|\bresponsib\w*\s+for\s+(?:the\s+)?hiring\b|\bnot\s+(?:be\s+)?obligated\s+to\b|\bbut\s+not\s+the\s+obligation\b",
+            )
         })),
         also: None,
         source: Source::Party,

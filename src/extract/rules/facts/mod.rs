@@ -211,6 +211,47 @@ fn rules_of(category: &str) -> impl Iterator<Item = &'static Rule> + '_ {
         .filter(move |r| r.category == category)
 }
 
+/// What a sentence must hold for the clause model alone (no rule of the
+/// kind agreeing) to mark its kind: the words the kind cannot be without.
+/// The model learns a clause's neighbourhood, so without them a plain
+/// consequential-damages exclusion reads as uncapped liability, a
+/// termination for breach as one for convenience, a non-exclusive grant
+/// as exclusivity and an anti-assignment clause as a change of control.
+static MODEL_ALONE_NEEDS: Lazy<[(&str, Regex); 4]> = Lazy::new(|| {
+    [
+        (
+            "Uncapped Liability",
+            ci(
+                r"\bexcept\b|\bexclud(?:ing|es?)\b|\bunless\b|\bnot\s+(?:be\s+construed\s+to\s+)?(?:apply|limit)\b|\bprovided,?\s+(?:however|that)\b|\bother\s+than\b|\bunlimited\b|\bgross(?:ly)?\s+negligen|\bwil+ful|\bfraud",
+            ),
+        ),
+        (
+            "Termination For Convenience",
+            ci(
+                r"\bfor\s+(?:any|no)\s+(?:or\s+no\s+)?reason|\bconvenience\b|\bwithout\s+(?:cause|reason)|\bat\s+will\b|\bdiscretion\b|\bat\s+any\s+time\b[^.;:]{0,40}?\b(?:upon|on|by\s+giving|with)\b[^.;:]{0,40}?\bnotice\b",
+            ),
+        ),
+        (
+            "Exclusivity",
+            ci(
+                r"\b(?:an?|the|its|sole|and|grants?|appoints?)\s+exclusive\b|\bexclusivity\b|\bexclusively\b|\bsole\s+(?:and\s+exclusive\s+)?(?:supplier|distributor|provider|source|agent|representative|reseller|manufacturer|right)\b",
+            ),
+        ),
+        (
+            "Change Of Control",
+            ci(r"\bcontrol\b|\bmerge|\bacqui|\bsubstantially\s+all\b|\bconsolidat"),
+        ),
+    ]
+});
+
+/// True when the clause model alone may mark `category` from sentence `s`.
+fn model_alone_may(category: &str, s: &str) -> bool {
+    MODEL_ALONE_NEEDS
+        .iter()
+        .filter(|(c, _)| *c == category)
+        .all(|(_, needs)| needs.is_match(s))
+}
+
 /// True when a sentence is a heading run into the text (`10.4 Inspection
 /// of Property, Books and Records, Discussions.`): every word of four
 /// letters or more is capitalised, none in capitals (a clause in
@@ -274,6 +315,7 @@ fn model_fact(b: &mut Builder, model: &ClauseModel, title: &str, p: &str, k: usi
                 && !is_recital(s)
                 && !is_heading(s)
                 && !rules_of(category).any(|r| r.unless.as_ref().is_some_and(|u| u.is_match(s)))
+                && model_alone_may(category, s)
         })
         .map(|s| (model.score(title, s)[k], s))
         .max_by(|a, b| a.0.total_cmp(&b.0));

@@ -40,11 +40,17 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["minimum", "at least", "no less than", "not less than"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|order|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b",
+                r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b|\b(?:purchase\s+)?orders?\s+(?:for\s+|of\s+)?(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum)\b",
             )
         }),
         // A lease's minimum rent is its rent, not a purchase commitment.
-        unless: Some(Lazy::new(|| ci(r"\brent(?:al)?\b"))),
+        // A time (`at least 30 days before`) or no minimum at all is no
+        // commitment.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\brent(?:al)?\b|\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b[^.;]{0,40}?\b(?:days?|weeks?|months?|business)?\b[^.;]{0,10}?\b(?:after|before|prior\s+to|in\s+advance)\b|\bno\s+minimum\b|\bnot\s+(?:be\s+)?(?:required|obligated)\s+to\s+(?:purchase|order|buy)",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: Target::Amount,

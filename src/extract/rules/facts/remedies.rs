@@ -16,8 +16,14 @@ pub(super) static RULES: [Rule; 3] = [
                 r"\b(?:upon|after|following|on|in\s+the\s+event\s+of|prior\s+to|at\s+the\s+time\s+of|subsequent\s+to)\s+(?:the\s+)?(?:any\s+)?(?:effective\s+date\s+of\s+(?:the\s+)?|date\s+of\s+)?(?:termination|expiration|expiry)\b[^.;]{0,250}?\b(?:shall|will|may|must|agrees?)\b|\b(?:termination|expiration)\b[^.;]{0,80}?\b(?:for\s+a\s+period|wind[\s\-]?down|transition|sell[\s\-]off)",
             )
         }),
+        // Not when what ends is a warranty, support or notice period
+        // rather than the agreement, nor a restriction running after it
+        // (a non-compete's own kind), the return of confidential
+        // information, or rights accrued before it.
         unless: Some(Lazy::new(|| {
-            ci(r"\b(?:shall|will)\s+(?:expire|not\s+be\s+deemed)\b|\bholding\s+over\b")
+            ci(
+                r"\b(?:shall|will)\s+(?:expire|not\s+be\s+deemed)\b|\bholding\s+over\b|\b(?:expiration|expiry|end)\s+of\s+(?:the\s+|such\s+|any\s+such\s+)?(?:warranty|support|initial|renewal|sell-?off|cure|notice|such|maintenance)\b[^.;]{0,20}?\b(?:period|term)\b|\bnot\b[^.;]{0,80}?\b(?:solicit|compete|hire|recruit)|\b(?:return|destroy|erase|delete|stop\s+using|cease\s+using)\w*\b[^.;]{0,200}?\bconfidential\s+information\b|\bconfidential\s+information\b[^.;]{0,120}?\b(?:return|destroy|erase|delete)|\b(?:rights?\s+or\s+obligations|obligations)\s+accrued\b|\baccrued\s+(?:or\s+existing\s+)?as\s+of\b",
+            )
         })),
         also: None,
         source: Source::Party,

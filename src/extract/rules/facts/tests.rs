@@ -892,3 +892,68 @@ fn most_favoured_terms_in_their_wordings() {
         assert!(has_type(&out, "MOST_FAVORED_NATION"), "{text}: {out:?}");
     }
 }
+
+/// A kind fires on its words, not on a longer word that holds them:
+/// `competent` is no competition, `employees` no hiring, `non-exclusive`
+/// no exclusivity, `in order to` no purchase order; and not on the
+/// clause saying the opposite or another kind.
+#[test]
+fn a_kind_fires_on_its_words_not_on_words_that_hold_them() {
+    for (text, ty) in [
+        ("Notwithstanding the foregoing, the receiving party may disclose confidential information to the extent required by a court of competent jurisdiction.", "COMPETITIVE_RESTRICTION_EXCEPTION"),
+        ("Except as otherwise provided in this Agreement, all payments due under this Agreement are exclusive of value added taxes.", "COMPETITIVE_RESTRICTION_EXCEPTION"),
+        ("Under no circumstances shall the employees of one party be deemed to be employees of the other for any purpose.", "NO_SOLICIT_OF_EMPLOYEES"),
+        ("Neither Party shall have any responsibility for the hiring, termination or compensation of the other Party's employees.", "NO_SOLICIT_OF_EMPLOYEES"),
+        ("The Distributor shall deposit funds in order to maintain a total Deposit of at least $50,000.", "MINIMUM_COMMITMENT"),
+        ("There is no minimum amount of Product that Buyer must purchase in any year.", "MINIMUM_COMMITMENT"),
+        ("Nothing in this Agreement shall create a joint venture, co-ownership or partnership between the parties.", "JOINT_IP_OWNERSHIP"),
+        ("Each Party will own all of its inventions and other Intellectual Property Rights made under this Agreement.", "IP_OWNERSHIP_ASSIGNMENT"),
+        ("Upon termination of this Agreement for any reason, Distributor shall return all unsold Products.", "TERMINATION_FOR_CONVENIENCE"),
+        ("For twelve months after the termination of this Agreement, Consultant shall not solicit any employee of the Company.", "POST_TERMINATION_SERVICES"),
+    ] {
+        let out = run(text, &["Distributor", "Buyer", "Consultant", "Company"]);
+        assert!(!has_type(&out, ty), "{text}: {out:?}");
+    }
+    for (text, ty) in [
+        ("Nothing in this Agreement shall prevent Licensee from selling products that compete with the Products outside the Territory.", "COMPETITIVE_RESTRICTION_EXCEPTION"),
+        ("During the Term, neither party shall solicit or hire any employee of the other party.", "NO_SOLICIT_OF_EMPLOYEES"),
+        ("Buyer shall purchase at least 10,000 units of Product in each Contract Year.", "MINIMUM_COMMITMENT"),
+        ("All inventions made jointly by the parties shall be jointly owned by the parties.", "JOINT_IP_OWNERSHIP"),
+        ("Either party may terminate this Agreement for any reason upon ninety days written notice.", "TERMINATION_FOR_CONVENIENCE"),
+    ] {
+        let out = run(text, &["Licensee", "Buyer", "Distributor"]);
+        assert!(has_type(&out, ty), "{text}: {out:?}");
+    }
+}
+
+/// The clause model alone marks a kind only from a sentence holding the
+/// kind's own words: an exclusion of consequential damages is no carve-out
+/// from a cap, a termination for breach none for convenience.
+#[test]
+fn the_model_alone_needs_the_kinds_own_words() {
+    assert!(!model_alone_may(
+        "Uncapped Liability",
+        "IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR ANY INDIRECT, INCIDENTAL OR CONSEQUENTIAL DAMAGES."
+    ));
+    assert!(model_alone_may(
+        "Uncapped Liability",
+        "The foregoing limitation shall not apply to a party's gross negligence or willful misconduct."
+    ));
+    assert!(!model_alone_may(
+        "Termination For Convenience",
+        "Either party may terminate this Agreement in the event of a material breach by the other party."
+    ));
+    assert!(!model_alone_may(
+        "Exclusivity",
+        "Licensor grants Licensee a limited, non-exclusive license to use the Marks."
+    ));
+    assert!(!model_alone_may(
+        "Change Of Control",
+        "Neither party may assign this Agreement without the prior written consent of the other party."
+    ));
+    // A kind with no such words is the model's to mark.
+    assert!(model_alone_may(
+        "Insurance",
+        "Supplier shall carry coverage."
+    ));
+}

@@ -304,10 +304,11 @@ fn duties_of(b: &mut Builder, p: &str, own: &OwnSection) -> Option<Found> {
                 b,
                 &ob,
                 &pt,
-                // The clause may end before the verb the match reached
-                // (`IAC will, [*] ...`): then nothing follows it.
+                // From the verb, whose object may be the recipient (`pay
+                // Landlord`). The clause may end before the verb the match
+                // reached (`IAC will, [*] ...`): then nothing follows it.
                 clause
-                    .get(c.get(3).unwrap().end() - c.get(1).unwrap().start()..)
+                    .get(c.get(3).unwrap().start() - c.get(1).unwrap().start()..)
                     .unwrap_or(""),
             );
             ob
@@ -398,6 +399,10 @@ fn subject(raw: &str) -> Option<(String, bool)> {
             subject(&rest).map(|(party, _)| (party, true))
         }
         "No" | "Neither" | "NO" | "NEITHER" => None,
+        // `If Landlord shall advise Tenant ...`: a condition, whose party
+        // is bound by nothing.
+        "If" | "Unless" | "When" | "Whenever" | "Until" | "Whether" | "Once" | "IF" | "UNLESS"
+        | "WHEN" => None,
         "The" | "Each" | "Any" | "Such" | "Either" | "A" | "An" | "THE" | "EACH" | "ANY"
         | "SUCH" | "EITHER"
             if !rest.is_empty() =>
@@ -600,44 +605,98 @@ fn bound_party(b: &mut Builder, party: &str) -> Option<String> {
     (!pronoun && b.bindable(party)).then(|| party_entity(b, party))
 }
 
-/// `to Party B`, `to us`, `for the benefit of Franchisor` after a duty's
-/// verb: to whom the duty is owed (OWED_TO), when the words name another
-/// party of the registry; in a contract of two parties, `notify the other
-/// Party`, `pay to the other party`, `with the other Party` too, and a duty
-/// each Party holds to the other is owed to `Party`.
-fn owed_to(b: &mut Builder, duty: &str, holder: &str, rest: &str) {
+/// Words after which a party is the one a duty is owed to: a preposition
+/// of the recipient (`deliver to the District`, `for the benefit of
+/// Franchisor`) or a verb whose object receives (`pay Landlord`, `notify
+/// each Bank`, `provide Tenant with`, `indemnify and hold harmless
+/// Licensor`), then the party's name with its determiner.
+static RECIPIENT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:(to|for\s+the\s+(?:account|benefit)\s+of|(?:consult|cooperate|confer)\s+with)|(?:[Nn]otify|[Nn]otifies|[Ii]nform|[Aa]dvise|[Pp]ay|[Rr]epay|[Rr]eimburse|[Cc]ompensate|[Ii]ndemnify|[Dd]efend|[Hh]old\s+harmless|[Pp]rovide|[Ff]urnish|[Gg]ive|[Ss]end|[Gg]rant|[Aa]ssist|[Pp]ermit|[Aa]llow|[Ii]nvoice|[Rr]efund|[Ss]upply|[Oo]ffer|[Tt]ell))\s+(?:the\s+|each\s+|any\s+|such\s+|all\s+|either\s+)?(us|you|[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})")
+        .unwrap()
+});
+
+/// `and each Lender`, `or the Agent`: a party coordinated with the
+/// recipient before it.
+static AND_RECIPIENT: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^,?\s+(?:and/or|and|or)\s+(?:the\s+|each\s+|any\s+|such\s+|all\s+)?([A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})")
+        .unwrap()
+});
+
+/// Names no one party bears: `to any Party`, `to a Third Party`.
+const NO_RECIPIENT: &[&str] = &["party", "parties", "third party", "third parties"];
+
+/// The party a mention after a recipient word stands for, when it is one
+/// that is not `holder`: a name of the registry, a role or a party short
+/// name, as written or (after a verb, `pay Landlord Additional Rent`) its
+/// leading words. A possessive (`to Landlord's satisfaction`) names no
+/// recipient.
+fn recipient(
+    b: &mut Builder,
+    text: &str,
+    at: usize,
+    mention: &str,
+    after_verb: bool,
+) -> Option<String> {
+    let end = at + mention.len();
+    if text[end..].starts_with(['\'', '\u{2019}']) {
+        return None;
+    }
+    // `us` after a verb or `to` is the object form of `we`.
+    let mention = if mention == "us" { "we" } else { mention };
+    let words: Vec<&str> = mention.split_whitespace().collect();
+    let longest = if after_verb { 1 } else { words.len() };
+    (longest..=words.len()).rev().find_map(|n| {
+        let m = words[..n].join(" ");
+        let pronoun = m == "we" || m == "you";
+        if NO_RECIPIENT.contains(&m.to_ascii_lowercase().as_str())
+            || (pronoun && b.registry.resolve(&m).is_none())
+            || !(pronoun || b.bindable(&m))
+        {
+            return None;
+        }
+        bound_party(b, &m)
+    })
+}
+
+/// To whom a duty is owed (OWED_TO), read from the duty's own clause
+/// after its subject (`text`, from the duty's verb on): the party after
+/// a recipient word (see [`RECIPIENT`]) and the parties coordinated with
+/// it, when they are not the holder; in a contract of two parties,
+/// `notify the other Party`, `pay to the other party`, `with the other
+/// Party` too, and a duty each Party holds to the other is owed to
+/// `Party`.
+fn owed_to(b: &mut Builder, duty: &str, holder: &str, text: &str) {
     static OTHER_PARTY: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r"(?i)\b(?:to|notify|notifies|inform|pay|reimburse|indemnify|with)\s+(?:the|such)\s+other\s+party\b")
             .unwrap()
     });
-    static TO_PARTY: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"\b(?:to|for\s+the\s+(?:account|benefit)\s+of)\s+(?:the\s+)?(us|you|[A-Z][A-Za-z\-]*(?:\s+[A-Z][A-Za-z\-]*){0,3})\b")
-            .unwrap()
-    });
-    // A name only the registry can tell is a party.
-    let named = if b.registry.is_empty() { "" } else { rest };
-    for c in TO_PARTY.captures_iter(named) {
-        let mention = c[1].to_string();
-        // `us` after `to` is the object form of `we`.
-        let key = if mention == "us" {
-            "we"
-        } else {
-            mention.as_str()
+    let quote = truncate(text, EVIDENCE_CHARS);
+    for c in RECIPIENT.captures_iter(text) {
+        let after_verb = c.get(1).is_none();
+        let m = c.get(2).unwrap();
+        let Some(to) = recipient(b, text, m.start(), m.as_str(), after_verb) else {
+            continue;
         };
-        if b.registry.resolve(key).is_none() {
+        if to.eq_ignore_ascii_case(holder) {
             continue;
         }
-        let Some(to) = bound_party(b, key) else {
-            continue;
-        };
-        if !to.eq_ignore_ascii_case(holder) {
-            let quote = truncate(rest, EVIDENCE_CHARS);
-            b.relate(duty, "OWED_TO", &to, &quote);
+        b.relate(duty, "OWED_TO", &to, &quote);
+        // `to the Administrative Agent and each Lender`: both.
+        let mut rest_at = m.end();
+        while let Some(a) = AND_RECIPIENT.captures(&text[rest_at..]) {
+            let g = a.get(1).unwrap();
+            let at = rest_at + g.start();
+            match recipient(b, text, at, g.as_str(), false) {
+                Some(to) if !to.eq_ignore_ascii_case(holder) => {
+                    b.relate(duty, "OWED_TO", &to, &quote)
+                }
+                _ => break,
+            }
+            rest_at += g.end();
         }
         return;
     }
-    if OTHER_PARTY.is_match(rest) {
-        let quote = truncate(rest, EVIDENCE_CHARS);
+    if OTHER_PARTY.is_match(text) {
         // `Each Party shall notify the other Party`: a duty both parties
         // hold, owed by each to the other.
         if holder.eq_ignore_ascii_case("party") {
@@ -837,6 +896,61 @@ mod tests {
             "7.3 Notices. Each Party shall promptly notify the other Party of any claim.",
         );
         assert_eq!(owed(&extract_for(&each, &ontology)), ["Party"]);
+    }
+
+    /// The party after a recipient word is the one a duty is owed to,
+    /// named by role without any registry (a credit agreement, a lease):
+    /// `pay to the Administrative Agent`, `pay Landlord`, `furnish to the
+    /// Administrative Agent and each Lender`, `notify each Bank`; never a
+    /// possessive, the holder itself or a name that is no party.
+    #[test]
+    fn the_party_after_a_recipient_word_is_owed_the_duty() {
+        let ontology = onto(&["OBLIGATED_TO", "OWED_TO"]);
+        let owed = |text: &str| -> Vec<String> {
+            let mut to: Vec<String> =
+                of_type(&extract_for(&input("2.1 Fees", text), &ontology), "OWED_TO")
+                    .into_iter()
+                    .map(|(_, t)| t.to_string())
+                    .collect();
+            to.sort();
+            to
+        };
+        assert_eq!(
+            owed("The Borrower agrees to pay to the Administrative Agent, for its own account, fees payable in the amounts agreed."),
+            ["Administrative Agent"]
+        );
+        assert_eq!(
+            owed("If any check is not honored, Tenant shall pay Landlord a fee of $75.00 for each such check."),
+            ["Landlord"]
+        );
+        assert_eq!(
+            owed("The Borrower will furnish to the Administrative Agent and each Lender written notice of any Default."),
+            ["Administrative Agent", "Lender"]
+        );
+        assert_eq!(
+            owed("Upon receipt of a notice, the Agent shall promptly notify each Bank of the contents thereof."),
+            ["Bank"]
+        );
+        assert!(
+            owed("Tenant shall complete the work to Landlord's reasonable satisfaction within thirty days.").is_empty()
+        );
+        assert!(
+            owed("The Borrower shall pay to the Borrower's account all sums collected.").is_empty()
+        );
+        assert!(owed("Tenant shall deliver the plans prior to the Commencement Date.").is_empty());
+        // A condition binds no one: only Tenant's duty is read.
+        let cond = extract_for(
+            &input(
+                "2.2 Plans",
+                "If Landlord shall advise Tenant of any objections to the Plans, then Tenant shall promptly revise the Plans.",
+            ),
+            &ontology,
+        );
+        let holders: Vec<&str> = of_type(&cond, "OBLIGATED_TO")
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        assert_eq!(holders, ["Tenant"]);
     }
 
     /// [`conditional`] as it was, lower-casing everything before the match.
