@@ -45,6 +45,10 @@ pub struct ContractOut<'a> {
     pub doc_type: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub party: Option<&'a crate::register::RegisterParty>,
+    /// `automatic` or `option`: how the contract renews (the register's
+    /// `renewal`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renewal: Option<&'a str>,
     pub facts: Vec<FactOut<'a>>,
 }
 
@@ -55,6 +59,7 @@ pub fn contract_out<'a>(h: &Hit<'a>) -> ContractOut<'a> {
         title: &h.row.title,
         doc_type: &h.row.doc_type,
         party: h.party,
+        renewal: h.row.renewal.as_deref(),
         facts: h
             .facts
             .iter()

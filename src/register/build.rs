@@ -8,7 +8,7 @@
 //! clause quoted for want of a date) goes to the row's `to_check`, for a
 //! reviewer. Every other fact type keeps section order.
 
-use super::{normalize, RegisterFact, RegisterParty, RegisterRow};
+use super::{normalize, read, RegisterFact, RegisterParty, RegisterRow};
 use crate::extract::facts_vocabulary::is_fact_relation;
 use crate::graph::{DocGraph, EntityNode};
 use once_cell::sync::Lazy;
@@ -84,7 +84,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
     }
     expiration_dates(&mut facts);
     let mut to_check: BTreeMap<String, Vec<RegisterFact>> = BTreeMap::new();
-    let facts = facts
+    let mut facts: BTreeMap<String, Vec<RegisterFact>> = facts
         .into_iter()
         .filter_map(|(ty, mut list)| {
             let level = DOCUMENT_LEVEL.contains(&ty.as_str());
@@ -100,6 +100,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             (!values.is_empty()).then_some((ty, values))
         })
         .collect();
+    let renewal = renewal_kind_of(&mut facts, &mut to_check);
     for h in &g.held {
         let c = &h.candidate;
         let (start_line, end_line) = lines.get(h.node_id.as_str()).copied().unwrap_or((0, 0));
@@ -133,7 +134,37 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         parties,
         facts,
         to_check,
+        renewal,
     }
+}
+
+/// How the contract renews, from its renewal cell (see
+/// [`read::renewal_kind`]). When the renewal is an option, a notice period
+/// is the notice to exercise it, not one that stops a renewal: the notice
+/// cell stays empty and its facts go to the reviewer.
+fn renewal_kind_of(
+    facts: &mut BTreeMap<String, Vec<RegisterFact>>,
+    to_check: &mut BTreeMap<String, Vec<RegisterFact>>,
+) -> Option<String> {
+    let kind = facts
+        .get("RENEWAL_TERM")
+        .and_then(|list| list.first())
+        .and_then(read::renewal_kind)?;
+    if kind == read::OPTION_TO_RENEW {
+        if let Some(notices) = facts.remove("NOTICE_PERIOD_TO_TERMINATE_RENEWAL") {
+            to_check
+                .entry("NOTICE_PERIOD_TO_TERMINATE_RENEWAL".to_string())
+                .or_default()
+                .extend(notices.into_iter().map(|f| {
+                    RegisterFact {
+                        why: "the renewal is an option: a notice to exercise it stops no renewal"
+                            .to_string(),
+                        ..f
+                    }
+                }));
+        }
+    }
+    Some(kind.to_string())
 }
 
 /// Who read a fact, as its first place in the graph says.
@@ -322,6 +353,35 @@ fn title_of(g: &DocGraph) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An option to renew is exercised by notice: that notice stops no
+    /// renewal, so it is no notice cell but a fact to check; beside an
+    /// automatic renewal the notice stays.
+    #[test]
+    fn a_notice_beside_an_option_to_renew_is_no_notice_to_stop_it() {
+        let fact = |quote: &str, n: &str| RegisterFact {
+            quote: quote.into(),
+            normalized: Some(n.into()),
+            ..Default::default()
+        };
+        let notice = fact(
+            "Licensee may exercise the option by written notice at least 90 days before the end of the Term.",
+            "90 days",
+        );
+        for (renewal, kind, kept) in [
+            ("Licensee shall have the option to renew this Agreement for one additional year.", "option", false),
+            ("This Agreement shall automatically renew for successive one (1) year periods unless either party gives notice.", "automatic", true),
+        ] {
+            let mut facts = BTreeMap::from([
+                ("RENEWAL_TERM".to_string(), vec![fact(renewal, "1 year")]),
+                ("NOTICE_PERIOD_TO_TERMINATE_RENEWAL".to_string(), vec![notice.clone()]),
+            ]);
+            let mut to_check = BTreeMap::new();
+            assert_eq!(renewal_kind_of(&mut facts, &mut to_check).as_deref(), Some(kind));
+            assert_eq!(facts.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), kept);
+            assert_eq!(to_check.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), !kept);
+        }
+    }
 
     #[test]
     fn a_term_runs_from_the_start_its_sentence_names() {

@@ -51,6 +51,11 @@ pub struct RegisterRow {
     /// rules read where the clause model did not agree (with `why`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub to_check: BTreeMap<String, Vec<RegisterFact>>,
+    /// How the contract renews, from its renewal cell: `automatic` (unless
+    /// a party gives notice) or `option` (a party must exercise it); none
+    /// when it gives no renewal or says neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renewal: Option<String>,
 }
 
 /// A party with every name the contract gives it.

@@ -156,16 +156,41 @@ fn parse_period(s: &str) -> Option<u32> {
 /// one by mutual agreement is no automatic renewal: the contract ends
 /// unless someone acts.
 pub fn renews_automatically(f: &RegisterFact) -> bool {
-    static AUTOMATIC: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)\b(?:automatic(?:ally)?|successive|evergreen|unless\b[^.;]{0,120}\bnoti(?:ce|fy|fies))")
-            .unwrap()
-    });
-    static ACTED: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)\b(?:option|opt\s+to|may\s+(?:renew|extend)|right\s+to\s+(?:renew|extend)|elects?\s+to\s+(?:renew|extend)|mutual(?:ly)?|upon\s+(?:the\s+)?(?:written\s+)?request|wish(?:es)?\s+to\s+renew|desires?\s+to\s+renew)\b")
-            .unwrap()
-    });
-    AUTOMATIC.is_match(&f.quote) && !ACTED.is_match(&f.quote)
+    AUTOMATIC.is_match(&f.quote) && !OPTION.is_match(&f.quote) && !MUTUAL.is_match(&f.quote)
 }
+
+/// How a renewal fact renews: [`AUTOMATIC_RENEWAL`] when it needs no one
+/// to act (see [`renews_automatically`]), [`OPTION_TO_RENEW`] when a party
+/// must elect, request or exercise it; `None` when the clause says neither
+/// (a renewal by mutual agreement, or words the reader cannot place).
+pub fn renewal_kind(f: &RegisterFact) -> Option<&'static str> {
+    if renews_automatically(f) {
+        Some(AUTOMATIC_RENEWAL)
+    } else if OPTION.is_match(&f.quote) && !MUTUAL.is_match(&f.quote) {
+        Some(OPTION_TO_RENEW)
+    } else {
+        None
+    }
+}
+
+/// A renewal that happens unless a party gives notice.
+pub const AUTOMATIC_RENEWAL: &str = "automatic";
+/// A renewal a party must elect, request or exercise.
+pub const OPTION_TO_RENEW: &str = "option";
+
+static AUTOMATIC: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:automatic(?:ally)?|successive|evergreen|unless\b[^.;]{0,120}\bnoti(?:ce|fy|fies))")
+        .unwrap()
+});
+
+/// A renewal one party must act for.
+static OPTION: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)\b(?:option|opt\s+to|may\s+(?:renew|extend)|right\s+to\s+(?:renew|extend)|elects?\s+to\s+(?:renew|extend)|upon\s+(?:the\s+)?(?:written\s+)?request|wish(?:es)?\s+to\s+renew|desires?\s+to\s+renew)\b")
+        .unwrap()
+});
+
+/// A renewal both parties must agree to.
+static MUTUAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bmutual(?:ly)?\b").unwrap());
 
 #[cfg(test)]
 mod tests {
@@ -203,5 +228,23 @@ mod tests {
         ] {
             assert!(!renews_automatically(&f(acted)), "{acted}");
         }
+        assert_eq!(
+            renewal_kind(&f(
+                "Licensee shall have the option to renew this Agreement for one additional year."
+            )),
+            Some(OPTION_TO_RENEW)
+        );
+        assert_eq!(
+            renewal_kind(&f(
+                "This Agreement shall automatically renew for successive one (1) year periods."
+            )),
+            Some(AUTOMATIC_RENEWAL)
+        );
+        assert_eq!(
+            renewal_kind(&f(
+                "The parties may renew this Agreement by mutual written agreement."
+            )),
+            None
+        );
     }
 }

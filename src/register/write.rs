@@ -81,10 +81,19 @@ pub fn fact_cell(row: &RegisterRow, rel_type: &str) -> String {
     };
     let first = &facts[0];
     if first.is_value() {
-        return first
+        let value = first
             .normalized
             .clone()
             .unwrap_or_else(|| first.value.clone());
+        // `1 year (option)`: whether anyone must act for it to renew.
+        return match row
+            .renewal
+            .as_deref()
+            .filter(|_| rel_type == "RENEWAL_TERM")
+        {
+            Some(kind) => format!("{value} ({kind})"),
+            None => value,
+        };
     }
     let mut seen: Vec<String> = Vec::new();
     for f in facts {
@@ -270,6 +279,20 @@ mod tests {
         assert!(cell.contains(&clause.pointer()), "{cell}");
         assert!(!cell.contains("remain in effect"), "{cell}");
         assert_eq!(fact_cell(&row, "GOVERNING_LAW"), "");
+    }
+
+    #[test]
+    fn the_renewal_cell_says_whether_anyone_must_act() {
+        let renewal = RegisterFact {
+            value: "one (1) year".into(),
+            normalized: Some("1 year".into()),
+            ..Default::default()
+        };
+        let mut row = RegisterRow::default();
+        row.facts.insert("RENEWAL_TERM".into(), vec![renewal]);
+        assert_eq!(fact_cell(&row, "RENEWAL_TERM"), "1 year");
+        row.renewal = Some("option".into());
+        assert_eq!(fact_cell(&row, "RENEWAL_TERM"), "1 year (option)");
     }
 
     #[test]
