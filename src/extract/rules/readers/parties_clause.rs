@@ -117,9 +117,11 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
     let end = CLAUSE_END
         .find_at(p, open.end())
         .map_or(p.len(), |m| m.start());
+    // A match may take a capitalised opening word in (`Between BURGER
+    // KING CORPORATION`): the name ends after the opening all the same.
     let found: Vec<OrgMatch> = orgs(p, set)
         .into_iter()
-        .filter(|o| o.start >= open.end() && o.end <= end)
+        .filter(|o| o.end > open.end() && o.end <= end)
         .collect();
     // A party opens the list or follows a separator; `a subsidiary of Y`
     // or `c/o Y` names no party.
@@ -127,10 +129,11 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
     let mut from = open.end();
     for o in &found {
         // `(hereinafter called "MLX") - and - HEALTHCENTRAL.COM INC.`
-        let before = p[from..o.start]
+        let start = o.start.max(from);
+        let before = p[from..start]
             .trim_end_matches(|c: char| c == '-' || c.is_whitespace())
             .to_ascii_lowercase();
-        let first = parties.is_empty() && p[open.end()..o.start].trim().len() <= 4;
+        let first = parties.is_empty() && p[open.end()..start].trim().len() <= 4;
         let separated = before.ends_with(',')
             || before.ends_with(';')
             || before.ends_with(')')
@@ -141,11 +144,12 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
         if first || separated {
             parties.push(o);
         }
-        from = o.end;
+        from = o.end.max(from);
     }
     // Parties listed without a parenthetical of their own, waiting for a
     // collective one (`X, Y and Z (collectively, the "Marathon Parties")`).
     let mut pending: Vec<&OrgMatch> = Vec::new();
+    let mut named_any: Vec<bool> = vec![false; parties.len()];
     for (i, org) in parties.iter().enumerate() {
         let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
         let seg = &p[org.end..seg_end];
@@ -170,14 +174,68 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
         };
         named.push(org);
         for party in named {
-            define(
-                b,
-                party,
-                &p[party.end..org.end + paren.end()],
-                paren.as_str(),
-            );
+            let seg = &p[party.end..org.end + paren.end()];
+            if define(b, party, seg, paren.as_str()) {
+                if let Some(k) = parties.iter().position(|q| std::ptr::eq(*q, party)) {
+                    named_any[k] = true;
+                }
+            }
         }
     }
+    // Named in the parties clause, it is a party even when the clause
+    // gives it no name or role of its own (`between Acme Inc. and Beta
+    // LLC.`, a name whose parenthetical the clause garbles).
+    // Only in the sentence that opens the list: a press release's `the
+    // agreement between A and B ... Morgan, Lewis & Bockius LLP served as
+    // counsel` lists no counsel as a party.
+    for (org, named) in parties.iter().zip(named_any) {
+        let before = &p[open.end()..org.start.max(open.end())];
+        if !named && !SENTENCE_END.is_match(before) && !generic_name(&org.raw) {
+            let o = b.org(org);
+            let r = b.entity("Party", "Role", "");
+            let evidence = snippet_around(&p[..end], &org.raw);
+            b.relate(&o, "HAS_ROLE", &r, &evidence);
+        }
+    }
+}
+
+/// A name of nothing but corporate-form and generic words (`Holdings
+/// Limited`, `Co., Ltd.`, `Restated Limited Liability Company`): the tail
+/// of a name the recogniser cut, not a party to give a role.
+fn generic_name(name: &str) -> bool {
+    const GENERIC: &[&str] = &[
+        "co",
+        "corp",
+        "corporation",
+        "company",
+        "inc",
+        "incorporated",
+        "ltd",
+        "limited",
+        "llc",
+        "lp",
+        "l",
+        "p",
+        "plc",
+        "holdings",
+        "holding",
+        "group",
+        "operations",
+        "technologies",
+        "restated",
+        "amended",
+        "liability",
+        "joint",
+        "venture",
+        "partnership",
+        "partners",
+        "the",
+        "and",
+        "of",
+    ];
+    name.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| GENERIC.contains(&w.to_ascii_lowercase().as_str()))
 }
 
 /// Where a sentence ends in a party's segment: a full stop before a
@@ -202,8 +260,10 @@ fn sentence_end(seg: &str) -> Option<usize> {
 
 /// DEFINED_AS (and HAS_ROLE for a role) from the names of `paren`, the
 /// defining parenthetical that ends `seg` (the text after the party's name).
-fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) {
+/// True when it gave the party a name.
+fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) -> bool {
     let o = b.org(org);
+    let mut gave = false;
     let full = format!("{}{}", org.raw, seg);
     let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
     for q in QUOTED.captures_iter(paren) {
@@ -235,11 +295,13 @@ fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) {
         }
         let d = b.entity(&term, "DefinedTerm", "");
         b.relate(&d, "DEFINED_AS", &o, &evidence);
+        gave = true;
         if role_name(&term, &org.raw) {
             let r = b.entity(&singular_role(&term), "Role", "");
             b.relate(&o, "HAS_ROLE", &r, &evidence);
         }
     }
+    gave
 }
 
 /// A party's defined name: a term, or a short name written in lower case
@@ -318,6 +380,32 @@ mod tests {
             && (r.target == "Ginkgo" || r.target == "BLI" || r.target == "MA")));
         // Nobody is defined as the parties collectively.
         assert!(!o.relations.iter().any(|r| r.source == "Party"));
+    }
+
+    /// `Between` in capitals opens the list even when the name's match
+    /// takes it in; a party the clause names without a name of its own is
+    /// still a party.
+    #[test]
+    fn a_capital_opening_and_a_party_without_a_defined_name() {
+        let o = extract(&input(
+            "Preamble",
+            "This Franchise Agreement is made Between WESTERN BURGER CORPORATION, a Florida corporation (\"BKC\"), \
+             and Acme Widgets, Inc., a Texas corporation.",
+        ));
+        assert!(
+            has(&o, "BKC", "DEFINED_AS", "Western Burger Corporation"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(
+            has(&o, "Acme Widgets, Inc.", "HAS_ROLE", "Party"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(!has(&o, "Western Burger Corporation", "HAS_ROLE", "Party"));
+        assert!(super::generic_name("Restated Limited Liability Company"));
+        assert!(super::generic_name("Co., Ltd."));
+        assert!(!super::generic_name("Acme Widgets, Inc."));
     }
 
     /// A party's defining parenthetical is in its own sentence: a later
