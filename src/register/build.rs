@@ -243,6 +243,12 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
         let initial = INITIAL_PART
             .find(&f.quote)
             .map_or(f.quote.as_str(), |m| &f.quote[..m.start()]);
+        // `until the second anniversary of the Effective Date`: the day
+        // the term ends, counted from the agreement's start.
+        if let Some(end) = anniversary(initial, start.as_deref()) {
+            f.normalized = Some(end);
+            continue;
+        }
         f.normalized = if PERPETUAL.is_match(initial) {
             Some("perpetual".to_string())
         } else {
@@ -258,6 +264,56 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
             }
         };
     }
+}
+
+/// The date of `the Nth anniversary of the Effective Date` (or of the
+/// date hereof, the commencement or execution date) named in a term
+/// sentence, from the agreement's start (`agreement_start`: its effective
+/// date, else its date). None after `the later of`, whose other limb
+/// (an event) may end the term later.
+fn anniversary(sentence: &str, agreement_start: Option<&str>) -> Option<String> {
+    static ANNIVERSARY: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|fifteenth|twentieth|twenty-fifth|thirtieth)|(?P<num>\d{1,2})\s*(?:st|nd|rd|th)|(?P<card>[a-z]+(?:-[a-z]+)?|\d{1,2})(?:\s*\(\d{1,2}\))?\s*-?\s*years?)\s*(?:\(\s*\d{1,2}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s*\)\s*)?anniversary\s+of\s+(?:the\s+)?(?:effective\s+date|date\s+(?:hereof|of\s+this\s+(?:agreement|contract))|commencement\s+date|execution\s+date|date\s+of\s+execution)")
+            .unwrap()
+    });
+    static LATER_OF: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\blater\s+of\b").unwrap());
+    const ORDINALS: &[(&str, u32)] = &[
+        ("first", 1),
+        ("second", 2),
+        ("third", 3),
+        ("fourth", 4),
+        ("fifth", 5),
+        ("sixth", 6),
+        ("seventh", 7),
+        ("eighth", 8),
+        ("ninth", 9),
+        ("tenth", 10),
+        ("eleventh", 11),
+        ("twelfth", 12),
+        ("fifteenth", 15),
+        ("twentieth", 20),
+        ("twenty-fifth", 25),
+        ("thirtieth", 30),
+    ];
+    let start = agreement_start.filter(|s| s.len() == 10)?;
+    let c = ANNIVERSARY.captures(sentence)?;
+    let at = c.get(0)?.start();
+    if LATER_OF.is_match(&sentence[..at]) {
+        return None;
+    }
+    let years = if let Some(o) = c.name("ord") {
+        let o = o.as_str().to_ascii_lowercase();
+        ORDINALS.iter().find(|(w, _)| *w == o).map(|(_, n)| *n)?
+    } else if let Some(n) = c.name("num") {
+        n.as_str().parse().ok()?
+    } else {
+        let p = normalize::period(c.get(0)?.as_str())?;
+        p.strip_suffix(" years")
+            .or_else(|| p.strip_suffix(" year"))?
+            .parse()
+            .ok()?
+    };
+    normalize::add_period(start, &format!("{years} years"))
 }
 
 /// Where a term sentence turns from the initial term to what follows it.
@@ -381,6 +437,30 @@ mod tests {
             assert_eq!(facts.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), kept);
             assert_eq!(to_check.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), !kept);
         }
+    }
+
+    #[test]
+    fn an_anniversary_of_the_start_is_the_day_the_term_ends() {
+        let start = Some("2019-05-06");
+        for (sentence, end) in [
+            ("The Initial Term shall expire on the fifth anniversary of the Effective Date.", Some("2024-05-06")),
+            ("INITIAL TERM shall mean the Effective Date through the day prior to the second anniversary of the Effective Date.", Some("2021-05-06")),
+            ("This Agreement shall continue until the five (5) year anniversary of the Effective Date.", Some("2024-05-06")),
+            ("The term ends on the earlier of (a) the 3rd anniversary of the date hereof or (b) a Change of Control.", Some("2022-05-06")),
+            // The later of an anniversary and an event has no date.
+            ("The term ends on the later of (i) the third anniversary of the Effective Date or (ii) the date ETI ceases to be a Subsidiary.", None),
+            ("The term shall be five years.", None),
+        ] {
+            assert_eq!(anniversary(sentence, start).as_deref(), end, "{sentence}");
+        }
+        // Without a start the text dates, no end either.
+        assert_eq!(
+            anniversary(
+                "until the first anniversary of the Effective Date",
+                Some("2019-05")
+            ),
+            None
+        );
     }
 
     #[test]

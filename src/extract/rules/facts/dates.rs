@@ -80,15 +80,15 @@ pub(super) static RULES: [Rule; 8] = [
     // years`, `shall expire on`, `remain in effect until`.
     Rule {
         category: "Expiration Date",
-        any: &["term", "expire", "until", "effect", "period of"],
+        any: &["term", "expire", "until", "effect", "period of", "valid"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:initial\s+term\s+(?:of|shall|will|is|be|\(|[\x22“])|term\s+of\s+this\s+(?:agreement|contract)|this\s+(?:agreement|contract)\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease)|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+in\s+(?:full\s+)?(?:force\s+and\s+)?effect\s+(?:until|for|through)|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
+                r"\b(?:initial\s+term\s+(?:of|shall|will|is|be|\(|[\x22“])|term\s+of\s+this\s+(?:agreement|contract)|this\s+(?:agreement|contract)\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease)|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force\s+and\s+)?effect|in\s+full\s+force|effective|valid)\s+(?:until|for|through|beginning)|(?:agreement|term|contract)\b[^.;]{0,80}?\b(?:be|remain)\s+valid\s+for\b|this\s+(?:agreement|contract)\s+(?:is|shall\s+be|will\s+be)\s+for\s+a\s+(?:term|period)\b|(?:this\s+agreement|the\s+term)\b[^.;]{0,120}?\b(?:shall|will)\s+continue\s+until\b|term\s+of\s+(?:this|the)\s+(?:franchise|licen[cs]e|lease)\s+(?:shall|will|is)\b|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
             )
         }),
         unless: Some(Lazy::new(|| {
             ci(concat!(
-                r"\brenew|\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b|",
+                r"\bduring\s+the\s+(?:initial\s+)?term\b|\bconfidentiality\s+agreement\b|",
                 after_initial!(),
                 "|",
                 other_duration!()

@@ -344,6 +344,17 @@ fn apply(
     model: Option<f32>,
     confidence: Option<f32>,
 ) -> bool {
+    // `The initial term is two years and shall renew automatically for
+    // ...`: a term is read before its renewal, which is the renewal
+    // term's own fact (a sentence opening with the renewal keeps no term).
+    let whole = s.len();
+    let s = if rule.category == "Expiration Date" && rule.target == Target::Period {
+        static RENEWAL: Lazy<Regex> = Lazy::new(|| ci(r"\brenew"));
+        RENEWAL.find(s).map_or(s, |m| &s[..m.start()])
+    } else {
+        s
+    };
+    let cut = s.len() < whole;
     // `This Agreement shall be interpreted ... in all respects in
     // accordance with the laws of the State of Illinois`: the governing
     // law's own reading finds it where the trigger does not.
@@ -380,6 +391,8 @@ fn apply(
         },
         Target::Period => match period_of(rule, s, at, to) {
             Some(v) => b.entity(&v, "Period", ""),
+            // What comes before a renewal and holds no period is no term.
+            None if cut => return false,
             None => clause_entity(b, "Period", &evidence),
         },
         Target::Amount => match values::amount_near(s, at, to) {

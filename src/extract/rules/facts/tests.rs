@@ -957,3 +957,27 @@ fn the_model_alone_needs_the_kinds_own_words() {
         "Supplier shall carry coverage."
     ));
 }
+
+/// A term is read before the renewal its sentence goes on to, and in the
+/// words contracts use for it.
+#[test]
+fn a_term_is_read_before_its_renewal_and_in_its_own_words() {
+    for (text, period) in [
+        ("This Agreement shall be for the term of one year; thereafter, the Agreement shall renew automatically for successive one-year terms.", "one year"),
+        ("This Agreement shall remain effective for two (2) years from and after the Effective Date.", "two (2) years"),
+        ("This Agreement is for a term (the \"Term\") of 12 months from the Effective Date.", "12 months"),
+        ("This Agreement shall be valid for a period of five (5) years with automatic renewal.", "five (5) years"),
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            out.iter().any(|(_, t, d)| t == "EXPIRATION_DATE" && d.contains(period)),
+            "{text}: {out:?}"
+        );
+    }
+    // A sentence that opens with its renewal gives no term.
+    let out = run(
+        "The term of this Agreement shall automatically renew for successive one (1) year periods unless either party objects.",
+        &[],
+    );
+    assert!(!has_type(&out, "EXPIRATION_DATE"), "{out:?}");
+}
