@@ -58,7 +58,7 @@ fn full_year(y: u32) -> u32 {
 /// `2020-03-01`, `2020-03-01`, `2020-03`, `2020`.
 pub fn date(text: &str) -> Option<String> {
     static NUMERIC: Lazy<Regex> =
-        Lazy::new(|| Regex::new(r"^(\d{1,2})/(\d{1,2})/(\d{2,4})$").unwrap());
+        Lazy::new(|| Regex::new(r"^(\d{1,2})[/-](\d{1,2})[/-](\d{2,4})$").unwrap());
     static TOKEN: Lazy<Regex> = Lazy::new(|| Regex::new(r"[A-Za-z]+\.?|\d+").unwrap());
     let t = text.trim();
     if let Some(c) = NUMERIC.captures(t) {
@@ -346,6 +346,7 @@ mod tests {
     fn dates_become_iso_as_far_as_the_text_gives_them() {
         assert_eq!(date("8th day of May, 2014").as_deref(), Some("2014-05-08"));
         assert_eq!(date("March 1, 2020").as_deref(), Some("2020-03-01"));
+        assert_eq!(date("12-23-2019").as_deref(), Some("2019-12-23"));
         assert_eq!(date("1 March 2020").as_deref(), Some("2020-03-01"));
         assert_eq!(date("5/8/14").as_deref(), Some("2014-05-08"));
         assert_eq!(date("Sept. 30, 2003").as_deref(), Some("2003-09-30"));

@@ -58,7 +58,14 @@ pub(super) static RULES: [Rule; 8] = [
                 another_document!()
             ))
         })),
-        also: Some(Lazy::new(|| ci(r"\b(?:this|hereby|hereto|accepted)\b"))),
+        // This agreement's date, not one it mentions: `this`, `hereto`,
+        // or the agreement naming itself (`SERVICES AGREEMENT, dated as of
+        // April 1, 2019 (the "Agreement")`).
+        also: Some(Lazy::new(|| {
+            ci(
+                r#"\b(?:this|hereby|hereto|accepted)\b|\(\s*(?:the\s+|this\s+)?["“]agreement["”]\s*\)"#,
+            )
+        })),
         source: Source::Agreement,
         target: Target::Date,
     },
@@ -68,7 +75,7 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["effective"],
         pattern: Lazy::new(|| {
             ci(
-                r#"\beffective\s+(?:as\s+of|on|from|upon)\b|"effective\s+date"|\beffective\s+date\b[^.;]{0,30}\b(?:means|shall\s+(?:mean|be))\b|\bshall\s+(?:become|be)\s+effective\b"#,
+                r#"\beffective\s+(?:as\s+of|on|from|upon)\b|"effective\s+date"|\beffective\s+date\b[^.;]{0,30}\b(?:means|shall\s+(?:mean|be))\b|\bshall\s+(?:become|be)\s+effective\b|^\s*effective\s+date\s*:"#,
             )
         }),
         unless: Some(Lazy::new(|| ci(another_document!()))),

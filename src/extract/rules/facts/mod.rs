@@ -154,13 +154,19 @@ pub(super) fn facts_with(
             let values_only = defines || is_definition(s) || is_recital(s) || is_heading(s);
             // A heading (`10.5 Limitation of Liability.`) names a topic and
             // states no fact.
-            if s.split_whitespace().count() < MIN_WORDS {
+            // A short sentence may still date the agreement (`"Effective
+            // Date" means October 31, 2019.`); nothing else.
+            let words = s.split_whitespace().count();
+            if words < 3 {
                 continue;
             }
+            let dates_only = words < MIN_WORDS;
             let lower = s.to_ascii_lowercase();
             for table in tables() {
                 for rule in table.iter() {
-                    if values_only && !VALUE_CATEGORIES.contains(&rule.category) {
+                    if (values_only && !VALUE_CATEGORIES.contains(&rule.category))
+                        || (dates_only && rule.target != Target::Date)
+                    {
                         continue;
                     }
                     if rule.any.iter().any(|w| lower.contains(w)) {

@@ -981,3 +981,27 @@ fn a_term_is_read_before_its_renewal_and_in_its_own_words() {
     );
     assert!(!has_type(&out, "EXPIRATION_DATE"), "{out:?}");
 }
+
+/// The agreement's own date in the short and plain forms it takes: a
+/// short definition, a cover field, dashes, a title naming itself.
+#[test]
+fn the_agreements_dates_in_their_short_forms() {
+    for (text, ty, date) in [
+        ("\"Effective Date\" means October 31, 2019.", "EFFECTIVE_DATE", "October 31, 2019"),
+        ("Effective Date: April 17, 2017", "EFFECTIVE_DATE", "April 17, 2017"),
+        ("This Agreement is entered into as of 12-23-2019 by and between the parties.", "AGREEMENT_DATE", "12-23-2019"),
+        ("SERVICES AGREEMENT, dated as of April 1, 2019 (the \"Agreement\"), is made by Acme and Beta.", "AGREEMENT_DATE", "April 1, 2019"),
+    ] {
+        let out = run(text, &[]);
+        assert!(
+            out.iter().any(|(_, t, d)| t == ty && d.contains(date)),
+            "{text}: {out:?}"
+        );
+    }
+    // A short sentence gives no clause kind.
+    let out = run("Licensee shall not compete.", &["Licensee"]);
+    assert!(!has_type(&out, "NON_COMPETE"), "{out:?}");
+    // Another agreement's date is not this one's.
+    let out = run("Reference is made to the Supply Agreement, dated as of April 1, 2019 between Acme and Beta.", &[]);
+    assert!(!has_type(&out, "AGREEMENT_DATE"), "{out:?}");
+}

@@ -10,7 +10,7 @@ const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|Septe
 /// `March 2020`, `the ___ day of ______, 2020`.
 static DATE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(&format!(
-        r"(?i)\b(?:{MONTH}\s+\d{{1,2}}\s*(?:st|nd|rd|th)?\s*,?\s*\d{{4}}|\d{{1,2}}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH}\s*[,.]?\s*(?:A\.D\.\s*)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|(?:{MONTH}|_{{2,}})\s*,?\s+\d{{4}}|_{{2,}}\s*day\s+of\s+(?:{MONTH}|_{{2,}})\s*,?\s*\d{{4}})"
+        r"(?i)\b(?:{MONTH}\s+\d{{1,2}}\s*(?:st|nd|rd|th)?\s*,?\s*\d{{4}}|\d{{1,2}}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH}\s*[,.]?\s*(?:A\.D\.\s*)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|\d{{1,2}}-\d{{1,2}}-\d{{4}}|(?:{MONTH}|_{{2,}})\s*,?\s+\d{{4}}|_{{2,}}\s*day\s+of\s+(?:{MONTH}|_{{2,}})\s*,?\s*\d{{4}})"
     ))
     .unwrap()
 });
