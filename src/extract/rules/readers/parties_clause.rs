@@ -185,6 +185,7 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
     // Named in the parties clause, it is a party even when the clause
     // gives it no name or role of its own (`between Acme Inc. and Beta
     // LLC.`, a name whose parenthetical the clause garbles).
+    persons(b, p, open.end(), end);
     // Only in the sentence that opens the list: a press release's `the
     // agreement between A and B ... Morgan, Lewis & Bockius LLP served as
     // counsel` lists no counsel as a party.
@@ -238,6 +239,37 @@ fn generic_name(name: &str) -> bool {
         .all(|w| GENERIC.contains(&w.to_ascii_lowercase().as_str()))
 }
 
+/// A natural person the parties clause lists: `John A. Smith, an
+/// individual residing at ...`, or a name with its title (`Mr. John
+/// Smith ("Consultant")`), then its defining parenthetical.
+static PERSON: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?:\b(?:Mr|Ms|Mrs|Dr)\.?\s+)?\b([A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'\-]+){1,2})\s*,\s*an?\s+individual\b|\b(?:Mr|Ms|Mrs|Dr)\.?\s+([A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'\-]+){1,2})\b")
+        .unwrap()
+});
+
+/// Persons among the parties of `p[from..end]`: a Person entity with the
+/// names and role its parenthetical defines (the role is what makes it a
+/// party of the register: a person named only in passing gets none).
+fn persons(b: &mut Builder, p: &str, from: usize, end: usize) {
+    let clause = &p[from..end];
+    for c in PERSON.captures_iter(clause) {
+        let Some(name) = c.get(1).or(c.get(2)) else {
+            continue;
+        };
+        let rest = &clause[name.end()..];
+        let rest = sentence_end(rest).map_or(rest, |at| &rest[..at]);
+        // Its own parenthetical, before the next party's name.
+        let Some(paren) = DEFINING_PAREN.find(rest).filter(|m| m.start() <= 300) else {
+            continue;
+        };
+        if rest[..paren.start()].contains(" and ") {
+            continue;
+        }
+        let o = b.entity(name.as_str(), "Person", "");
+        define_names(b, &o, name.as_str(), &rest[..paren.end()], paren.as_str());
+    }
+}
+
 /// Where a sentence ends in a party's segment: a full stop before a
 /// capitalised word, when running text follows before the next
 /// parenthetical (`... as Agent. Capitalized terms used herein ...`), not
@@ -263,9 +295,15 @@ fn sentence_end(seg: &str) -> Option<usize> {
 /// True when it gave the party a name.
 fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) -> bool {
     let o = b.org(org);
+    define_names(b, &o, &org.raw, seg, paren)
+}
+
+/// DEFINED_AS (and HAS_ROLE for a role) to party entity `o`, written
+/// `raw` in the text, from the names of `paren`; true when it gave one.
+fn define_names(b: &mut Builder, o: &str, raw: &str, seg: &str, paren: &str) -> bool {
     let mut gave = false;
-    let full = format!("{}{}", org.raw, seg);
-    let limit = EVIDENCE_CHARS.max(org.raw.len() + 40);
+    let full = format!("{raw}{seg}");
+    let limit = EVIDENCE_CHARS.max(raw.len() + 40);
     for q in QUOTED.captures_iter(paren) {
         let Some(name) = q.get(1).or(q.get(2)).or(q.get(3)) else {
             continue;
@@ -294,11 +332,11 @@ fn define(b: &mut Builder, org: &OrgMatch, seg: &str, paren: &str) -> bool {
             continue;
         }
         let d = b.entity(&term, "DefinedTerm", "");
-        b.relate(&d, "DEFINED_AS", &o, &evidence);
+        b.relate(&d, "DEFINED_AS", o, &evidence);
         gave = true;
-        if role_name(&term, &org.raw) {
+        if role_name(&term, raw) {
             let r = b.entity(&singular_role(&term), "Role", "");
-            b.relate(&o, "HAS_ROLE", &r, &evidence);
+            b.relate(o, "HAS_ROLE", &r, &evidence);
         }
     }
     gave
@@ -406,6 +444,28 @@ mod tests {
         assert!(super::generic_name("Restated Limited Liability Company"));
         assert!(super::generic_name("Co., Ltd."));
         assert!(!super::generic_name("Acme Widgets, Inc."));
+    }
+
+    /// A person the parties clause lists is a party of its own type, with
+    /// the role its parenthetical defines.
+    #[test]
+    fn a_person_among_the_parties_is_a_person_with_its_role() {
+        let o = extract(&input(
+            "Preamble",
+            "This Consulting Agreement is made by and between Acme Widgets, Inc., a Texas corporation \
+             (the \"Company\"), and John A. Smith, an individual residing at 12 Elm Street, Austin, Texas \
+             (\"Consultant\").",
+        ));
+        assert!(
+            has(&o, "John A. Smith", "HAS_ROLE", "Consultant"),
+            "{:#?}",
+            o.relations
+        );
+        assert!(o
+            .entities
+            .iter()
+            .any(|e| e.name == "John A. Smith" && e.entity_type == "Person"));
+        assert!(has(&o, "Acme Widgets, Inc.", "HAS_ROLE", "Company"));
     }
 
     /// A party's defining parenthetical is in its own sentence: a later
