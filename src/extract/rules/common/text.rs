@@ -303,6 +303,13 @@ static PROSE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:shall|means|agrees?|hereby|will|may|is|are|has|have|was|were)\b").unwrap()
 });
 
+/// The same words in capitals: a clause set in capitals (`EXCEPT FOR
+/// BREACHES OF SECTION 11, IN NO EVENT SHALL EITHER PARTY BE LIABLE ...`)
+/// is running text, not a contents line.
+static PROSE_CAPS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\b(?:SHALL|MEANS|AGREES?|HEREBY|WILL|MAY|IS|ARE|HAS|HAVE|WAS|WERE)\b").unwrap()
+});
+
 /// A contents page or one of its lines, wherever it sits (also inside a
 /// preamble): `TABLE OF CONTENTS`, or heading labels (`Section 2.01`,
 /// `ARTICLE V`) among words that are almost all capitalised, as titles are,
@@ -311,7 +318,7 @@ pub(in crate::extract::rules) fn contents_like(p: &str) -> bool {
     if contains_ignore_ascii_case(p, "table of contents") {
         return true;
     }
-    if !HEADING_LABEL.is_match(p) || PROSE.is_match(p) {
+    if !HEADING_LABEL.is_match(p) || PROSE.is_match(p) || PROSE_CAPS.is_match(p) {
         return false;
     }
     const SMALL: &[&str] = &[
@@ -362,6 +369,18 @@ pub fn titled(s: &str) -> String {
 mod tests {
     use crate::extract::rules::extract;
     use crate::extract::rules::test_support::{input, referenced};
+
+    /// A clause in capitals that cites a section is text; a contents line
+    /// in capitals is not.
+    #[test]
+    fn a_clause_in_capitals_citing_a_section_is_no_contents_line() {
+        assert!(!super::contents_like(
+            "EXCEPT FOR BREACHES OF SECTION 11, IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR ANY CONSEQUENTIAL DAMAGES."
+        ));
+        assert!(super::contents_like(
+            "ARTICLE V COVENANTS OF THE BORROWER 45"
+        ));
+    }
 
     #[test]
     fn a_lettered_schedule_is_referenced_whole() {

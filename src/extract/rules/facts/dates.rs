@@ -186,10 +186,10 @@ pub(super) static RULES: [Rule; 8] = [
     // of twelve (12) months`, `Warranty Period`.
     Rule {
         category: "Warranty Duration",
-        any: &["warrant"],
+        any: &["warrant", "defect"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bwarrant(?:y|ies|s|ed)?\b[^.;]{0,200}?\b(?:for\s+(?:a\s+period\s+of\s+)?|within\s+|period\s+of\s+)(?:[a-z]+\s+)?\(?\d+\)?\s*(?:days|months|years)|\bwarranty\s+period\b|\b(?:days|months|years)\s+(?:from|after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:delivery|shipment|acceptance|installation)\b",
+                r"\bwarrant(?:y|ies|s|ed)?\b[^.;]{0,200}?\b(?:for\s+(?:a\s+period\s+of\s+)?|within\s+|period\s+of\s+)(?:[a-z]+\s+)?\(?\d+\)?\s*(?:days|months|years)|\bwarranty\s+period\b|\b(?:days|months|years)\s+(?:from|after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:delivery|shipment|acceptance|installation)\b|\b(?:free\s+(?:from|of)\s+(?:any\s+)?(?:material\s+)?defects?|defect\w*\s+in\s+(?:design\s+|materials?|workmanship)|defective)\b[^.;]{0,200}?\b(?:for\s+(?:a\s+period\s+of\s+)?|within\s+|period\s+of\s+)(?:[a-z]+\s+)?\(?\d+\)?\s*(?:calendar\s+)?(?:days|months|years)|\b(?:for\s+(?:a\s+period\s+of\s+)?|within\s+|period\s+of\s+)(?:[a-z]+\s+)?\(?\d+\)?\s*(?:calendar\s+)?(?:days|months|years)\b[^.;]{0,200}?\b(?:free\s+(?:from|of)\s+(?:any\s+)?(?:material\s+)?defects?|defect\w*\s+in\s+(?:materials?|workmanship))",
             )
         }),
         unless: None,
@@ -204,7 +204,7 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["terminat"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bterminat\w*\b[^.;]{0,160}?\b(?:for\s+(?:any\s+reason|convenience|no\s+reason)|without\s+(?:cause|reason)|at\s+any\s+time[^.;]{0,80}?\bnotice|in\s+its\s+(?:sole\s+)?discretion|with\s+or\s+without\s+cause|for\s+any\s+or\s+no\s+reason)|\b(?:for\s+any\s+reason|for\s+convenience|without\s+cause|at\s+any\s+time)\b[^.;]{0,80}?\bterminat",
+                r"\bterminat\w*\b[^.;]{0,160}?\b(?:for\s+(?:any\s+reason|convenience|no\s+reason)|without\s+(?:cause|reason)|at\s+any\s+time[^.;]{0,80}?\bnotice|in\s+its\s+(?:sole\s+)?discretion|with\s+or\s+without\s+cause|for\s+any\s+or\s+no\s+reason)|\b(?:for\s+any\s+reason|for\s+convenience|without\s+cause|at\s+any\s+time)\b[^.;]{0,80}?\bterminat|^[^,;:]{0,60}?\b(?:may|can)\s+(?:also\s+)?(?:terminate\s+this\s+agreement|be\s+terminated)\b(?:\s+by\s+(?:either|any|each)\s+part(?:y|ies))?\s+(?:at\s+any\s+time\s+)?(?:upon|by\s+(?:giving|providing)|on|with)\s+(?:(?:at\s+least\s+|not\s+less\s+than\s+|no\s+less\s+than\s+)?(?:(?:[a-z\-]+\s+)?\(?\d+\)?|\[[\s*]+\])\s*(?:calendar\s+|business\s+)?(?:days?|months?)(?:['’]s?)?\s*)?(?:prior\s+|advance\s+)?(?:written\s+)?(?:notice|notification)(?:\s+thereof)?(?:\s+(?:to|thereof\s+to)\s+the\s+other(?:\s+part(?:y|ies))?)?\s*\.?\s*$",
             )
         }),
         // `Upon termination for any reason, ...`: what follows an ended

@@ -52,10 +52,10 @@ pub(super) static RULES: [Rule; 9] = [
     // `... grants to Licensee and its Affiliates a licence`.
     Rule {
         category: "Affiliate License-Licensee",
-        any: &["affiliate", "subsidiar"],
+        any: &["affiliate", "subsidiar", "sublicens", "sub-licens", "group"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bgrant(?:s|ed)?\b[^.;]{0,160}?\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,160}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,160}?\b(?:to|by|for)\s+(?:\w+\s+){0,3}(?:and|or)\s+(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:may|shall\s+be\s+entitled\s+to)\s+(?:use|exercise|sublicense)",
+                r"\bgrant(?:s|ed)?\b[^.;]{0,160}?\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,160}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,160}?\b(?:to|by|for)\s+(?:\w+\s+){0,3}(?:and|or)\s+(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:may|shall\s+be\s+entitled\s+to)\s+(?:use|exercise|sublicense)|\bsub-?licens\w*\b(?:[^.;]|\.\d){0,160}?\bto\s+(?:[\w'’\-]+\s+){0,3}?(?:its|their|any\s+of\s+its|such\s+party's)?\s*(?:wholly[\s-]owned\s+|majority[\s-]owned\s+)?(?:affiliates?|subsidiar(?:y|ies))\b|\bgrant(?:s|ed)?\b(?:\s+to)?\s+(?:\w+\s+){1,3}?(?:together\s+with|and)\s+(?:its|their)\s+(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,160}?\bright|\bgrants?\b[^.;]{0,160}?\b(?:each\s+)?members?\s+of\s+the\s+\w+(?:\s+\w+)?\s+group\b",
             )
         }),
         unless: Some(Lazy::new(|| {
@@ -68,10 +68,10 @@ pub(super) static RULES: [Rule; 9] = [
     // `Licensor and its Affiliates hereby grant ...`.
     Rule {
         category: "Affiliate License-Licensor",
-        any: &["affiliate", "subsidiar"],
+        any: &["affiliate", "subsidiar", "group", "behalf", "for itself"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:hereby\s+)?grants?\b[^.;]{0,200}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,200}?\b(?:owned|controlled|licensed)\s+by\s+(?:\w+\s+){0,3}(?:or|and)\s+(?:any\s+of\s+)?(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:licensor|grantor)(?:'s)?\s+(?:and\s+its\s+)?affiliates?\b[^.;]{0,120}?\blicen",
+                r"\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:hereby\s+)?grants?\b[^.;]{0,200}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,200}?\b(?:owned|controlled|licensed)\s+by\s+(?:\w+\s+){0,3}(?:or|and)\s+(?:any\s+of\s+)?(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:licensor|grantor)(?:'s)?\s+(?:and\s+its\s+)?affiliates?\b[^.;]{0,120}?\blicen|\bgrants?\b[^.;]{0,160}?\b(?:each\s+)?members?\s+of\s+the\s+\w+(?:\s+\w+)?\s+group\b|\b(?:on\s+behalf\s+of\s+itself\s+and\s+its|for\s+itself\s+and\s+(?:as\s+representative\s+of\s+)?(?:its|all\s+other\s+members\s+of\s+the\s+\w+\s+group))\b[^.;]{0,80}?\bgrants?\b",
             )
         }),
         unless: None,
@@ -84,7 +84,7 @@ pub(super) static RULES: [Rule; 9] = [
         any: &["unlimited", "enterprise", "any number"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bunlimited\s+(?:number\s+of\s+)?(?:licen|users?|copies|use|right|seats|installations|access)|\benterprise[\s\-]wide\b|\bany\s+number\s+of\s+(?:copies|users|installations)",
+                r"\bunlimited\s+(?:number\s+of\s+)?(?:licen|users?|copies|use|right|seats|installations|access)|\benterprise[\s\-]wide\b|\bany\s+number\s+of\s+(?:copies|users|installations)|\bunlimited\b(?:,?\s+(?:and\s+)?[\w\-]+){0,6}?,?\s+(?:rights?|licen[cs]es?)\b|\bunlimited\s+(?:number\s+of\s+)?(?:calls|calling|minutes|usage|support|downloads|transactions|queries|viewings|streams|access)\b",
             )
         }),
         unless: None,
@@ -97,7 +97,7 @@ pub(super) static RULES: [Rule; 9] = [
         any: &["own", "assign", "title", "vest", "property", "hire"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:hereby\s+)?(?:assigns?|transfers?|conveys?)\b[^.;]{0,120}?\b(?:right,?\s+title\s+and\s+interest|all\s+rights?)\b|\b(?:shall|will)\s+(?:be\s+and\s+remain|be|remain)\s+(?:the\s+)?(?:sole\s+and\s+exclusive\s+|sole\s+|exclusive\s+)?(?:property|owner)|\b(?:shall|will)\s+(?:solely\s+|exclusively\s+)?own\b|\bworks?\s+made\s+for\s+hire\b|\b(?:shall|will)\s+(?:vest|be\s+vested)\b|\b(?:shall\s+be\s+)?owned\s+(?:solely\s+|exclusively\s+)by\b",
+                r"\b(?:hereby\s+)?(?:assigns?|transfers?|conveys?)\b[^.;]{0,120}?\b(?:right,?\s+title\s+and\s+interest|(?:all|such)\s+(?:[\w\-]+\s+){0,4}?rights?|all\s+(?:copyrights|patents|inventions|intellectual))\b|\b(?:shall|will)\s+(?:be\s+and\s+remain|become|be|remain)\s+(?:the\s+|its\s+|our\s+|their\s+|his\s+|her\s+|[\w\-]+['’]s\s+)?(?:sole\s+and\s+exclusive\s+|sole\s+|exclusive\s+)?(?:property|owner)|\b(?:shall|will)\s+(?:solely\s+|exclusively\s+)?own\b|\bworks?\s+made\s+for\s+hire\b|\b(?:shall|will)\s+(?:vest|be\s+vested)\b|\b(?:shall\s+be\s+)?owned\s+(?:solely\s+|exclusively\s+)by\b",
             )
         }),
         unless: Some(Lazy::new(|| {

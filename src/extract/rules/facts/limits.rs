@@ -32,10 +32,19 @@ pub(super) static RULES: [Rule; 12] = [
     },
     Rule {
         category: "Non-Compete",
-        any: &["compet"],
+        any: &[
+            "compet",
+            "similar",
+            "same",
+            "identical",
+            "engag",
+            "participat",
+            "interest",
+            "involv",
+        ],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:not|no|refrain\s+from|neither)\b[^.;]{0,160}?\b(?:compet(?:e|ing|itive|ition)|competitor)\b|\bnon-?compet",
+                r"\b(?:not|no|refrain\s+from|neither)\b[^.;]{0,160}?\b(?:compet(?:e|ing|itive|ition)|competitor)\b|\bnon-?compet|\b(?:not|neither|nor|refrain\s+from)\b[^.;]{0,120}?\b(?:engag\w*|participat\w*|be\s+(?:engaged|interested|involved)|(?:own|operat|conduct)\w*|carry\s+on)\b[^.;]{0,160}?\b(?:similar|same|identical)\b|\b(?:not|neither|nor|refrain\s+from)\b[^.;]{0,160}?\b(?:engag\w*|participat\w*|interest\w*|involv\w*)\s+in\s+(?:any|the|a|such)\s+(?:[\w\-]+\s+){0,3}?(?:business|project|venture|enterprise)\b",
             )
         }),
         unless: Some(Lazy::new(|| {
@@ -120,10 +129,17 @@ pub(super) static RULES: [Rule; 12] = [
     },
     Rule {
         category: "Rofr/Rofo/Rofn",
-        any: &["first", "option", "prior to", "before"],
+        any: &[
+            "first",
+            "option",
+            "prior to",
+            "before",
+            "negotiat",
+            "opportunity",
+        ],
         pattern: Lazy::new(|| {
             ci(
-                r"\bright\s+of\s+first\s+(?:refusal|offer|negotiation)\b|\bfirst\s+(?:right|option|opportunity)\s+(?:of\s+refusal\s+)?(?:to|of)\b|\b(?:right|option)\s+to\s+(?:match|negotiate|purchase|acquire|obtain)\b|\bbefore\s+(?:offering|selling|granting|entering)\b[^.;]{0,120}?\bthird\s+part",
+                r"\bright\s+of\s+first\s+(?:refusal|offer|negotiation)\b|\bfirst\s+(?:right|option|opportunity)\s+(?:of\s+refusal\s+)?(?:to|of)\b|\b(?:right|option)\s+to\s+(?:match|negotiate|purchase|acquire|obtain)\b|\bbefore\s+(?:offering|selling|granting|entering)\b[^.;]{0,120}?\bthird\s+part|\b(?:shall|will|must)\s+first\s+(?:offer|notify|contact|present|negotiate|provide|approach|consult)\b|\bexclusive\s+(?:good[\s-]+faith\s+)?negotiations?\b|\bnegotiate\s+exclusively\b|\b(?:an|the)\s+opportunity\s+to\s+(?:match|negotiate|enter\s+into|make\s+an\s+offer|bid|acquire|purchase|participate)\b",
             )
         }),
         unless: None,
@@ -133,10 +149,17 @@ pub(super) static RULES: [Rule; 12] = [
     },
     Rule {
         category: "Change Of Control",
-        any: &["control", "merger", "merge", "acqui", "substantially all"],
+        any: &[
+            "control",
+            "merger",
+            "merge",
+            "acqui",
+            "substantially all",
+            "ownership",
+        ],
         pattern: Lazy::new(|| {
             ci(
-                r"\bchange\s+(?:of|in)\s+(?:control|ownership)\b|\b(?:merger|merges?|consolidat\w+|reorganiz\w+)\b[^.;]{0,120}?\b(?:with|into|other\s+entity|another|third)\b|\b(?:sale|transfer|acquisition)\s+of\s+(?:all\s+or\s+)?substantially\s+all\b|\b(?:acquires?|acquired\s+by)\b[^.;]{0,80}?\b(?:control|majority|fifty\s+percent|50\s*%|voting)",
+                r"\bchanges?\s+(?:of|in)\s+(?:the\s+)?(?:[\w\-]+,?\s+(?:or\s+|and\s+)?){0,4}?(?:control|ownership)\b|\bownership\s+change\b|\bcontrol\b[^.;]{0,60}?\bshall\s+pass\b|\b(?:merger|merges?|consolidat\w+|reorganiz\w+)\b[^.;]{0,120}?\b(?:with|into|other\s+entity|another|third|involving)\b|\b(?:sale|transfer|acquisition)\s+of\s+(?:all\s+or\s+)?substantially\s+all\b|\b(?:acquires?|acquired\s+by)\b[^.;]{0,80}?\b(?:control|majority|fifty\s+percent|50\s*%|voting)",
             )
         }),
         // A merger a party may assign in without anyone's say is the
@@ -211,10 +234,16 @@ pub(super) static RULES: [Rule; 12] = [
             "dispute",
             "attack",
             "oppose",
+            "question",
+            "impair",
+            "adversely",
+            "jeopardi",
+            "prejudice",
+            "dilute",
         ],
         pattern: Lazy::new(|| {
             ci(
-                r"\bnot\s+to\s+sue\b|\b(?:not|never|no)\b[^.;]{0,80}?\b(?:challenge|contest|attack|oppose|dispute|impair|question)\w*\b[^.;]{0,160}?\b(?:validity|ownership|enforceability|rights?|title|patents?|trademarks?|marks?|intellectual\s+property)|\b(?:not|never)\b[^.;]{0,60}?\b(?:bring|assert|institute|commence|file)\b[^.;]{0,80}?\b(?:claim|action|suit|proceeding)s?\b[^.;]{0,100}?\b(?:infring|patent|intellectual)",
+                r"\bnot\s+to\s+sue\b|\b(?:not|never|no)\b[^.;]{0,80}?\b(?:challenge|contest|attack|oppose|dispute|impair|question)\w*\b[^.;]{0,160}?\b(?:validity|ownership|enforceability|rights?|title|patents?|trademarks?|marks?|intellectual\s+property)|\b(?:not|never)\b[^.;]{0,60}?\b(?:bring|assert|institute|commence|file)\b[^.;]{0,80}?\b(?:claim|action|suit|proceeding)s?\b[^.;]{0,100}?\b(?:infring|patent|intellectual)|\b(?:challeng|contest|attack|oppos|disput|question)\w*\s+(?:(?:or|and/or|and)\s+\w+\s+)?(?:the\s+|its\s+|any\s+)?(?:validity|enforceability|ownership)\b|\b(?:not|never|no)\b[^.;]{0,100}?\b(?:impair|adversely\s+affect|jeopardi[sz]e|prejudice|dilute)\w*\b[^.;]{0,120}?\b(?:rights?|title|goodwill|validity)\b[^.;]{0,80}?\b(?:marks?|trademarks?|patents?|intellectual\s+property|copyrights?|names?|logos?)\b",
             )
         }),
         unless: None,

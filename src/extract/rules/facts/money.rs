@@ -40,7 +40,7 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["minimum", "at least", "no less than", "not less than"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b|\b(?:purchase\s+)?orders?\s+(?:for\s+|of\s+)?(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum)\b",
+                r"\bminimum\s+(?:annual\s+|monthly\s+|quarterly\s+|purchase\s+|order\s+)*(?:purchase|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units)|\b(?:purchase|buy|sell)\b[^.;]{0,60}?\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b|\b(?:purchase\s+)?orders?\s+(?:for\s+|of\s+)?(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum)\b|\ba\s+minimum\s+of\b|\bminimum\s+(?:(?:annual|yearly|monthly|quarterly|weekly|purchase|purchasing|order|performance|sales)\s+)*(?:purchas\w*|order|quantit|volume|commitment|royalt|payment|fee|sales|requirement|amount|number|units|performance|goals?|targets?|impressions|revenue|threshold|spend)",
             )
         }),
         // A lease's minimum rent is its rent, not a purchase commitment.
@@ -48,7 +48,7 @@ pub(super) static RULES: [Rule; 8] = [
         // commitment.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\brent(?:al)?\b|\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than)\b[^.;]{0,40}?\b(?:days?|weeks?|months?|business)?\b[^.;]{0,10}?\b(?:after|before|prior\s+to|in\s+advance)\b|\bno\s+minimum\b|\bnot\s+(?:be\s+)?(?:required|obligated)\s+to\s+(?:purchase|order|buy)",
+                r"\brent(?:al)?\b|\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of)\b[^.;]{0,40}?\b(?:days?|weeks?|months?|business)?\b[^.;]{0,10}?\b(?:after|before|prior\s+to|in\s+advance)\b|\bavailability\b|\bservice\s+levels?\b|\bSLA\b|\buptime\b|\bno\s+minimum\b|\bnot\s+(?:be\s+)?(?:required|obligated)\s+to\s+(?:purchase|order|buy)",
             )
         })),
         also: None,
@@ -60,7 +60,7 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["liab", "damages"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bliab\w*\b[^.;]{0,200}?\b(?:shall\s+not\s+exceed|not\s+to\s+exceed|in\s+excess\s+of|exceed|limited\s+to|maximum|cap)\b|\bin\s+no\s+event\b[^.;]{0,200}?\bliab|\b(?:not|never)\s+be\s+liable\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)|\b(?:indirect|incidental|consequential|special|punitive)\b[^.;]{0,100}?\bdamages\b[^.;]{0,100}?\b(?:not\s+be\s+liable|no\s+liability|exclud|waive)|\baggregate\s+liability\b|\blimitation\s+of\s+liability\b",
+                r"\bliab\w*\b[^.;]{0,200}?\b(?:shall\s+not\s+exceed|not\s+to\s+exceed|in\s+excess\s+of|exceed|limited\s+to|maximum|cap)\b|\bin\s+no\s+event\b[^.;]{0,200}?\bliab|\b(?:not|never)\s+be\s+liable\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)|\b(?:indirect|incidental|consequential|special|punitive)\b[^.;]{0,100}?\bdamages\b[^.;]{0,100}?\b(?:not\s+be\s+liable|no\s+liability|exclud|waive)|\baggregate\s+liability\b|\blimitation\s+of\s+liability\b|\b(?:neither|no)\b[^.;]{0,60}?\b(?:shall|will)\s+(?:be\s+)?(?:liable|responsible)\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)\b",
             )
         }),
         unless: None,
@@ -70,10 +70,10 @@ pub(super) static RULES: [Rule; 8] = [
     },
     Rule {
         category: "Uncapped Liability",
-        any: &["limitation", "liab", "shall not apply"],
+        any: &["limitation", "liab", "shall not apply", "except", "nothing"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:limitations?|exclusions?|cap)\b[^.;]{0,200}?\b(?:shall\s+not\s+apply|do\s+not\s+apply|does\s+not\s+apply|will\s+not\s+apply|not\s+limit)\b|\b(?:shall\s+not\s+apply|not\s+apply)\b[^.;]{0,120}?\b(?:indemnif|gross\s+negligence|willful|wilful|fraud|confidential|infringement)|\bunlimited\s+liability\b",
+                r"\b(?:limitations?|exclusions?|cap)\b[^.;]{0,200}?\b(?:shall\s+not\s+apply|do\s+not\s+apply|does\s+not\s+apply|will\s+not\s+apply|not\s+limit)\b|\b(?:shall\s+not\s+apply|not\s+apply)\b[^.;]{0,120}?\b(?:indemnif|gross\s+negligence|willful|wilful|fraud|confidential|infringement)|\bunlimited\s+liability\b|\bexcept(?:ing)?\b(?:[^.;]|\.\d){0,200}?\b(?:indemnif\w*|gross(?:ly)?\s+negligen\w*|wil+ful|fraud\w*|confidential\w*|infring\w*|misappropriat\w*)\b(?:[^.;]|\.\d){0,250}?\b(?:in\s+no\s+event|under\s+no\s+circumstances|neither\s+party|(?:shall|will)\s+not\s+be\s+liable|no\s+liability|liability)\b|\bexcept(?:ing)?\s+(?:for\s+|with\s+(?:respect|regard)\s+to\s+|as\s+(?:otherwise\s+)?(?:provided|set\s+forth)\s+in\s+|only\s+|in\s+connection\s+with\s+)?(?:[^.;]|\.\d){0,120}?\b(?:sections?|articles?|paragraphs?|clauses?)\s+\d(?:[^.;]|\.\d){0,250}?\b(?:in\s+no\s+event|under\s+no\s+circumstances|neither\s+party|(?:shall|will)\s+not\s+be\s+liable|liability)\b|\bnothing\s+(?:in|contained\s+in)\s+this\s+(?:section|article|clause|paragraph|agreement)\b(?:[^.;]|\.\d){0,80}?\b(?:limit|restrict|exclude)\w*\b(?:[^.;]|\.\d){0,80}?\b(?:liabilit\w*|damages|indemnif\w*)",
             )
         }),
         unless: None,

@@ -1005,3 +1005,25 @@ fn the_agreements_dates_in_their_short_forms() {
     let out = run("Reference is made to the Supply Agreement, dated as of April 1, 2019 between Acme and Beta.", &[]);
     assert!(!has_type(&out, "AGREEMENT_DATE"), "{out:?}");
 }
+
+/// Clause kinds in more of the words contracts use for them.
+#[test]
+fn clause_kinds_in_more_of_their_words() {
+    for (text, ty) in [
+        ("EXCEPT FOR BREACHES OF SECTION 11, IN NO EVENT SHALL EITHER PARTY BE LIABLE FOR ANY CONSEQUENTIAL DAMAGES.", "UNCAPPED_LIABILITY"),
+        ("Neither party shall be liable to the other for any indirect, incidental or consequential damages.", "CAP_ON_LIABILITY"),
+        ("Distributor shall purchase a minimum of 5,000 units in each calendar quarter.", "MINIMUM_COMMITMENT"),
+        ("Licensee may sublicense its rights under this Agreement to its Affiliates without consent.", "AFFILIATE_LICENSE_LICENSEE"),
+        ("Either party may terminate this Agreement upon thirty (30) days prior written notice to the other party.", "TERMINATION_FOR_CONVENIENCE"),
+        ("Any change in the ownership or control of Distributor shall require the consent of Supplier.", "CHANGE_OF_CONTROL"),
+    ] {
+        let out = run(text, &["Distributor", "Licensee", "Supplier"]);
+        assert!(has_type(&out, ty), "{text}: {out:?}");
+    }
+    // A service level is no purchase commitment.
+    let out = run(
+        "Provider shall maintain availability of a minimum of 99.5% in each month.",
+        &["Provider"],
+    );
+    assert!(!has_type(&out, "MINIMUM_COMMITMENT"), "{out:?}");
+}
