@@ -18,7 +18,9 @@ pub(super) static RULES: [Rule; 2] = [
             )
         }),
         unless: Some(Lazy::new(|| {
-            ci(r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b")
+            // `as if ... were governed by the laws of the United States`
+            // imagines another law; it chooses none.
+            ci(r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b")
         })),
         also: None,
         source: Source::Agreement,

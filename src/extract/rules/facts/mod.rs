@@ -138,6 +138,20 @@ pub(super) fn facts_with(
     paragraphs: &[String],
     model: Option<&ClauseModel>,
 ) {
+    // `EXHIBIT J FORM OF SNDA`: a form the parties will sign later states
+    // the form's dates, law and clauses, not this contract's.
+    // A contract filed as a form (`FORM OF SUPPLY AGREEMENT`, `EXHIBIT
+    // 10.1 FORM OF ...`, a filing's exhibit number) is still the contract:
+    // only a form the contract attaches (`Exhibit J`, `Schedule 2`) is set
+    // aside.
+    static FORM: Lazy<Regex> = Lazy::new(|| {
+        ci(
+            r"\b(?:exhibit|schedule|annex|appendix|attachment)\s+(?:[a-z]{1,2}(?:-\d{1,2})?|\d{1,2})\s*[-:.\x{2013}\x{2014}]?\s*(?:the\s+)?forms?\s+of\b",
+        )
+    });
+    if FORM.is_match(title) {
+        return;
+    }
     for p in paragraphs {
         if contents_like(p) || p.len() < 25 {
             continue;
@@ -599,9 +613,16 @@ fn party_named(b: &mut Builder, run: &str) -> Option<String> {
         "Or",
         "But",
     ];
+    // In any case: `EXCEPT FOR A PARTY'S OBLIGATIONS` opens a clause in
+    // capitals.
     let words: Vec<&str> = run
         .split_whitespace()
-        .skip_while(|w| LEADS.contains(w))
+        .skip_while(|w| {
+            LEADS.iter().any(|l| l.eq_ignore_ascii_case(w))
+                || ["for", "a", "an", "the"]
+                    .iter()
+                    .any(|l| l.eq_ignore_ascii_case(w))
+        })
         .collect();
     if words.is_empty() {
         return None;

@@ -1027,3 +1027,44 @@ fn clause_kinds_in_more_of_their_words() {
     );
     assert!(!has_type(&out, "MINIMUM_COMMITMENT"), "{out:?}");
 }
+
+/// An exhibit's form states the form's date and law, not the contract's;
+/// a law imagined `as if` is chosen by no one; a clause's opening words in
+/// capitals name no party.
+#[test]
+fn no_fact_from_an_exhibits_form_an_imagined_law_or_a_clauses_opening() {
+    let form = "THIS SUBORDINATION AGREEMENT is entered into as of February 3, 2020 by and between Lender and Tenant. This Agreement shall be governed by the laws of the State of Illinois.";
+    let mut b = Builder::default();
+    facts_with(&mut b, "EXHIBIT J FORM OF SNDA", &[form.to_string()], None);
+    assert!(b.finish().relations.is_empty());
+    let mut b = Builder::default();
+    facts_with(
+        &mut b,
+        "FORM OF SUPPLY AGREEMENT",
+        &[form.to_string()],
+        None,
+    );
+    assert!(
+        !b.finish().relations.is_empty(),
+        "a contract filed as a form is the contract"
+    );
+    let mut b = Builder::default();
+    facts_with(
+        &mut b,
+        "EXHIBIT 10.1 FORM OF SUPPLY AGREEMENT",
+        &[form.to_string()],
+        None,
+    );
+    assert!(
+        !b.finish().relations.is_empty(),
+        "a filing's exhibit number is no attached form"
+    );
+    let out = run("The rights of the parties shall be effective to the same extent as if this Agreement were governed by the laws of the United States.", &[]);
+    assert!(!has_type(&out, "GOVERNING_LAW"), "{out:?}");
+    let out = run("EXCEPT FOR A PARTY'S OBLIGATIONS UNDER ARTICLE 13, IN NO EVENT SHALL EITHER PARTY'S LIABILITY EXCEED THE FEES PAID.", &[]);
+    assert!(
+        out.iter()
+            .all(|(s, _, _)| !s.to_ascii_uppercase().starts_with("EXCEPT")),
+        "{out:?}"
+    );
+}
