@@ -214,7 +214,13 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\b(?:upon|after|following|on)\s+(?:the\s+)?(?:any\s+)?(?:expiration\s+or\s+)?termination\s+(?:of\s+this\s+agreement\s+)?for\s+any\s+reason",
             )
         })),
-        also: None,
+        // What ends is the agreement (or an order under it), not one
+        // lender's commitment a borrower may cancel for its costs.
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:this|the|such|any|each)\s+(?:agreement|contract|lease|licen[cs]e|arrangement|engagement|relationship|order|purchase\s+order|sow|statement\s+of\s+work|term|services?|program|plan|appointment|schedule|exhibit|addendum)\b|\bterminat\w*\s+(?:it|this|the\s+same)\b|\bhereunder\b",
+            )
+        })),
         source: Source::Party,
         target: Target::Period,
     },

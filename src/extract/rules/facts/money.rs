@@ -60,7 +60,7 @@ pub(super) static RULES: [Rule; 8] = [
         any: &["liab", "damages"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bliab\w*\b[^.;]{0,200}?\b(?:shall\s+not\s+exceed|not\s+to\s+exceed|in\s+excess\s+of|exceed|limited\s+to|maximum|cap)\b|\bin\s+no\s+event\b[^.;]{0,200}?\bliab|\b(?:not|never)\s+be\s+liable\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)|\b(?:indirect|incidental|consequential|special|punitive)\b[^.;]{0,100}?\bdamages\b[^.;]{0,100}?\b(?:not\s+be\s+liable|no\s+liability|exclud|waive)|\baggregate\s+liability\b|\blimitation\s+of\s+liability\b|\b(?:neither|no)\b[^.;]{0,60}?\b(?:shall|will)\s+(?:be\s+)?(?:liable|responsible)\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)\b",
+                r"\bliab\w*\b[^.;]{0,200}?\b(?:shall\s+not\s+exceed|not\s+to\s+exceed|in\s+excess\s+of|exceed|(?:be|is|are|been)\s+limited\s+to|maximum|cap)\b|\bin\s+no\s+event\b[^.;]{0,200}?\bliab|\b(?:not|never)\s+be\s+liable\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)|\b(?:indirect|incidental|consequential|special|punitive)\b[^.;]{0,100}?\bdamages\b[^.;]{0,100}?\b(?:not\s+be\s+liable|no\s+liability|exclud|waive)|\baggregate\s+liability\b|\blimitation\s+of\s+liability\b|\b(?:neither|no)\b[^.;]{0,60}?\b(?:shall|will)\s+(?:be\s+)?(?:liable|responsible)\b[^.;]{0,200}?\b(?:indirect|incidental|consequential|special|punitive|exemplary|lost\s+profits)\b",
             )
         }),
         unless: None,

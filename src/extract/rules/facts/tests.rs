@@ -1068,3 +1068,15 @@ fn no_fact_from_an_exhibits_form_an_imagined_law_or_a_clauses_opening() {
         "{out:?}"
     );
 }
+
+/// `including, but not limited to` limits nothing, and a termination for
+/// convenience ends the agreement, not one lender's commitment.
+#[test]
+fn no_cap_from_not_limited_to_and_no_convenience_in_a_commitment() {
+    let out = run("The Loan Parties agree to indemnify and hold the Collateral Agent harmless against any and all costs, claims, damages, liabilities, losses and expenses (including, but not limited to, court costs and attorneys fees) incurred by it.", &[]);
+    assert!(!has_type(&out, "CAP_ON_LIABILITY"), "{out:?}");
+    let out = run("In no event shall Supplier's liability be limited to less than the fees paid.", &["Supplier"]);
+    assert!(has_type(&out, "CAP_ON_LIABILITY"), "{out:?}");
+    let out = run("The Borrowers may terminate, in whole but not in part, the Commitment of such Lender at any time upon five (5) Business Days' prior written notice to the Terminated Lender.", &[]);
+    assert!(!has_type(&out, "TERMINATION_FOR_CONVENIENCE"), "{out:?}");
+}
