@@ -108,10 +108,16 @@ pub(super) static RULES: [Rule; 8] = [
     // The term ends at a date: the same clause when it names one.
     Rule {
         category: "Expiration Date",
-        any: &["expire", "until", "terminate on", "through"],
+        any: &[
+            "expire",
+            "until",
+            "terminate on",
+            "through",
+            "expiration date",
+        ],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b",
+                r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b|^\s*expiration\s+date\s*:",
             )
         }),
         unless: Some(Lazy::new(|| {

@@ -989,6 +989,7 @@ fn the_agreements_dates_in_their_short_forms() {
     for (text, ty, date) in [
         ("\"Effective Date\" means October 31, 2019.", "EFFECTIVE_DATE", "October 31, 2019"),
         ("Effective Date: April 17, 2017", "EFFECTIVE_DATE", "April 17, 2017"),
+        ("Expiration Date: August 31, 2006", "EXPIRATION_DATE", "August 31, 2006"),
         ("This Agreement is entered into as of 12-23-2019 by and between the parties.", "AGREEMENT_DATE", "12-23-2019"),
         ("SERVICES AGREEMENT, dated as of April 1, 2019 (the \"Agreement\"), is made by Acme and Beta.", "AGREEMENT_DATE", "April 1, 2019"),
     ] {
@@ -1075,7 +1076,10 @@ fn no_fact_from_an_exhibits_form_an_imagined_law_or_a_clauses_opening() {
 fn no_cap_from_not_limited_to_and_no_convenience_in_a_commitment() {
     let out = run("The Loan Parties agree to indemnify and hold the Collateral Agent harmless against any and all costs, claims, damages, liabilities, losses and expenses (including, but not limited to, court costs and attorneys fees) incurred by it.", &[]);
     assert!(!has_type(&out, "CAP_ON_LIABILITY"), "{out:?}");
-    let out = run("In no event shall Supplier's liability be limited to less than the fees paid.", &["Supplier"]);
+    let out = run(
+        "In no event shall Supplier's liability be limited to less than the fees paid.",
+        &["Supplier"],
+    );
     assert!(has_type(&out, "CAP_ON_LIABILITY"), "{out:?}");
     let out = run("The Borrowers may terminate, in whole but not in part, the Commitment of such Lender at any time upon five (5) Business Days' prior written notice to the Terminated Lender.", &[]);
     assert!(!has_type(&out, "TERMINATION_FOR_CONVENIENCE"), "{out:?}");
