@@ -95,7 +95,12 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\bliquidated\s+damages\b|\bas\s+a\s+penalty\b|\btermination\s+fee\b|\bbreak-?up\s+fee\b|\bpenalty\s+of\b",
             )
         }),
-        unless: None,
+        // `shall have no liability for ... liquidated damages` excludes them.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:no\s+liability|not\s+(?:be\s+)?liable|nor\s+liable)\b[^.;]{0,120}?\bliquidated\s+damages\b",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: Target::Amount,

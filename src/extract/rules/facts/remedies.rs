@@ -52,7 +52,11 @@ pub(super) static RULES: [Rule; 3] = [
         unless: Some(Lazy::new(|| {
             ci(r"\b(?:no|not|nothing|neither|nor|none)\b[^.;]{0,160}?\bbeneficiar")
         })),
-        also: None,
+        // A third party's right to enforce, not any beneficiary (of a letter
+        // of credit, of Indebtedness, of an insurance policy).
+        also: Some(Lazy::new(|| {
+            ci(r"\bthird[\s-]+part(?:y|ies)\b|\bintended\b|\bexpress(?:ly)?\b|\benforce")
+        })),
         source: Source::Party,
         target: Target::Clause("Right"),
     },

@@ -1084,3 +1084,22 @@ fn no_cap_from_not_limited_to_and_no_convenience_in_a_commitment() {
     let out = run("The Borrowers may terminate, in whole but not in part, the Commitment of such Lender at any time upon five (5) Business Days' prior written notice to the Terminated Lender.", &[]);
     assert!(!has_type(&out, "TERMINATION_FOR_CONVENIENCE"), "{out:?}");
 }
+
+/// A federal court sits in the state its district names; a beneficiary
+/// is a third party's only when the clause says so; excluded liquidated
+/// damages are none.
+#[test]
+fn a_federal_forum_a_third_partys_benefit_and_excluded_damages() {
+    let out = run("The Borrower hereby submits to the nonexclusive jurisdiction of the United States District Court for the Southern District of New York and of any New York State court sitting in New York City.", &["Borrower"]);
+    assert!(
+        out.iter()
+            .any(|(_, t, d)| t == "SUBMITS_TO_JURISDICTION" && d == "New York"),
+        "{out:?}"
+    );
+    let out = run("Any holder or beneficiary of such Indebtedness shall be entitled to accelerate its maturity upon such default.", &[]);
+    assert!(!has_type(&out, "THIRD_PARTY_BENEFICIARY"), "{out:?}");
+    let out = run("The Indemnified Parties are intended third party beneficiaries of Section 8 and may enforce it.", &[]);
+    assert!(has_type(&out, "THIRD_PARTY_BENEFICIARY"), "{out:?}");
+    let out = run("Supplier shall have no liability for any penalties or liquidated damages imposed on Customer by its own customers.", &["Supplier"]);
+    assert!(!has_type(&out, "LIQUIDATED_DAMAGES"), "{out:?}");
+}

@@ -73,6 +73,22 @@ pub(super) fn place(s: &str) -> Option<String> {
             return Some(tidy(a.as_str()));
         }
         let raw = c.name("p")?.as_str();
+        // `the United States District Court for the Southern District of
+        // New York`: a federal court sits in the state its district names.
+        if raw
+            .split_whitespace()
+            .any(|w| w == "District" || w == "Court")
+        {
+            static DISTRICT_OF: Lazy<Regex> = Lazy::new(|| {
+                Regex::new(r"\bDistrict\s+of\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)").unwrap()
+            });
+            let after = &s[c.get(0)?.start()..];
+            let near = &after[..after.len().min(160)];
+            match DISTRICT_OF.captures(near) {
+                Some(d) => return Some(d[1].to_string()),
+                None => continue,
+            }
+        }
         // England and Wales is one jurisdiction, not a list.
         if raw.to_ascii_lowercase().starts_with("england and wales") {
             return Some("England and Wales".to_string());
