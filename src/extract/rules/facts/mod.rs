@@ -622,6 +622,9 @@ fn party_named(b: &mut Builder, run: &str) -> Option<String> {
                 || ["for", "a", "an", "the"]
                     .iter()
                     .any(|l| l.eq_ignore_ascii_case(w))
+                // `Upon termination of this Agreement Distributor shall`:
+                // the run starts at the agreement's name, which is no party.
+                || w.eq_ignore_ascii_case("agreement")
         })
         .collect();
     if words.is_empty() {

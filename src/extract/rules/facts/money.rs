@@ -98,7 +98,7 @@ pub(super) static RULES: [Rule; 8] = [
         // `shall have no liability for ... liquidated damages` excludes them.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\b(?:no\s+liability|not\s+(?:be\s+)?liable|nor\s+liable)\b[^.;]{0,120}?\bliquidated\s+damages\b",
+                r"\b(?:no|neither|nor|not)\b[^.;]{0,80}?\b(?:liab\w*|responsib\w*)\b[^.;]{0,80}?\bliquidated\s+damages\b",
             )
         })),
         also: None,

@@ -1100,6 +1100,13 @@ fn a_federal_forum_a_third_partys_benefit_and_excluded_damages() {
     assert!(!has_type(&out, "THIRD_PARTY_BENEFICIARY"), "{out:?}");
     let out = run("The Indemnified Parties are intended third party beneficiaries of Section 8 and may enforce it.", &[]);
     assert!(has_type(&out, "THIRD_PARTY_BENEFICIARY"), "{out:?}");
+    let out = run("Neither the Distributor nor the Company shall have a liability for consequential or liquidated damages pertaining to late delivery.", &["Distributor"]);
+    assert!(!has_type(&out, "LIQUIDATED_DAMAGES"), "{out:?}");
+    let out = run("Upon termination of this Agreement Distributor shall have no further right to use the Names.", &["Distributor"]);
+    assert!(
+        out.iter().all(|(s, _, _)| !s.starts_with("Agreement")),
+        "{out:?}"
+    );
     let out = run("Supplier shall have no liability for any penalties or liquidated damages imposed on Customer by its own customers.", &["Supplier"]);
     assert!(!has_type(&out, "LIQUIDATED_DAMAGES"), "{out:?}");
 }
