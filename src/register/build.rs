@@ -256,7 +256,12 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
             let period = (f.value.split_whitespace().count() <= normalize::PERIOD_WORDS)
                 .then(|| normalize::period(&f.value))
                 .flatten();
-            match (term_start(initial, start.as_deref()), period) {
+            // `ten (10) years after the First Commercial Sale`: the words
+            // after the period say what it counts from, before any start
+            // the sentence gives the term itself.
+            let from = counted_from(initial, &f.value, start.as_deref())
+                .unwrap_or_else(|| term_start(initial, start.as_deref()));
+            match (from, period) {
                 (Some(s), Some(p)) if !p.ends_with("day") && !p.ends_with("days") => {
                     normalize::add_period(&s, &p)
                 }
@@ -334,6 +339,21 @@ fn term_start(sentence: &str, agreement_start: Option<&str>) -> Option<String> {
         Regex::new(r"(?i)\b(?:commenc\w*|begin\w*|beginning|start\w*|effective|runs?|running|following|after|from)\s+(?:on\s+|upon\s+|with\s+|as\s+of\s+|at\s+)?(?P<what>[^.;]{0,60})")
             .unwrap()
     });
+    for c in FROM.captures_iter(sentence) {
+        let what = c.name("what").map_or("", |m| m.as_str().trim());
+        if let Some(start) = start_named(what, agreement_start) {
+            return start;
+        }
+    }
+    agreement_start.map(str::to_string)
+}
+
+/// The start `what` (the words after `commencing`, `after`, `from`)
+/// names: a date it gives, the agreement's own start, or none for an
+/// event the agreement does not date (`the date upon which ...`, `the
+/// date of launch`, `the First Commercial Sale`); `None` when it names no
+/// start.
+fn start_named(what: &str, agreement_start: Option<&str>) -> Option<Option<String>> {
     static OWN_START: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r#"(?i)^(?:the\s+)?(?:["“]?effective\s+date|date\s+(?:hereof|of\s+this|of\s+(?:execution|signing)|first\s+(?:above\s+)?(?:written|set\s+forth)|set\s+forth|on\s+which\s+this\s+agreement|this\s+agreement)|execution|signing|full\s+execution|(?:the\s+)?agreement\s+date)"#)
             .unwrap()
@@ -346,26 +366,44 @@ fn term_start(sentence: &str, agreement_start: Option<&str>) -> Option<String> {
         Regex::new(r"(?i)^(?:[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?[A-Z][a-z]+,?\s+\d{4})")
             .unwrap()
     });
-    for c in FROM.captures_iter(sentence) {
-        let what = c.name("what").map_or("", |m| m.as_str().trim());
-        if let Some(d) = DATE_FIRST
-            .find(what)
-            .and_then(|d| normalize::date(d.as_str()))
-        {
-            if d.len() == 10 {
-                return Some(d);
-            }
-        }
-        if OWN_START.is_match(what) {
-            return agreement_start.map(str::to_string);
-        }
-        // `shall commence on the date upon which ...`, `following the date
-        // of launch`: a start the agreement does not date.
-        if EVENT.is_match(what) {
-            return None;
+    if let Some(d) = DATE_FIRST
+        .find(what)
+        .and_then(|d| normalize::date(d.as_str()))
+    {
+        if d.len() == 10 {
+            return Some(Some(d));
         }
     }
-    agreement_start.map(str::to_string)
+    if OWN_START.is_match(what) {
+        return Some(agreement_start.map(str::to_string));
+    }
+    // `shall commence on the date upon which ...`, `following the date
+    // of launch`: a start the agreement does not date.
+    if EVENT.is_match(what) {
+        return Some(None);
+    }
+    None
+}
+
+/// What a term of `period` counts from when the words right after the
+/// period say (`ten (10) years after the First Commercial Sale`, `two
+/// years from the Effective Date`): see [`start_named`]; `None` when they
+/// name no start.
+fn counted_from(
+    sentence: &str,
+    period: &str,
+    agreement_start: Option<&str>,
+) -> Option<Option<String>> {
+    static AFTER_PERIOD: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(
+            r"(?i)^\s*(?:\([^)]{0,40}\)\s*)?(?:after|following|from|of)\s+(?P<what>[^.;]{0,60})",
+        )
+        .unwrap()
+    });
+    let at = sentence.find(period)?;
+    let rest = &sentence[at + period.len()..];
+    let what = AFTER_PERIOD.captures(rest)?.name("what")?.as_str().trim();
+    start_named(what, agreement_start)
 }
 
 fn add_party(parties: &mut Vec<RegisterParty>, who: &EntityNode, role: &str) {
@@ -461,6 +499,22 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// The words after a term's period say what it counts from, before
+    /// the start the sentence gives the term itself.
+    #[test]
+    fn a_period_counts_from_the_start_named_after_it() {
+        let own = Some("2019-11-02");
+        let s = "This Agreement shall commence on the Effective Date and continue until ten (10) years after the First Commercial Sale.";
+        assert_eq!(counted_from(s, "ten (10) years", own), Some(None));
+        let s = "The term shall be two (2) years from the Effective Date.";
+        assert_eq!(
+            counted_from(s, "two (2) years", own),
+            Some(own.map(str::to_string))
+        );
+        let s = "The term of this Agreement shall be five (5) years.";
+        assert_eq!(counted_from(s, "five (5) years", own), None);
     }
 
     #[test]
