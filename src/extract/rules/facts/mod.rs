@@ -138,12 +138,10 @@ pub(super) fn facts_with(
     paragraphs: &[String],
     model: Option<&ClauseModel>,
 ) {
-    // `EXHIBIT J FORM OF SNDA`: a form the parties will sign later states
-    // the form's dates, law and clauses, not this contract's.
-    // A contract filed as a form (`FORM OF SUPPLY AGREEMENT`, `EXHIBIT
-    // 10.1 FORM OF ...`, a filing's exhibit number) is still the contract:
-    // only a form the contract attaches (`Exhibit J`, `Schedule 2`) is set
-    // aside.
+    // `EXHIBIT J FORM OF SNDA`: a form the contract attaches states the
+    // form's dates, law and clauses, not the contract's. A contract filed
+    // as a form (`FORM OF SUPPLY AGREEMENT`, or under a filing's exhibit
+    // number, `EXHIBIT 10.1 FORM OF ...`) is still the contract.
     static FORM: Lazy<Regex> = Lazy::new(|| {
         ci(
             r"\b(?:exhibit|schedule|annex|appendix|attachment)\s+(?:[a-z]{1,2}(?:-\d{1,2})?|\d{1,2})\s*[-:.\x{2013}\x{2014}]?\s*(?:the\s+)?forms?\s+of\b",
@@ -572,60 +570,56 @@ static CLAUSE_BREAK: Lazy<Regex> = Lazy::new(|| {
 /// words that is a role, a short name or a registered name.
 fn party_named(b: &mut Builder, run: &str) -> Option<String> {
     // `If Tenant timely contests ...`: a sentence's first word is
-    // capitalised whatever it is; a conjunction or preposition is no part
-    // of a name.
+    // capitalised whatever it is; a conjunction, preposition or article is
+    // no part of a name, in any case (`EXCEPT FOR A PARTY'S OBLIGATIONS`
+    // opens a clause in capitals), nor is the agreement's own name run
+    // into it (`Upon termination of this Agreement Distributor shall`).
     const LEADS: &[&str] = &[
-        "If",
-        "When",
-        "Whenever",
-        "Where",
-        "Unless",
-        "Upon",
-        "Until",
-        "After",
-        "Before",
-        "Should",
-        "In",
-        "On",
-        "At",
-        "For",
-        "By",
-        "With",
-        "Each",
-        "Either",
-        "Neither",
-        "Any",
-        "All",
-        "Such",
-        "Provided",
-        "Notwithstanding",
-        "Except",
-        "Subject",
-        "Following",
-        "Prior",
-        "During",
-        "Once",
-        "Although",
-        "While",
-        "Thereafter",
-        "Then",
-        "And",
-        "Or",
-        "But",
+        "if",
+        "when",
+        "whenever",
+        "where",
+        "unless",
+        "upon",
+        "until",
+        "after",
+        "before",
+        "should",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "each",
+        "either",
+        "neither",
+        "any",
+        "all",
+        "such",
+        "provided",
+        "notwithstanding",
+        "except",
+        "subject",
+        "following",
+        "prior",
+        "during",
+        "once",
+        "although",
+        "while",
+        "thereafter",
+        "then",
+        "and",
+        "or",
+        "but",
+        "a",
+        "an",
+        "the",
+        "agreement",
     ];
-    // In any case: `EXCEPT FOR A PARTY'S OBLIGATIONS` opens a clause in
-    // capitals.
     let words: Vec<&str> = run
         .split_whitespace()
-        .skip_while(|w| {
-            LEADS.iter().any(|l| l.eq_ignore_ascii_case(w))
-                || ["for", "a", "an", "the"]
-                    .iter()
-                    .any(|l| l.eq_ignore_ascii_case(w))
-                // `Upon termination of this Agreement Distributor shall`:
-                // the run starts at the agreement's name, which is no party.
-                || w.eq_ignore_ascii_case("agreement")
-        })
+        .skip_while(|w| LEADS.iter().any(|l| l.eq_ignore_ascii_case(w)))
         .collect();
     if words.is_empty() {
         return None;

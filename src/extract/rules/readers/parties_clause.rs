@@ -148,15 +148,15 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
     }
     // Parties listed without a parenthetical of their own, waiting for a
     // collective one (`X, Y and Z (collectively, the "Marathon Parties")`).
-    let mut pending: Vec<&OrgMatch> = Vec::new();
-    let mut named_any: Vec<bool> = vec![false; parties.len()];
+    let mut pending: Vec<usize> = Vec::new();
+    let mut named_any = vec![false; parties.len()];
     for (i, org) in parties.iter().enumerate() {
         let seg_end = parties.get(i + 1).map_or(end, |n| n.start);
         let seg = &p[org.end..seg_end];
         let seg = sentence_end(seg).map_or(seg, |at| &seg[..at]);
         // The first defining parenthetical of the segment is the party's.
         let Some(paren) = DEFINING_PAREN.find(seg) else {
-            pending.push(org);
+            pending.push(i);
             continue;
         };
         // Not one far into another sentence.
@@ -166,29 +166,26 @@ pub(in crate::extract::rules) fn parties_clause(b: &mut Builder, p: &str, set: &
         }
         let low = paren.as_str().to_ascii_lowercase();
         let collective = low.contains("collectively") || low.contains("together");
-        let mut named: Vec<&OrgMatch> = if collective {
+        let mut named = if collective {
             std::mem::take(&mut pending)
         } else {
             pending.clear();
             Vec::new()
         };
-        named.push(org);
-        for party in named {
+        named.push(i);
+        for k in named {
+            let party = parties[k];
             let seg = &p[party.end..org.end + paren.end()];
-            if define(b, party, seg, paren.as_str()) {
-                if let Some(k) = parties.iter().position(|q| std::ptr::eq(*q, party)) {
-                    named_any[k] = true;
-                }
-            }
+            named_any[k] |= define(b, party, seg, paren.as_str());
         }
     }
+    persons(b, p, open.end(), end);
     // Named in the parties clause, it is a party even when the clause
     // gives it no name or role of its own (`between Acme Inc. and Beta
-    // LLC.`, a name whose parenthetical the clause garbles).
-    persons(b, p, open.end(), end);
-    // Only in the sentence that opens the list: a press release's `the
-    // agreement between A and B ... Morgan, Lewis & Bockius LLP served as
-    // counsel` lists no counsel as a party.
+    // LLC.`, a name whose parenthetical the clause garbles); but only in
+    // the sentence that opens the list: a press release's `the agreement
+    // between A and B ... Morgan, Lewis & Bockius LLP served as counsel`
+    // lists no counsel as a party.
     for (org, named) in parties.iter().zip(named_any) {
         let before = &p[open.end()..org.start.max(open.end())];
         if !named && !SENTENCE_END.is_match(before) && !generic_name(&org.raw) {
