@@ -9,7 +9,7 @@
 use super::answer_cache::{ontology_hash, payer};
 use super::config::{ExtractorConfig, PROMPT_VERSION};
 use super::spend::Spend;
-use super::{prompt, rating, rules, validate};
+use super::{prompt, rating, review_only, rules, validate};
 use super::{SectionExtraction, SectionInput, SectionStatus};
 use crate::index::{DensityThresholds, Ontology};
 use crate::llm::cache::Cache;
@@ -681,7 +681,14 @@ fn rules_extraction(
     input: &SectionInput,
 ) -> SectionExtraction {
     let raw = rules::extract_for(input, ontology);
-    let p = validate::prune(raw.entities, raw.relations, ontology);
+    let mut p = validate::prune(raw.entities, raw.relations, ontology);
+    let mut candidates = raw.candidates;
+    candidates.extend(review_only::hold(
+        ontology,
+        &input.doc_type,
+        &mut p.entities,
+        &mut p.relations,
+    ));
     let density_tier = rating::density_tier(density, p.relations.len(), input.text.chars().count());
     SectionExtraction {
         doc_id: input.doc_id.clone(),
@@ -690,7 +697,7 @@ fn rules_extraction(
         relations: p.relations,
         pruned: p.pruned,
         ends_added: p.ends_added,
-        candidates: raw.candidates,
+        candidates,
         model_tier: None,
         model_why: None,
         density_tier,
@@ -730,6 +737,54 @@ mod tests {
         // The futures can be spawned (a document per task).
         let e2 = ex.clone();
         send(async move { e2.extract_all(vec![]).await });
+    }
+
+    fn index_ontology(file: &str) -> Ontology {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        crate::index::GraphabilityIndex::load(&[path])
+            .expect("the shipped index loads")
+            .ontology
+    }
+
+    /// The same words are an exclusive appointment in a distribution
+    /// agreement and the agent's authority among lenders in a credit
+    /// agreement: the credit agreement's index holds the reading for
+    /// review, the commercial one asserts it.
+    #[test]
+    fn a_clause_kind_the_document_type_holds_for_review_is_a_candidate_not_a_fact() {
+        let text = "(a) The Company hereby appoints the Distributor as its sole and exclusive distributor of the Products in the Territory, and the Distributor accepts such appointment.";
+        let section = |doc_type: &str| SectionInput {
+            doc_type: doc_type.into(),
+            node_id: "0001".into(),
+            title: "2. Appointment".into(),
+            breadcrumb: "[2. Appointment]".into(),
+            text: text.into(),
+            ..Default::default()
+        };
+        let exclusivity = |r: &crate::extract::Relation| r.relation_type == "EXCLUSIVITY";
+        let density = DensityThresholds::default();
+        let commercial = rules_extraction(
+            &index_ontology("indices/commercial.yaml"),
+            &density,
+            &section("commercial"),
+        );
+        assert!(
+            commercial.relations.iter().any(exclusivity),
+            "{commercial:?}"
+        );
+        let credit = rules_extraction(
+            &index_ontology("indices/credit_agreement.yaml"),
+            &density,
+            &section("credit_agreement"),
+        );
+        assert!(!credit.relations.iter().any(exclusivity), "{credit:?}");
+        let held = credit
+            .candidates
+            .iter()
+            .find(|c| exclusivity(&c.relation))
+            .expect("the reading is kept to check");
+        assert!(held.why.contains("credit agreement"), "{}", held.why);
+        assert!(held.relation.evidence.contains("exclusive distributor"));
     }
 
     #[test]

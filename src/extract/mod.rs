@@ -236,6 +236,7 @@ pub mod party_registry;
 pub mod prompt;
 pub mod rating;
 pub mod requests;
+pub mod review_only;
 pub mod rules;
 pub mod spend;
 pub mod split;

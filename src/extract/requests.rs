@@ -24,7 +24,7 @@ use super::answer_cache::{cache_key, CachedAnswer, CutAnswer};
 use super::extractor::{ExtractionProfile, Extractor, ANSWER_FLOOR};
 use super::pack::{self, PackPiece};
 use super::validate::{self, ModelOutput, PackAnswer};
-use super::{prompt, rating, split};
+use super::{prompt, rating, review_only, split};
 use super::{SectionExtraction, SectionInput, SectionStatus};
 use crate::index::Tier;
 use crate::llm::{CallError, ChatAnswer, LlmClient, RetryPolicy};
@@ -330,6 +330,13 @@ impl Extractor {
             out.model_tier = None;
             out.model_why = None;
         }
+        let held = review_only::hold(
+            profile.ontology(),
+            &input.doc_type,
+            &mut out.entities,
+            &mut out.relations,
+        );
+        out.candidates.extend(held);
         out.density_tier = rating::density_tier(
             profile.density(),
             out.relations.len(),

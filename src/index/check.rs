@@ -373,7 +373,7 @@ fn check_ontology(c: &mut Checker<'_>, v: Option<&Value>) {
         Some(Value::Mapping(m)) => {
             let node = c.loc.node(&["ontology"]).cloned();
             c.unknown_keys(node.as_ref(), m, &ONTOLOGY_KEYS, "`ontology`");
-            for k in ONTOLOGY_KEYS.iter() {
+            for k in ONTOLOGY_KEYS.iter().filter(|k| **k != "review_only") {
                 match m.get(*k) {
                     None | Some(Value::Null) => {}
                     Some(Value::Mapping(types)) => {
@@ -395,6 +395,21 @@ fn check_ontology(c: &mut Checker<'_>, v: Option<&Value>) {
                         format!("write `{k}:` then `  Name: \"meaning\"` lines"),
                     ),
                 }
+            }
+            match m.get("review_only") {
+                None | Some(Value::Null) => {}
+                Some(Value::Sequence(items))
+                    if items
+                        .iter()
+                        .all(|i| matches!(i, Value::String(t) if !t.trim().is_empty())) => {}
+                Some(other) => c.push(
+                    c.loc.child("ontology", "review_only"),
+                    format!(
+                        "`ontology.review_only` must be a list of relation types, got `{}`",
+                        scalar(other)
+                    ),
+                    "write `review_only:` then `  - EXCLUSIVITY` lines",
+                ),
             }
         }
         Some(other) => c.push(

@@ -94,6 +94,8 @@ struct RawOntology {
     relation_types: Option<std::collections::BTreeMap<String, String>>,
     #[serde(default)]
     relation_patterns: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    review_only: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -331,6 +333,8 @@ fn merge(
     let mut keys: HashMap<String, usize> = HashMap::new();
     // relation pattern -> where the file that last set it sets it
     let mut pattern_at: HashMap<String, (PathBuf, usize, usize)> = HashMap::new();
+    // review-only relation type -> the file and line of its list
+    let mut review_only_at: HashMap<String, (PathBuf, (usize, usize))> = HashMap::new();
 
     for (path, raw) in raws {
         let Some(loc) = Locator::new(&texts[&path]) else {
@@ -391,6 +395,13 @@ fn merge(
                 ontology
                     .relation_patterns
                     .insert(name.clone(), pattern.clone());
+            }
+            for name in o.review_only.iter().flatten() {
+                review_only_at.insert(
+                    name.clone(),
+                    (path.clone(), loc.child("ontology", "review_only")),
+                );
+                ontology.review_only.insert(name.clone());
             }
         }
         for (list, out) in [
@@ -485,6 +496,20 @@ fn merge(
             });
         }
     }
+    // A review-only type the ontology lacks holds nothing back: a typo
+    // there would assert what the owner meant to hold.
+    for name in &ontology.review_only {
+        if !ontology.relation_types.contains_key(name) {
+            let (file, (line, col)) = review_only_at[name].clone();
+            problems.push(Problem {
+                file,
+                line,
+                col,
+                message: format!("`review_only` names `{name}`, which is not in `relation_types`"),
+                fix: format!("spell it as `relation_types` does, or add `{name}` there"),
+            });
+        }
+    }
     if !problems.is_empty() {
         return Err(IndexError::Invalid { problems });
     }
@@ -548,5 +573,44 @@ mod tests {
         // Same result with a repeated --index instead of extends.
         let idx2 = load_files(&[base, over]).unwrap();
         assert_eq!(idx2.entry("Notices").unwrap().tier, Tier::High);
+    }
+
+    /// A type's review-only list adds to its base's, and a name the
+    /// merged ontology lacks is an error at its line (a typo would
+    /// otherwise assert what the owner meant to hold).
+    #[test]
+    fn review_only_types_merge_and_must_be_relation_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base.yaml");
+        std::fs::write(
+            &base,
+            "document_type: unknown\nontology:\n  entity_types:\n    Role: r\n  relation_types:\n    EXCLUSIVITY: e\n    NON_COMPETE: n\n    GOVERNING_LAW: g\n  review_only: [NON_COMPETE]\n",
+        )
+        .unwrap();
+        let credit = dir.path().join("credit.yaml");
+        std::fs::write(
+            &credit,
+            "document_type: credit\nextends: base.yaml\nontology:\n  review_only:\n    - EXCLUSIVITY\n",
+        )
+        .unwrap();
+        let idx = load_files(std::slice::from_ref(&credit)).unwrap();
+        let held: Vec<&str> = idx
+            .ontology
+            .review_only
+            .iter()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(held, ["EXCLUSIVITY", "NON_COMPETE"]);
+        let typo = dir.path().join("typo.yaml");
+        std::fs::write(
+            &typo,
+            "document_type: credit\nextends: base.yaml\nontology:\n  review_only:\n    - EXCLUSIVTY\n",
+        )
+        .unwrap();
+        let err = load_files(&[typo]).unwrap_err().to_string();
+        assert!(
+            err.contains("typo.yaml:4") && err.contains("`EXCLUSIVTY`"),
+            "{err}"
+        );
     }
 }

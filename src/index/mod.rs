@@ -23,7 +23,7 @@ pub use matcher::MatchContext;
 pub use normalize::{normalize_heading, normalize_name, normalize_title};
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// The five graphability tiers, highest first.
@@ -109,6 +109,14 @@ pub struct Ontology {
     /// (`Organization|Person -> Role`; see [`patterns`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub relation_patterns: BTreeMap<String, String>,
+    /// Relation types this document type reads but never asserts: a fact
+    /// of one is held for a reviewer ([`crate::extract::Candidate`]).
+    /// CUAD's clause kinds are those of commercial contracts; in a credit
+    /// agreement `exclusive` names an agent's authority and `a minimum of`
+    /// a loan's size, so a reading of such a kind is a question, not an
+    /// answer.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub review_only: BTreeSet<String>,
 }
 
 /// Relations per 1,000 characters at or above which a section earns a tier

@@ -167,16 +167,26 @@ pub(crate) fn primary_index(set: &IndexSet, forced: Option<&str>) -> Graphabilit
 }
 
 /// The extraction profile of a document type: its index's ontology and
-/// density (built once per type), or the primary index's for a document of
-/// no known type.
+/// density (built once per type), or for a document of no known type the
+/// primary index's types without what that type holds for review (its
+/// `review_only` kinds are that type's, not this document's).
 fn profile_for(batch: &Batch, doc_type: &str) -> anyhow::Result<Arc<ExtractionProfile>> {
-    let Some(index) = batch.indices.get(doc_type) else {
-        return Ok(batch.extractor.profile());
-    };
     let mut profiles = batch.profiles.lock().expect("profiles");
     if let Some(p) = profiles.get(doc_type) {
         return Ok(p.clone());
     }
+    let Some(index) = batch.indices.get(doc_type) else {
+        let primary = batch.extractor.profile();
+        let p = if primary.ontology().review_only.is_empty() {
+            primary
+        } else {
+            let mut ontology = primary.ontology().clone();
+            ontology.review_only.clear();
+            Arc::new(ExtractionProfile::new(ontology, *primary.density())?)
+        };
+        profiles.insert(doc_type.to_string(), p.clone());
+        return Ok(p);
+    };
     let p = Arc::new(
         ExtractionProfile::new(index.ontology.clone(), index.density).with_context(|| {
             let files: Vec<String> = index

@@ -65,7 +65,12 @@ mod tests {
         assert_eq!(*ENTRY_KEYS, ["aliases", "note", "title"]);
         assert_eq!(
             *ONTOLOGY_KEYS,
-            ["entity_types", "relation_patterns", "relation_types"]
+            [
+                "entity_types",
+                "relation_patterns",
+                "relation_types",
+                "review_only"
+            ]
         );
     }
 }

@@ -142,7 +142,14 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\bright\s+of\s+first\s+(?:refusal|offer|negotiation)\b|\bfirst\s+(?:right|option|opportunity)\s+(?:of\s+refusal\s+)?(?:to|of)\b|\b(?:right|option)\s+to\s+(?:match|negotiate|purchase|acquire|obtain)\b|\bbefore\s+(?:offering|selling|granting|entering)\b[^.;]{0,120}?\bthird\s+part|\b(?:shall|will|must)\s+first\s+(?:offer|notify|contact|present|negotiate|provide|approach|consult)\b|\bexclusive\s+(?:good[\s-]+faith\s+)?negotiations?\b|\bnegotiate\s+exclusively\b|\b(?:an|the)\s+opportunity\s+to\s+(?:match|negotiate|enter\s+into|make\s+an\s+offer|bid|acquire|purchase|participate)\b",
             )
         }),
-        unless: None,
+        // A right to deal with a third party (`the right to negotiate and
+        // obtain a license from such Third Party`) is no preference over
+        // one.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:right|option)\s+to\s+(?:negotiate|obtain|acquire|purchase)\b[^.;]{0,80}?\b(?:from|with)\s+(?:a|any|such|the|that)\s+third[\s-]+part",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: RIGHT,

@@ -46,7 +46,15 @@ pub(super) static RULES: [Rule; 3] = [
     Rule {
         category: "Third Party Beneficiary",
         any: &["beneficiar"],
-        pattern: Lazy::new(|| ci(r"\bbeneficiar(?:y|ies)\b")),
+        // A beneficiary of the agreement or its provisions (`intended
+        // third party beneficiaries`, `express beneficiaries of Section
+        // 9`), not of an instrument it speaks of (a letter of credit, a
+        // land trust, Indebtedness, an insurance policy).
+        pattern: Lazy::new(|| {
+            ci(
+                r"\b(?:third[\s-]+part(?:y|ies)|intended|express(?:ly)?|direct)\s+(?:third[\s-]+part(?:y|ies)\s+)?beneficiar(?:y|ies)\b|\bbeneficiar(?:y|ies)\s+(?:of|to|under|in\s+respect\s+of)\s+(?:(?:this|these|the|such|each|all|any|its)\s+)?(?:agreement|addendum|amendment|provisions?|sections?|articles?|paragraphs?|clauses?|covenants?|indemnit\w*|obligations?|representations?|terms?|rights?)\b|\bbeneficiar(?:y|ies)\s+(?:hereof|hereunder|hereto)\b",
+            )
+        }),
         // `There are no third party beneficiaries`, `shall not have rights
         // as a third party beneficiary`: the opposite clause.
         unless: Some(Lazy::new(|| {
