@@ -82,8 +82,9 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             .or_default()
             .push((at, fact));
     }
-    expiration_dates(&mut facts);
     let mut to_check: BTreeMap<String, Vec<RegisterFact>> = BTreeMap::new();
+    appended_amendments(&mut facts, &mut to_check);
+    expiration_dates(&mut facts);
     let mut facts: BTreeMap<String, Vec<RegisterFact>> = facts
         .into_iter()
         .filter_map(|(ty, mut list)| {
@@ -95,7 +96,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
                 .map(|(_, f)| f)
                 .partition(|f| !level || f.normalized.is_some());
             if !unread.is_empty() {
-                to_check.insert(ty.clone(), unread);
+                to_check.entry(ty.clone()).or_default().extend(unread);
             }
             (!values.is_empty()).then_some((ty, values))
         })
@@ -135,6 +136,48 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         facts,
         to_check,
         renewal,
+    }
+}
+
+/// A filing that appends an amendment to the agreement states the
+/// amendment's date too (`The Parties agree that this Amendment I is
+/// effective as of June 1, 2007`): when the document's first date of a kind
+/// is not an amendment's, a later one that speaks of `this Amendment` (or
+/// addendum) dates that instrument, not the agreement, and goes to the
+/// reviewer. A document that is itself an amendment opens with its own.
+fn appended_amendments(
+    facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>,
+    to_check: &mut BTreeMap<String, Vec<RegisterFact>>,
+) {
+    static AMENDMENT: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"\b(?:[Tt]his|[Ss]uch)\s+(?:[\w#.-]+\s+){0,3}?(?:Amendment|AMENDMENT|Addendum|ADDENDUM)\b")
+            .unwrap()
+    });
+    for ty in ["AGREEMENT_DATE", "EFFECTIVE_DATE"] {
+        let Some(list) = facts.get_mut(ty) else {
+            continue;
+        };
+        let first_is_own = list
+            .iter()
+            .min_by_key(|(at, _)| *at)
+            .is_some_and(|(_, f)| !AMENDMENT.is_match(&f.quote));
+        if !first_is_own {
+            continue;
+        }
+        let (later, own): (Vec<_>, Vec<_>) = std::mem::take(list)
+            .into_iter()
+            .partition(|(_, f)| AMENDMENT.is_match(&f.quote));
+        *list = own;
+        to_check
+            .entry(ty.to_string())
+            .or_default()
+            .extend(later.into_iter().map(|(_, f)| {
+                RegisterFact {
+                    why: "the date of an amendment filed with the agreement, not the agreement's"
+                        .to_string(),
+                    ..f
+                }
+            }));
     }
 }
 
@@ -475,6 +518,48 @@ mod tests {
             assert_eq!(facts.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), kept);
             assert_eq!(to_check.contains_key("NOTICE_PERIOD_TO_TERMINATE_RENEWAL"), !kept);
         }
+    }
+
+    /// An agreement filed with its later amendment: the amendment's date
+    /// is to check, the agreement's stays; a document that is itself an
+    /// amendment keeps its own.
+    #[test]
+    fn an_appended_amendments_date_is_not_the_agreements() {
+        let fact = |quote: &str, n: &str| RegisterFact {
+            quote: quote.into(),
+            normalized: Some(n.into()),
+            ..Default::default()
+        };
+        let own = fact(
+            "THIS AGREEMENT is made this 1st day of April, 2007 (\"Effective Date\"), by and between Institute and Ceres.",
+            "2007-04-01",
+        );
+        let appended = fact(
+            "2. The Parties agree that this Amendment I is effective as of June 1, 2007.",
+            "2007-06-01",
+        );
+        let mut facts = BTreeMap::from([(
+            "EFFECTIVE_DATE".to_string(),
+            vec![(3, own.clone()), (90, appended.clone())],
+        )]);
+        let mut to_check = BTreeMap::new();
+        appended_amendments(&mut facts, &mut to_check);
+        assert_eq!(facts["EFFECTIVE_DATE"], vec![(3, own)]);
+        assert_eq!(to_check["EFFECTIVE_DATE"][0].quote, appended.quote);
+        assert!(to_check["EFFECTIVE_DATE"][0].why.contains("amendment"));
+
+        let amendment = fact(
+            "This Amendment #3 to the Manufacturing Agreement (this \"Amendment #3\") is made effective as of December 21, 2017.",
+            "2017-12-21",
+        );
+        let mut facts = BTreeMap::from([(
+            "EFFECTIVE_DATE".to_string(),
+            vec![(1, amendment.clone()), (40, appended)],
+        )]);
+        let mut to_check = BTreeMap::new();
+        appended_amendments(&mut facts, &mut to_check);
+        assert_eq!(facts["EFFECTIVE_DATE"].len(), 2);
+        assert!(to_check.is_empty());
     }
 
     #[test]
