@@ -420,6 +420,19 @@ fn start_named(what: &str, agreement_start: Option<&str>) -> Option<Option<Strin
     if OWN_START.is_match(what) {
         return Some(agreement_start.map(str::to_string));
     }
+    // `the tentative launch date of January 4, 1999`: an event the text
+    // dates.
+    static DATED_EVENT: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)^(?:the\s+)?(?:[\w-]+\s+){0,3}date\s+of\s+(?P<d>[A-Z][a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?[A-Z][a-z]+,?\s+\d{4})")
+            .unwrap()
+    });
+    if let Some(d) = DATED_EVENT
+        .captures(what)
+        .and_then(|c| normalize::date(&c["d"]))
+        .filter(|d| d.len() == 10)
+    {
+        return Some(Some(d));
+    }
     // `shall commence on the date upon which ...`, `following the date
     // of launch`: a start the agreement does not date.
     if EVENT.is_match(what) {
@@ -439,7 +452,7 @@ fn counted_from(
 ) -> Option<Option<String>> {
     static AFTER_PERIOD: Lazy<Regex> = Lazy::new(|| {
         Regex::new(
-            r"(?i)^\s*(?:\([^)]{0,40}\)\s*)?(?:after|following|from|of)\s+(?P<what>[^.;]{0,60})",
+            r"(?i)^\s*(?:\([^)]{0,40}\)\s*)?(?:after|following|from|of|to\s+commence\s+(?:on|upon|as\s+of)|commencing\s+(?:on|upon|as\s+of))\s+(?P<what>[^.;]{0,60})",
         )
         .unwrap()
     });
@@ -600,6 +613,12 @@ mod tests {
         );
         let s = "The term of this Agreement shall be five (5) years.";
         assert_eq!(counted_from(s, "five (5) years", own), None);
+        // An event the text dates is the start.
+        let s = "The remaining term shall be twenty four (24) months to commence on the tentative launch date of January 4, 1999.";
+        assert_eq!(
+            counted_from(s, "twenty four (24) months", own),
+            Some(Some("1999-01-04".to_string()))
+        );
     }
 
     #[test]

@@ -10,6 +10,10 @@ use regex::Regex;
 /// The normal form of a fact's target, when its type has one.
 pub fn of(rel_type: &str, target_type: &str, value: &str) -> Option<String> {
     match target_type {
+        // A date the definitions reader met first as another entity type
+        // (`"Effective Date" means October 31, 2019` typed as a period) is
+        // still the agreement's date.
+        _ if matches!(rel_type, "AGREEMENT_DATE" | "EFFECTIVE_DATE") => date(value),
         // An expiration is a date: the builder computes it from a term.
         "Period" if rel_type == "EXPIRATION_DATE" => None,
         "Date" => date(value),
@@ -304,7 +308,7 @@ pub fn money(text: &str) -> Option<String> {
 /// first date after `until`, `through`, `expire(s) on`, `ending`, `end on`.
 pub fn end_date(sentence: &str) -> Option<String> {
     static END: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)\b(?:until|through|thru|expir(?:e|es|ing)\s+on|ending\s+on|ends?\s+on|terminat(?:e|es|ing)\s+on)\s+(?:and\s+including\s+)?(?:the\s+)?([A-Za-z0-9][A-Za-z0-9,./ ]{4,40}?(?:\d{4}|/\d{2}))\b")
+        Regex::new(r"(?i)\b(?:until|through|thru|expir(?:e|es|ing)\s+on|ending\s+on|ends?\s+on|terminat(?:e|es|ing)\s+on|in\s+no\s+event\s+later\s+than)\s+(?:and\s+including\s+)?(?:the\s+)?([A-Za-z0-9][A-Za-z0-9,./ ]{4,40}?(?:\d{4}|/\d{2}))\b")
             .unwrap()
     });
     END.captures_iter(sentence)

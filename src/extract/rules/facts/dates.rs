@@ -39,7 +39,7 @@ macro_rules! another_document {
     };
 }
 
-pub(super) static RULES: [Rule; 8] = [
+pub(super) static RULES: [Rule; 9] = [
     // `This Agreement is made and entered into as of March 1, 2020`,
     // `dated this 8th day of May, 2014`.
     Rule {
@@ -49,7 +49,7 @@ pub(super) static RULES: [Rule; 8] = [
         ],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:dated|made|entered\s+into|executed|signed|concluded|accepted)\b[^.;]{0,60}?\b(?:as\s+of|on|this|of|effective)\b|\bagreement\b[^.;]{0,40}?\bas\s+of\b|\bthis\s+[\d_]+\s*(?:st|nd|rd|th)?\s+day\s+of\b",
+                r"\b(?:dated|made|entered\s+into|executed|signed|concluded|accepted)\b[^.;]{0,60}?\b(?:as\s+of|on|this|of|effective)\b|\bagreement\b[^.;]{0,40}?\bas\s+of\b|\bthis\s+[\d_]+\s*(?:st|nd|rd|th)?\s+day\s+of\b|\bas\s+of\s+the\s+[\d_]+\s*(?:st|nd|rd|th|s\s?t|n\s?d|r\s?d|t\s?h)?\s+day\s+of\b",
             )
         }),
         unless: Some(Lazy::new(|| {
@@ -63,7 +63,7 @@ pub(super) static RULES: [Rule; 8] = [
         // April 1, 2019 (the "Agreement")`).
         also: Some(Lazy::new(|| {
             ci(
-                r#"\b(?:this|hereby|hereto|accepted)\b|\(\s*(?:the\s+|this\s+)?["“]agreement["”]\s*\)"#,
+                r#"\b(?:this|hereby|hereto|accepted)\b|\(\s*(?:the\s+|this\s+)?["“]agreement["”]\s*\)|\bas\s+of\s+the\s+[\d_]+\s*(?:st|nd|rd|th|s\s?t|n\s?d|r\s?d|t\s?h)?\s+day\s+of\b"#,
             )
         })),
         source: Source::Agreement,
@@ -74,9 +74,15 @@ pub(super) static RULES: [Rule; 8] = [
         category: "Effective Date",
         any: &["effective"],
         pattern: Lazy::new(|| {
-            ci(
+            ci(&[
                 r#"\beffective\s+(?:as\s+of|on|from|upon)\b|"effective\s+date"|\beffective\s+date\b[^.;]{0,30}\b(?:means|shall\s+(?:mean|be))\b|\bshall\s+(?:become|be)\s+effective\b|^\s*effective\s+date\s*:"#,
-            )
+                // A cover field run into the title: `STRATEGIC ALLIANCE
+                // AGREEMENT Effective Date: April 17, 2017 THIS ...`.
+                r"|\beffective\s+date\s*:\s*(?:",
+                &super::values::date_source(),
+                ")",
+            ]
+            .concat())
         }),
         unless: Some(Lazy::new(|| ci(another_document!()))),
         also: None,
@@ -114,20 +120,50 @@ pub(super) static RULES: [Rule; 8] = [
             "terminate on",
             "through",
             "expiration date",
+            "termination date",
+            "expiry date",
+            "end date",
+            "later than",
         ],
+        // `in no event later than February 28, 2013`: the latest day the
+        // term may end is its end when the clause names no earlier date
+        // (read first: the trigger ends where the date begins).
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b|^\s*expiration\s+date\s*:",
+                r"\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,200}?\bin\s+no\s+event\s+later\s+than\b|\b(?:this\s+(?:agreement|contract|lease)|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b|^\s*(?:expiration|termination|expiry|end)\s+date\s*:",
             )
         }),
+        // `effective as of the Effective Date and shall continue through
+        // December 31, 2021` names the end; `effective as of <a date>` is
+        // the start.
         unless: Some(Lazy::new(|| {
             ci(concat!(
-                r"\b(?:renew|effective\s+as\s+of|dated)\b|",
+                r"\b(?:renew|dated)\b|\beffective\s+as\s+of\s+(?:the\s+)?(?:\d|_|(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b)|",
                 after_initial!(),
                 "|",
                 other_duration!()
             ))
         })),
+        also: None,
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // A field or table line that gives the term as two dates: `TERM OF
+    // EXECUTION From January 30, 2012 until July 29, 2012`, `INITIAL
+    // DISTRIBUTION PERIOD: April 15, 2000 through October 15, 2000`. Only
+    // a capitalised field name at the line's start: within a sentence,
+    // `the period from January 1 through March 31` is a window, not the
+    // term.
+    Rule {
+        category: "Expiration Date",
+        any: &["term", "period"],
+        pattern: Lazy::new(|| {
+            ci(&format!(
+                r"^\s*(?-i:(?:[A-Z][A-Za-z]*\s+){{0,3}}(?:TERM|PERIOD|Term|Period)(?:\s+(?:OF|Of|of)\s+[A-Z][A-Za-z]*)?)\s*:?\s*(?:from\s+)?(?:{d})\s*(?:through|until|to|thru|-)\s*(?:{d})",
+                d = super::values::date_source()
+            ))
+        }),
+        unless: None,
         also: None,
         source: Source::Agreement,
         target: Target::Date,

@@ -992,6 +992,13 @@ fn the_agreements_dates_in_their_short_forms() {
         ("Expiration Date: August 31, 2006", "EXPIRATION_DATE", "August 31, 2006"),
         ("This Agreement is entered into as of 12-23-2019 by and between the parties.", "AGREEMENT_DATE", "12-23-2019"),
         ("SERVICES AGREEMENT, dated as of April 1, 2019 (the \"Agreement\"), is made by Acme and Beta.", "AGREEMENT_DATE", "April 1, 2019"),
+        ("STRATEGIC ALLIANCE AGREEMENT Effective Date: April 17, 2017 THIS STRATEGIC ALLIANCE AGREEMENT is entered into by the parties.", "EFFECTIVE_DATE", "April 17, 2017"),
+        ("TERMINATION DATE: September 30, 1997", "EXPIRATION_DATE", "September 30, 1997"),
+        ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012", "EXPIRATION_DATE", "2012"),
+        ("INITIAL DISTRIBUTION PERIOD: April 15, 2000 through October 15, 2000 (6 Months from the date first written above)", "EXPIRATION_DATE", "2000"),
+        ("This Agreement shall be effective as of the Effective Date and shall continue in effect through December 31, 2021 and any Renewal Term.", "EXPIRATION_DATE", "December 31, 2021"),
+        ("This Agreement shall terminate five (5) years following the date of launch of the Site, but in no event later than February 28, 2013.", "EXPIRATION_DATE", "February 28, 2013"),
+        ("This Reseller Agreement is entered into as of the 1st day of June, 2004 by and between Acme Ltd., Bl. D, and Beta Inc.", "AGREEMENT_DATE", "June, 2004"),
     ] {
         let out = run(text, &[]);
         assert!(
@@ -1005,6 +1012,15 @@ fn the_agreements_dates_in_their_short_forms() {
     // Another agreement's date is not this one's.
     let out = run("Reference is made to the Supply Agreement, dated as of April 1, 2019 between Acme and Beta.", &[]);
     assert!(!has_type(&out, "AGREEMENT_DATE"), "{out:?}");
+    // Two dates inside a sentence are a window, not the term; a term that
+    // starts at a date it names is no end.
+    for text in [
+        "Royalties for the period from January 1, 1999 through March 31, 1999 shall be paid within thirty days.",
+        "This Agreement shall be effective as of March 1, 2020 and shall renew each year.",
+    ] {
+        let out = run(text, &[]);
+        assert!(!has_type(&out, "EXPIRATION_DATE"), "{text}: {out:?}");
+    }
 }
 
 /// Clause kinds in more of the words contracts use for them.

@@ -8,12 +8,15 @@ const MONTH: &str = r"(?:January|February|March|April|May|June|July|August|Septe
 
 /// `March 1, 2020`, `1st day of March, 2020`, `1 March 2020`, `3/1/2020`,
 /// `March 2020`, `the ___ day of ______, 2020`.
-static DATE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b(?:{MONTH}\s+\d{{1,2}}\s*(?:st|nd|rd|th)?\s*,?\s*\d{{4}}|\d{{1,2}}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH}\s*[,.]?\s*(?:A\.D\.\s*)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|\d{{1,2}}-\d{{1,2}}-\d{{4}}|(?:{MONTH}|_{{2,}})\s*,?\s+\d{{4}}|_{{2,}}\s*day\s+of\s+(?:{MONTH}|_{{2,}})\s*,?\s*\d{{4}})"
-    ))
-    .unwrap()
-});
+static DATE: Lazy<Regex> = Lazy::new(|| Regex::new(&format!("(?i){}", date_source())).unwrap());
+
+/// The pattern of a date ([`DATE`]'s), for a rule that must see one at a
+/// place of its own (`TERM: January 30, 2012 until July 29, 2012`).
+pub(super) fn date_source() -> String {
+    format!(
+        r"\b(?:{MONTH}\s+\d{{1,2}}\s*(?:st|nd|rd|th)?\s*,?\s*\d{{4}}|\d{{1,2}}\s*(?:s\s?t|n\s?d|r\s?d|t\s?h)?\s+(?:day\s+of\s+)?{MONTH}\s*[,.]?\s*(?:A\.D\.\s*)?\d{{4}}|\d{{1,2}}/\d{{1,2}}/\d{{2,4}}|\d{{1,2}}-\d{{1,2}}-\d{{4}}|(?:{MONTH}|_{{2,}})\s*,?\s+\d{{4}}|_{{2,}}\s*day\s+of\s+(?:{MONTH}|_{{2,}})\s*,?\s*\d{{4}})"
+    )
+}
 
 /// Number words, as contracts spell a count before its digits (`one hundred
 /// eighty (180) days`).
