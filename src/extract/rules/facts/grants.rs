@@ -15,10 +15,18 @@ pub(super) static RULES: [Rule; 9] = [
         any: &["licen"],
         pattern: Lazy::new(|| {
             ci(
-                r"\bgrant(?:s|ed)?\b[^.;]{0,200}?\b(?:sub)?licen[cs]e|\bhereby\s+licen[cs]es\b|\blicen[cs]e\s+(?:is\s+)?(?:hereby\s+)?granted\b|\b(?:exclusive|non-?exclusive|royalty-?free|limited|fully\s+paid)[\s\-,]+(?:[a-z\-]+[\s,]+){0,4}licen[cs]e\s+(?:to|under)\b",
+                r"\bgrants?\b[^.;]{0,200}?\b(?:sub)?licen[cs]e|\b(?:is|are|be|been|was|were)\s+(?:hereby\s+)?granted\b[^.;]{0,200}?\b(?:sub)?licen[cs]e|\bhereby\s+licen[cs]es\b|\blicen[cs]e\s+(?:is\s+|are\s+)?hereby\s+granted\b|\blicen[cs]e\s+is\s+granted\b|\b(?:exclusive|non-?exclusive|royalty-?free|limited|fully\s+paid)[\s\-,]+(?:[a-z\-]+[\s,]+){0,4}licen[cs]e\s+(?:to|under)\b",
             )
         }),
-        unless: None,
+        // A sentence that only speaks of a licence granted elsewhere (`the
+        // license granted under Section 2 will terminate`) or denies one
+        // (`no license is granted`, `does not acquire any right`, `has no
+        // right to sublicense`) grants nothing.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\blicen[cs]es?\b[^.;]{0,60}?\bgranted\b[^.;]{0,160}?\b(?:shall|will)\s+(?:(?:immediately|automatically|forthwith|thereupon|also)\s+)?(?:terminate|cease|expire|revert|end)\b|\bno\s+(?:other\s+|additional\s+|implied\s+)?(?:rights?\s+or\s+)?licen[cs]es?\b[^.;]{0,60}?\b(?:is|are|shall\s+be|will\s+be|be)\s+(?:hereby\s+)?granted\b|\bnothing\b[^.;]{0,120}?\b(?:grant(?:s|ing)?|confer\w*)\b[^.;]{0,60}?\blicen[cs]e|\bdoes\s+not\s+(?:acquire|grant)\b|\bno\s+right\s+to\s+(?:sub-?licen[cs]e|grant)\b|\bnot\s+be\s+(?:deemed|construed)\s+(?:to\s+|as\s+)?(?:grant|a\s+licen)",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: RIGHT,

@@ -207,7 +207,13 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\b(?:audit|audits|auditing)\b|\b(?:inspect|examin|review)\w*\b[^.;]{0,120}?\b(?:books|records|accounts|facilit\w*|plants?|sites?)\b|\b(?:books|records)\b[^.;]{0,120}?\b(?:inspect|examin|review|available)\w*",
             )
         }),
-        unless: None,
+        // A financial statement's audit (`audit opinion`, `Audit Committee`,
+        // `audited financial statements`) is no right to audit a party.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\baudit\s+(?:opinion|committee)s?\b|\baudited\s+(?:annual\s+|quarterly\s+)?(?:consolidated\s+)?(?:financial|balance)\b|\bagreed[\s-]+upon\s+procedures\b|\bnot\s+an\s+audit\b",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: RIGHT,

@@ -234,8 +234,9 @@ fn rules_of(category: &str) -> impl Iterator<Item = &'static Rule> + '_ {
 /// The model learns a clause's neighbourhood, so without them a plain
 /// consequential-damages exclusion reads as uncapped liability, a
 /// termination for breach as one for convenience, a non-exclusive grant
-/// as exclusivity and an anti-assignment clause as a change of control.
-static MODEL_ALONE_NEEDS: Lazy<[(&str, Regex); 4]> = Lazy::new(|| {
+/// as exclusivity, an anti-assignment clause as a change of control and
+/// any grant as a non-transferable one.
+static MODEL_ALONE_NEEDS: Lazy<[(&str, Regex); 5]> = Lazy::new(|| {
     [
         (
             "Uncapped Liability",
@@ -258,6 +259,12 @@ static MODEL_ALONE_NEEDS: Lazy<[(&str, Regex); 4]> = Lazy::new(|| {
         (
             "Change Of Control",
             ci(r"\bcontrol\b|\bmerge|\bacqui|\bsubstantially\s+all\b|\bconsolidat"),
+        ),
+        (
+            "Non-Transferable License",
+            ci(
+                r"\bnon-?\s?(?:transferable|assignable|sub-?licens\w*)|\bpersonal\b|\bnot\s+(?:be\s+)?(?:transferable|assignable|sub-?licensable)|\b(?:may|shall|will)\s+not\s+(?:\w+\s+){0,3}?(?:assign|transfer|sub-?licen[cs]e)|\bwithout\s+(?:the\s+|any\s+)?right\s+to\s+(?:grant\s+)?(?:sub-?licen|transfer|assign)|\bonly\s+to\s+(?:its\s+)?affiliates\b",
+            ),
         ),
     ]
 });

@@ -1126,3 +1126,22 @@ fn a_federal_forum_a_third_partys_benefit_and_excluded_damages() {
     let out = run("Supplier shall have no liability for any penalties or liquidated damages imposed on Customer by its own customers.", &["Supplier"]);
     assert!(!has_type(&out, "LIQUIDATED_DAMAGES"), "{out:?}");
 }
+
+/// A licence grant is a sentence that grants one, not one that speaks of
+/// a licence granted elsewhere or denies one; an audit right is a right to
+/// audit a party, not a financial statement's audit.
+#[test]
+fn a_grant_and_an_audit_need_their_operative_words() {
+    for (text, ty, expected) in [
+        ("Licensor hereby grants to Licensee a non-exclusive license to use the Software in the Territory.", "LICENSE_GRANT", true),
+        ("Company is hereby granted and shall have a non-exclusive, royalty-free, perpetual license to make and use each Item.", "LICENSE_GRANT", true),
+        ("Upon the expiration or termination of the Term, the license granted under Section 2 of this Agreement will terminate.", "LICENSE_GRANT", false),
+        ("Except as specifically authorized by this Agreement, no license is granted under this Agreement to Corio to distribute the Software.", "LICENSE_GRANT", false),
+        ("Licensee has no right to sublicense any rights granted hereunder without the prior written consent of Licensor.", "LICENSE_GRANT", false),
+        ("Licensee shall permit Licensor to audit its books and records relating to the Products once per calendar year.", "AUDIT_RIGHTS", true),
+        ("The deposit shall be waived if the audit opinion in the Company's annual report on Form 10-K contains no going concern qualification.", "AUDIT_RIGHTS", false),
+    ] {
+        let out = run(text, &["Licensor", "Licensee", "Company"]);
+        assert_eq!(has_type(&out, ty), expected, "{text}: {out:?}");
+    }
+}
