@@ -22,7 +22,7 @@ use crate::index::Ontology;
 use crate::route::{Route, RoutePlan};
 use crate::tree::{DocTree, NodeKind};
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Child node id -> parent node id, from a document tree.
 pub fn parents_from_tree(tree: &DocTree) -> HashMap<String, String> {
@@ -188,6 +188,7 @@ pub fn build_document_graph(
         index: b.index,
         dropped: b.dropped,
         held: b.held,
+        term_definitions: BTreeMap::new(),
     }
 }
 

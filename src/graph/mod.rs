@@ -20,7 +20,7 @@ use crate::route::Route;
 use anyhow::Context;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// What the graph knows about the document itself.
@@ -202,6 +202,10 @@ pub struct DocGraph {
     pub dropped: Vec<Dropped>,
     /// Typed facts held back for review, in section order.
     pub held: Vec<HeldFact>,
+    /// The definitions of the document's periods (`"Service Period"
+    /// means ...`), read from its text, for a term clause that runs `for
+    /// the Service Period` (see [`crate::extract::rules::term_definitions`]).
+    pub term_definitions: BTreeMap<String, String>,
 }
 
 impl DocGraph {

@@ -84,6 +84,7 @@ mod tests {
             index: Default::default(),
             dropped: vec![],
             held: vec![],
+            term_definitions: Default::default(),
         }
     }
 

@@ -812,6 +812,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     if let Some(search) = batch.search.lock().expect("search").as_ref() {
         search.add(&plan, &source, key)?;
     }
+    let term_definitions = crate::extract::rules::term_definitions(&source.text);
     drop(source);
 
     let extractions = extract_within_budget(batch, inputs, &profile).await;
@@ -822,7 +823,8 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .chain(&rules_on_skipped)
         .cloned()
         .collect();
-    let graph = build_document_graph(&meta, &plan, &parents, &all, profile.ontology());
+    let mut graph = build_document_graph(&meta, &plan, &parents, &all, profile.ontology());
+    graph.term_definitions = term_definitions;
     drop(all);
     let saved = SavedDocument {
         meta,

@@ -84,7 +84,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
     }
     let mut to_check: BTreeMap<String, Vec<RegisterFact>> = BTreeMap::new();
     appended_amendments(&mut facts, &mut to_check);
-    expiration_dates(&mut facts);
+    expiration_dates(&mut facts, &g.term_definitions);
     let mut facts: BTreeMap<String, Vec<RegisterFact>> = facts
         .into_iter()
         .filter_map(|(ty, mut list)| {
@@ -251,7 +251,10 @@ fn rank(ty: &str, f: &RegisterFact) -> u8 {
 /// The expiration date when the contract gives a term, not a date: the
 /// start (the effective date, else the agreement date, when the text gives
 /// the day) plus the initial term; `perpetual` when the clause says so.
-fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
+fn expiration_dates(
+    facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>,
+    definitions: &BTreeMap<String, String>,
+) {
     static PERPETUAL: Lazy<Regex> = Lazy::new(|| {
         Regex::new(r"(?i)\b(?:perpetu(?:al|ity|ally)|indefinite(?:ly)?|in\s+full\s+force\s+and\s+effect\s+until\s+terminated|until\s+(?:terminated|termination)\b)")
             .unwrap()
@@ -295,23 +298,61 @@ fn expiration_dates(facts: &mut BTreeMap<String, Vec<(usize, RegisterFact)>>) {
         f.normalized = if PERPETUAL.is_match(initial) {
             Some("perpetual".to_string())
         } else {
-            // A term runs months or years; days are a notice or a window.
-            let period = (f.value.split_whitespace().count() <= normalize::PERIOD_WORDS)
-                .then(|| normalize::period(&f.value))
-                .flatten();
-            // `ten (10) years after the First Commercial Sale`: the words
-            // after the period say what it counts from, before any start
-            // the sentence gives the term itself.
-            let from = counted_from(initial, &f.value, start.as_deref())
-                .unwrap_or_else(|| term_start(initial, start.as_deref()));
-            match (from, period) {
-                (Some(s), Some(p)) if !p.ends_with("day") && !p.ends_with("days") => {
-                    normalize::add_period(&s, &p)
-                }
-                _ => None,
-            }
+            term_end(initial, &f.value, start.as_deref())
+                .or_else(|| defined_end(initial, definitions, start.as_deref()))
         };
     }
+}
+
+/// The end of a term of `period` (the fact's value) that `sentence`
+/// states, counted from the start its words name, else the agreement's.
+fn term_end(sentence: &str, period: &str, start: Option<&str>) -> Option<String> {
+    // A term runs months or years; days are a notice or a window.
+    let months = (period.split_whitespace().count() <= normalize::PERIOD_WORDS)
+        .then(|| normalize::period(period))
+        .flatten()
+        .filter(|p| !p.ends_with("day") && !p.ends_with("days"))?;
+    // `ten (10) years after the First Commercial Sale`: the words after
+    // the period say what it counts from, before any start the sentence
+    // gives the term itself.
+    let from =
+        counted_from(sentence, period, start).unwrap_or_else(|| term_start(sentence, start))?;
+    normalize::add_period(&from, &months)
+}
+
+/// `shall continue in effect for the Service Period`: a term that runs
+/// for a period the definitions give ends where its definition says
+/// (`"Service Period" means April 1st 2019 through to March 30, 2020`,
+/// `"Term" means three (3) years from the Effective Date`). A definition
+/// that only points elsewhere (`has the meaning given in Section 9`)
+/// gives nothing.
+fn defined_end(
+    sentence: &str,
+    definitions: &BTreeMap<String, String>,
+    start: Option<&str>,
+) -> Option<String> {
+    static FOR_THE: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i:\b(?:for|until|through|during|throughout|(?:end|expiration|expiry)\s+of))\s+the\s+(?P<t>[A-Z][\w-]*(?:\s+(?:of\s+)?[A-Z][\w-]*){0,4})")
+            .unwrap()
+    });
+    static PERIOD_IN: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\b(?:[a-z]+(?:-[a-z]+)?\s+)?(?:\(\d{1,3}\)|\d{1,3})\s*(?:calendar\s+|consecutive\s+|full\s+)?(?:years?|months?)\b")
+            .unwrap()
+    });
+    for c in FOR_THE.captures_iter(sentence) {
+        let Some(definition) = definitions.get(&c["t"]) else {
+            continue;
+        };
+        if let Some(end) = normalize::end_date(definition) {
+            return Some(end);
+        }
+        if let Some(end) = anniversary(definition, start) {
+            return Some(end);
+        }
+        let period = PERIOD_IN.find(definition)?;
+        return term_end(definition, period.as_str(), start);
+    }
+    None
 }
 
 /// The date of `the Nth anniversary of the Effective Date` (or of the
@@ -573,6 +614,41 @@ mod tests {
         appended_amendments(&mut facts, &mut to_check);
         assert_eq!(facts["EFFECTIVE_DATE"].len(), 2);
         assert!(to_check.is_empty());
+    }
+
+    /// A term that runs for a defined period ends where the definition
+    /// says; a definition with no end gives none.
+    #[test]
+    fn a_term_for_a_defined_period_ends_where_its_definition_says() {
+        let definitions = BTreeMap::from([
+            (
+                "Service Period".to_string(),
+                "April. 1st 2019 through to March 30, 2020.".to_string(),
+            ),
+            (
+                "Term".to_string(),
+                "the period of three (3) years from the Effective Date;".to_string(),
+            ),
+            ("Cure Period".to_string(), "thirty (30) days;".to_string()),
+        ]);
+        let start = Some("2019-04-01");
+        let end = |s: &str| defined_end(s, &definitions, start);
+        assert_eq!(
+            end("This Agreement shall continue in effect for the Service Period.").as_deref(),
+            Some("2020-03-30")
+        );
+        assert_eq!(
+            end("This Agreement shall remain in force for the Term.").as_deref(),
+            Some("2022-04-01")
+        );
+        assert_eq!(
+            end("The breaching party may cure during the Cure Period."),
+            None
+        );
+        assert_eq!(
+            end("This Agreement shall continue for the Royalty Term."),
+            None
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ use std::collections::HashSet;
 
 mod common;
 mod document_parties;
+mod document_terms;
 mod facts;
 mod readers;
 
@@ -36,6 +37,7 @@ use common::own::OwnSection;
 use common::terms::*;
 use common::text::*;
 pub use document_parties::{document_registry, party_registry};
+pub use document_terms::term_definitions;
 use readers::{unfold_columns, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
