@@ -296,7 +296,13 @@ fn write_article_baseline(path: &Path) {
     let mut text = String::from("# The article's raw baseline (the method's starting point)\ndocument_type: credit_agreement\nversion: \"baseline\"\ndescription: article baseline\n");
     for key in ["match", "density", "ontology"] {
         let mut m = serde_yaml_ng::Mapping::new();
-        m.insert(key.into(), shipped[key].clone());
+        let mut block = shipped[key].clone();
+        // The kinds the shipped file holds for review are the base's
+        // (`extends:`), which this standalone baseline does not load.
+        if let Some(o) = block.as_mapping_mut() {
+            o.remove("review_only");
+        }
+        m.insert(key.into(), block);
         text.push_str(&serde_yaml_ng::to_string(&m).unwrap());
     }
     text.push_str("anchors:\n  - Subsidiaries\nnoise:\n  - Table of Contents\n");
