@@ -150,7 +150,7 @@ fn appended_amendments(
     to_check: &mut BTreeMap<String, Vec<RegisterFact>>,
 ) {
     static AMENDMENT: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"\b(?:[Tt]his|[Ss]uch)\s+(?:[\w#.-]+\s+){0,3}?(?:Amendment|AMENDMENT|Addendum|ADDENDUM)\b")
+        Regex::new(r"\b(?:[Tt]his|[Ss]uch|[Ww]hich)\s+(?:[\w#.-]+\s+){0,3}?(?:[Aa]mendment|AMENDMENT|[Aa]ddendum|ADDENDUM)\b")
             .unwrap()
     });
     for ty in ["AGREEMENT_DATE", "EFFECTIVE_DATE"] {

@@ -19,8 +19,11 @@ pub(super) static RULES: [Rule; 2] = [
         }),
         unless: Some(Lazy::new(|| {
             // `as if ... were governed by the laws of the United States`
-            // imagines another law; it chooses none.
-            ci(r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b")
+            // (or `if ... were governed by ...`) imagines another law; it
+            // chooses none.
+            ci(
+                r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b|\bif\b[^.;]{0,250}?\bwere\s+governed\b",
+            )
         })),
         also: None,
         source: Source::Agreement,
@@ -34,8 +37,19 @@ pub(super) static RULES: [Rule; 2] = [
                 r"\b(?:exclusive|non-?exclusive)?\s*(?:jurisdiction|venue)\s+of\s+(?:the\s+)?(?:state\s+|federal\s+)?courts?\b|\bsubmits?\s+to\s+the\b[^.;]{0,60}?\bjurisdiction\b|\b(?:brought|heard|litigated|resolved|settled)\s+(?:exclusively\s+|only\s+)?(?:in|before|by)\s+(?:the\s+)?(?:state\s+or\s+federal\s+)?(?:courts?|arbitration)\b|\bfinally\s+(?:settled|resolved)\s+by\s+(?:binding\s+)?arbitration\b|\barbitration\s+(?:shall\s+be\s+)?(?:held|conducted)\s+in\b",
             )
         }),
-        unless: None,
-        also: None,
+        // A person's immunity from a court, or a court it is not subject
+        // to (a ground to refuse an assignee), chooses no forum; a forum
+        // clause speaks of the disputes it hears.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\bimmunity\s+from\s+(?:the\s+)?(?:jurisdiction|suit)|\bnot\s+(?:be\s+)?subject\s+to\b[^.;]{0,80}?\bjurisdiction\b",
+            )
+        })),
+        also: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:actions?|suits?|proceedings?|disputes?|claims?|controvers\w*|litigation|arising|arbitrat\w*|submits?|venue|matters?)\b",
+            )
+        })),
         source: Source::Party,
         target: Target::Place,
     },

@@ -194,7 +194,11 @@ pub(super) static RULES: [Rule; 12] = [
                 r"\b(?:assign|transfer|delegate|sub-?contract|sublicense)\w*\b[^.;]{0,200}?\b(?:without\s+(?:the\s+)?(?:prior\s+)?(?:express\s+)?(?:written\s+)?(?:consent|approval|permission)|consent\s+of)|\b(?:not|no)\b[^.;]{0,60}?\b(?:assign|transfer|delegate)\w*\b[^.;]{0,120}?\b(?:agreement|rights|obligations|interest)|\b(?:assignable|transferable)\b[^.;]{0,60}?\bwithout\b|\bany\s+(?:purported\s+|attempted\s+)?assignment\b[^.;]{0,120}?\b(?:void|null|invalid)",
             )
         }),
-        unless: None,
+        // A duty to try to assign (`use reasonable efforts to ... assign its
+        // rights to another of its offices`) restricts no assignment.
+        unless: Some(Lazy::new(|| {
+            ci(r"\befforts\s+to\b[^.;]{0,120}?\b(?:assign|transfer)")
+        })),
         also: None,
         source: Source::Party,
         target: COVENANT,
@@ -208,10 +212,11 @@ pub(super) static RULES: [Rule; 12] = [
             )
         }),
         // A financial statement's audit (`audit opinion`, `Audit Committee`,
-        // `audited financial statements`) is no right to audit a party.
+        // `year-end audit adjustments`, `the scope of the audit`) or a tax
+        // authority's is no right to audit a party.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\baudit\s+(?:opinion|committee)s?\b|\baudited\s+(?:annual\s+|quarterly\s+)?(?:consolidated\s+)?(?:financial|balance)\b|\bagreed[\s-]+upon\s+procedures\b|\bnot\s+an\s+audit\b",
+                r"\baudit\s+(?:opinion|committee|adjustments?)s?\b|\baudited\s+(?:annual\s+|quarterly\s+)?(?:consolidated\s+)?(?:financial|balance)\b|\bagreed[\s-]+upon\s+procedures\b|\bnot\s+an\s+audit\b|\bannual\s+audit\b|\bscope\s+of\s+(?:the|its|such|their)\s+audit\b|\bauditing\s+(?:practices|standards|matters)\b|\btax\w*\b[^.;]{0,60}?\baudits?\b|\baudits?\b[^.;]{0,60}?\b(?:with\s+respect\s+to|relating\s+to|in\s+respect\s+of|of)\s+(?:any\s+)?taxe?s?\b",
             )
         })),
         also: None,

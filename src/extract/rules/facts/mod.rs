@@ -163,7 +163,11 @@ pub(super) fn facts_with(
             // parties intend, not what a party must do: `"Change in
             // Control" means ...` is no change-of-control clause. Only a
             // value may come from either.
-            let values_only = defines || is_definition(s) || is_recital(s) || is_heading(s);
+            let values_only = defines
+                || is_definition(s)
+                || is_recital(s)
+                || is_heading(s)
+                || about_other_contracts(s);
             // A heading (`10.5 Limitation of Liability.`) names a topic and
             // states no fact.
             // A short sentence may still date the agreement (`"Effective
@@ -291,6 +295,18 @@ fn is_heading(s: &str) -> bool {
         && long.iter().all(|w| {
             w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase)
         })
+}
+
+/// True when a sentence describes other contracts' clauses (`(xiii) all
+/// Contracts that contain a covenant restricting ... the solicitation of
+/// customers`, a purchase agreement's list of the target's contracts):
+/// their clauses are not this agreement's.
+fn about_other_contracts(s: &str) -> bool {
+    static OTHER: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"\b(?:[Aa]ll|[Aa]ny|[Ee]ach|[Nn]o)\s+(?:(?:Material|Company|Seller|Assigned|Business)\s+)?Contracts?\s+(?:that|which|containing|under\s+which|pursuant\s+to\s+which)\b")
+            .unwrap()
+    });
+    OTHER.is_match(s)
 }
 
 /// True when the text opens with a definition (`1.26 "Change in

@@ -95,10 +95,12 @@ pub(super) static RULES: [Rule; 8] = [
                 r"\bliquidated\s+damages\b|\bas\s+a\s+penalty\b|\btermination\s+fee\b|\bbreak-?up\s+fee\b|\bpenalty\s+of\b",
             )
         }),
-        // `shall have no liability for ... liquidated damages` excludes them.
+        // `shall have no liability for ... liquidated damages` excludes them;
+        // a section cited by its caption (`Section 6.9 (Break-Up Fee)`) is
+        // not the fee's clause.
         unless: Some(Lazy::new(|| {
             ci(
-                r"\b(?:no|neither|nor|not)\b[^.;]{0,80}?\b(?:liab\w*|responsib\w*)\b[^.;]{0,80}?\bliquidated\s+damages\b",
+                r"\b(?:no|neither|nor|not)\b[^.;]{0,80}?\b(?:liab\w*|responsib\w*)\b[^.;]{0,80}?\bliquidated\s+damages\b|\b(?:sections?|articles?)\s+\d[\w.()]*\s*\(\s*(?:termination\s+fee|break-?up\s+fee|liquidated\s+damages)\s*\)",
             )
         })),
         also: None,

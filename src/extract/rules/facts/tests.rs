@@ -1145,3 +1145,28 @@ fn a_grant_and_an_audit_need_their_operative_words() {
         assert_eq!(has_type(&out, ty), expected, "{text}: {out:?}");
     }
 }
+
+/// Words of a clause kind in a sentence of another kind: a financial
+/// statement's audit, a tax audit, an immunity from courts, a counterfactual
+/// law, a section cited by its caption, other contracts' clauses listed in
+/// a representation.
+#[test]
+fn a_kinds_words_in_another_kind_of_sentence_make_no_fact() {
+    for (text, ty) in [
+        ("Such statements present fairly the financial condition of the Borrower, subject only to normal year-end audit adjustments.", "AUDIT_RIGHTS"),
+        ("The parties shall cooperate in connection with the filing of Tax Returns and any audit, litigation or other proceeding with respect to Taxes.", "AUDIT_RIGHTS"),
+        ("Such ownership interest does not result in or provide such Lender with immunity from the jurisdiction of courts within the United States.", "SUBMITS_TO_JURISDICTION"),
+        ("Default Rights could be exercised under the U.S. Special Resolution Regime if the Supported QFC and the Loan Documents were governed by the laws of the United States or a state of the United States.", "GOVERNING_LAW"),
+        ("This Agreement shall terminate and become void (other than Section 3.3 (Deposit), Section 6.9 (Break-Up Fee) and Article X, which shall survive).", "LIQUIDATED_DAMAGES"),
+        ("(xiii) all Contracts that contain a covenant restricting the ability of the Company to solicit any customers or employees of any Person.", "NO_SOLICIT_OF_CUSTOMERS"),
+    ] {
+        let out = run(text, &["Borrower", "Lender", "Company"]);
+        assert!(!has_type(&out, ty), "{text}: {out:?}");
+    }
+    // The forum clause itself stays.
+    let out = run(
+        "Each party irrevocably submits to the exclusive jurisdiction of the courts of the State of New York for any action arising out of this Agreement.",
+        &[],
+    );
+    assert!(has_type(&out, "SUBMITS_TO_JURISDICTION"), "{out:?}");
+}

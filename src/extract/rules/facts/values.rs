@@ -88,6 +88,8 @@ pub(super) fn place(s: &str) -> Option<String> {
             let after = &s[c.get(0)?.start()..];
             let near = &after[..after.len().min(160)];
             match DISTRICT_OF.captures(near) {
+                // The District of Columbia is a jurisdiction of its own.
+                Some(d) if &d[1] == "Columbia" => return Some("District of Columbia".to_string()),
                 Some(d) => return Some(d[1].to_string()),
                 None => continue,
             }
