@@ -169,12 +169,12 @@ pub(super) fn period_near(s: &str, at: usize, to: usize) -> Option<String> {
 /// before them is the initial term's (`an initial term of seven (7) years
 /// and will automatically renew for one or more annual periods`). A
 /// renewal without a count runs one unit at a time (`on a year to year
-/// basis`, `annual periods`: `one year`); one `for an unlimited period` is
-/// perpetual.
+/// basis`, `annual periods`: `one year`; not an `annual escalation
+/// rate`); one `for an unlimited period` is perpetual.
 pub(super) fn renewal_period(s: &str, at: usize, to: usize) -> Option<String> {
     static SHORT: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\b(?:days?|weeks?)\b").unwrap());
     static ONE_UNIT: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)\b(?:(year|month)[\s-]+to[\s-]+(?:year|month)|(annual|yearly|monthly))\b")
+        Regex::new(r"(?i)\b(?:(year|month)[\s-]+to[\s-]+(?:year|month)|(annual|yearly|monthly)\s+(?:renewal\s+)?(?:periods?|terms?|basis|renewals?|extensions?|increments?))\b")
             .unwrap()
     });
     static ENDLESS: Lazy<Regex> = Lazy::new(|| {
