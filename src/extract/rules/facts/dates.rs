@@ -32,10 +32,11 @@ macro_rules! after_initial {
 
 /// Another document's date: `that certain agreement effective as of`,
 /// `an assignment dated as of`, `previously entered into a Selling
-/// Agreement, effective as of`. This agreement's own is `this Agreement`.
+/// Agreement, effective as of`, `the Appraisal Report dated effective as
+/// of`. This agreement's own is `this Agreement`.
 macro_rules! another_document {
     () => {
-        r"\bthat\s+certain\b|\bpreviously\b|\ban?\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|letter|licen[cs]e|lease|amendment|assignment|memorandum|order|note|plan)\b,?\s+(?:dated|effective)\b"
+        r"\bthat\s+certain\b|\bpreviously\b|\ban?\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|letter|licen[cs]e|lease|amendment|assignment|memorandum|order|note|plan)\b,?\s+(?:dated|effective)\b|\b(?:report|appraisal|certificate|opinion|policy|survey|statement|invoice)\s+dated\b"
     };
 }
 
