@@ -14,7 +14,7 @@ pub(super) static RULES: [Rule; 2] = [
         any: &["law"],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:governed|construed|interpreted|enforced|controlled)\s+(?:by|in\s+accordance\s+with|under|pursuant\s+to|according\s+to)\b[^.;]{0,100}?\blaws?\b|\blaws?\s+of\b[^.;]{0,120}?\b(?:shall|will)\s+(?:govern|apply|control)|\b(?:governing|applicable|choice\s+of)\s+law\b[^.;]{0,60}?\b(?:shall\s+be|is)\b",
+                r"\b(?:governed|construed|interpreted|enforced|controlled)\s+(?:by|in\s+accordance\s+with|under|pursuant\s+to|according\s+to)\b[^.;]{0,100}?\blaws?\b|\blaws?\s+of\b[^.;]{0,120}?\b(?:shall|will)\s+(?:govern|apply|control)|\b(?:governing|choice\s+of)\s+law\b[^.;]{0,60}?\b(?:shall\s+be|is)\b|\bapplicable\s+law\s+(?:shall\s+be|is|will\s+be)\b",
             )
         }),
         unless: Some(Lazy::new(|| {

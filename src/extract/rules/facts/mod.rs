@@ -180,8 +180,13 @@ pub(super) fn facts_with(
             let lower = s.to_ascii_lowercase();
             for table in tables() {
                 for rule in table.iter() {
+                    // A definition may date the agreement, but the law it
+                    // names is a thing defined (`"Eligible Institution"
+                    // means a bank organized under the laws of the United
+                    // States`), not the law that governs.
                     if (values_only && !VALUE_CATEGORIES.contains(&rule.category))
                         || (dates_only && rule.target != Target::Date)
+                        || (rule.target == Target::GoverningPlace && (defines || is_definition(s)))
                     {
                         continue;
                     }
