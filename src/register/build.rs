@@ -98,6 +98,10 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             if !unread.is_empty() {
                 to_check.entry(ty.clone()).or_default().extend(unread);
             }
+            let (values, others) = one_date(&ty, values);
+            if !others.is_empty() {
+                to_check.entry(ty.clone()).or_default().extend(others);
+            }
             (!values.is_empty()).then_some((ty, values))
         })
         .collect();
@@ -137,6 +141,37 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         to_check,
         renewal,
     }
+}
+
+/// A contract has one date and one effective date: the chosen one (the
+/// first of `values`, best first) and the facts that agree with it stay;
+/// a fact of another day dates another instrument the filing holds (an
+/// amendment, the agreement an amendment attaches, a form, a report) and
+/// goes to the reviewer.
+fn one_date(ty: &str, values: Vec<RegisterFact>) -> (Vec<RegisterFact>, Vec<RegisterFact>) {
+    if !matches!(ty, "AGREEMENT_DATE" | "EFFECTIVE_DATE") {
+        return (values, Vec::new());
+    }
+    let Some(chosen) = values.first().and_then(|f| f.normalized.clone()) else {
+        return (values, Vec::new());
+    };
+    // `2020` agrees with `2020-03-01`: a partial date is the same day
+    // read with less.
+    let agrees = |n: &str| chosen.starts_with(n) || n.starts_with(chosen.as_str());
+    let (same, others): (Vec<RegisterFact>, Vec<RegisterFact>) = values
+        .into_iter()
+        .partition(|f| f.normalized.as_deref().is_some_and(agrees));
+    let others = others
+        .into_iter()
+        .map(|f| RegisterFact {
+            why: format!(
+                "another day than the contract's own ({chosen}): the date of another instrument in the filing"
+            ),
+            normalized: None,
+            ..f
+        })
+        .collect();
+    (same, others)
 }
 
 /// A filing that appends an amendment to the agreement states the
@@ -649,6 +684,31 @@ mod tests {
             end("This Agreement shall continue for the Royalty Term."),
             None
         );
+    }
+
+    /// The contract's date is one day: facts that agree with the chosen
+    /// one stay, another day goes to the reviewer.
+    #[test]
+    fn a_contract_has_one_date_and_other_days_are_to_check() {
+        let fact = |n: &str| RegisterFact {
+            quote: format!("dated as of {n}"),
+            normalized: Some(n.into()),
+            ..Default::default()
+        };
+        let (kept, others) = one_date(
+            "AGREEMENT_DATE",
+            vec![fact("2022-12-29"), fact("2022"), fact("2021-10-06")],
+        );
+        let kept: Vec<_> = kept
+            .iter()
+            .filter_map(|f| f.normalized.as_deref())
+            .collect();
+        assert_eq!(kept, ["2022-12-29", "2022"]);
+        assert_eq!(others.len(), 1);
+        assert!(others[0].why.contains("2022-12-29") && others[0].normalized.is_none());
+        // Other fields keep every value.
+        let (kept, others) = one_date("RENEWAL_TERM", vec![fact("1 year"), fact("2 years")]);
+        assert_eq!((kept.len(), others.len()), (2, 0));
     }
 
     #[test]
