@@ -19,10 +19,11 @@ pub(super) static RULES: [Rule; 2] = [
         }),
         unless: Some(Lazy::new(|| {
             // `as if ... were governed by the laws of the United States`
-            // (or `if ... were governed by ...`) imagines another law; it
+            // (or `if ... were governed by ...`, the `if` maybe on the page
+            // before) imagines another law; it
             // chooses none.
             ci(
-                r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b|\bif\b[^.;]{0,250}?\bwere\s+governed\b",
+                r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b|\bwere\s+governed\b",
             )
         })),
         also: None,

@@ -1157,6 +1157,7 @@ fn a_kinds_words_in_another_kind_of_sentence_make_no_fact() {
         ("The parties shall cooperate in connection with the filing of Tax Returns and any audit, litigation or other proceeding with respect to Taxes.", "AUDIT_RIGHTS"),
         ("Such ownership interest does not result in or provide such Lender with immunity from the jurisdiction of courts within the United States.", "SUBMITS_TO_JURISDICTION"),
         ("Default Rights could be exercised under the U.S. Special Resolution Regime if the Supported QFC and the Loan Documents were governed by the laws of the United States or a state of the United States.", "GOVERNING_LAW"),
+        ("obligation and rights in property) were governed by the laws of the United States or a state of the United States.", "GOVERNING_LAW"),
         ("This Agreement shall terminate and become void (other than Section 3.3 (Deposit), Section 6.9 (Break-Up Fee) and Article X, which shall survive).", "LIQUIDATED_DAMAGES"),
         ("(xiii) all Contracts that contain a covenant restricting the ability of the Company to solicit any customers or employees of any Person.", "NO_SOLICIT_OF_CUSTOMERS"),
         ("\u{201c} Eligible Institution \u{201d} means any depository institution, organized under the laws of the United States or any state, the deposits of which are insured to the fullest extent permitted by Applicable Law and which is subject to supervision by federal or state banking authorities.", "GOVERNING_LAW"),
