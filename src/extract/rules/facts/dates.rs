@@ -40,7 +40,7 @@ macro_rules! another_document {
     };
 }
 
-pub(super) static RULES: [Rule; 9] = [
+pub(super) static RULES: [Rule; 10] = [
     // `This Agreement is made and entered into as of March 1, 2020`,
     // `dated this 8th day of May, 2014`.
     Rule {
@@ -67,6 +67,26 @@ pub(super) static RULES: [Rule; 9] = [
                 r#"\b(?:this|hereby|hereto|accepted)\b|\(\s*(?:the\s+|this\s+)?["“]agreement["”]\s*\)|\bas\s+of\s+the\s+[\d_]+\s*(?:st|nd|rd|th|s\s?t|n\s?d|r\s?d|t\s?h)?\s+day\s+of\b"#,
             )
         })),
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // A document that is an amendment dates itself as one: `This SIXTH
+    // AMENDMENT AGREEMENT, dated as of December 29, 2022 (this
+    // "Amendment")`. The rule above leaves amendments alone (an
+    // agreement's text names the dates of its amendments and of the
+    // agreements it amends); this one reads only the sentence that opens
+    // on the document naming itself (past a title in capitals), and the
+    // date right after it.
+    Rule {
+        category: "Agreement Date",
+        any: &["amendment"],
+        pattern: Lazy::new(|| {
+            ci(
+                r"^\W*(?:\d+\s+)?(?-i:(?:[A-Z0-9][A-Z0-9,.&'’-]*\s+){0,12})?this\s+(?:[\w-]+\s+){0,4}?amendment\b[^.;]{0,160}?\b(?:dated|made|entered\s+into|executed)\b[^.;]{0,40}?\b(?:as\s+of|on|this)\b",
+            )
+        }),
+        unless: None,
+        also: None,
         source: Source::Agreement,
         target: Target::Date,
     },

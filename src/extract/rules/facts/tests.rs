@@ -992,6 +992,7 @@ fn the_agreements_dates_in_their_short_forms() {
         ("Expiration Date: August 31, 2006", "EXPIRATION_DATE", "August 31, 2006"),
         ("This Agreement is entered into as of 12-23-2019 by and between the parties.", "AGREEMENT_DATE", "12-23-2019"),
         ("SERVICES AGREEMENT, dated as of April 1, 2019 (the \"Agreement\"), is made by Acme and Beta.", "AGREEMENT_DATE", "April 1, 2019"),
+        ("SECOND AMENDMENT TO REVOLVING CREDIT AGREEMENT This SECOND AMENDMENT TO REVOLVING CREDIT AGREEMENT (this \u{201c} Amendment \u{201d}), dated as of December 27, 2022, is entered into by and among Stone Point and Capital One, as Administrative Agent, to that certain Revolving Credit Agreement dated as of December 29, 2020.", "AGREEMENT_DATE", "December 27, 2022"),
         ("STRATEGIC ALLIANCE AGREEMENT Effective Date: April 17, 2017 THIS STRATEGIC ALLIANCE AGREEMENT is entered into by the parties.", "EFFECTIVE_DATE", "April 17, 2017"),
         ("TERMINATION DATE: September 30, 1997", "EXPIRATION_DATE", "September 30, 1997"),
         ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012", "EXPIRATION_DATE", "2012"),
