@@ -995,6 +995,7 @@ fn the_agreements_dates_in_their_short_forms() {
         ("SECOND AMENDMENT TO REVOLVING CREDIT AGREEMENT This SECOND AMENDMENT TO REVOLVING CREDIT AGREEMENT (this \u{201c} Amendment \u{201d}), dated as of December 27, 2022, is entered into by and among Stone Point and Capital One, as Administrative Agent, to that certain Revolving Credit Agreement dated as of December 29, 2020.", "AGREEMENT_DATE", "December 27, 2022"),
         ("STRATEGIC ALLIANCE AGREEMENT Effective Date: April 17, 2017 THIS STRATEGIC ALLIANCE AGREEMENT is entered into by the parties.", "EFFECTIVE_DATE", "April 17, 2017"),
         ("TERMINATION DATE: September 30, 1997", "EXPIRATION_DATE", "September 30, 1997"),
+        ("(a) This OMA shall expire upon the earlier of (i) the first anniversary of the Effective Date and (ii) the date all Shares are sold.", "EXPIRATION_DATE", "OMA"),
         ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012", "EXPIRATION_DATE", "2012"),
         ("INITIAL DISTRIBUTION PERIOD: April 15, 2000 through October 15, 2000 (6 Months from the date first written above)", "EXPIRATION_DATE", "2000"),
         ("This Agreement shall be effective as of the Effective Date and shall continue in effect through December 31, 2021 and any Renewal Term.", "EXPIRATION_DATE", "December 31, 2021"),
