@@ -150,7 +150,20 @@ pub(super) fn facts_with(
     if FORM.is_match(title) {
         return;
     }
+    // A form the heading skeleton left inside the section before it
+    // (`EXHIBIT A` then `FORM OF PLEDGE AGREEMENT` after the last clause
+    // of a numbered section): from there on the text is the form's.
+    static FORM_OPENS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*FORM\s+OF\b").unwrap());
+    let opens_form = |text: &str| FORM.find(text).is_some_and(|m| m.start() <= 3);
+    let mut before: Option<&str> = None;
     for p in paragraphs {
+        if opens_form(p)
+            || (FORM_OPENS.is_match(p)
+                && before.is_some_and(|l| l.len() <= 40 && opens_form(&format!("{l} {p}"))))
+        {
+            return;
+        }
+        before = Some(p.as_str());
         if contents_like(p) || p.len() < 25 {
             continue;
         }

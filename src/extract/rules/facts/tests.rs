@@ -1174,3 +1174,35 @@ fn a_kinds_words_in_another_kind_of_sentence_make_no_fact() {
     );
     assert!(has_type(&out, "SUBMITS_TO_JURISDICTION"), "{out:?}");
 }
+
+/// A form left inside the section before it (`EXHIBIT A` then `FORM OF
+/// PLEDGE AGREEMENT`) states the form's clauses, not the contract's; a
+/// contract that is itself filed as a form keeps its own.
+#[test]
+fn a_form_inside_a_section_ends_its_facts() {
+    let clause = "The Pledgor shall not assign or transfer any of its rights under this Agreement without the prior written consent of the Collateral Agent.";
+    let mut b = Builder::default();
+    let paragraphs = [
+        "Any provision of this Agreement held invalid in any jurisdiction shall be ineffective only to the extent of such invalidity.".to_string(),
+        "EXHIBIT A".to_string(),
+        "FORM OF PLEDGE AGREEMENT".to_string(),
+        clause.to_string(),
+    ];
+    facts_with(&mut b, "SECTION 7. Severability", &paragraphs, None);
+    let out = b.finish();
+    assert!(
+        !out.relations
+            .iter()
+            .any(|r| r.relation_type == "ANTI_ASSIGNMENT"),
+        "{:?}",
+        out.relations
+    );
+    let mut b = Builder::default();
+    let own = ["FORM OF PLEDGE AGREEMENT".to_string(), clause.to_string()];
+    facts_with(&mut b, "Preamble", &own, None);
+    assert!(b
+        .finish()
+        .relations
+        .iter()
+        .any(|r| r.relation_type == "ANTI_ASSIGNMENT"));
+}
