@@ -150,6 +150,8 @@ pub(super) fn facts_with(
     if FORM.is_match(title) {
         return;
     }
+    let joined = cover_fields(paragraphs);
+    let paragraphs = joined.as_slice();
     // A form the heading skeleton left inside the section before it
     // (`EXHIBIT A` then `FORM OF PLEDGE AGREEMENT` after the last clause
     // of a numbered section): from there on the text is the form's.
@@ -226,6 +228,42 @@ pub(super) fn facts_with(
             }
         }
     }
+}
+
+/// A cover page's field set out as two paragraphs, its name and then its
+/// value (`EFFECTIVE DATE` / `JUNE 1, 1998`), read as one (`EFFECTIVE
+/// DATE: JUNE 1, 1998`), the way the field is written inline.
+fn cover_fields(paragraphs: &[String]) -> Vec<String> {
+    static FIELD: Lazy<Regex> = Lazy::new(|| {
+        ci(
+            r"^\s*(?:effective|expiration|termination|expiry|agreement|commencement)\s+date\s*:?\s*$",
+        )
+    });
+    static DATE_ONLY: Lazy<Regex> = Lazy::new(|| {
+        ci(
+            r"^\s*(?:[a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*,?\s*\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+\.?\s*,?\s*\d{4}|\d{1,2}/\d{1,2}/\d{2,4})\s*\.?\s*$",
+        )
+    });
+    let mut out: Vec<String> = Vec::with_capacity(paragraphs.len());
+    let mut i = 0;
+    while i < paragraphs.len() {
+        let p = &paragraphs[i];
+        match paragraphs.get(i + 1) {
+            Some(next) if FIELD.is_match(p) && DATE_ONLY.is_match(next) => {
+                out.push(format!(
+                    "{}: {}",
+                    p.trim().trim_end_matches(':'),
+                    next.trim()
+                ));
+                i += 2;
+            }
+            _ => {
+                out.push(p.clone());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// True when the words that fired are the second half of their own

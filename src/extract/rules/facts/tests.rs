@@ -1206,3 +1206,23 @@ fn a_form_inside_a_section_ends_its_facts() {
         .iter()
         .any(|r| r.relation_type == "ANTI_ASSIGNMENT"));
 }
+
+/// A cover page's field set out as two paragraphs is read as one.
+#[test]
+fn a_cover_field_over_two_paragraphs_dates_the_agreement() {
+    let mut b = Builder::default();
+    let paragraphs = [
+        "MANUFACTURING SERVICES AGREEMENT".to_string(),
+        "EFFECTIVE DATE".to_string(),
+        "JUNE 1, 1998".to_string(),
+    ];
+    facts_with(&mut b, "Preamble", &paragraphs, None);
+    let out = b.finish();
+    assert!(
+        out.relations
+            .iter()
+            .any(|r| r.relation_type == "EFFECTIVE_DATE" && r.target.contains("1998")),
+        "{:?}",
+        out.relations
+    );
+}
