@@ -20,10 +20,12 @@ pub(super) static RULES: [Rule; 2] = [
         unless: Some(Lazy::new(|| {
             // `as if ... were governed by the laws of the United States`
             // (or `if ... were governed by ...`, the `if` maybe on the page
-            // before) imagines another law; it
+            // before) imagines another law, and `notwithstanding that the
+            // Loan Documents may in fact be stated to be governed by ...`
+            // concedes one; neither chooses. It
             // chooses none.
             ci(
-                r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b|\bwere\s+governed\b",
+                r"\bcompl(?:y|iance)\s+with\s+(?:all\s+)?(?:applicable\s+)?laws\b|\bas\s+if\b|\bwere\s+governed\b|\bstated\s+to\s+be\s+governed\b",
             )
         })),
         also: None,

@@ -82,7 +82,14 @@ pub(super) static RULES: [Rule; 9] = [
                 r"\b(?:affiliates?|subsidiar(?:y|ies))\b[^.;]{0,80}?\b(?:hereby\s+)?grants?\b[^.;]{0,200}?\blicen[cs]e|\blicen[cs]e\b[^.;]{0,200}?\b(?:owned|controlled|licensed)\s+by\s+(?:\w+\s+){0,3}(?:or|and)\s+(?:any\s+of\s+)?(?:its|their)\s+(?:affiliates?|subsidiar)|\b(?:licensor|grantor)(?:'s)?\s+(?:and\s+its\s+)?affiliates?\b[^.;]{0,120}?\blicen|\bgrants?\b[^.;]{0,160}?\b(?:each\s+)?members?\s+of\s+the\s+\w+(?:\s+\w+)?\s+group\b|\b(?:on\s+behalf\s+of\s+itself\s+and\s+its|for\s+itself\s+and\s+(?:as\s+representative\s+of\s+)?(?:its|all\s+other\s+members\s+of\s+the\s+\w+\s+group))\b[^.;]{0,80}?\bgrants?\b",
             )
         }),
-        unless: None,
+        // `No ... shall be construed as implying the grant of any rights by
+        // the Licensor Party or another member of the Licensor Group`: a
+        // reservation, no grant.
+        unless: Some(Lazy::new(|| {
+            ci(
+                r"\b(?:construed|deemed|interpreted)\s+(?:as\s+|to\s+be\s+)?(?:implying|an?\s+implied|granting|conferring)\b|\bno\s+implied\s+licen[cs]es?\b|\bby\s+implication\b",
+            )
+        })),
         also: None,
         source: Source::Party,
         target: RIGHT,

@@ -1160,6 +1160,8 @@ fn a_kinds_words_in_another_kind_of_sentence_make_no_fact() {
         ("Such ownership interest does not result in or provide such Lender with immunity from the jurisdiction of courts within the United States.", "SUBMITS_TO_JURISDICTION"),
         ("Default Rights could be exercised under the U.S. Special Resolution Regime if the Supported QFC and the Loan Documents were governed by the laws of the United States or a state of the United States.", "GOVERNING_LAW"),
         ("obligation and rights in property) were governed by the laws of the United States or a state of the United States.", "GOVERNING_LAW"),
+        ("provisions below applicable notwithstanding that the Loan Documents and any Supported QFC may in fact be stated to be governed by the laws of the State of New York and/or of the United States or any other state of the United States):", "GOVERNING_LAW"),
+        ("No express grant of license rights in certain Intellectual Property Rights shall be construed as implying the grant of any rights by the Licensor Party or another member of the Licensor Group in any other Intellectual Property Rights.", "AFFILIATE_LICENSE_LICENSOR"),
         ("This Agreement shall terminate and become void (other than Section 3.3 (Deposit), Section 6.9 (Break-Up Fee) and Article X, which shall survive).", "LIQUIDATED_DAMAGES"),
         ("(xiii) all Contracts that contain a covenant restricting the ability of the Company to solicit any customers or employees of any Person.", "NO_SOLICIT_OF_CUSTOMERS"),
         ("\u{201c} Eligible Institution \u{201d} means any depository institution, organized under the laws of the United States or any state, the deposits of which are insured to the fullest extent permitted by Applicable Law and which is subject to supervision by federal or state banking authorities.", "GOVERNING_LAW"),
@@ -1225,4 +1227,20 @@ fn a_cover_field_over_two_paragraphs_dates_the_agreement() {
         "{:?}",
         out.relations
     );
+}
+
+/// A forum named by the kind of court (`the State and Federal courts in
+/// California`) is the place after it, not `State`.
+#[test]
+fn a_forum_is_the_place_not_the_kind_of_court() {
+    let out = run(
+        "Borrower and Bank each submit to the exclusive jurisdiction of the State and Federal courts in California for any action arising under this Agreement.",
+        &["Borrower", "Bank"],
+    );
+    let forum: Vec<&str> = out
+        .iter()
+        .filter(|(_, t, _)| t == "SUBMITS_TO_JURISDICTION")
+        .map(|(_, _, d)| d.as_str())
+        .collect();
+    assert_eq!(forum, ["California"], "{out:?}");
 }

@@ -67,6 +67,9 @@ const NOT_PLACE: &[&str] = &[
     "Other",
     "Agreement",
     "United",
+    // `the State and Federal courts in California`: the kind of court,
+    // not its place (`the State of New York` never reaches here).
+    "State",
 ];
 
 /// The place a governing-law or forum sentence names.
