@@ -308,7 +308,7 @@ pub fn money(text: &str) -> Option<String> {
 /// first date after `until`, `through`, `expire(s) on`, `ending`, `end on`.
 pub fn end_date(sentence: &str) -> Option<String> {
     static END: Lazy<Regex> = Lazy::new(|| {
-        Regex::new(r"(?i)\b(?:until|through(?:\s+to)?|thru|expir(?:e|es|ing)\s+on|ending\s+on|ends?\s+on|terminat(?:e|es|ing)\s+on|in\s+no\s+event\s+later\s+than)\s+(?:and\s+including\s+)?(?:the\s+)?([A-Za-z0-9][A-Za-z0-9,./ ]{4,40}?(?:\d{4}|/\d{2}))\b")
+        Regex::new(r"(?i)\b(?:until|through(?:\s+to)?|thru|expir(?:e|es|ing)\s+on|ending\s+on|ends?\s+(?:on|as\s+of|at)|terminat(?:e|es|ing)\s+on|in\s+no\s+event\s+later\s+than)\s+(?:and\s+including\s+)?(?:the\s+)?([A-Za-z0-9][A-Za-z0-9,./ ]{4,40}?(?:\d{4}|/\d{2}))\b")
             .unwrap()
     });
     END.captures_iter(sentence)

@@ -115,10 +115,19 @@ pub(super) static RULES: [Rule; 10] = [
     // may call itself by its initials (`This OMA shall expire upon ...`).
     Rule {
         category: "Expiration Date",
-        any: &["term", "expire", "until", "effect", "period of", "valid"],
+        any: &[
+            "term",
+            "expire",
+            "until",
+            "effect",
+            "period of",
+            "valid",
+            "perpetu",
+            "indefinite",
+        ],
         pattern: Lazy::new(|| {
             ci(
-                r"\b(?:initial\s+term\s+(?:of|shall|will|is|be|\(|[\x22“])|term\s+of\s+this\s+(?:agreement|contract|(?-i:[A-Z]{2,5}\b))|this\s+(?:agreement|contract|(?-i:[A-Z]{2,5}\b))\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{2,5}\b))|the\s+term)\b[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force\s+and\s+)?effect|in\s+full\s+force|effective|valid)\s+(?:until|for|through|beginning)|(?:agreement|term|contract)\b[^.;]{0,80}?\b(?:be|remain)\s+valid\s+for\b|this\s+(?:agreement|contract|(?-i:[A-Z]{2,5}\b))\s+(?:is|shall\s+be|will\s+be)\s+for\s+a\s+(?:term|period)\b|(?:this\s+agreement|the\s+term)\b[^.;]{0,120}?\b(?:shall|will)\s+continue\s+until\b|term\s+of\s+(?:this|the)\s+(?:franchise|licen[cs]e|lease)\s+(?:shall|will|is)\b|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
+                r"\b(?:initial\s+term\s+(?:of|shall|will|is|be|\(|[\x22“])|term\s+of\s+this\s+(?:(?:[\w-]+\s+){0,4}?(?:agreement|contract)|(?-i:[A-Z]{2,5}\b))|this\s+(?:(?:[\w-]+\s+){0,4}?(?:agreement|contract)|(?-i:[A-Z]{2,5}\b))\s+shall\s+(?:have\s+a\s+term|be\s+for\s+(?:a|the)\s+(?:term|period))|(?:this\s+(?:(?:[\w-]+\s+){0,4}?(?:agreement|contract|lease)|(?-i:[A-Z]{2,5}\b))|the\s+[\x22“]?\s*term\s*[\x22”]?)(?:\b|\s)[^.;]{0,80}?(?:shall|will)\s+(?:expire|terminate)\s+(?:on|at|upon)\b|(?:continue|remain)\s+(?:to\s+be\s+)?(?:in\s+(?:full\s+)?(?:force\s+and\s+)?effect|in\s+full\s+force|effective|valid)\s+(?:until|for|through|beginning)|(?:agreement|term|contract)\b[^.;]{0,80}?\b(?:be|remain)\s+valid\s+for\b|this\s+(?:(?:[\w-]+\s+){0,4}?(?:agreement|contract)|(?-i:[A-Z]{2,5}\b))\s+(?:is|shall\s+be|will\s+be)\s+for\s+a\s+(?:term|period)\b|(?:this\s+agreement|the\s+term)\b[^.;]{0,120}?\b(?:shall|will)\s+continue\s+until\b|term\s+of\s+(?:this|the)\s+(?:franchise|licen[cs]e|lease)\s+(?:shall|will|is)\b|(?:agreement|term)\b[^.;]{0,80}\b(?:shall\s+)?(?:continue|remain|be\s+in\s+effect)\s+for\s+(?:a\s+(?:period|term)\s+of\s+)?\S+|(?:agreement|term|contract)\b[^.;]{0,120}?\b(?:continue|remain)\b[^.;]{0,60}?\b(?:perpetually|indefinitely|in\s+perpetuity|for\s+perpetuity)\b|\bexpir(?:e|es|ation)\s+(?:date|on)\b)",
             )
         }),
         unless: Some(Lazy::new(|| {
@@ -146,14 +155,19 @@ pub(super) static RULES: [Rule; 10] = [
             "expiry date",
             "end date",
             "later than",
+            "end on",
+            "end as of",
+            "ends on",
+            "ends at",
         ],
         // `in no event later than February 28, 2013`: the latest day the
         // term may end is its end when the clause names no earlier date
         // (read first: the trigger ends where the date begins).
         pattern: Lazy::new(|| {
-            ci(
-                r"\b(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{2,5}\b))|the\s+term|initial\s+term)\b[^.;]{0,200}?\bin\s+no\s+event\s+later\s+than\b|\b(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{2,5}\b))|the\s+term|initial\s+term)\b[^.;]{0,120}?\b(?:expire|terminate|until|through|ending\s+on)\b|^\s*(?:expiration|termination|expiry|end)\s+date\s*:",
-            )
+            ci(&format!(
+                r"\b(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{{2,5}}\b))|the\s+[\x22“]?\s*term\s*[\x22”]?|initial\s+term)\b[^.;]{{0,200}}?\bin\s+no\s+event\s+later\s+than\b|\b(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{{2,5}}\b))|the\s+[\x22“]?\s*term\s*[\x22”]?|initial\s+term)\b[^.;]{{0,120}}?\b(?:expire|terminate|until|through|ending\s+on)\b|\b(?:this\s+(?:agreement|contract|lease|(?-i:[A-Z]{{2,5}}\b))|the\s+[\x22“]?\s*term\s*[\x22”]?|initial\s+term)\b[^.;]{{0,120}}?\bends?\s+(?:on|as\s+of|at)\s+(?:{d})|^\s*(?:expiration|termination|expiry|end)\s+date\s*:",
+                d = super::values::date_source()
+            ))
         }),
         // `effective as of the Effective Date and shall continue through
         // December 31, 2021` names the end; `effective as of <a date>` is

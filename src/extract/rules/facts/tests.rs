@@ -996,6 +996,10 @@ fn the_agreements_dates_in_their_short_forms() {
         ("STRATEGIC ALLIANCE AGREEMENT Effective Date: April 17, 2017 THIS STRATEGIC ALLIANCE AGREEMENT is entered into by the parties.", "EFFECTIVE_DATE", "April 17, 2017"),
         ("TERMINATION DATE: September 30, 1997", "EXPIRATION_DATE", "September 30, 1997"),
         ("(a) This OMA shall expire upon the earlier of (i) the first anniversary of the Effective Date and (ii) the date all Shares are sold.", "EXPIRATION_DATE", "OMA"),
+        ("The \"Term\" shall begin on the date hereof and shall expire December 31, 2023.", "EXPIRATION_DATE", "December 31, 2023"),
+        ("The Term shall commence on the date of this Agreement and, unless earlier terminated, shall end as of December 31, 2000.", "EXPIRATION_DATE", "December 31, 2000"),
+        ("This License Agreement shall have a term of five (5) years commencing as of the effective date hereof.", "EXPIRATION_DATE", "five (5) years"),
+        ("This Agreement shall continue indefinitely unless sooner terminated as provided herein.", "EXPIRATION_DATE", "This Agreement"),
         ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012", "EXPIRATION_DATE", "2012"),
         ("INITIAL DISTRIBUTION PERIOD: April 15, 2000 through October 15, 2000 (6 Months from the date first written above)", "EXPIRATION_DATE", "2000"),
         ("This Agreement shall be effective as of the Effective Date and shall continue in effect through December 31, 2021 and any Renewal Term.", "EXPIRATION_DATE", "December 31, 2021"),
@@ -1019,6 +1023,7 @@ fn the_agreements_dates_in_their_short_forms() {
     for text in [
         "Royalties for the period from January 1, 1999 through March 31, 1999 shall be paid within thirty days.",
         "This Agreement shall be effective as of March 1, 2020 and shall renew each year.",
+        "This Development Agreement is entered into on April 15, 2010 by and between Cargill, Incorporated through its Bio Technology Development Center and Bioamber.",
     ] {
         let out = run(text, &[]);
         assert!(!has_type(&out, "EXPIRATION_DATE"), "{text}: {out:?}");
@@ -1243,4 +1248,19 @@ fn a_forum_is_the_place_not_the_kind_of_court() {
         .map(|(_, _, d)| d.as_str())
         .collect();
     assert_eq!(forum, ["California"], "{out:?}");
+}
+
+/// A term that begins at a date and ends at an anniversary is no end at
+/// its start date.
+#[test]
+fn a_terms_start_date_is_not_its_end() {
+    let out = run(
+        "The term of this Agreement will begin on February 1, 1998 and end on the first anniversary of the date of this Agreement.",
+        &[],
+    );
+    assert!(
+        !out.iter()
+            .any(|(_, t, d)| t == "EXPIRATION_DATE" && d == "February 1, 1998"),
+        "{out:?}"
+    );
 }
