@@ -30,6 +30,7 @@ use crate::extract::facts_vocabulary::category_relation_type;
 use crate::extract::{Basis, Reading, Relation};
 use once_cell::sync::Lazy;
 use regex::Regex;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Longest evidence quote of a fact: a sentence, or the window of one
@@ -151,7 +152,7 @@ pub(super) fn facts_with(
         return;
     }
     let joined = cover_fields(paragraphs);
-    let paragraphs = joined.as_slice();
+    let paragraphs: &[String] = &joined;
     // A form the heading skeleton left inside the section before it
     // (`EXHIBIT A` then `FORM OF PLEDGE AGREEMENT` after the last clause
     // of a numbered section): from there on the text is the form's.
@@ -233,7 +234,7 @@ pub(super) fn facts_with(
 /// A cover page's field set out as two paragraphs, its name and then its
 /// value (`EFFECTIVE DATE` / `JUNE 1, 1998`), read as one (`EFFECTIVE
 /// DATE: JUNE 1, 1998`), the way the field is written inline.
-fn cover_fields(paragraphs: &[String]) -> Vec<String> {
+fn cover_fields(paragraphs: &[String]) -> Cow<'_, [String]> {
     static FIELD: Lazy<Regex> = Lazy::new(|| {
         ci(
             r"^\s*(?:effective|expiration|termination|expiry|agreement|commencement)\s+date\s*:?\s*$",
@@ -244,16 +245,21 @@ fn cover_fields(paragraphs: &[String]) -> Vec<String> {
             r"^\s*(?:[a-z]+\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*,?\s*\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+[a-z]+\.?\s*,?\s*\d{4}|\d{1,2}/\d{1,2}/\d{2,4})\s*\.?\s*$",
         )
     });
+    let joins = |w: &[String]| FIELD.is_match(&w[0]) && DATE_ONLY.is_match(&w[1]);
+    // Nearly every section has none: read it as it is.
+    if !paragraphs.windows(2).any(joins) {
+        return Cow::Borrowed(paragraphs);
+    }
     let mut out: Vec<String> = Vec::with_capacity(paragraphs.len());
     let mut i = 0;
     while i < paragraphs.len() {
         let p = &paragraphs[i];
-        match paragraphs.get(i + 1) {
-            Some(next) if FIELD.is_match(p) && DATE_ONLY.is_match(next) => {
+        match paragraphs.get(i..i + 2) {
+            Some(pair) if joins(pair) => {
                 out.push(format!(
                     "{}: {}",
                     p.trim().trim_end_matches(':'),
-                    next.trim()
+                    pair[1].trim()
                 ));
                 i += 2;
             }
@@ -263,7 +269,7 @@ fn cover_fields(paragraphs: &[String]) -> Vec<String> {
             }
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// True when the words that fired are the second half of their own
