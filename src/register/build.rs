@@ -98,6 +98,10 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
             if !unread.is_empty() {
                 to_check.entry(ty.clone()).or_default().extend(unread);
             }
+            let (values, unsure) = signed_on_one_day(&ty, values);
+            if !unsure.is_empty() {
+                to_check.entry(ty.clone()).or_default().extend(unsure);
+            }
             let (values, others) = one_date(&ty, values);
             if !others.is_empty() {
                 to_check.entry(ty.clone()).or_default().extend(others);
@@ -172,6 +176,61 @@ fn one_date(ty: &str, values: Vec<RegisterFact>) -> (Vec<RegisterFact>, Vec<Regi
         })
         .collect();
     (same, others)
+}
+
+/// A date read where the agreement is signed (`Title: CEO Date: March 14,
+/// 2016`, `Dated: July 6, 2020`), not from its opening.
+static SIGNED: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?i)(?:(?:\b(?:by|name|title|signature)\s*:|/s/)[^;]{0,120}?\bdated?|^\W*dated)\s*:",
+    )
+    .unwrap()
+});
+
+/// An agreement that its opening leaves undated takes the day its signers
+/// dated it, when they all dated it one day. Signers who dated it on
+/// different days leave the day it was made a reviewer's call (the last
+/// signature, a counterpart's, a later amendment's): those facts go to
+/// check.
+fn signed_on_one_day(
+    ty: &str,
+    values: Vec<RegisterFact>,
+) -> (Vec<RegisterFact>, Vec<RegisterFact>) {
+    static FIELD: Lazy<Regex> = Lazy::new(|| {
+        Regex::new(r"(?i)\bdated?\s*:\s*([A-Za-z0-9][A-Za-z0-9,./ -]{2,30}?(?:\d{4}|/\d{2}))\b")
+            .unwrap()
+    });
+    if ty != "AGREEMENT_DATE" || !values.first().is_some_and(|f| SIGNED.is_match(&f.quote)) {
+        return (values, Vec::new());
+    }
+    let (signed, rest): (Vec<RegisterFact>, Vec<RegisterFact>) =
+        values.into_iter().partition(|f| SIGNED.is_match(&f.quote));
+    let mut days: Vec<String> = signed
+        .iter()
+        .flat_map(|f| FIELD.captures_iter(&f.quote))
+        .filter_map(|c| normalize::date(c.get(1)?.as_str()))
+        .filter(|d| d.len() == 10)
+        .collect();
+    days.sort();
+    days.dedup();
+    if days.len() <= 1 {
+        let mut values = signed;
+        values.extend(rest);
+        return (values, Vec::new());
+    }
+    let why = format!(
+        "the signers dated it on different days ({}): which is the agreement's is a reviewer's call",
+        days.join(", ")
+    );
+    let held = signed
+        .into_iter()
+        .map(|f| RegisterFact {
+            why: why.clone(),
+            normalized: None,
+            ..f
+        })
+        .collect();
+    (rest, held)
 }
 
 /// A filing that appends an amendment to the agreement states the
@@ -278,6 +337,7 @@ fn rank(ty: &str, f: &RegisterFact) -> u8 {
         "RENEWAL_TERM" | "NOTICE_PERIOD_TO_TERMINATE_RENEWAL" => {
             u8::from(!RENEW.is_match(&f.quote)) * 2
         }
+        "AGREEMENT_DATE" if SIGNED.is_match(&f.quote) => 2,
         "AGREEMENT_DATE" | "EFFECTIVE_DATE" => u8::from(n.len() < 10),
         _ => 0,
     }
@@ -709,6 +769,42 @@ mod tests {
         // Other fields keep every value.
         let (kept, others) = one_date("RENEWAL_TERM", vec![fact("1 year"), fact("2 years")]);
         assert_eq!((kept.len(), others.len()), (2, 0));
+    }
+
+    /// An undated opening leaves the agreement the day its signers dated
+    /// it, when that is one day; signers of different days leave it to a
+    /// reviewer, and an opening's date always comes first.
+    #[test]
+    fn an_agreement_signed_on_one_day_is_dated_that_day() {
+        let fact = |quote: &str, n: &str| RegisterFact {
+            quote: quote.into(),
+            normalized: Some(n.into()),
+            ..Default::default()
+        };
+        let one_day = fact(
+            "By: /s/ Jane Roe Title: CEO Date: March 14, 2016 Date: 3/14/16",
+            "2016-03-14",
+        );
+        let (kept, held) = signed_on_one_day("AGREEMENT_DATE", vec![one_day.clone()]);
+        assert_eq!((kept.len(), held.len()), (1, 0));
+        let two_days = fact(
+            "Title: V.P., Sourcing Manager Date: 11/8/10 Date: 11/4/10",
+            "2010-11-08",
+        );
+        let (kept, held) = signed_on_one_day("AGREEMENT_DATE", vec![two_days]);
+        assert!(kept.is_empty(), "{kept:?}");
+        assert!(held[0].why.contains("2010-11-04, 2010-11-08"), "{held:?}");
+        assert!(held[0].normalized.is_none());
+        // Two signature facts of different days, one each.
+        let later = fact(
+            "Name: John Doe Title: VP Date: March 20, 2016",
+            "2016-03-20",
+        );
+        let (kept, held) = signed_on_one_day("AGREEMENT_DATE", vec![one_day.clone(), later]);
+        assert_eq!((kept.len(), held.len()), (0, 2));
+        // The opening's date ranks before any signature's.
+        let opening = fact("This Agreement is made as of 2016", "2016");
+        assert!(rank("AGREEMENT_DATE", &opening) < rank("AGREEMENT_DATE", &one_day));
     }
 
     #[test]

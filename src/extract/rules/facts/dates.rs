@@ -40,22 +40,37 @@ macro_rules! another_document {
     };
 }
 
-pub(super) static RULES: [Rule; 10] = [
+pub(super) static RULES: [Rule; 11] = [
     // `This Agreement is made and entered into as of March 1, 2020`,
-    // `dated this 8th day of May, 2014`.
+    // `dated this 8th day of May, 2014`. An agreement that only says when
+    // it takes effect (`This Development Agreement is entered into and
+    // effective as of September 30, 2019`) is dated by that day; one that
+    // says both (`made as of March 14, 2012 but effective as of March 1,
+    // 2012`) by the day it was made, the date after the trigger.
     Rule {
         category: "Agreement Date",
         any: &[
             "dated", "made", "entered", "executed", "day of", "as of", "accepted",
         ],
         pattern: Lazy::new(|| {
-            ci(
+            ci(&[
                 r"\b(?:dated|made|entered\s+into|executed|signed|concluded|accepted)\b[^.;]{0,60}?\b(?:as\s+of|on|this|of|effective)\b|\bagreement\b[^.;]{0,40}?\bas\s+of\b|\bthis\s+[\d_]+\s*(?:st|nd|rd|th)?\s+day\s+of\b|\bas\s+of\s+the\s+[\d_]+\s*(?:st|nd|rd|th|s\s?t|n\s?d|r\s?d|t\s?h)?\s+day\s+of\b",
-            )
+                // `THIS AGENCY AGREEMENT, dated November 9, 2005`, `dated
+                // for reference March 13, 1996`: the date right after.
+                r"|\bdated\s+(?:for\s+reference\s+)?(?:",
+                &super::values::date_source(),
+                ")",
+            ]
+            .concat())
         }),
         unless: Some(Lazy::new(|| {
             ci(concat!(
-                r"\beffective\s+(?:as\s+of|on)\b|\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b|\b(?:letter|certificate|opinion|confidentiality\s+agreement|non-?disclosure\s+agreement|agreement\s+between\s+the\s+parties)\b[^;]{0,120}?\bdated\b|",
+                r"\bamend|\bthat\s+certain\b|\bwhereas\b|\b(?:prior|original|existing)\s+agreement\b|\b(?:letter|certificate|opinion|confidentiality\s+agreement|non-?disclosure\s+agreement|agreement\s+between\s+the\s+parties)\b[^;]{0,120}?\bdated\b|",
+                // Another agreement between named parties: `the Restaurant
+                // Development Agreement between BKC and International Fast
+                // Food Corporation dated March 14, 1997`. This one says
+                // `This`.
+                r"\bthe\s+(?:[\w-]+\s+){0,4}?agreement\s+(?:between|among)\b[^.;]{0,120}?\bdated\b|",
                 another_document!()
             ))
         })),
@@ -86,6 +101,27 @@ pub(super) static RULES: [Rule; 10] = [
             )
         }),
         unless: None,
+        also: None,
+        source: Source::Agreement,
+        target: Target::Date,
+    },
+    // An agreement that its opening leaves undated is dated where it is
+    // signed: `Title: VP R&D Date: November 5, 2019`, `Dated: July 6,
+    // 2020` before the signatures. The register takes an agreement date
+    // from the opening first, so this one counts only when the opening
+    // has none; a form's blank `Date: ________` has no day to read.
+    Rule {
+        category: "Agreement Date",
+        any: &["date"],
+        pattern: Lazy::new(|| {
+            ci(&[
+                r"(?:(?:\b(?:by|name|title|signature)\s*:|/s/)[^;]{0,120}?\bdated?|^\W*dated)\s*:\s*(?:",
+                &super::values::date_source(),
+                ")",
+            ]
+            .concat())
+        }),
+        unless: Some(Lazy::new(|| ci(another_document!()))),
         also: None,
         source: Source::Agreement,
         target: Target::Date,

@@ -51,10 +51,38 @@ fn dates_of_the_agreement() {
         has(&out, "EFFECTIVE_DATE", "Agreement", "8th day of May, 2014"),
         "{out:?}"
     );
+    // An agreement that says only when it takes effect is dated that day.
     assert!(
-        !out.iter().any(|(_, t, _)| t == "AGREEMENT_DATE"),
+        has(&out, "AGREEMENT_DATE", "Agreement", "8th day of May, 2014"),
         "{out:?}"
     );
+}
+
+/// The day an agreement was made, when its opening also says when it takes
+/// effect, and when only its signatures date it.
+#[test]
+fn an_agreement_is_dated_the_day_it_was_made() {
+    for (text, date) in [
+        ("THIS AGENCY AGREEMENT, dated November 9, 2005 (\"Agreement\"), between Acme and Beta.", "November 9, 2005"),
+        ("THIS AGREEMENT, dated for reference March 13, 1996, is made BETWEEN: Acme Corp. and Beta Ltd.", "March 13, 1996"),
+        ("This Development Agreement (\"this Agreement\") is entered into and effective as of September 30, 2019 (\"Effective Date\") by and between Acme and Beta.", "September 30, 2019"),
+        ("THIS AGREEMENT is made as of this March 14, 2012 but effective as of March 1, 2012 (\"Effective Date\") by and between Acme and Beta.", "March 14, 2012"),
+        ("This Maintenance and Support Agreement (this \"Agreement\") is entered on this 9th day of October, 2001 and is deemed effective as of October 1, 2001 (the \"Effective Date\").", "9th day of October, 2001"),
+        ("Acme Inc. By: /s/ Jane Roe Name: Jane Roe Title: President Date: October 2, 2017", "October 2, 2017"),
+        ("DATED: April 8, 2020 SCULPTOR CAPITAL LP", "April 8, 2020"),
+    ] {
+        let out = run(text, &[]);
+        assert!(has(&out, "AGREEMENT_DATE", "Agreement", date), "{text}: {out:?}");
+    }
+    // Another agreement between named parties dates that agreement; a
+    // form's blank date field dates nothing.
+    for text in [
+        "Subject to the Restaurant Development Agreement between BKC and International Fast Food Corporation dated March 14, 1997, (the \"Development Agreement\"), this Agreement sets the locations.",
+        "Acme Inc. By: ____________ Name: ____________ Title: ____________ Date: ____________",
+    ] {
+        let out = run(text, &[]);
+        assert!(!has_type(&out, "AGREEMENT_DATE"), "{text}: {out:?}");
+    }
 }
 
 #[test]
