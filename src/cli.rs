@@ -32,7 +32,7 @@ impl Cli {
         match self.command {
             Command::Tree(a) => cmd::tree::run(a),
             Command::Plan(a) => cmd::plan::run(a),
-            Command::Ingest(a) => cmd::ingest::run(a),
+            Command::Ingest(a) => cmd::ingest::run(*a),
             Command::Merge(a) => cmd::merge::run(a),
             Command::Ask(a) => cmd::ask::run(a),
             Command::Contracts(a) => cmd::contracts::run(a),
@@ -41,6 +41,7 @@ impl Cli {
             Command::History(a) => cmd::history::run(a),
             Command::Index(IndexCommand::Check(a)) => cmd::index_check::run(a),
             Command::Index(IndexCommand::Draft(a)) => cmd::index_draft::run(a),
+            Command::Verify(VerifyCommand::Calibrate(a)) => cmd::verify_calibrate::run(a),
         }
     }
 }
@@ -52,7 +53,7 @@ pub enum Command {
     /// Predict each section's tier and route, with payload cut and cost; no LLM.
     Plan(cmd::plan::PlanArgs),
     /// Run the whole pipeline on a batch: tree, route, extract, graph, report.
-    Ingest(cmd::ingest::IngestArgs),
+    Ingest(Box<cmd::ingest::IngestArgs>),
     /// Join the batch folders of `ingest --shard K/N` runs into one batch.
     Merge(cmd::merge::MergeArgs),
     /// Ask the ingested batch a question: the whole sections that answer it.
@@ -71,6 +72,16 @@ pub enum Command {
     /// Work with graphability index files.
     #[command(subcommand)]
     Index(IndexCommand),
+    /// The LLM as the register's verifier (`ingest --llm-mode verify`).
+    #[command(subcommand)]
+    Verify(VerifyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VerifyCommand {
+    /// Learn which clause kinds a model's answers decide, from a verified
+    /// batch and its contracts' known answers.
+    Calibrate(cmd::verify_calibrate::VerifyCalibrateArgs),
 }
 
 #[derive(Debug, Subcommand)]

@@ -65,6 +65,20 @@ pub struct IngestArgs {
     /// Model name [env: KGROUTE_MODEL].
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
+    /// What the LLM does. `extract`: it reads the routed sections whole
+    /// (the rules read the rest). `verify`: the offline rules read every
+    /// section and the LLM answers one closed question per candidate clause
+    /// kind (a few hundred tokens each); its answers decide the kinds its
+    /// calibration trusts it with and are recorded in register.jsonl
+    /// (`verify`) either way.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = crate::extract::verify::LlmMode::Extract)]
+    pub llm_mode: crate::extract::verify::LlmMode,
+    /// With --llm-mode verify: the model's calibration, the clause kinds its
+    /// answers decide (written by `kgroute verify calibrate`) [default:
+    /// <index folder>/verify/<model>.tsv when it exists; without one the
+    /// answers decide nothing].
+    #[arg(long, value_name = "TSV")]
+    pub verify_calibration: Option<PathBuf>,
     /// Longest wait without progress in one LLM request, in seconds: for
     /// the reply, the prompt's reading, the first token and between tokens
     /// (answers are streamed). Not a bound on the whole answer, so a slow
@@ -144,6 +158,7 @@ pub fn run(args: IngestArgs) -> anyhow::Result<Outcome> {
             model: args.model,
             llama_cpp: false,
             slots: 1,
+            llm_mode: args.llm_mode,
         });
     }
     crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -320,6 +335,10 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
     }
     let out_dir = out_dir.expect("checked above");
 
+    let calibration = match verify_calibration(&a, llm.as_ref()) {
+        Ok(c) => c,
+        Err(e) => bail!("invalid configuration:\n  - {e:#}"),
+    };
     let mut llm = llm;
     let prices = settle_prices(&mut llm, prices);
     if let (Some(limit), Some(l), None) = (a.max_cost, &llm, prices) {
@@ -357,7 +376,9 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         unlistable: discovery.unlistable,
         index_files: a.docs.index,
         doc_type: a.docs.doc_type,
-        llm_match: !a.no_llm_match,
+        // Verifying reads every section offline: routing spends nothing,
+        // so titles are not worth a request.
+        llm_match: !a.no_llm_match && a.llm_mode == crate::extract::verify::LlmMode::Extract,
         batch_id,
         history_file: a.history,
         route: RouteOptions {
@@ -370,6 +391,8 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             cache_dir: Some(a.cache_dir),
             use_cache: !a.no_cache,
             pack_tokens: a.request.pack_tokens,
+            mode: a.llm_mode,
+            calibration,
             ..ExtractorConfig::default()
         },
         sink,
@@ -384,6 +407,48 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         document_parallelism: a.documents_in_flight,
         out_dir,
     })
+}
+
+/// The calibration verify mode applies: `--verify-calibration`, else the
+/// model's file in the index folder's `verify/`, else none. A file learned
+/// for another model is refused: its trust says nothing of this one.
+fn verify_calibration(
+    a: &IngestArgs,
+    llm: Option<&LlmConfig>,
+) -> anyhow::Result<Option<crate::extract::verify::Calibration>> {
+    use crate::extract::verify::{Calibration, LlmMode};
+    if a.llm_mode != LlmMode::Verify {
+        if let Some(p) = &a.verify_calibration {
+            bail!(
+                "--verify-calibration {} needs --llm-mode verify",
+                p.display()
+            );
+        }
+        return Ok(None);
+    }
+    let Some(llm) = llm else {
+        bail!("--llm-mode verify needs an LLM: --llm-url URL (or KGROUTE_LLM_URL) and --model NAME (or KGROUTE_MODEL)");
+    };
+    let path = match &a.verify_calibration {
+        Some(p) => p.clone(),
+        None => {
+            let dir = a.docs.index.iter().find(|p| p.is_dir());
+            match dir.map(|d| d.join("verify").join(Calibration::file_name(&llm.model))) {
+                Some(p) if p.is_file() => p,
+                _ => return Ok(None),
+            }
+        }
+    };
+    let c = Calibration::load(&path)?;
+    if c.model != llm.model {
+        bail!(
+            "{}: a calibration of model `{}`, not of `{}`: run `kgroute verify calibrate` for this model, or give its own file with --verify-calibration",
+            path.display(),
+            c.model,
+            llm.model
+        );
+    }
+    Ok(Some(c))
 }
 
 /// The batch folder: `--out`, else a new one under reports/, else (with

@@ -13,6 +13,7 @@ pub mod prices;
 pub mod rebuild_search;
 pub mod review;
 pub mod tree;
+pub mod verify_calibrate;
 
 /// How a command that did not fail outright ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

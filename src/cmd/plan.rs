@@ -9,7 +9,10 @@ use super::batch_args::{DocumentArgs, RequestArgs, RoutingArgs};
 use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::bill::{document_bill, BillOptions};
-use crate::extract::extractor::{section_inputs, whole_document_input, DocContext};
+use crate::extract::extractor::{
+    rules_reading, section_inputs, skipped_section_inputs, whole_document_input, DocContext,
+};
+use crate::extract::verify::LlmMode;
 use crate::extract::ExtractionProfile;
 use crate::index::IndexSet;
 use crate::pipeline::document::{plan_all, Planned};
@@ -57,7 +60,12 @@ message (the same for every request of a type: a prompt cache bills it
 once), the schema where the server bills it, and the sections with their
 breadcrumbs; beside it, each document sent whole in one request with the
 same prompt. Answers cut and asked again in halves, and the title mapping,
-are not in it.";
+are not in it.
+
+With --llm-mode verify, every section is read by the offline rules (as
+ingest does in that mode, so the plan takes longer) and the bill is the
+closed questions' requests, one per section with any, beside what
+--llm-mode extract would send for the same documents.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
@@ -89,6 +97,12 @@ pub struct PlanArgs {
     /// them, since their prompts cost time, not money. With --llama-cpp.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "llama_cpp")]
     pub slots: u32,
+    /// What the LLM will be asked to do: `extract` counts the routed
+    /// sections' extraction requests; `verify` reads every section with
+    /// the offline rules (as ingest does in that mode) and counts the
+    /// closed questions it will ask, beside what extract would send.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = LlmMode::Extract)]
+    pub llm_mode: LlmMode,
 }
 
 /// Validated settings (no I/O yet).
@@ -185,8 +199,14 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
             }) => {
                 warn_document(&path, &doc_type, &plan);
                 let mut stats = PlanStats::of(&plan, prices.as_ref());
-                let bill =
-                    document_bill_of(&plan, &tree, &source, &mut profiles, &bill_opts, &cost)?;
+                let bill = document_bill_of(
+                    &plan,
+                    &tree,
+                    &source,
+                    &mut profiles,
+                    (&bill_opts, args.llm_mode),
+                    &cost,
+                )?;
                 stats.apply_bill(bill, prices.as_ref());
                 drop(source);
                 let doc = DocumentPlan {
@@ -412,13 +432,14 @@ impl<'a> Profiles<'a> {
 }
 
 /// The requests ingest will send for one planned document (its routed
-/// sections packed, with their parties), and the document sent whole.
+/// sections packed, with their parties), and the document sent whole; in
+/// verify mode, its questions, with that extraction bill beside them.
 fn document_bill_of(
     plan: &RoutePlan,
     tree: &crate::tree::DocTree,
     source: &SourceText,
     profiles: &mut Profiles,
-    opts: &BillOptions,
+    (opts, mode): (&BillOptions, LlmMode),
     cost: &CostModel,
 ) -> anyhow::Result<RequestBill> {
     let registry = crate::extract::rules::document_registry(plan, source);
@@ -432,7 +453,22 @@ fn document_bill_of(
     let inputs = section_inputs(plan, &doc);
     let whole = whole_document_input(&doc, &plan.doc_name);
     let profile = profiles.of(&plan.doc_type)?;
-    Ok(document_bill(&inputs, &whole, profile, opts, cost))
+    let extract = document_bill(&inputs, &whole, profile, opts, cost);
+    if mode == LlmMode::Extract {
+        return Ok(extract);
+    }
+    let mut read = inputs;
+    read.extend(skipped_section_inputs(plan, &doc));
+    let readings: Vec<_> = read.iter().map(|i| rules_reading(profile, i)).collect();
+    Ok(crate::extract::verify::bill::document_bill(
+        &readings,
+        &read,
+        profile,
+        crate::clause_model::active().ok(),
+        opts,
+        cost,
+        &extract,
+    ))
 }
 
 /// Cuts a string to `n` characters, marking the cut.
@@ -472,7 +508,18 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
     }
     writeln!(out)?;
     let b = &s.bill;
-    if b.requests > 0 || b.whole_document_tokens > 0 {
+    if b.questions > 0 || b.extract_tokens > 0 {
+        writeln!(
+            out,
+            "{label}: LLM verify {} request(s) for {} question(s), ~{} input tokens (the paragraphs asked about {}); `--llm-mode extract` would send ~{} input tokens, so verify sends {:.1}% of that",
+            b.requests,
+            b.questions,
+            b.input_tokens,
+            b.text_tokens,
+            b.extract_tokens,
+            100.0 * b.vs_extract().unwrap_or(0.0)
+        )?;
+    } else if b.requests > 0 || b.whole_document_tokens > 0 {
         writeln!(
             out,
             "{label}: LLM {} request(s), ~{} input tokens: sections' text {}, prompt and framing {} (of which {} the prefix every request repeats: a prompt cache bills it at its cached rate); sent whole instead: ~{} tokens in {} request(s), so routing sends {:.0}% of that",

@@ -33,6 +33,12 @@ pub struct ExtractorConfig {
     pub pack_tokens: u64,
     /// Part of the cache key (default [`PROMPT_VERSION`]).
     pub prompt_version: String,
+    /// What a configured LLM does: extract routed sections, or verify the
+    /// rules' candidate clause kinds.
+    pub mode: super::verify::LlmMode,
+    /// In verify mode, the kinds the model's answers decide; `None`: the
+    /// answers are recorded and decide nothing.
+    pub calibration: Option<super::verify::Calibration>,
 }
 
 impl Default for ExtractorConfig {
@@ -45,6 +51,8 @@ impl Default for ExtractorConfig {
             section_budget_chars: 12_000,
             pack_tokens: super::pack::DEFAULT_PACK_TOKENS,
             prompt_version: PROMPT_VERSION.to_string(),
+            mode: super::verify::LlmMode::Extract,
+            calibration: None,
         }
     }
 }

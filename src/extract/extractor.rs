@@ -195,7 +195,7 @@ pub struct Extractor {
     pub(super) cfg: ExtractorConfig,
     /// The profile of [`Self::extract`] (the batch's primary index).
     profile: Arc<ExtractionProfile>,
-    client: Option<LlmClient>,
+    pub(super) client: Option<LlmClient>,
     pub(super) cache: Option<Cache>,
     pub(super) semaphore: Semaphore,
     /// Sections the rules read at once: one per core. The rules are CPU
@@ -374,6 +374,11 @@ impl Extractor {
     pub fn identity(&self) -> String {
         match &self.cfg.llm {
             None => "rules".to_string(),
+            Some(l) if self.cfg.mode == super::verify::LlmMode::Verify => format!(
+                "llm:{} (verify prompt {})",
+                l.model,
+                super::verify::VERIFY_PROMPT_VERSION
+            ),
             Some(l) => format!("llm:{} (prompt {})", l.model, self.prompt_version()),
         }
     }
@@ -463,7 +468,15 @@ impl Extractor {
         match &self.cfg.llm {
             None => OFFLINE_EXTRACTOR.to_string(),
             Some(l) => format!(
-                "LLM {} at {} (concurrency {}, cache {})",
+                "{}LLM {} at {} (concurrency {}, cache {})",
+                match (self.cfg.mode, &self.cfg.calibration) {
+                    (super::verify::LlmMode::Extract, _) => String::new(),
+                    (super::verify::LlmMode::Verify, None) => "offline rules, verified (answers recorded, no calibration: they decide no cell) by ".to_string(),
+                    (super::verify::LlmMode::Verify, Some(c)) => format!(
+                        "offline rules, verified (the calibration trusts it with {} clause kinds) by ",
+                        c.trusted().count()
+                    ),
+                },
                 l.model,
                 crate::secret::redact_urls(&l.base_url),
                 self.cfg.concurrency,
@@ -478,6 +491,17 @@ impl Extractor {
     /// True when an LLM is configured.
     pub fn uses_llm(&self) -> bool {
         self.client.is_some()
+    }
+
+    /// True when an LLM is configured to extract the routed sections (not
+    /// only to verify the rules' readings).
+    pub fn extracts_with_llm(&self) -> bool {
+        self.uses_llm() && self.cfg.mode == super::verify::LlmMode::Extract
+    }
+
+    /// True when an LLM is configured to verify the rules' clause kinds.
+    pub fn verifies(&self) -> bool {
+        self.uses_llm() && self.cfg.mode == super::verify::LlmMode::Verify
     }
 
     /// The profile [`Self::extract`] uses (the index it was built with).
@@ -622,9 +646,14 @@ impl Extractor {
         profile: &ExtractionProfile,
         spend: &Spend<'_>,
     ) -> Vec<SectionExtraction> {
-        let out = match &self.client {
+        let llm = self
+            .client
+            .as_ref()
+            .filter(|_| self.cfg.mode == super::verify::LlmMode::Extract);
+        let out = match llm {
             // A bounded window of sections in flight: a document of 100k
-            // headings must not hold 100k futures.
+            // headings must not hold 100k futures. In verify mode the
+            // rules read every section and the LLM only checks them.
             None => {
                 futures::stream::iter(inputs)
                     .map(|i| self.rules_section(i, profile))
@@ -671,6 +700,13 @@ impl Extractor {
             ),
         }
     }
+}
+
+/// The rules' reading of one section with `profile`'s ontology, as ingest
+/// makes it offline and in `--llm-mode verify` (what `plan` counts the
+/// questions of).
+pub fn rules_reading(profile: &ExtractionProfile, input: &SectionInput) -> SectionExtraction {
+    rules_extraction(&profile.ontology, &profile.density, input)
 }
 
 /// The rules extractor over one section, pruned to the ontology, with its

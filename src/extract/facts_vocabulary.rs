@@ -47,6 +47,36 @@ pub const CATEGORIES: &[&str] = &[
     "Warranty Duration",
 ];
 
+/// The categories whose fact is a value of the contract (a date, a term,
+/// a law): the register reads their cell, not whether a clause is there.
+pub const VALUE_CATEGORIES: &[&str] = &[
+    "Agreement Date",
+    "Effective Date",
+    "Expiration Date",
+    "Renewal Term",
+    "Notice Period To Terminate Renewal",
+    "Governing Law",
+];
+
+/// True for a clause kind: a category whose question is whether the
+/// contract has such a clause (`NON_COMPETE`, `CAP_ON_LIABILITY`), not
+/// which value it states.
+pub fn is_clause_kind(relation_type: &str) -> bool {
+    CATEGORIES.iter().any(|c| {
+        !VALUE_CATEGORIES.contains(c)
+            && category_relation_type(c).eq_ignore_ascii_case(relation_type)
+    })
+}
+
+/// The CUAD category a relation type holds (`NON_COMPETE` ->
+/// `Non-Compete`).
+pub fn category_of(relation_type: &str) -> Option<&'static str> {
+    CATEGORIES
+        .iter()
+        .copied()
+        .find(|c| category_relation_type(c).eq_ignore_ascii_case(relation_type))
+}
+
 /// Relations beside the categories: what a party may do on the other's
 /// breach, and the courts or seat that hear disputes.
 pub const RICHER: &[&str] = &["REMEDY_FOR", "SUBMITS_TO_JURISDICTION"];
@@ -93,5 +123,13 @@ mod tests {
             t(" Affiliate License-Licensee "),
             "AFFILIATE_LICENSE_LICENSEE"
         );
+    }
+
+    #[test]
+    fn clause_kinds_are_the_categories_without_a_value() {
+        assert!(super::is_clause_kind("NON_COMPETE"));
+        assert!(!super::is_clause_kind("GOVERNING_LAW"));
+        assert!(!super::is_clause_kind("REMEDY_FOR"));
+        assert_eq!(super::category_of("ROFR_ROFO_ROFN"), Some("Rofr/Rofo/Rofn"));
     }
 }

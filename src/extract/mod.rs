@@ -133,6 +133,10 @@ pub enum Basis {
     /// A rule fired where the clause model agrees.
     #[serde(rename = "rule+model")]
     RuleAndModel,
+    /// An LLM asked one closed question about the paragraph said yes, and
+    /// its calibration lets it decide the category.
+    #[serde(rename = "llm-verified")]
+    Verified,
 }
 
 impl Basis {
@@ -141,6 +145,7 @@ impl Basis {
             Basis::Rule => "rule",
             Basis::Model => "model",
             Basis::RuleAndModel => "rule+model",
+            Basis::Verified => "llm-verified",
         }
     }
 }
@@ -241,6 +246,7 @@ pub mod rules;
 pub mod spend;
 pub mod split;
 pub mod validate;
+pub mod verify;
 
 pub use config::{ExtractorConfig, LlmConfig, Secret, PROMPT_VERSION};
 pub use extractor::{CounterSnapshot, Counters, ExtractionProfile, Extractor};

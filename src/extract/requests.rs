@@ -46,7 +46,7 @@ pub(super) struct Gate<'a> {
 }
 
 impl<'a> Gate<'a> {
-    fn new(spend: &'a Spend<'a>, prompt: String) -> Self {
+    pub(super) fn new(spend: &'a Spend<'a>, prompt: String) -> Self {
         Gate {
             spend,
             prompt,
@@ -72,7 +72,7 @@ impl<'a> Gate<'a> {
     }
 
     /// Gives back a reservation no answer settled.
-    fn close(&self) {
+    pub(super) fn close(&self) {
         let s = self.state.lock().expect("gate lock");
         if let (Some(Ok(r)), false) = (&s.0, s.1) {
             (self.spend.settle)(*r, 0, 0);
@@ -138,7 +138,7 @@ enum Asked {
 }
 
 /// Why the retry loop stopped without an answer.
-enum Ended {
+pub(super) enum Ended {
     Stalled(String),
     TooLong(String),
     Failed(String),
@@ -146,10 +146,16 @@ enum Ended {
 
 /// What one request sends: its messages (the system message is set to the
 /// client's mode before each attempt), the schema and the answer bound.
-struct Outgoing<'a> {
-    messages: &'a mut [Value],
-    schema: &'a Value,
-    max_tokens: Option<u32>,
+pub(super) struct Outgoing<'a> {
+    pub(super) messages: &'a mut [Value],
+    pub(super) schema: &'a Value,
+    pub(super) max_tokens: Option<u32>,
+    /// The schema's name on the wire.
+    pub(super) schema_name: &'a str,
+    /// The first message is the caller's own system message (a verify
+    /// request's), kept as it is; else it is set to the extraction prompt
+    /// of the client's mode before each attempt.
+    pub(super) own_system: bool,
 }
 
 /// How the pieces an answer left out are asked again.
@@ -969,6 +975,8 @@ impl Extractor {
                         messages: &mut messages,
                         schema,
                         max_tokens,
+                        schema_name: prompt::SCHEMA_NAME,
+                        own_system: false,
                     },
                     profile,
                     gate,
@@ -1027,7 +1035,7 @@ impl Extractor {
     /// budget or the pack's time bound is spent, or the circuit breaker is
     /// open. Holds a semaphore permit only while a request is in flight,
     /// never while backing off.
-    async fn call_with_retries(
+    pub(super) async fn call_with_retries(
         &self,
         client: &LlmClient,
         out: Outgoing<'_>,
@@ -1039,6 +1047,8 @@ impl Extractor {
             messages,
             schema,
             max_tokens,
+            schema_name,
+            own_system,
         } = out;
         let cfg = client.config();
         let policy = RetryPolicy {
@@ -1072,13 +1082,13 @@ impl Extractor {
                 }
                 // The system message of the client's mode now: with the
                 // schema in it once the server has refused it on the wire.
-                if let Some(m) = messages.first_mut() {
+                if let Some(m) = messages.first_mut().filter(|_| !own_system) {
                     m["content"] = self.system_prompt(client, profile).into();
                 }
                 self.counters.requests.fetch_add(1, Ordering::Relaxed);
                 self.counters.in_flight.fetch_add(1, Ordering::Relaxed);
                 let res = client
-                    .chat_structured(messages, prompt::SCHEMA_NAME, schema, max_tokens)
+                    .chat_structured(messages, schema_name, schema, max_tokens)
                     .await;
                 self.counters.in_flight.fetch_sub(1, Ordering::Relaxed);
                 if let Ok(a) = &res {

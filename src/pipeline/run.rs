@@ -795,7 +795,9 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         registry: &registry,
     };
     let inputs = section_inputs(&plan, &doc);
-    let planned = if batch.extractor.uses_llm() {
+    // In verify mode the extraction bill is what verifying is measured
+    // against; the verify bill replaces it once the rules have read.
+    let mut planned = if batch.extractor.uses_llm() {
         document_bill(
             &inputs,
             &whole_document_input(&doc, &plan.doc_name),
@@ -815,8 +817,28 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let term_definitions = crate::extract::rules::term_definitions(&source.text);
     drop(source);
 
-    let extractions = extract_within_budget(batch, inputs, &profile).await;
-    let rules_on_skipped = rules_on_skipped(skipped, &profile).await;
+    // Verifying reads every section's text again: the rules' readings
+    // name their paragraphs only by quote.
+    let verify_inputs: Option<Vec<SectionInput>> = batch
+        .extractor
+        .verifies()
+        .then(|| inputs.iter().chain(&skipped).cloned().collect());
+    let mut extractions = extract_within_budget(batch, inputs, &profile).await;
+    let mut rules_on_skipped = rules_on_skipped(skipped, &profile).await;
+    let checks = match verify_inputs {
+        Some(v) => {
+            verify_within_budget(
+                batch,
+                &mut extractions,
+                &mut rules_on_skipped,
+                &v,
+                &profile,
+                &mut planned,
+            )
+            .await
+        }
+        None => None,
+    };
 
     let all: Vec<SectionExtraction> = extractions
         .iter()
@@ -832,7 +854,10 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         extractions,
         title_mapping,
         rules_on_skipped,
-        register: Some(crate::register::row_of(&graph)),
+        register: Some(crate::register::RegisterRow {
+            verify: checks,
+            ..crate::register::row_of(&graph)
+        }),
         planned,
     };
     save_document(batch, &saved)?;
@@ -942,23 +967,9 @@ async fn extract_within_budget(
     profile: &ExtractionProfile,
 ) -> Vec<SectionExtraction> {
     let cfg = &batch.cfg;
-    let reserve = |prompt: &str| {
-        let estimate = cfg.cost.estimate(prompt).usd.unwrap_or(0.0);
-        if batch.budget.try_reserve(estimate) {
-            Ok(estimate)
-        } else {
-            Err(format!(
-                "not sent: --max-cost ${:.2} would be passed (spent ~${:.4})",
-                batch.budget.limit().unwrap_or_default(),
-                batch.budget.spent()
-            ))
-        }
-    };
     let price = |tin: u64, tout: u64| cfg.cost.prices().map_or(0.0, |p| p.cost(tin, tout));
-    // Each answer replaces (first) or adds to the reservation at once.
-    let settle = |reserved: f64, tin: u64, tout: u64| {
-        batch.budget.settle(reserved, price(tin, tout));
-    };
+    let reserve = |prompt: &str| reserve_for(batch, prompt);
+    let settle = |reserved: f64, tin: u64, tout: u64| settle_for(batch, reserved, tin, tout);
     let spend = Spend {
         reserve: &reserve,
         settle: &settle,
@@ -978,6 +989,84 @@ async fn extract_within_budget(
         batch.progress.lock().expect("progress").update(&t);
     }
     results
+}
+
+/// Verifies one document's readings (its routed sections' and the rest's)
+/// under the batch's `--max-cost`, adding what the questions cost to each
+/// section asked about and to the running totals. `planned` comes in as
+/// the document's extraction bill and leaves as its verify bill, counted
+/// before the first question is sent.
+async fn verify_within_budget(
+    batch: &Batch,
+    extractions: &mut Vec<SectionExtraction>,
+    skipped: &mut Vec<SectionExtraction>,
+    inputs: &[SectionInput],
+    profile: &ExtractionProfile,
+    planned: &mut RequestBill,
+) -> Option<crate::extract::verify::DocumentChecks> {
+    let cfg = &batch.cfg;
+    let price = |tin: u64, tout: u64| cfg.cost.prices().map_or(0.0, |p| p.cost(tin, tout));
+    let reserve = |prompt: &str| reserve_for(batch, prompt);
+    let settle = |reserved: f64, tin: u64, tout: u64| settle_for(batch, reserved, tin, tout);
+    let spend = Spend {
+        reserve: &reserve,
+        settle: &settle,
+    };
+    let routed = extractions.len();
+    let mut all: Vec<SectionExtraction> = std::mem::take(extractions);
+    all.append(skipped);
+    *planned = crate::extract::verify::bill::document_bill(
+        &all,
+        inputs,
+        profile,
+        crate::clause_model::active().ok(),
+        &batch.extractor.bill_options(),
+        &cfg.cost,
+        planned,
+    );
+    let before: (u64, u64) = all
+        .iter()
+        .fold((0, 0), |a, x| (a.0 + x.tokens_in, a.1 + x.tokens_out));
+    let checks = batch
+        .extractor
+        .verify_document(&mut all, inputs, profile, &spend)
+        .await;
+    let after: (u64, u64) = all
+        .iter()
+        .fold((0, 0), |a, x| (a.0 + x.tokens_in, a.1 + x.tokens_out));
+    {
+        let (tin, tout) = (after.0 - before.0, after.1 - before.1);
+        let mut t = batch.totals.lock().expect("totals");
+        t.tokens_in += tin;
+        t.tokens_out += tout;
+        t.cost_usd += price(tin, tout);
+        batch.progress.lock().expect("progress").update(&t);
+    }
+    *skipped = all.split_off(routed);
+    *extractions = all;
+    checks
+}
+
+/// The `--max-cost` gate's first half for a request of this batch:
+/// reserve the estimate of a prompt before sending it.
+fn reserve_for(batch: &Batch, prompt: &str) -> Result<f64, String> {
+    let estimate = batch.cfg.cost.estimate(prompt).usd.unwrap_or(0.0);
+    if batch.budget.try_reserve(estimate) {
+        Ok(estimate)
+    } else {
+        Err(format!(
+            "not sent: --max-cost ${:.2} would be passed (spent ~${:.4})",
+            batch.budget.limit().unwrap_or_default(),
+            batch.budget.spent()
+        ))
+    }
+}
+
+/// The gate's second half: each answer replaces (first) or adds to the
+/// reservation at once.
+fn settle_for(batch: &Batch, reserved: f64, tin: u64, tout: u64) {
+    let price = batch.cfg.cost.prices().map_or(0.0, |p| p.cost(tin, tout));
+    batch.budget.settle(reserved, price);
 }
 
 /// Keeps a document's title mapping in its manifest entry as soon as it is

@@ -144,6 +144,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
         facts,
         to_check,
         renewal,
+        verify: None,
     }
 }
 

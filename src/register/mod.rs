@@ -56,6 +56,11 @@ pub struct RegisterRow {
     /// when it gives no renewal or says neither.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renewal: Option<String>,
+    /// With `--llm-mode verify`: the model that checked the contract's
+    /// clause kinds and, per kind asked, the offline and the model's
+    /// readings and whose the row shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::extract::verify::DocumentChecks>,
 }
 
 /// A party with every name the contract gives it.
@@ -102,7 +107,8 @@ pub struct RegisterFact {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub target_type: String,
     /// Who read it: `rule`, `model` (the clause model alone), `rule+model`
-    /// (a rule where the model agrees), or `llm`; empty when unknown (a
+    /// (a rule where the model agrees), `llm-verified` (an LLM asked about
+    /// the paragraph confirmed it) or `llm`; empty when unknown (a
     /// register written before this was kept).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub basis: String,

@@ -635,6 +635,24 @@ pub fn bill_line(t: &Stats) -> Option<String> {
     } else {
         String::new()
     };
+    if p.questions > 0 || p.extract_tokens > 0 {
+        let share = p.vs_extract().map_or(String::new(), |r| {
+            format!(": verify plans {:.1}% of that", 100.0 * r)
+        });
+        return Some(format!(
+            "LLM verify: {} input tokens billed, {} of them from the server's prompt cache, {} output; \
+             planned before sending: {} request(s) for {} question(s), ~{} input tokens{off}, of which {} the paragraphs asked about; \
+             `--llm-mode extract` would send ~{} input tokens for the same documents{share}.",
+            t.tokens_in,
+            t.tokens_cached,
+            t.tokens_out,
+            p.requests,
+            p.questions,
+            p.input_tokens,
+            p.text_tokens,
+            p.extract_tokens,
+        ));
+    }
     Some(format!(
         "LLM extraction: {} input tokens billed, {} of them from the server's prompt cache, {} output; \
          planned before sending: {} request(s), ~{} input tokens{off}, of which {} the sections' text; \

@@ -18,6 +18,10 @@ pub const CHARS_PER_TOKEN: f64 = 4.0;
 /// the section it reads.
 pub const OUTPUT_PER_INPUT: f64 = 0.25;
 
+/// Output tokens assumed per verify question: an id, yes or no, a quote of
+/// a few words and a party name.
+pub const OUTPUT_PER_QUESTION: u64 = 40;
+
 /// Estimated tokens for a number of characters (chars / 4, rounded up).
 pub fn estimate_tokens(chars: usize) -> u64 {
     (chars as f64 / CHARS_PER_TOKEN).ceil() as u64
@@ -154,6 +158,14 @@ pub struct RequestBill {
     /// prompt: what routing is measured against.
     pub whole_document_chars: u64,
     pub whole_document_tokens: u64,
+    /// With `--llm-mode verify`: the closed questions asked (one request
+    /// holds a section's), and the input tokens `--llm-mode extract`
+    /// would send for the same documents, what verifying is measured
+    /// against. Zero in extract mode.
+    #[serde(default)]
+    pub questions: u64,
+    #[serde(default)]
+    pub extract_tokens: u64,
 }
 
 impl RequestBill {
@@ -166,6 +178,14 @@ impl RequestBill {
         self.prefix_tokens += o.prefix_tokens;
         self.whole_document_chars += o.whole_document_chars;
         self.whole_document_tokens += o.whole_document_tokens;
+        self.questions += o.questions;
+        self.extract_tokens += o.extract_tokens;
+    }
+
+    /// Verify's input tokens / extract's on the same documents, when this
+    /// is a verify bill.
+    pub fn vs_extract(&self) -> Option<f64> {
+        (self.extract_tokens > 0).then(|| self.input_tokens as f64 / self.extract_tokens as f64)
     }
 
     /// Input tokens sent / the whole documents' (1.0 with nothing to send).

@@ -2,7 +2,7 @@
 //! share, characters sent/skipped, LLM payload cut, tokens and cost. Shared
 //! by `kgroute plan`, the ingest pipeline and the report.
 
-use super::cost::{estimate_tokens, Prices, RequestBill, OUTPUT_PER_INPUT};
+use super::cost::{estimate_tokens, Prices, RequestBill, OUTPUT_PER_INPUT, OUTPUT_PER_QUESTION};
 use super::{Override, Route, RoutePlan};
 use crate::index::Tier;
 use serde::{Deserialize, Serialize};
@@ -163,7 +163,12 @@ impl PlanStats {
     /// sections' text.
     pub fn apply_bill(&mut self, bill: RequestBill, prices: Option<&Prices>) {
         self.bill = bill;
-        if bill.requests > 0 {
+        if bill.extract_tokens > 0 || bill.questions > 0 {
+            // A verify bill: each answer is an id, a yes or no and a short
+            // quote.
+            self.est_input_tokens = bill.input_tokens;
+            self.est_output_tokens = bill.questions * OUTPUT_PER_QUESTION;
+        } else if bill.requests > 0 {
             self.est_input_tokens = bill.input_tokens;
             self.est_output_tokens = (bill.text_tokens as f64 * OUTPUT_PER_INPUT).ceil() as u64;
         }

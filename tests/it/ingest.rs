@@ -519,6 +519,7 @@ fn every_subcommand_help_carries_an_example() {
         &["review", "--help"],
         &["history", "--help"],
         &["index", "check", "--help"],
+        &["verify", "calibrate", "--help"],
     ] {
         let out = kgroute().args(args).assert().success();
         let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();

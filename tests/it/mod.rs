@@ -36,3 +36,4 @@ mod safety;
 mod shard;
 mod summary_indices;
 mod tree;
+mod verify;

@@ -38,6 +38,7 @@ use common::terms::*;
 use common::text::*;
 pub use document_parties::{document_registry, party_registry};
 pub use document_terms::term_definitions;
+pub(crate) use facts::clause_target_type;
 use readers::{unfold_columns, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].

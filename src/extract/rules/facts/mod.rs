@@ -107,17 +107,10 @@ fn tables() -> [&'static [Rule]; 6] {
     ]
 }
 
-/// The categories whose facts carry a value (a date, a period, a place)
-/// that the register reads and checks by its normal form. Every other
-/// category is a clause kind, asserted only when the clause model agrees.
-const VALUE_CATEGORIES: &[&str] = &[
-    "Agreement Date",
-    "Effective Date",
-    "Expiration Date",
-    "Renewal Term",
-    "Notice Period To Terminate Renewal",
-    "Governing Law",
-];
+// The categories whose facts carry a value (a date, a period, a place)
+// that the register reads and checks by its normal form. Every other
+// category is a clause kind, asserted only when the clause model agrees.
+use crate::extract::facts_vocabulary::VALUE_CATEGORIES;
 
 /// Every typed fact of a section's paragraphs. A clause kind is asserted
 /// when a rule fires on a sentence of a paragraph the clause model scores
@@ -288,6 +281,19 @@ fn negated_by_prefix(s: &str, at: usize) -> bool {
 
 /// The rules of a category. What one says a clause of its kind is not
 /// (its `unless`) holds for the clause model's reading too.
+/// The entity type a clause kind's fact points at (`Non-Compete` ->
+/// `Covenant`, `License Grant` -> `Right`, `Cap On Liability` ->
+/// `Amount`), as its first rule reads it.
+pub(crate) fn clause_target_type(category: &str) -> Option<&'static str> {
+    match rules_of(category).next()?.target {
+        Target::Clause(ty) => Some(ty),
+        Target::Period => Some("Period"),
+        Target::Amount => Some("Amount"),
+        Target::Date => Some("Date"),
+        Target::Place | Target::GoverningPlace => Some("Jurisdiction"),
+    }
+}
+
 fn rules_of(category: &str) -> impl Iterator<Item = &'static Rule> + '_ {
     tables()
         .into_iter()

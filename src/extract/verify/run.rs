@@ -1,0 +1,222 @@
+//! A document's questions through the extractor: one request per section
+//! holding questions, under the extractor's concurrency bound, retries,
+//! circuit breaker and `--max-cost` gate, answers cached by everything
+//! that shapes them. Tokens are counted on the section asked about.
+
+use super::apply::{apply, CategoryCheck};
+use super::ask::{self, Verdict};
+use super::questions::{by_section, questions, Question};
+use crate::extract::extractor::{ExtractionProfile, Extractor};
+use crate::extract::requests::{Gate, Outgoing};
+use crate::extract::spend::Spend;
+use crate::extract::{SectionExtraction, SectionInput};
+use crate::llm::LlmClient;
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::atomic::Ordering;
+
+/// A verify answer as cached: the raw text (read again on a hit, so a
+/// better reader improves old answers) and what it cost.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct CachedVerify {
+    content: String,
+    tokens_in: u64,
+    tokens_out: u64,
+    #[serde(default)]
+    paid_by: Option<String>,
+}
+
+/// One section's answers and what they cost.
+struct SectionAnswers {
+    section: usize,
+    verdicts: Vec<(usize, Verdict)>,
+    tokens_in: u64,
+    tokens_out: u64,
+}
+
+/// What verifying one document found: each asked kind's check, and the
+/// model that answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentChecks {
+    pub model: String,
+    pub kinds: BTreeMap<String, CategoryCheck>,
+}
+
+impl Extractor {
+    /// Asks the configured model about `extractions`' candidate clause
+    /// kinds (`extractions[i]` read from `inputs[i]`) and applies the
+    /// answers the calibration trusts. Offline, or with nothing to ask,
+    /// nothing changes.
+    pub async fn verify_document(
+        &self,
+        extractions: &mut [SectionExtraction],
+        inputs: &[SectionInput],
+        profile: &ExtractionProfile,
+        spend: &Spend<'_>,
+    ) -> Option<DocumentChecks> {
+        let client = self.client.as_ref()?;
+        let model = crate::clause_model::active().ok();
+        let qs = questions(extractions, inputs, profile.ontology(), model);
+        let answers: Vec<SectionAnswers> = futures::stream::iter(by_section(&qs))
+            .map(|(section, idx)| {
+                let asked: Vec<(usize, &Question)> = idx.iter().map(|&i| (i, &qs[i])).collect();
+                self.ask_section(client, &inputs[section], section, asked, profile, spend)
+            })
+            .buffer_unordered(self.cfg.concurrency.max(1))
+            .collect()
+            .await;
+        let mut verdicts: Vec<Verdict> = vec![Verdict::Unanswered("not asked".into()); qs.len()];
+        for a in answers {
+            let x = &mut extractions[a.section];
+            x.tokens_in += a.tokens_in;
+            x.tokens_out += a.tokens_out;
+            for (i, v) in a.verdicts {
+                verdicts[i] = v;
+            }
+        }
+        let name = client.config().model.clone();
+        let kinds = apply(
+            extractions,
+            &qs,
+            &verdicts,
+            self.cfg.calibration.as_ref(),
+            &name,
+        );
+        Some(DocumentChecks { model: name, kinds })
+    }
+
+    async fn ask_section(
+        &self,
+        client: &LlmClient,
+        input: &SectionInput,
+        section: usize,
+        asked: Vec<(usize, &Question)>,
+        profile: &ExtractionProfile,
+        spend: &Spend<'_>,
+    ) -> SectionAnswers {
+        let refs: Vec<&Question> = asked.iter().map(|(_, q)| *q).collect();
+        let user = ask::message(
+            &input.doc_type,
+            &input.breadcrumb,
+            &refs,
+            profile.ontology(),
+        );
+        let schema = ask::schema(&refs);
+        let model = &client.config().model;
+        let key = crate::llm::cache::key(&[
+            model,
+            ask::VERIFY_PROMPT_VERSION,
+            ask::SYSTEM,
+            &user,
+            &schema.to_string(),
+        ]);
+        let all = |v: Verdict| {
+            asked
+                .iter()
+                .map(|(i, _)| (*i, v.clone()))
+                .collect::<Vec<_>>()
+        };
+        let by_index = |map: std::collections::HashMap<String, Verdict>| {
+            asked
+                .iter()
+                .map(|(i, q)| {
+                    (
+                        *i,
+                        map.get(&q.id)
+                            .cloned()
+                            .unwrap_or(Verdict::Unanswered("left out".into())),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let payer = self.payer(&input.doc_id);
+        if let Some(cache) = self.cache.as_ref() {
+            if let Some(hit) = cache.get::<CachedVerify>(&key).await {
+                self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
+                let ours = hit.paid_by.is_some() && hit.paid_by == payer;
+                return SectionAnswers {
+                    section,
+                    verdicts: by_index(ask::read(&hit.content, &refs)),
+                    tokens_in: if ours { hit.tokens_in } else { 0 },
+                    tokens_out: if ours { hit.tokens_out } else { 0 },
+                };
+            }
+        }
+        let gate = Gate::new(spend, format!("{}\n{user}", ask::SYSTEM));
+        let mut messages = vec![
+            json!({"role": "system", "content": ask::SYSTEM}),
+            json!({"role": "user", "content": user}),
+        ];
+        let mut deadline = None;
+        let res = self
+            .call_with_retries(
+                client,
+                Outgoing {
+                    messages: &mut messages,
+                    schema: &schema,
+                    max_tokens: Some(ask::max_tokens(refs.len())),
+                    schema_name: ask::SCHEMA_NAME,
+                    own_system: true,
+                },
+                profile,
+                &gate,
+                &mut deadline,
+            )
+            .await;
+        gate.close();
+        let answer = match res {
+            Ok(a) => a,
+            Err(e) => {
+                let why = match e {
+                    crate::extract::requests::Ended::Failed(r)
+                    | crate::extract::requests::Ended::Stalled(r)
+                    | crate::extract::requests::Ended::TooLong(r) => r,
+                };
+                return SectionAnswers {
+                    section,
+                    verdicts: all(Verdict::Unanswered(why)),
+                    tokens_in: 0,
+                    tokens_out: 0,
+                };
+            }
+        };
+        self.counters
+            .tokens_in
+            .fetch_add(answer.tokens_in, Ordering::Relaxed);
+        self.counters
+            .tokens_out
+            .fetch_add(answer.tokens_out, Ordering::Relaxed);
+        let verdicts = if answer.cut() {
+            self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+            all(Verdict::Unanswered(format!(
+                "the answer was cut at max_tokens {}",
+                ask::max_tokens(refs.len())
+            )))
+        } else {
+            let read = ask::read(&answer.content, &refs);
+            let usable = read.values().any(|v| !matches!(v, Verdict::Unanswered(_)));
+            if usable {
+                if let Some(cache) = self.cache.as_ref() {
+                    let entry = CachedVerify {
+                        content: answer.content.clone(),
+                        tokens_in: answer.tokens_in,
+                        tokens_out: answer.tokens_out,
+                        paid_by: payer,
+                    };
+                    if let Err(e) = cache.put(&key, &entry).await {
+                        eprintln!("kgroute: warning: verify answer not cached: {e:#}");
+                    }
+                }
+            }
+            by_index(read)
+        };
+        SectionAnswers {
+            section,
+            verdicts,
+            tokens_in: answer.tokens_in,
+            tokens_out: answer.tokens_out,
+        }
+    }
+}
