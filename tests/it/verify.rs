@@ -129,15 +129,15 @@ type Question = (String, String, String);
 /// A server's handler.
 type Handler = Box<dyn Fn(&FakeRequest) -> Reply + Send + Sync>;
 
-/// A request's paragraphs (`[p1] ...`) and questions (`q1 [p1] Kind: ...`).
+/// A request's excerpts (`[e1] ...`) and questions (`q1 [e1] Kind`).
 fn asked(req: &FakeRequest) -> (BTreeMap<String, String>, Vec<Question>) {
     let m = req.last_user_message();
     let mut paragraphs = BTreeMap::new();
     let mut questions = Vec::new();
     for line in m.lines() {
-        if let Some(rest) = line.strip_prefix("[p") {
+        if let Some(rest) = line.strip_prefix("[e") {
             if let Some((n, text)) = rest.split_once("] ") {
-                paragraphs.insert(format!("p{n}"), text.to_string());
+                paragraphs.insert(format!("e{n}"), text.to_string());
             }
         } else if line.starts_with('q') {
             let mut parts = line.splitn(3, ' ');
@@ -309,4 +309,61 @@ fn a_calibrated_verifier_can_only_help() {
             );
         }
     }
+}
+
+/// The plan counts the questions before any call, beside what extraction
+/// would send; the batch's summary holds what was billed against it.
+#[test]
+fn the_plan_states_what_verifying_sends_before_the_run() {
+    let dir = super::util::tempdir();
+    let out = super::util::kgroute()
+        .arg("plan")
+        .args(CONTRACTS.map(contract))
+        .args(["--llm-mode", "verify", "--format", "json", "--out"])
+        .arg(dir.path().join("plan"))
+        .current_dir(super::util::repo())
+        .assert()
+        .success();
+    let plan: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let bill = &plan["totals"]["bill"];
+    let (asked, sent, extract) = (
+        bill["questions"].as_u64().unwrap(),
+        bill["input_tokens"].as_u64().unwrap(),
+        bill["extract_tokens"].as_u64().unwrap(),
+    );
+    assert!(
+        asked >= 3,
+        "the fixtures' candidates are asked about: {bill}"
+    );
+    assert!(
+        sent > 0 && sent < extract,
+        "verify sends less than extract: {bill}"
+    );
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, verifier(|_, _| false)))
+        .unwrap();
+    let batch = dir.path().join("batch");
+    ingest(
+        Some(&server.base_url()),
+        &batch,
+        &dir.path().join("cache"),
+        &[],
+    );
+    let summary = super::util::read(&batch.join("summary.md"));
+    assert!(
+        summary.contains(&format!(
+            "planned before sending: {} request(s) for {asked} question(s)",
+            bill["requests"]
+        )),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("`--llm-mode extract` would send"),
+        "{summary}"
+    );
 }

@@ -60,6 +60,13 @@ pub fn paragraphs_of(section_text: &str) -> Vec<String> {
     )))
 }
 
+/// Sentence spans (byte offsets) of a paragraph, as the typed facts read
+/// them: ends at `.` or `;` before an upper-case word, not after an
+/// abbreviation.
+pub fn sentence_spans(paragraph: &str) -> Vec<(usize, usize)> {
+    facts::sentences(paragraph)
+}
+
 /// [`extract`], choosing relation types the ontology offers: `AMOUNT_OF`
 /// and `RATE_OF` (value -> what it measures) when present, `REFERENCES`
 /// otherwise.

@@ -90,7 +90,7 @@ pub fn apply(
             match (origin, v) {
                 (Origin::Asserted(k), Verdict::No) => demote.entry(q.section).or_default().push((
                     *k,
-                    format!("the rules read a {name} clause here; {model_name}, asked about the paragraph, says it is none (its answers are calibrated to decide this kind)"),
+                    format!("the rules read a {name} clause here; {model_name}, asked about these words, says it is none (its answers are calibrated to decide this kind)"),
                 )),
                 (Origin::Held(k), Verdict::Yes { .. }) => promote.entry(q.section).or_default().push(*k),
                 (Origin::Suggested(_), Verdict::Yes { quote, party }) => add
@@ -227,7 +227,8 @@ mod tests {
             id: id.into(),
             section: 0,
             relation_type: ty.into(),
-            paragraph: "p".into(),
+            breadcrumb: "[1]".into(),
+            excerpt: "p".into(),
             origins: vec![origin],
         }
     }

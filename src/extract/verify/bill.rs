@@ -1,12 +1,12 @@
 //! What a document's verify requests will send, counted before any is
-//! sent: the same questions, grouped by section, and the same messages and
+//! sent: the same questions, in the same batches, and the same messages and
 //! schemas [`super::run`] sends, so `kgroute plan --llm-mode verify` and
 //! a batch's summary state the bill before the first call. Beside it,
 //! what `--llm-mode extract` would send for the same documents, which is
 //! what verifying is measured against.
 
 use super::ask;
-use super::questions::{by_section, questions};
+use super::questions::{batches, questions};
 use crate::clause_model::ClauseModel;
 use crate::extract::bill::{BillOptions, TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST};
 use crate::extract::{ExtractionProfile, SectionExtraction, SectionInput};
@@ -35,15 +35,10 @@ pub fn document_bill(
         extract_tokens: extract.input_tokens,
         ..RequestBill::default()
     };
-    for (section, idx) in by_section(&qs) {
+    let doc_type = inputs.first().map_or("", |i| i.doc_type.as_str());
+    for idx in batches(&qs) {
         let refs: Vec<_> = idx.iter().map(|&i| &qs[i]).collect();
-        let input = &inputs[section];
-        let user = ask::message(
-            &input.doc_type,
-            &input.breadcrumb,
-            &refs,
-            profile.ontology(),
-        );
+        let user = ask::message(doc_type, &refs, profile.ontology());
         let schema = if opts.schema_billed {
             ask::schema(&refs).to_string()
         } else {
@@ -54,8 +49,8 @@ pub fn document_bill(
         bill.input_chars += (ask::SYSTEM.len() + user.len() + schema.len()) as u64;
         bill.input_tokens += system_tokens + cost.tokens(&user) + cost.tokens(&schema) + frame;
         bill.prefix_tokens += system_tokens;
-        let paragraphs: BTreeSet<&str> = refs.iter().map(|q| q.paragraph.as_str()).collect();
-        for p in paragraphs {
+        let excerpts: BTreeSet<&str> = refs.iter().map(|q| q.excerpt.as_str()).collect();
+        for p in excerpts {
             bill.text_chars += p.len() as u64;
             bill.text_tokens += cost.tokens(p);
         }

@@ -11,8 +11,10 @@
 //!
 //! Layout: `questions` (what is asked: every clause kind the rules assert
 //! or hold, and paragraphs the clause model scores high where no rule
-//! asserted the kind), `ask` (one request per section: the message, the
-//! schema, the answer read and its quote checked against the paragraph),
+//! asserted the kind; batches of them), `ask` (one request per batch: the
+//! message, the schema, the answer read and its quote checked against the
+//! excerpt),
+//! `excerpt` (the sentences a question shows, not the whole paragraph),
 //! `apply` (answers and calibration applied to a document's extractions),
 //! `calibration` (the per-model file, how it is learned and read), `run`
 //! (a document's questions through the extractor's client and cache),
@@ -22,6 +24,7 @@ mod apply;
 mod ask;
 pub mod bill;
 pub mod calibration;
+mod excerpt;
 mod questions;
 mod run;
 

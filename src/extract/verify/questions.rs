@@ -3,6 +3,10 @@
 //! kind the rules asserted nowhere in the document, the paragraphs the
 //! clause model scores highest for it (recall the rules miss). Value
 //! fields (dates, term, law) are not asked: they are read, not judged.
+//! A question shows the sentences around its candidate, not the whole
+//! paragraph ([`super::excerpt`]), and a document's questions go in a few
+//! requests ([`batches`]), so the system message and the kinds'
+//! definitions are sent once per batch, not once per section.
 
 use crate::clause_model::ClauseModel;
 use crate::extract::facts_vocabulary::{category_of, category_relation_type, is_clause_kind};
@@ -19,8 +23,22 @@ pub const SUGGEST_FLOOR: f32 = 0.2;
 /// kind: the model's best few, so one long contract cannot flood the bill.
 const SUGGESTIONS_PER_KIND: usize = 2;
 
+/// A kind the rules assert in more paragraphs than this is not asked
+/// about: so many readings of one kind are rarely all wrong, and the
+/// register's cell would stand on any one of them.
+const MAX_ASSERTED_PARAGRAPHS: usize = 2;
+
+/// Held readings asked about per kind and document (the clause model's
+/// likeliest first): one confirmed is enough to mark the kind.
+const HELD_PER_KIND: usize = 2;
+
 /// Paragraphs shorter than this many words are headings or fragments.
 const MIN_WORDS: usize = 8;
+
+/// Questions per request: enough that the system message and the
+/// definitions are a small part of the bill, few enough that a small
+/// model's answer (a few dozen tokens each) stays short.
+pub const QUESTIONS_PER_REQUEST: usize = 16;
 
 /// Where a question's candidate came from, so its answer can be applied.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +62,10 @@ pub struct Question {
     /// Index of the section in the document's extractions.
     pub section: usize,
     pub relation_type: String,
-    pub paragraph: String,
+    /// The section's breadcrumb, shown above its excerpts.
+    pub breadcrumb: String,
+    /// The words shown: the sentences around the candidate.
+    pub excerpt: String,
     /// Every candidate the answer speaks for (two facts of one kind in one
     /// paragraph are one question).
     pub origins: Vec<Origin>,
@@ -63,7 +84,9 @@ pub fn questions(
             && ontology.relation_types.contains_key(ty)
             && !ontology.review_only.contains(ty)
     };
-    let mut by_key: BTreeMap<(usize, String, String), Vec<Origin>> = BTreeMap::new();
+    // By (section, kind, paragraph): two readings of one kind in one
+    // paragraph are one question, shown around the first one's evidence.
+    let mut by_key: Keyed = BTreeMap::new();
     let mut asserted: BTreeSet<String> = BTreeSet::new();
     for (i, (x, input)) in extractions.iter().zip(inputs).enumerate() {
         let paragraphs = crate::extract::rules::paragraphs_of(&input.text);
@@ -71,9 +94,11 @@ pub fn questions(
             if askable(&r.relation_type) {
                 asserted.insert(r.relation_type.clone());
                 let p = paragraph_of(&paragraphs, &r.evidence);
+                let excerpt = super::excerpt::around(&p, &r.evidence);
                 by_key
                     .entry((i, r.relation_type.clone(), p))
-                    .or_default()
+                    .or_insert_with(|| (Vec::new(), excerpt))
+                    .0
                     .push(Origin::Asserted(k));
             }
         }
@@ -81,34 +106,100 @@ pub fn questions(
             let ty = &c.relation.relation_type;
             if askable(ty) {
                 let p = paragraph_of(&paragraphs, &c.relation.evidence);
+                let excerpt = super::excerpt::around(&p, &c.relation.evidence);
                 by_key
                     .entry((i, ty.clone(), p))
-                    .or_default()
+                    .or_insert_with(|| (Vec::new(), excerpt))
+                    .0
                     .push(Origin::Held(k));
             }
         }
     }
     if let Some(model) = model {
-        for (key, origin) in suggestions(inputs, model, &asserted, &askable) {
-            by_key.entry(key).or_default().push(origin);
+        for (key, origin, excerpt) in suggestions(inputs, model, &asserted, &askable) {
+            by_key
+                .entry(key)
+                .or_insert_with(|| (Vec::new(), excerpt))
+                .0
+                .push(origin);
         }
     }
-    let mut per_section: BTreeMap<usize, usize> = BTreeMap::new();
-    by_key
-        .into_iter()
-        .filter(|((_, _, p), _)| !p.trim().is_empty())
-        .map(|((section, relation_type, paragraph), origins)| {
-            let n = per_section.entry(section).or_default();
-            *n += 1;
-            Question {
-                id: format!("q{n}"),
+    let kept = within_caps(by_key, inputs, model);
+    kept.into_iter()
+        .filter(|(_, (_, excerpt))| !excerpt.trim().is_empty())
+        .enumerate()
+        .map(
+            |(n, ((section, relation_type, _), (origins, excerpt)))| Question {
+                id: format!("q{}", n + 1),
                 section,
                 relation_type,
-                paragraph,
+                breadcrumb: inputs[section].breadcrumb.clone(),
+                excerpt,
                 origins,
-            }
-        })
+            },
+        )
         .collect()
+}
+
+/// A question's key: its section, kind and paragraph.
+type Key = (usize, String, String);
+
+/// The questions so far: their candidates and the words to show.
+type Keyed = BTreeMap<Key, (Vec<Origin>, String)>;
+
+/// What is worth asking, for a register that marks kinds per contract: an
+/// asserted kind only where it rests on at most
+/// [`MAX_ASSERTED_PARAGRAPHS`] paragraphs (a no can then clear the cell),
+/// a held reading only of a kind asserted nowhere, at most
+/// [`HELD_PER_KIND`] of them, the clause model's likeliest first.
+fn within_caps(mut by_key: Keyed, inputs: &[SectionInput], model: Option<&ClauseModel>) -> Keyed {
+    let is_asserted = |o: &[Origin]| o.iter().any(|x| matches!(x, Origin::Asserted(_)));
+    let is_held = |o: &[Origin]| o.iter().all(|x| matches!(x, Origin::Held(_)));
+    let mut asserted: BTreeMap<&str, usize> = BTreeMap::new();
+    for ((_, ty, _), (o, _)) in &by_key {
+        if is_asserted(o) {
+            *asserted.entry(ty).or_default() += 1;
+        }
+    }
+    let likelihood = |section: usize, ty: &str, paragraph: &str| -> f32 {
+        let Some(m) = model else { return 0.0 };
+        let Some(k) = m
+            .categories()
+            .iter()
+            .position(|c| category_relation_type(c) == ty)
+        else {
+            return 0.0;
+        };
+        m.score(&inputs[section].title, paragraph)[k]
+    };
+    let mut held: BTreeMap<&str, Vec<(f32, &Key)>> = BTreeMap::new();
+    for (key, (o, _)) in &by_key {
+        let (section, ty, paragraph) = key;
+        if is_held(o) && !asserted.contains_key(ty.as_str()) {
+            held.entry(ty)
+                .or_default()
+                .push((likelihood(*section, ty, paragraph), key));
+        }
+    }
+    let mut chosen_held = BTreeSet::new();
+    for list in held.values_mut() {
+        list.sort_by(|a, b| b.0.total_cmp(&a.0));
+        chosen_held.extend(list.iter().take(HELD_PER_KIND).map(|(_, k)| (*k).clone()));
+    }
+    let asserted: BTreeMap<String, usize> = asserted
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    by_key.retain(|key, (o, _)| {
+        if is_asserted(o) {
+            asserted[&key.1] <= MAX_ASSERTED_PARAGRAPHS
+        } else if is_held(o) {
+            chosen_held.contains(key)
+        } else {
+            true
+        }
+    });
+    by_key
 }
 
 /// The clause model's best paragraphs for each kind no rule asserted.
@@ -117,7 +208,7 @@ fn suggestions(
     model: &ClauseModel,
     asserted: &BTreeSet<String>,
     askable: &dyn Fn(&str) -> bool,
-) -> Vec<((usize, String, String), Origin)> {
+) -> Vec<(Key, Origin, String)> {
     let kinds: Vec<(usize, String)> = model
         .categories()
         .iter()
@@ -143,27 +234,31 @@ fn suggestions(
         }
     }
     let mut out = Vec::new();
+    let index: BTreeMap<String, usize> = kinds.iter().map(|(k, ty)| (ty.clone(), *k)).collect();
     for (ty, mut list) in best {
         list.sort_by(|a, b| b.0.total_cmp(&a.0));
         for (s, i, p) in list.into_iter().take(SUGGESTIONS_PER_KIND) {
-            out.push(((i, ty.clone(), p), Origin::Suggested(s)));
+            let k = index[&ty];
+            let title = &inputs[i].title;
+            let excerpt = super::excerpt::best_window(&p, |w| model.score(title, w)[k]);
+            out.push(((i, ty.clone(), p), Origin::Suggested(s), excerpt));
         }
     }
     out
 }
 
-/// The paragraph of `paragraphs` that holds `evidence` (a sentence window,
-/// perhaps cut with `...`), else the evidence itself.
-/// The questions of each section that has any, by section index: one
-/// request each.
-pub fn by_section(qs: &[Question]) -> BTreeMap<usize, Vec<usize>> {
-    let mut out: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, q) in qs.iter().enumerate() {
-        out.entry(q.section).or_default().push(i);
-    }
-    out
+/// A document's questions in requests of at most
+/// [`QUESTIONS_PER_REQUEST`], in document order, as indices into `qs`.
+pub fn batches(qs: &[Question]) -> Vec<Vec<usize>> {
+    (0..qs.len())
+        .collect::<Vec<_>>()
+        .chunks(QUESTIONS_PER_REQUEST)
+        .map(<[usize]>::to_vec)
+        .collect()
 }
 
+/// The paragraph of `paragraphs` that holds `evidence` (a sentence window,
+/// perhaps cut with `...`), else the evidence itself.
 pub(super) fn paragraph_of(paragraphs: &[String], evidence: &str) -> String {
     let probe: String =
         norm(evidence.trim_matches(|c: char| c == '.' || c == '…' || c.is_whitespace()))
@@ -259,11 +354,66 @@ mod tests {
         assert_eq!(kinds, ["AUDIT_RIGHTS", "NON_COMPETE"], "{qs:#?}");
         assert_eq!(qs[1].origins, [Origin::Asserted(0), Origin::Asserted(1)]);
         assert!(
-            qs[1].paragraph.starts_with("1. Non-competition."),
+            qs[1].excerpt.starts_with("1. Non-competition."),
             "{}",
-            qs[1].paragraph
+            qs[1].excerpt
         );
         assert_eq!(qs[0].origins, [Origin::Held(0)]);
         assert_eq!((qs[0].id.as_str(), qs[1].id.as_str()), ("q1", "q2"));
+    }
+
+    #[test]
+    fn a_kind_read_in_many_paragraphs_is_not_asked_and_held_readings_are_capped() {
+        let paragraph = |i: usize, what: &str| {
+            format!("{i}. Clause {i}. The Distributor {what} in the Territory during the Term number {i}.")
+        };
+        let text: Vec<String> = (1..=6)
+            .map(|i| {
+                paragraph(
+                    i,
+                    if i <= 3 {
+                        "shall not sell competing products"
+                    } else {
+                        "shall keep books open for inspection"
+                    },
+                )
+            })
+            .collect();
+        let input = SectionInput {
+            text: text.join("\n\n"),
+            title: "Covenants".into(),
+            ..Default::default()
+        };
+        let evidence = |i: usize| text[i - 1][3..].to_string();
+        let held = |ty: &str, i: usize| Candidate {
+            relation: relation(ty, &evidence(i)),
+            target_type: "Right".into(),
+            why: String::new(),
+        };
+        let x = SectionExtraction {
+            // A non-compete read in three paragraphs.
+            relations: (1..=3)
+                .map(|i| relation("NON_COMPETE", &evidence(i)))
+                .collect(),
+            // Three audit-rights readings held, and a non-compete one.
+            candidates: vec![
+                held("AUDIT_RIGHTS", 4),
+                held("AUDIT_RIGHTS", 5),
+                held("AUDIT_RIGHTS", 6),
+                held("NON_COMPETE", 4),
+            ],
+            ..SectionExtraction::blank(
+                "d".into(),
+                "0001".into(),
+                "rules".into(),
+                crate::extract::SectionStatus::Ok,
+            )
+        };
+        let qs = questions(&[x], &[input], &ontology(), None);
+        let kinds: Vec<_> = qs.iter().map(|q| q.relation_type.as_str()).collect();
+        assert_eq!(kinds, ["AUDIT_RIGHTS", "AUDIT_RIGHTS"], "{qs:#?}");
+        assert!(qs
+            .iter()
+            .all(|q| matches!(q.origins[..], [Origin::Held(_)])));
     }
 }

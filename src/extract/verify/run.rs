@@ -1,11 +1,12 @@
-//! A document's questions through the extractor: one request per section
-//! holding questions, under the extractor's concurrency bound, retries,
-//! circuit breaker and `--max-cost` gate, answers cached by everything
-//! that shapes them. Tokens are counted on the section asked about.
+//! A document's questions through the extractor: one request per batch of
+//! questions, under the extractor's concurrency bound, retries, circuit
+//! breaker and `--max-cost` gate, answers cached by everything that shapes
+//! them. A request's tokens are shared over the sections it asked about,
+//! by their number of questions.
 
 use super::apply::{apply, CategoryCheck};
 use super::ask::{self, Verdict};
-use super::questions::{by_section, questions, Question};
+use super::questions::{batches, questions, Question};
 use crate::extract::extractor::{ExtractionProfile, Extractor};
 use crate::extract::requests::{Gate, Outgoing};
 use crate::extract::spend::Spend;
@@ -28,9 +29,8 @@ struct CachedVerify {
     paid_by: Option<String>,
 }
 
-/// One section's answers and what they cost.
-struct SectionAnswers {
-    section: usize,
+/// One batch's answers and what they cost.
+struct BatchAnswers {
     verdicts: Vec<(usize, Verdict)>,
     tokens_in: u64,
     tokens_out: u64,
@@ -59,19 +59,20 @@ impl Extractor {
         let client = self.client.as_ref()?;
         let model = crate::clause_model::active().ok();
         let qs = questions(extractions, inputs, profile.ontology(), model);
-        let answers: Vec<SectionAnswers> = futures::stream::iter(by_section(&qs))
-            .map(|(section, idx)| {
+        let doc_type = inputs.first().map_or("", |i| i.doc_type.as_str());
+        let doc_id = inputs.first().map_or("", |i| i.doc_id.as_str());
+        let answers: Vec<BatchAnswers> = futures::stream::iter(batches(&qs))
+            .map(|idx| {
                 let asked: Vec<(usize, &Question)> = idx.iter().map(|&i| (i, &qs[i])).collect();
-                self.ask_section(client, &inputs[section], section, asked, profile, spend)
+                self.ask_batch(client, (doc_type, doc_id), asked, profile, spend)
             })
             .buffer_unordered(self.cfg.concurrency.max(1))
             .collect()
             .await;
         let mut verdicts: Vec<Verdict> = vec![Verdict::Unanswered("not asked".into()); qs.len()];
         for a in answers {
-            let x = &mut extractions[a.section];
-            x.tokens_in += a.tokens_in;
-            x.tokens_out += a.tokens_out;
+            let sections: Vec<usize> = a.verdicts.iter().map(|(i, _)| qs[*i].section).collect();
+            share_tokens(extractions, &sections, a.tokens_in, a.tokens_out);
             for (i, v) in a.verdicts {
                 verdicts[i] = v;
             }
@@ -87,22 +88,16 @@ impl Extractor {
         Some(DocumentChecks { model: name, kinds })
     }
 
-    async fn ask_section(
+    async fn ask_batch(
         &self,
         client: &LlmClient,
-        input: &SectionInput,
-        section: usize,
+        (doc_type, doc_id): (&str, &str),
         asked: Vec<(usize, &Question)>,
         profile: &ExtractionProfile,
         spend: &Spend<'_>,
-    ) -> SectionAnswers {
+    ) -> BatchAnswers {
         let refs: Vec<&Question> = asked.iter().map(|(_, q)| *q).collect();
-        let user = ask::message(
-            &input.doc_type,
-            &input.breadcrumb,
-            &refs,
-            profile.ontology(),
-        );
+        let user = ask::message(doc_type, &refs, profile.ontology());
         let schema = ask::schema(&refs);
         let model = &client.config().model;
         let key = crate::llm::cache::key(&[
@@ -131,13 +126,12 @@ impl Extractor {
                 })
                 .collect::<Vec<_>>()
         };
-        let payer = self.payer(&input.doc_id);
+        let payer = self.payer(doc_id);
         if let Some(cache) = self.cache.as_ref() {
             if let Some(hit) = cache.get::<CachedVerify>(&key).await {
                 self.counters.cache_hits.fetch_add(1, Ordering::Relaxed);
                 let ours = hit.paid_by.is_some() && hit.paid_by == payer;
-                return SectionAnswers {
-                    section,
+                return BatchAnswers {
                     verdicts: by_index(ask::read(&hit.content, &refs)),
                     tokens_in: if ours { hit.tokens_in } else { 0 },
                     tokens_out: if ours { hit.tokens_out } else { 0 },
@@ -174,8 +168,7 @@ impl Extractor {
                     | crate::extract::requests::Ended::Stalled(r)
                     | crate::extract::requests::Ended::TooLong(r) => r,
                 };
-                return SectionAnswers {
-                    section,
+                return BatchAnswers {
                     verdicts: all(Verdict::Unanswered(why)),
                     tokens_in: 0,
                     tokens_out: 0,
@@ -212,11 +205,25 @@ impl Extractor {
             }
             by_index(read)
         };
-        SectionAnswers {
-            section,
+        BatchAnswers {
             verdicts,
             tokens_in: answer.tokens_in,
             tokens_out: answer.tokens_out,
         }
     }
+}
+
+/// A request's tokens shared over the sections of its questions (one
+/// share per question; the rest of a division to the first).
+fn share_tokens(extractions: &mut [SectionExtraction], sections: &[usize], tin: u64, tout: u64) {
+    let Some(&first) = sections.first() else {
+        return;
+    };
+    let n = sections.len() as u64;
+    for &s in sections {
+        extractions[s].tokens_in += tin / n;
+        extractions[s].tokens_out += tout / n;
+    }
+    extractions[first].tokens_in += tin % n;
+    extractions[first].tokens_out += tout % n;
 }

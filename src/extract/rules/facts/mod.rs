@@ -730,7 +730,7 @@ fn party_named(b: &mut Builder, run: &str) -> Option<String> {
 /// Sentence spans of a paragraph: ends at `.`, `;` or `:` before a space
 /// and an upper-case letter, a digit or `(`, but not after an
 /// abbreviation (`Inc.`, `No.`, `U.S.`) or a one-letter initial.
-pub(super) fn sentences(p: &str) -> Vec<(usize, usize)> {
+pub(in crate::extract::rules) fn sentences(p: &str) -> Vec<(usize, usize)> {
     let bytes = p.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
