@@ -53,6 +53,11 @@ pub struct Counters {
     pub waiting: AtomicU64,
     /// Answers cut at `max_tokens` (`finish_reason: length`).
     pub answers_cut: AtomicU64,
+    /// Answers stopped while streaming because they repeated themselves
+    /// ([`crate::llm::repetition`]).
+    pub answers_repeated: AtomicU64,
+    /// Cut or stopped answers of which what closed was kept.
+    pub answers_salvaged: AtomicU64,
     /// Pieces split in two after a cut answer, a stall, or a prompt over
     /// the model's context.
     pub splits: AtomicU64,
@@ -82,6 +87,8 @@ pub struct CounterSnapshot {
     pub in_flight: u64,
     pub waiting: u64,
     pub answers_cut: u64,
+    pub answers_repeated: u64,
+    pub answers_salvaged: u64,
     pub splits: u64,
     pub stalls: u64,
     pub repairs: u64,
@@ -92,6 +99,14 @@ pub struct CounterSnapshot {
 }
 
 impl Counters {
+    /// Adds what an answer cost to the running token counts.
+    pub fn count_answer(&self, a: &crate::llm::ChatAnswer) {
+        self.tokens_in.fetch_add(a.tokens_in, Ordering::Relaxed);
+        self.tokens_out.fetch_add(a.tokens_out, Ordering::Relaxed);
+        self.tokens_cached
+            .fetch_add(a.tokens_cached, Ordering::Relaxed);
+    }
+
     /// The current values.
     pub fn snapshot(&self) -> CounterSnapshot {
         let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -107,6 +122,8 @@ impl Counters {
             in_flight: g(&self.in_flight),
             waiting: g(&self.waiting),
             answers_cut: g(&self.answers_cut),
+            answers_repeated: g(&self.answers_repeated),
+            answers_salvaged: g(&self.answers_salvaged),
             splits: g(&self.splits),
             stalls: g(&self.stalls),
             repairs: g(&self.repairs),

@@ -129,8 +129,13 @@ enum Asked {
     Answered { answer: PackAnswer, spent: Spent },
     /// A failure that splitting would not help.
     Failed { reason: String, spent: Spent },
-    /// The answer was cut at `max_tokens`: what it cost and what came.
-    Cut { spent: Spent, content: String },
+    /// The answer was cut at `max_tokens`, or stopped in a loop
+    /// (`repeated`): what it cost and what came before.
+    Cut {
+        spent: Spent,
+        content: String,
+        repeated: bool,
+    },
     /// The server made no progress within the idle timeout.
     Stalled(String),
     /// The prompt does not fit the server's context.
@@ -524,7 +529,7 @@ impl Extractor {
             if pack.len() == 1 {
                 let p = pack.into_iter().next().expect("one piece");
                 let r = self
-                    .extract_fitting(client, p.id.clone(), p.input, gate, profile)
+                    .extract_fitting(client, p.id.clone(), p.input, gate, profile, false)
                     .await;
                 return vec![(p.id, r)];
             }
@@ -574,8 +579,14 @@ impl Extractor {
                     out[0].1[0].add_spent(&spent);
                     out
                 }
-                Asked::Cut { spent, content } => {
-                    self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                Asked::Cut {
+                    spent,
+                    content,
+                    repeated,
+                } => {
+                    if !repeated {
+                        self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                    }
                     // The items that closed before the cut are answers: kept,
                     // and the rest asked again as one pack (smaller, so the
                     // loop ends). A cut inside the first item splits the pack.
@@ -726,8 +737,12 @@ impl Extractor {
     /// sentences) when its prompt leaves the model's context no room for an
     /// answer, when its answer was cut at `max_tokens`, or when the server
     /// stalled on it; a stalled piece that cannot be split is retried once.
-    /// The same request is never sent again after a cut. Results of every
-    /// leaf piece, in order.
+    /// The same request is never sent again after a cut. A piece is split
+    /// for a cut answer once: a half whose answer is cut again (`after_cut`),
+    /// or an answer stopped in a loop (splitting cures no loop), keeps the
+    /// entities and relations that closed before the cut
+    /// ([`validate::salvage_section`]). Results of every leaf piece, in
+    /// order.
     fn extract_fitting<'s>(
         &'s self,
         client: &'s LlmClient,
@@ -735,6 +750,7 @@ impl Extractor {
         piece: SectionInput,
         gate: &'s Gate<'s>,
         profile: &'s ExtractionProfile,
+        after_cut: bool,
     ) -> futures::future::BoxFuture<'s, Vec<PieceResult>> {
         Box::pin(async move {
             if let Some(hit) = self.cached(client, &piece, profile).await {
@@ -746,7 +762,7 @@ impl Extractor {
                 // An answer cut before: go straight to the halves.
                 if let Some(cut) = cache.get::<CutAnswer>(&cut_key).await {
                     if let Some((a, b)) = split::halve(&piece) {
-                        let mut out = self.both(client, &id, a, b, gate, profile).await;
+                        let mut out = self.both(client, &id, a, b, gate, profile, true).await;
                         if cut.paid_by.is_some() && cut.paid_by == self.payer(&piece.doc_id) {
                             if let Some(first) = out.first_mut() {
                                 first.add_spent(&Spent {
@@ -767,7 +783,7 @@ impl Extractor {
                     return match split::halve(&piece) {
                         Some((a, b)) => {
                             self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                            self.both(client, &id, a, b, gate, profile).await
+                            self.both(client, &id, a, b, gate, profile, after_cut).await
                         }
                         None => vec![PieceResult::failed(why)],
                     };
@@ -811,8 +827,19 @@ impl Extractor {
                         r.add_spent(&spent);
                         return vec![r];
                     }
-                    Asked::Cut { spent, .. } => {
-                        self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                    Asked::Cut {
+                        spent,
+                        content,
+                        repeated,
+                    } => {
+                        if !repeated {
+                            self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if repeated || after_cut {
+                            return vec![
+                                self.salvaged(&key, &piece, &content, spent, repeated).await,
+                            ];
+                        }
                         self.remember_cut(&cut_key, max_tokens, &spent, &piece.doc_id)
                             .await;
                         let Some((a, b)) = split::halve(&piece) else {
@@ -826,7 +853,7 @@ impl Extractor {
                             return vec![r];
                         };
                         self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                        let mut out = self.both(client, &id, a, b, gate, profile).await;
+                        let mut out = self.both(client, &id, a, b, gate, profile, true).await;
                         if let Some(first) = out.first_mut() {
                             first.add_spent(&spent);
                         }
@@ -836,7 +863,7 @@ impl Extractor {
                         return match split::halve(&piece) {
                             Some((a, b)) => {
                                 self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                                self.both(client, &id, a, b, gate, profile).await
+                                self.both(client, &id, a, b, gate, profile, after_cut).await
                             }
                             None => vec![PieceResult::failed(why)],
                         };
@@ -849,7 +876,7 @@ impl Extractor {
                         stalled_once = true;
                         if let Some((a, b)) = split::halve(&piece) {
                             self.counters.splits.fetch_add(1, Ordering::Relaxed);
-                            return self.both(client, &id, a, b, gate, profile).await;
+                            return self.both(client, &id, a, b, gate, profile, after_cut).await;
                         }
                         // Too small to split: retried once.
                     }
@@ -858,6 +885,39 @@ impl Extractor {
         })
     }
 
+    /// A lone piece's answer that was cut a second time, or stopped in a
+    /// loop: what closed before the cut, kept (and cached, so a re-run
+    /// gets the same), else the piece fails saying why.
+    async fn salvaged(
+        &self,
+        key: &str,
+        piece: &SectionInput,
+        content: &str,
+        spent: Spent,
+        repeated: bool,
+    ) -> PieceResult {
+        let why = if repeated {
+            "the answer repeated itself and was stopped"
+        } else {
+            "the answer was cut again after the piece was split once"
+        };
+        let mut r = PieceResult::failed(format!(
+            "{why}; nothing in it closed (lines {}-{})",
+            piece.start_line, piece.end_line
+        ));
+        r.add_spent(&spent);
+        if let Some(o) = validate::salvage_section(content) {
+            self.counters
+                .answers_salvaged
+                .fetch_add(1, Ordering::Relaxed);
+            r.status = SectionStatus::Ok;
+            self.put_cached(key, &o, &r, &piece.doc_id).await;
+            r.output = Some(o);
+        }
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
     async fn both(
         &self,
         client: &LlmClient,
@@ -866,10 +926,11 @@ impl Extractor {
         b: SectionInput,
         gate: &Gate<'_>,
         profile: &ExtractionProfile,
+        after_cut: bool,
     ) -> Vec<PieceResult> {
         let (mut x, y) = futures::future::join(
-            self.extract_fitting(client, id.to_string(), a, gate, profile),
-            self.extract_fitting(client, id.to_string(), b, gate, profile),
+            self.extract_fitting(client, id.to_string(), a, gate, profile, after_cut),
+            self.extract_fitting(client, id.to_string(), b, gate, profile, after_cut),
         )
         .await;
         x.extend(y);
@@ -990,19 +1051,17 @@ impl Extractor {
                 Err(Ended::Failed(reason)) => return Asked::Failed { reason, spent },
             };
             spent.add(&answer);
-            self.counters
-                .tokens_in
-                .fetch_add(answer.tokens_in, Ordering::Relaxed);
-            self.counters
-                .tokens_out
-                .fetch_add(answer.tokens_out, Ordering::Relaxed);
-            self.counters
-                .tokens_cached
-                .fetch_add(answer.tokens_cached, Ordering::Relaxed);
-            if answer.cut() {
+            self.counters.count_answer(&answer);
+            if answer.cut() || answer.repeated() {
+                if answer.repeated() {
+                    self.counters
+                        .answers_repeated
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 // Incomplete JSON: never parsed, never re-sent as is.
                 return Asked::Cut {
                     spent,
+                    repeated: answer.repeated(),
                     content: answer.content,
                 };
             }

@@ -143,12 +143,49 @@ pub fn parse_pack_answer(content: &str, ids: &[String]) -> Result<PackAnswer, St
 /// are not there; an answer cut inside its first item gives none.
 pub fn salvage_pack_answer(content: &str, ids: &[String]) -> PackAnswer {
     let mut out = PackAnswer::default();
+    let items = complete_items(strip_code_fence(content), "sections");
+    read_items(items, ids, &mut out);
+    out
+}
+
+/// What one section's answer held before it was cut or stopped: the
+/// entities and relations whose objects closed, each checked against the
+/// schema on its own, and no rating (the answer never reached it). `None`
+/// when nothing closed.
+pub fn salvage_section(content: &str) -> Option<ModelOutput> {
     let body = strip_code_fence(content);
+    let rating = serde_json::json!({"tier": "medium", "why": "-"});
+    let valid = |list: &str, item: Value| -> bool {
+        let mut probe =
+            serde_json::json!({"entities": [], "relations": [], "graphability": rating});
+        probe[list] = Value::Array(vec![item]);
+        VALIDATOR.is_valid(&probe)
+    };
+    let entities: Vec<Entity> = complete_items(body, "entities")
+        .into_iter()
+        .filter(|v| valid("entities", v.clone()))
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect();
+    let relations: Vec<Relation> = complete_items(body, "relations")
+        .into_iter()
+        .filter(|v| valid("relations", v.clone()))
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect();
+    (!entities.is_empty() || !relations.is_empty()).then_some(ModelOutput {
+        entities,
+        relations,
+        graphability: None,
+    })
+}
+
+/// The JSON values of the first list under `key` in `body` that closed
+/// before the text ends (an answer cut mid-list keeps its first items).
+pub fn complete_items(body: &str, key: &str) -> Vec<Value> {
     let Some(list) = body
-        .find("\"sections\"")
+        .find(&format!("\"{key}\""))
         .and_then(|k| body[k..].find('[').map(|b| k + b + 1))
     else {
-        return out;
+        return Vec::new();
     };
     let mut items = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0usize);
@@ -183,8 +220,7 @@ pub fn salvage_pack_answer(content: &str, ids: &[String]) -> PackAnswer {
             _ => {}
         }
     }
-    read_items(items, ids, &mut out);
-    out
+    items
 }
 
 /// Each item by its id into `out` (see [`parse_pack_answer`]).
@@ -1419,5 +1455,22 @@ mod tests {
         );
         assert_eq!(reason_kind("verifier: no"), VERIFIER);
         assert_eq!(reason_kind("something: else"), "other");
+    }
+}
+
+#[cfg(test)]
+mod salvage_tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_section_answer_keeps_its_closed_entities_and_relations() {
+        let cut = r#"{"sections": [{"id": "0001", "entities": [{"name": "Acme", "type": "Organization", "aliases": [], "description": "x"}, {"name": "Borrower", "type": "Role", "aliases": [], "description": "y"}], "relations": [{"source": "Acme", "type": "HAS_ROLE", "target": "Borrower", "evidence": "Acme (the Borrower)"}, {"source": "Acme", "ty"#;
+        let o = salvage_section(cut).unwrap();
+        assert_eq!((o.entities.len(), o.relations.len()), (2, 1));
+        assert!(o.graphability.is_none(), "no rating was given");
+        // An item the schema refuses is left out, the rest kept.
+        let bad = r#"{"entities": [{"name": "Acme"}, {"name": "B", "type": "Role", "aliases": [], "description": ""}], "relat"#;
+        assert_eq!(salvage_section(bad).unwrap().entities.len(), 1);
+        assert!(salvage_section(r#"{"entities": [{"name": "Ac"#).is_none());
     }
 }

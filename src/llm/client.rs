@@ -12,6 +12,9 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The finish reason of an answer kgroute stopped because it looped.
+pub const REPEATED: &str = "repetition";
+
 /// A model's answer to one request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChatAnswer {
@@ -38,6 +41,12 @@ impl ChatAnswer {
     /// True when the answer was cut at the output limit.
     pub fn cut(&self) -> bool {
         self.finish_reason.as_deref() == Some("length")
+    }
+
+    /// The answer fell into a loop and was stopped there
+    /// ([`super::repetition`]): its content is what came before the loop.
+    pub fn repeated(&self) -> bool {
+        self.finish_reason.as_deref() == Some(REPEATED)
     }
 
     /// Reads a non-streamed chat-completions body.
@@ -327,6 +336,7 @@ impl LlmClient {
         }
         let mut resp = resp;
         let mut sse = SseAnswer::default();
+        let mut checked_at = 0;
         // Bytes that are no progress (comment pings) do not restart the
         // clock: only tokens and prompt progress do.
         let mut progress_at = Instant::now();
@@ -357,6 +367,25 @@ impl LlmClient {
             }
             if sse.done {
                 break;
+            }
+            if sse.content.len() >= checked_at + super::repetition::CHECK_EVERY {
+                checked_at = sse.content.len();
+                if let Some(at) = super::repetition::loop_start(&sse.content) {
+                    // Dropping the response closes the connection, which
+                    // stops the server's generation too.
+                    sse.content.truncate(at);
+                    sse.finish_reason = Some(REPEATED.to_string());
+                    let mut a = sse.into_answer(started.elapsed());
+                    if !a.usage_reported {
+                        // The usage event never came: the prompt as
+                        // characters / 4, so the bill is not zero.
+                        a.tokens_in = messages
+                            .iter()
+                            .map(|m| m.to_string().len() as u64 / 4)
+                            .sum();
+                    }
+                    return Ok(a);
+                }
             }
         }
         if let Some(err) = sse.error.take() {

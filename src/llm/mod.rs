@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod client;
 pub mod config;
+pub mod repetition;
 pub mod retry;
 pub mod server;
 pub mod sse;

@@ -136,10 +136,10 @@ fn heartbeat_line(
     if let Some(r) = tokens_per_s {
         line.push_str(&format!(", {r:.1} tokens/s"));
     }
-    if c.answers_cut + c.stalls + c.splits > 0 {
+    if c.answers_cut + c.stalls + c.splits + c.answers_repeated > 0 {
         line.push_str(&format!(
-            ", cut {}, stalled {}, split {}",
-            c.answers_cut, c.stalls, c.splits
+            ", cut {}, looped {}, stalled {}, split {}",
+            c.answers_cut, c.answers_repeated, c.stalls, c.splits
         ));
     }
     line
@@ -209,7 +209,7 @@ mod tests {
             ..c
         };
         assert!(heartbeat_line(&t, &cut, Some(12.34))
-            .ends_with("failed 0, 12.3 tokens/s, cut 1, stalled 0, split 1"));
+            .ends_with("failed 0, 12.3 tokens/s, cut 1, looped 0, stalled 0, split 1"));
         let none = CounterSnapshot {
             title_requests: 0,
             ..c

@@ -487,6 +487,8 @@ async fn finish_batch(
     let c = batch.extractor.snapshot();
     reports.set_llm_limits(crate::report::summary::LlmLimits {
         answers_cut: c.answers_cut,
+        answers_repeated: c.answers_repeated,
+        answers_salvaged: c.answers_salvaged,
         stalls: c.stalls,
         splits: c.splits,
         requests: c.requests,

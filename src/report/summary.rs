@@ -413,6 +413,12 @@ pub struct LlmLimits {
     pub answers_cut: u64,
     pub stalls: u64,
     pub splits: u64,
+    /// Answers stopped while streaming because they repeated themselves.
+    #[serde(default)]
+    pub answers_repeated: u64,
+    /// Cut or stopped answers of which what closed was kept.
+    #[serde(default)]
+    pub answers_salvaged: u64,
     /// Section requests sent (every attempt; zero when the cache answered all).
     #[serde(default)]
     pub requests: u64,
@@ -738,11 +744,11 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
         let _ = writeln!(out, "{line}\n");
     }
     let l = &summary.llm_limits;
-    if l.answers_cut + l.stalls + l.splits > 0 {
+    if l.answers_cut + l.stalls + l.splits + l.answers_repeated > 0 {
         let _ = writeln!(
             out,
-            "Model limits this run: {} answers cut at `max_tokens`, {} requests without progress, {} pieces split in two and asked again (never the same request).\n",
-            l.answers_cut, l.stalls, l.splits
+            "Model limits this run: {} answers cut at `max_tokens`, {} stopped because they repeated themselves, {} kept as far as they closed, {} requests without progress, {} pieces split in two and asked again (never the same request; a piece at most once for a cut answer).\n",
+            l.answers_cut, l.answers_repeated, l.answers_salvaged, l.stalls, l.splits
         );
     }
     let ends = &t.relation_ends;

@@ -997,6 +997,71 @@ async fn a_cut_answer_splits_the_piece_and_is_never_sent_again() {
     assert_eq!(server.requests(), 3, "the re-run sends nothing");
 }
 
+/// An answer that writes one relation again and again is stopped while it
+/// streams, not at `max_tokens`: what closed before the loop is kept, the
+/// piece is not split, and nothing is asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looping_answer_is_stopped_and_what_closed_before_is_kept() {
+    let relation = r#"{"source": "Acme Corp", "type": "HAS_ROLE", "target": "Borrower", "evidence": "Acme Corp (the \"Borrower\")"}, "#;
+    let looping = format!(
+        r#"{{"entities": [{{"name": "Acme Corp", "type": "Organization", "aliases": [], "description": "the borrower"}}, {{"name": "Borrower", "type": "Role", "aliases": [], "description": "a role"}}], "relations": [{}"#,
+        relation.repeat(300)
+    );
+    let server = FakeServer::start(Duration::ZERO, move |_| Reply::Stream {
+        content: looping.clone(),
+        piece: 8,
+        every: Duration::from_millis(1),
+        finish: "length".into(),
+        stall_after: None,
+        prompt_tokens: 10,
+    })
+    .await
+    .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    let x = ex.extract(section(1, &two_paragraphs())).await;
+    assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
+    assert_eq!(x.relations.len(), 1, "the relation once: {:?}", x.relations);
+    assert_eq!(x.entities.len(), 2);
+    let c = ex.counters().snapshot();
+    assert_eq!(
+        (
+            c.answers_repeated,
+            c.answers_salvaged,
+            c.answers_cut,
+            c.splits
+        ),
+        (1, 1, 0, 0)
+    );
+    assert_eq!(server.requests(), 1, "a loop is not cured by asking again");
+    // Stopped early: the 300 copies are ~3,500 events; far fewer came.
+    assert!(x.tokens_out < 400, "{} tokens streamed", x.tokens_out);
+    assert!(x.tokens_in > 0, "the prompt is billed even without usage");
+}
+
+/// A piece is split once for a cut answer: halves whose answers are cut
+/// again keep what closed, and are not split again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_piece_is_split_at_most_once_for_cut_answers() {
+    let server = FakeServer::start(Duration::ZERO, |_| Reply::cut(&good_extraction(), 150))
+        .await
+        .unwrap();
+    let ex = extractor(llm(&server), 8, None);
+    let x = ex.extract(section(1, &two_paragraphs())).await;
+    assert_eq!(x.status, SectionStatus::Ok, "{:?}", x.status);
+    let c = ex.counters().snapshot();
+    assert_eq!((c.answers_cut, c.splits, c.answers_salvaged), (3, 1, 2));
+    assert_eq!(
+        server.requests(),
+        3,
+        "the whole, then its two halves, once each"
+    );
+    assert!(
+        x.entities.iter().any(|e| e.name == "Acme Corp"),
+        "{:?}",
+        x.entities
+    );
+}
+
 /// A one-sentence piece whose answer is cut cannot be split: it fails with
 /// the reason and the flag to raise, after one request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -199,6 +199,19 @@ pub fn read(content: &str, questions: &[&Question]) -> HashMap<String, Verdict> 
     out
 }
 
+/// The verdicts of an answer cut or stopped before its end: those of the
+/// answers that closed, the rest unanswered for `why`.
+pub fn read_partial(content: &str, questions: &[&Question], why: &str) -> HashMap<String, Verdict> {
+    let items = crate::extract::validate::complete_items(content, "answers");
+    let mut out = read(&json!({ "answers": items }).to_string(), questions);
+    for v in out.values_mut() {
+        if matches!(v, Verdict::Unanswered(_)) {
+            *v = Verdict::Unanswered(why.to_string());
+        }
+    }
+    out
+}
+
 /// A quote of at least a few words, found in the paragraph (case, white
 /// space and curly quotes aside; `...` joins parts found in order).
 fn quote_in(quote: &str, paragraph: &str) -> bool {
@@ -309,6 +322,19 @@ mod tests {
                 "{junk}: {v:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_cut_answer_keeps_the_verdicts_that_closed() {
+        let p = "5.1 The Distributor shall not, during the Term, sell any product that competes with the Products.";
+        let (a, b) = (q("q1", "NON_COMPETE", p), q("q2", "AUDIT_RIGHTS", p));
+        let v = read_partial(
+            r#"{"answers":[{"id":"q1","present":false,"quote":"","party":""},{"id":"q2","present":tr"#,
+            &[&a, &b],
+            "cut",
+        );
+        assert_eq!(v["q1"], Verdict::No);
+        assert_eq!(v["q2"], Verdict::Unanswered("cut".into()));
     }
 
     #[test]

@@ -175,18 +175,24 @@ impl Extractor {
                 };
             }
         };
-        self.counters
-            .tokens_in
-            .fetch_add(answer.tokens_in, Ordering::Relaxed);
-        self.counters
-            .tokens_out
-            .fetch_add(answer.tokens_out, Ordering::Relaxed);
-        let verdicts = if answer.cut() {
-            self.counters.answers_cut.fetch_add(1, Ordering::Relaxed);
-            all(Verdict::Unanswered(format!(
-                "the answer was cut at max_tokens {}",
-                ask::max_tokens(refs.len())
-            )))
+        self.counters.count_answer(&answer);
+        let verdicts = if answer.cut() || answer.repeated() {
+            let counter = if answer.cut() {
+                &self.counters.answers_cut
+            } else {
+                &self.counters.answers_repeated
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            // The answers that closed before the cut still count.
+            let why = if answer.cut() {
+                format!(
+                    "the answer was cut at max_tokens {}",
+                    ask::max_tokens(refs.len())
+                )
+            } else {
+                "the answer repeated itself and was stopped".to_string()
+            };
+            by_index(ask::read_partial(&answer.content, &refs, &why))
         } else {
             let read = ask::read(&answer.content, &refs);
             let usable = read.values().any(|v| !matches!(v, Verdict::Unanswered(_)));
