@@ -5,7 +5,8 @@
 //! not name a given section are reported, never trusted.
 
 use super::{FoundSection, SectionHit};
-use crate::llm::LlmClient;
+use crate::llm::retry::worth_retrying;
+use crate::llm::{LlmClient, RetryPolicy};
 use serde_json::{json, Value};
 
 /// Answer bounds: a ranking is a short list of numbers; an answer a few
@@ -115,21 +116,42 @@ pub fn cited(text: &str) -> Vec<String> {
 }
 
 /// One JSON answer of at most `max_tokens` tokens; a cut answer is an error
-/// (its JSON would be incomplete), not retried as is.
+/// (its JSON would be incomplete), not retried as is. Failures worth
+/// another attempt (a busy server, a dropped connection) are retried with
+/// the configured backoff, as section requests are.
 async fn call_json(
     client: &LlmClient,
     messages: &[Value],
     max_tokens: u32,
 ) -> anyhow::Result<Value> {
-    let reply = client
-        .chat_with_format(
-            messages,
-            json!({"type": "json_object"}),
-            false,
-            Some(max_tokens),
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("LLM: {}", e.reason()))?;
+    let policy = RetryPolicy::of(client.config());
+    let mut retry = 0u32;
+    let reply = loop {
+        let failure = match client
+            .chat_with_format(
+                messages,
+                json!({"type": "json_object"}),
+                false,
+                Some(max_tokens),
+            )
+            .await
+        {
+            Ok(reply) => break reply,
+            Err(e) => e,
+        };
+        let Some(retry_after) = worth_retrying(&failure) else {
+            anyhow::bail!("LLM: {}", failure.reason());
+        };
+        if retry >= policy.max_retries {
+            anyhow::bail!(
+                "LLM: {} (gave up after {} attempts)",
+                failure.reason(),
+                retry + 1
+            );
+        }
+        tokio::time::sleep(policy.backoff(retry, retry_after)).await;
+        retry += 1;
+    };
     if reply.finish_reason.as_deref() == Some("length") {
         // `ask` has no token flag: the bounds above are the whole budget.
         anyhow::bail!("LLM: the reply was cut at its {max_tokens}-token limit (not valid JSON)");

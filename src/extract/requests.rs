@@ -1110,11 +1110,7 @@ impl Extractor {
             own_system,
         } = out;
         let cfg = client.config();
-        let policy = RetryPolicy {
-            max_retries: cfg.max_retries,
-            base: cfg.backoff_base,
-            max: cfg.backoff_max,
-        };
+        let policy = RetryPolicy::of(cfg);
         let unavailable = |r: &str| Ended::Failed(format!("endpoint unavailable: {r}"));
         let mut retry = 0u32;
         loop {

@@ -163,6 +163,11 @@ impl LlmClient {
     pub fn new(cfg: LlmConfig) -> Result<Self> {
         let http = reqwest::Client::builder()
             .connect_timeout(cfg.timeout.min(Duration::from_secs(10)))
+            // llama.cpp's server closes a keep-alive connection after 5 s
+            // idle; one reused just as it closes fails the request with
+            // "connection closed before message completed". Dropping idle
+            // connections first costs a reconnect, not an attempt.
+            .pool_idle_timeout(Duration::from_secs(4))
             .build()
             .context("building the HTTP client for the LLM")?;
         Ok(LlmClient {

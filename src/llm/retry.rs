@@ -2,6 +2,8 @@
 //! timeouts and connection errors are retried with exponential backoff and
 //! full jitter, honouring `Retry-After`; other 4xx never are.
 
+use super::client::CallError;
+use super::config::LlmConfig;
 use rand::Rng;
 use std::time::Duration;
 
@@ -17,6 +19,16 @@ pub struct RetryPolicy {
 }
 
 impl RetryPolicy {
+    /// The policy a configuration asks for (`--max-retries` and the
+    /// backoff bounds).
+    pub fn of(cfg: &LlmConfig) -> Self {
+        RetryPolicy {
+            max_retries: cfg.max_retries,
+            base: cfg.backoff_base,
+            max: cfg.backoff_max,
+        }
+    }
+
     /// The wait before retry number `retry` (0-based): a uniform random
     /// duration in `[0, min(max, base * 2^retry)]`, or the server's
     /// `Retry-After` (capped at `max`) when it gave one.
@@ -33,6 +45,18 @@ impl RetryPolicy {
             return Duration::ZERO;
         }
         Duration::from_millis(rand::rng().random_range(0..=ms))
+    }
+}
+
+/// Whether a failed attempt is worth another, and the wait the server
+/// asked for: retryable statuses, stalls and transport failures (a
+/// keep-alive connection the server closed as the request went out is
+/// one) are; a refused format, a prompt too long or a fatal error are not.
+pub fn worth_retrying(failure: &CallError) -> Option<Option<Duration>> {
+    match failure {
+        CallError::Retryable { retry_after, .. } => Some(*retry_after),
+        CallError::Transport(_) | CallError::Stalled(_) => Some(None),
+        CallError::Fatal(_) | CallError::FormatUnsupported(_) | CallError::TooLong(_) => None,
     }
 }
 

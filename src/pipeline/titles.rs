@@ -15,6 +15,7 @@ use crate::extract::extractor::SideCall;
 use crate::extract::Extractor;
 use crate::index::llm_titles::{self, TitleCallFailed, TitleMappingUse};
 use crate::index::GraphabilityIndex;
+use crate::llm::retry::worth_retrying;
 use crate::llm::{CallError, RetryPolicy};
 use crate::route::cost::CostModel;
 use crate::route::{apply_title_mapping, unmatched_titles, RouteOptions, RoutePlan};
@@ -104,11 +105,7 @@ async fn ask_with_retries(
 ) -> (Result<llm_titles::TitleAnswer, String>, u64) {
     let cache = extractor.cache_dir();
     let cfg = client.config();
-    let policy = RetryPolicy {
-        max_retries: cfg.max_retries,
-        base: cfg.backoff_base,
-        max: cfg.backoff_max,
-    };
+    let policy = RetryPolicy::of(cfg);
     // One time bound over every attempt and wait, a section's
     // (`--section-timeout`): a hung endpoint held title mapping for 303 s
     // (six attempts of the request timeout, and the waits between).
@@ -199,16 +196,6 @@ fn unmatched_chars(plan: &RoutePlan) -> usize {
         })
         .map(|s| s.chars)
         .sum()
-}
-
-/// Whether a failed title request is worth another attempt, and the wait
-/// the server asked for: the retry policy of section requests.
-fn worth_retrying(failure: &CallError) -> Option<Option<std::time::Duration>> {
-    match failure {
-        CallError::Retryable { retry_after, .. } => Some(*retry_after),
-        CallError::Transport(_) | CallError::Stalled(_) => Some(None),
-        CallError::Fatal(_) | CallError::FormatUnsupported(_) | CallError::TooLong(_) => None,
-    }
 }
 
 /// A document that `--resume` redoes after the interrupted run mapped its

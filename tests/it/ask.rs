@@ -173,10 +173,12 @@ fn merge_joins_the_shards_search_indexes() {
 /// With an LLM (the loopback server): the candidates are re-ranked by
 /// breadcrumb, the answer is written from the whole sections it was given,
 /// and a citation of a section it was not given is reported, not trusted.
+/// A connection dropped under the answer's first attempt is retried.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_citations() {
     use crate::fake_server::{FakeServer, Reply};
     use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let tmp = tempdir();
     let batch = tmp.path().join("batch");
     ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
@@ -184,7 +186,8 @@ async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_c
     let offline = offline["sections"].as_array().unwrap().clone();
     assert_eq!(offline.len(), 2);
 
-    let server = FakeServer::start(std::time::Duration::ZERO, |r| {
+    let answers_asked = AtomicUsize::new(0);
+    let server = FakeServer::start(std::time::Duration::ZERO, move |r| {
         if r.path.ends_with("/models") {
             return Reply::models(&["test-model"]);
         }
@@ -192,6 +195,9 @@ async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_c
         if user.contains("Candidates:") {
             // The model puts the second candidate first.
             return Reply::json(&json!({"order": [1, 0]}));
+        }
+        if answers_asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Reply::Drop;
         }
         // Cite the first section label given, and one that was not given.
         let given = user
@@ -245,13 +251,16 @@ async fn ask_with_an_llm_reranks_answers_from_whole_sections_and_flags_unknown_c
         answer["unknown_citations"],
         json!(["[nowhere.txt §9999 lines 1-2]"])
     );
-    // The answer request carried every section whole, not chunks.
-    let asked = server
+    // The answer request carried every section whole, not chunks; the
+    // dropped first attempt was sent again.
+    let answer_requests: Vec<String> = server
         .received()
         .into_iter()
         .map(|r| r.last_user_message())
-        .find(|m| m.contains("Sections:"))
-        .unwrap();
+        .filter(|m| m.contains("Sections:"))
+        .collect();
+    assert_eq!(answer_requests.len(), 2, "one drop, one retry");
+    let asked = &answer_requests[1];
     for s in secs {
         assert!(asked.contains(s["text"].as_str().unwrap().trim()));
     }
