@@ -66,4 +66,12 @@ pub struct RequestArgs {
     /// would not fit are split.
     #[arg(long, value_name = "N")]
     pub context_tokens: Option<u32>,
+    /// With --llm-mode verify: the most a document's questions may cost,
+    /// in percent of the input tokens --llm-mode extract would send for
+    /// it. When they would cost more, a rule's assertions are asked first,
+    /// then the readings it held, then the clause model's suggestions; the
+    /// rest are counted as left out by the plan and the summary. 0 asks
+    /// nothing; a large share (e.g. 1000) asks every question.
+    #[arg(long, value_name = "PERCENT", default_value_t = 100.0 * crate::extract::verify::bill::DEFAULT_VERIFY_SHARE)]
+    pub verify_share: f64,
 }

@@ -391,6 +391,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
             cache_dir: Some(a.cache_dir),
             use_cache: !a.no_cache,
             pack_tokens: a.request.pack_tokens,
+            verify_share: a.request.verify_share / 100.0,
             mode: a.llm_mode,
             calibration,
             ..ExtractorConfig::default()

@@ -293,8 +293,15 @@ fn bill_options(args: &PlanArgs) -> anyhow::Result<BillOptions> {
             args.request.pack_tokens
         );
     }
+    let share = args.request.verify_share;
+    if !(share.is_finite() && share >= 0.0) {
+        bail!(
+            "--verify-share must be a percentage of 0 or more, e.g. --verify-share 15; got {share}"
+        );
+    }
     Ok(BillOptions {
         pack_tokens: args.request.pack_tokens,
+        verify_share: share / 100.0,
         context_tokens: args.request.context_tokens,
         schema_billed: !args.llama_cpp,
         streams: args.slots.max(1),
@@ -460,14 +467,17 @@ fn document_bill_of(
     let mut read = inputs;
     read.extend(skipped_section_inputs(plan, &doc));
     let readings: Vec<_> = read.iter().map(|i| rules_reading(profile, i)).collect();
-    Ok(crate::extract::verify::bill::document_bill(
+    let asked = crate::extract::verify::bill::asked(
         &readings,
         &read,
         profile,
         crate::clause_model::active().ok(),
         opts,
         cost,
-        &extract,
+        extract.input_tokens,
+    );
+    Ok(crate::extract::verify::bill::document_bill(
+        &asked, &read, profile, opts, cost, &extract,
     ))
 }
 
@@ -511,9 +521,10 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
     if b.questions > 0 || b.extract_tokens > 0 {
         writeln!(
             out,
-            "{label}: LLM verify {} request(s) for {} question(s), ~{} input tokens (the paragraphs asked about {}); `--llm-mode extract` would send ~{} input tokens, so verify sends {:.1}% of that",
+            "{label}: LLM verify {} request(s) for {} question(s){}, ~{} input tokens (the paragraphs asked about {}); `--llm-mode extract` would send ~{} input tokens, so verify sends {:.1}% of that",
             b.requests,
             b.questions,
+            b.left_out_phrase(),
             b.input_tokens,
             b.text_tokens,
             b.extract_tokens,

@@ -36,6 +36,9 @@ pub struct BillOptions {
     /// Requests a local server answers side by side (llama.cpp's slots):
     /// a document is spread over them ([`pack::budget_for_streams`]).
     pub streams: u32,
+    /// With `--llm-mode verify`: the most a document's questions may cost,
+    /// as a share of its extraction's input tokens.
+    pub verify_share: f64,
 }
 
 impl Default for BillOptions {
@@ -46,6 +49,7 @@ impl Default for BillOptions {
             context_tokens: None,
             schema_billed: true,
             streams: 1,
+            verify_share: super::verify::bill::DEFAULT_VERIFY_SHARE,
         }
     }
 }

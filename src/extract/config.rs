@@ -39,6 +39,9 @@ pub struct ExtractorConfig {
     /// In verify mode, the kinds the model's answers decide; `None`: the
     /// answers are recorded and decide nothing.
     pub calibration: Option<super::verify::Calibration>,
+    /// In verify mode, the most a document's questions may cost, as a
+    /// share of the input tokens extracting it would send.
+    pub verify_share: f64,
 }
 
 impl Default for ExtractorConfig {
@@ -53,6 +56,7 @@ impl Default for ExtractorConfig {
             prompt_version: PROMPT_VERSION.to_string(),
             mode: super::verify::LlmMode::Extract,
             calibration: None,
+            verify_share: super::verify::bill::DEFAULT_VERIFY_SHARE,
         }
     }
 }
@@ -74,6 +78,12 @@ impl ExtractorConfig {
                 "--pack-tokens must be at least 100 (a request's text, in tokens), e.g. --pack-tokens {}; got {}",
                 super::pack::DEFAULT_PACK_TOKENS,
                 self.pack_tokens
+            );
+        }
+        if !(self.verify_share.is_finite() && self.verify_share >= 0.0) {
+            bail!(
+                "--verify-share must be a percentage of 0 or more, e.g. --verify-share 15; got {}",
+                100.0 * self.verify_share
             );
         }
         Ok(())

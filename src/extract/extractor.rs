@@ -471,6 +471,7 @@ impl Extractor {
             context_tokens: client.and_then(|c| self.context_tokens(c)),
             schema_billed: client.is_none_or(|c| !c.is_llama_cpp() || c.json_object_only()),
             streams: self.parallel_streams(),
+            verify_share: self.cfg.verify_share,
         }
     }
 

@@ -1017,21 +1017,25 @@ async fn verify_within_budget(
     let routed = extractions.len();
     let mut all: Vec<SectionExtraction> = std::mem::take(extractions);
     all.append(skipped);
-    *planned = crate::extract::verify::bill::document_bill(
+    let opts = batch.extractor.bill_options();
+    let asked = crate::extract::verify::bill::asked(
         &all,
         inputs,
         profile,
         crate::clause_model::active().ok(),
-        &batch.extractor.bill_options(),
+        &opts,
         &cfg.cost,
-        planned,
+        planned.input_tokens,
+    );
+    *planned = crate::extract::verify::bill::document_bill(
+        &asked, inputs, profile, &opts, &cfg.cost, planned,
     );
     let before: (u64, u64) = all
         .iter()
         .fold((0, 0), |a, x| (a.0 + x.tokens_in, a.1 + x.tokens_out));
     let checks = batch
         .extractor
-        .verify_document(&mut all, inputs, profile, &spend)
+        .verify_document(&mut all, asked.questions, inputs, profile, &spend)
         .await;
     let after: (u64, u64) = all
         .iter()

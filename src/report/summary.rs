@@ -627,10 +627,11 @@ pub fn offline_tiers_note(extractor: &str) -> Option<&'static str> {
 }
 
 /// What the server billed for extraction against what was counted before
-/// sending; `None` when nothing was sent.
+/// sending; `None` when nothing was sent (unless verify left questions
+/// out: that is said).
 pub fn bill_line(t: &Stats) -> Option<String> {
     let p = &t.planned;
-    if t.tokens_in == 0 && p.requests == 0 {
+    if t.tokens_in == 0 && p.requests == 0 && p.questions_left_out == 0 {
         return None;
     }
     let off = if p.input_tokens > 0 {
@@ -647,13 +648,14 @@ pub fn bill_line(t: &Stats) -> Option<String> {
         });
         return Some(format!(
             "LLM verify: {} input tokens billed, {} of them from the server's prompt cache, {} output; \
-             planned before sending: {} request(s) for {} question(s), ~{} input tokens{off}, of which {} the paragraphs asked about; \
+             planned before sending: {} request(s) for {} question(s){}, ~{} input tokens{off}, of which {} the paragraphs asked about; \
              `--llm-mode extract` would send ~{} input tokens for the same documents{share}.",
             t.tokens_in,
             t.tokens_cached,
             t.tokens_out,
             p.requests,
             p.questions,
+            p.left_out_phrase(),
             p.input_tokens,
             p.text_tokens,
             p.extract_tokens,

@@ -166,6 +166,10 @@ pub struct RequestBill {
     pub questions: u64,
     #[serde(default)]
     pub extract_tokens: u64,
+    /// With `--llm-mode verify`: questions found but not asked, to keep
+    /// each document within `--verify-share` of its extraction.
+    #[serde(default)]
+    pub questions_left_out: u64,
 }
 
 impl RequestBill {
@@ -180,6 +184,20 @@ impl RequestBill {
         self.whole_document_tokens += o.whole_document_tokens;
         self.questions += o.questions;
         self.extract_tokens += o.extract_tokens;
+        self.questions_left_out += o.questions_left_out;
+    }
+
+    /// `, N more left out ...` when `--verify-share` left questions out,
+    /// for the line that states how many are asked.
+    pub fn left_out_phrase(&self) -> String {
+        if self.questions_left_out == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} more left out to stay within --verify-share",
+                self.questions_left_out
+            )
+        }
     }
 
     /// Verify's input tokens / extract's on the same documents, when this

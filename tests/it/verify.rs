@@ -119,6 +119,12 @@ fn ingest(url: Option<&str>, out: &Path, cache: &Path, extra: &[&str]) {
         .timeout(Duration::from_secs(120));
     if let Some(url) = url {
         c.args(["--llm-url", url, "--model", MODEL, "--llm-mode", "verify"]);
+        // These short contracts' questions cost more than the default
+        // share of their extraction: every one is asked unless a test
+        // says otherwise.
+        if !extra.contains(&"--verify-share") {
+            c.args(["--verify-share", "1000"]);
+        }
     }
     c.assert().success();
 }
@@ -311,33 +317,58 @@ fn a_calibrated_verifier_can_only_help() {
     }
 }
 
-/// The plan counts the questions before any call, beside what extraction
-/// would send; the batch's summary holds what was billed against it.
-#[test]
-fn the_plan_states_what_verifying_sends_before_the_run() {
-    let dir = super::util::tempdir();
+/// The plan's verify bill of the fixtures at a `--verify-share` (percent).
+fn plan_bill(dir: &Path, share: &str) -> Value {
     let out = super::util::kgroute()
         .arg("plan")
         .args(CONTRACTS.map(contract))
-        .args(["--llm-mode", "verify", "--format", "json", "--out"])
-        .arg(dir.path().join("plan"))
+        .args(["--llm-mode", "verify", "--verify-share", share])
+        .args(["--format", "json", "--out"])
+        .arg(dir.join(format!("plan-{share}")))
         .current_dir(super::util::repo())
         .assert()
         .success();
     let plan: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let bill = &plan["totals"]["bill"];
+    plan["totals"]["bill"].clone()
+}
+
+/// The plan counts the questions before any call, beside what extraction
+/// would send, and keeps each document within its share of that: the
+/// questions left out are counted, never dropped silently, and a rule's
+/// assertions are the last to go. The batch's summary holds what was
+/// billed against the plan.
+#[test]
+fn the_plan_states_what_verifying_sends_before_the_run() {
+    let dir = super::util::tempdir();
+    let n = |b: &Value, k: &str| b[k].as_u64().unwrap();
+    let every = plan_bill(dir.path(), "1000");
+    let found = n(&every, "questions");
+    assert!(
+        found >= 3,
+        "the fixtures' candidates are asked about: {every}"
+    );
+    assert_eq!(n(&every, "questions_left_out"), 0, "{every}");
+    assert!(
+        n(&every, "input_tokens") > 0 && n(&every, "input_tokens") < n(&every, "extract_tokens"),
+        "verify sends less than extract: {every}"
+    );
+    // At the default share these short contracts' questions do not all
+    // fit: some are left out, counted, and the rest stay within it.
+    let bill = plan_bill(dir.path(), "15");
     let (asked, sent, extract) = (
-        bill["questions"].as_u64().unwrap(),
-        bill["input_tokens"].as_u64().unwrap(),
-        bill["extract_tokens"].as_u64().unwrap(),
+        n(&bill, "questions"),
+        n(&bill, "input_tokens"),
+        n(&bill, "extract_tokens"),
     );
-    assert!(
-        asked >= 3,
-        "the fixtures' candidates are asked about: {bill}"
-    );
-    assert!(
-        sent > 0 && sent < extract,
-        "verify sends less than extract: {bill}"
+    assert_eq!(extract, n(&every, "extract_tokens"), "{bill}");
+    assert!(sent as f64 <= 0.15 * extract as f64, "{bill}");
+    assert!(n(&bill, "questions_left_out") > 0, "{bill}");
+    assert_eq!(asked + n(&bill, "questions_left_out"), found, "{bill}");
+    let none = plan_bill(dir.path(), "0");
+    assert_eq!(
+        (n(&none, "questions"), n(&none, "input_tokens")),
+        (0, 0),
+        "{none}"
     );
 
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -352,16 +383,22 @@ fn the_plan_states_what_verifying_sends_before_the_run() {
         Some(&server.base_url()),
         &batch,
         &dir.path().join("cache"),
-        &[],
+        &["--verify-share", "15"],
     );
     let summary = super::util::read(&batch.join("summary.md"));
     assert!(
         summary.contains(&format!(
-            "planned before sending: {} request(s) for {asked} question(s)",
-            bill["requests"]
+            "planned before sending: {} request(s) for {asked} question(s), {} more left out to stay within --verify-share",
+            bill["requests"], bill["questions_left_out"]
         )),
         "{summary}"
     );
+    let chats = server
+        .received()
+        .iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .count();
+    assert_eq!(chats as u64, n(&bill, "requests"), "the planned requests");
     assert!(
         summary.contains("`--llm-mode extract` would send"),
         "{summary}"

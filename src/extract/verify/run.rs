@@ -6,7 +6,7 @@
 
 use super::apply::{apply, CategoryCheck};
 use super::ask::{self, Verdict};
-use super::questions::{batches, questions, Question};
+use super::questions::{batches, Question};
 use crate::extract::extractor::{ExtractionProfile, Extractor};
 use crate::extract::requests::{Gate, Outgoing};
 use crate::extract::spend::Spend;
@@ -45,20 +45,19 @@ pub struct DocumentChecks {
 }
 
 impl Extractor {
-    /// Asks the configured model about `extractions`' candidate clause
-    /// kinds (`extractions[i]` read from `inputs[i]`) and applies the
-    /// answers the calibration trusts. Offline, or with nothing to ask,
-    /// nothing changes.
+    /// Asks the configured model `qs`, questions about `extractions`'
+    /// candidate clause kinds (`extractions[i]` read from `inputs[i]`; see
+    /// [`super::bill::asked`]), and applies the answers the calibration
+    /// trusts. Offline, or with nothing to ask, nothing changes.
     pub async fn verify_document(
         &self,
         extractions: &mut [SectionExtraction],
+        qs: Vec<Question>,
         inputs: &[SectionInput],
         profile: &ExtractionProfile,
         spend: &Spend<'_>,
     ) -> Option<DocumentChecks> {
         let client = self.client.as_ref()?;
-        let model = crate::clause_model::active().ok();
-        let qs = questions(extractions, inputs, profile.ontology(), model);
         let doc_type = inputs.first().map_or("", |i| i.doc_type.as_str());
         let doc_id = inputs.first().map_or("", |i| i.doc_id.as_str());
         let answers: Vec<BatchAnswers> = futures::stream::iter(batches(&qs))
