@@ -14,21 +14,76 @@ const MAX_TEXT_BYTES: usize = 6_000;
 
 /// The distinct features of a paragraph under a title, sorted.
 pub fn features(title: &str, text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let words = words(clip(text, MAX_TEXT_BYTES));
-    for (i, w) in words.iter().enumerate() {
-        out.push(w.clone());
-        if let Some(next) = words.get(i + 1) {
-            out.push(format!("{w} {next}"));
+    let tokens = Tokens::of(title, text);
+    tokens.features().into_iter().map(str::to_string).collect()
+}
+
+/// A paragraph's words laid end to end in one buffer, one space apart,
+/// then its title's words as `h:` features: a word and a bigram are both
+/// slices of the buffer, so scoring a paragraph allocates nothing per
+/// feature (scoring every paragraph of a batch is on `plan`'s path).
+pub(super) struct Tokens {
+    buf: String,
+    /// The text's words, as byte ranges of `buf`.
+    words: Vec<(usize, usize)>,
+    /// The title's `h:` features, as byte ranges of `buf`.
+    title: Vec<(usize, usize)>,
+}
+
+impl Tokens {
+    pub(super) fn of(title: &str, text: &str) -> Tokens {
+        let text = clip(text, MAX_TEXT_BYTES);
+        let mut buf = String::with_capacity(text.len() + title.len() + 16);
+        let mut words = Vec::new();
+        push_words(text, &mut buf, &mut words);
+        let mut title_words = Vec::new();
+        let mut scratch = String::new();
+        push_words(title, &mut scratch, &mut title_words);
+        let mut title_spans = Vec::new();
+        for &(a, b) in &title_words {
+            let w = &scratch[a..b];
+            if TITLE_NUMBERING.contains(&w) {
+                continue;
+            }
+            let start = buf.len();
+            buf.push_str("h:");
+            buf.push_str(w);
+            title_spans.push((start, buf.len()));
+            buf.push(' ');
+        }
+        Tokens {
+            buf,
+            words,
+            title: title_spans,
         }
     }
-    for w in words_of_title(title) {
-        out.push(format!("h:{w}"));
+
+    /// The distinct features, sorted.
+    pub(super) fn features(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self.all_features().collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
-    out.sort_unstable();
-    out.dedup();
-    out
+
+    /// Every feature, repeats included: unigrams, bigrams (two
+    /// neighbouring words are one space apart in the buffer) and title
+    /// words.
+    pub(super) fn all_features(&self) -> impl Iterator<Item = &str> + '_ {
+        let words = self.words.iter().enumerate().flat_map(move |(i, &(a, b))| {
+            let pair = self
+                .words
+                .get(i + 1)
+                .map(|&(_, next_end)| &self.buf[a..next_end]);
+            std::iter::once(&self.buf[a..b]).chain(pair)
+        });
+        words.chain(self.title.iter().map(move |&(a, b)| &self.buf[a..b]))
+    }
 }
+
+/// Title words that are numbering, not meaning (`Section 9.2`, `ARTICLE
+/// IV`).
+const TITLE_NUMBERING: &[&str] = &["section", "article", "<n>", "i", "ii", "iii", "iv", "v"];
 
 /// The first `max` bytes of `text`, cut at a character boundary.
 fn clip(text: &str, max: usize) -> &str {
@@ -45,56 +100,59 @@ fn clip(text: &str, max: usize) -> &str {
 /// Word tokens: runs of ASCII letters (lower-cased) or digits (`<n>`);
 /// other characters separate words. A hyphen inside a word joins it
 /// (`non-compete`, `royalty-free`), since those compounds are the clause
-/// words lawyers look for.
-fn words(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
+/// words lawyers look for. Each word is appended to `buf` followed by one
+/// space, its byte range pushed to `spans`.
+fn push_words(text: &str, buf: &mut String, spans: &mut Vec<(usize, usize)>) {
+    // The word being read starts here in `buf`; `digits`: it is a number.
+    let mut start: Option<usize> = None;
     let mut digits = false;
+    let close = |buf: &mut String, spans: &mut Vec<(usize, usize)>, start: &mut Option<usize>| {
+        if let Some(s) = start.take() {
+            spans.push((s, buf.len()));
+            buf.push(' ');
+        }
+    };
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         let joins = b == b'-'
-            && !cur.is_empty()
+            && start.is_some()
             && !digits
             && bytes.get(i + 1).is_some_and(u8::is_ascii_alphabetic);
         if b.is_ascii_alphabetic() {
             if digits {
-                out.push(std::mem::take(&mut cur));
+                close(buf, spans, &mut start);
                 digits = false;
             }
-            cur.push(b.to_ascii_lowercase() as char);
+            start.get_or_insert(buf.len());
+            buf.push(b.to_ascii_lowercase() as char);
         } else if digits
             && matches!(b, b',' | b'.')
             && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
         {
             // `1,000.50` is one number.
         } else if b.is_ascii_digit() {
-            if !digits && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
             if !digits {
-                cur.push_str("<n>");
+                close(buf, spans, &mut start);
+                start = Some(buf.len());
+                buf.push_str("<n>");
                 digits = true;
             }
         } else if joins {
-            cur.push('-');
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+            buf.push('-');
+        } else if start.is_some() {
+            close(buf, spans, &mut start);
             digits = false;
         }
     }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    close(buf, spans, &mut start);
 }
 
-/// A title's words, without its numbering (`Section 9.2`, `ARTICLE IV`).
-fn words_of_title(title: &str) -> Vec<String> {
-    const NUMBERING: &[&str] = &["section", "article", "<n>", "i", "ii", "iii", "iv", "v"];
-    words(title)
-        .into_iter()
-        .filter(|w| !NUMBERING.contains(&w.as_str()))
-        .collect()
+/// The word tokens of `text` ([`push_words`]).
+#[cfg(test)]
+fn words(text: &str) -> Vec<String> {
+    let (mut buf, mut spans) = (String::new(), Vec::new());
+    push_words(text, &mut buf, &mut spans);
+    spans.iter().map(|&(a, b)| buf[a..b].to_string()).collect()
 }
 
 #[cfg(test)]

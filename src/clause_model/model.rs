@@ -26,7 +26,66 @@ pub struct ClauseModel {
     /// Per category, how many training documents held a clause of it: a
     /// model that saw a kind in a handful of contracts has not learned it.
     documents: Vec<u32>,
-    weights: HashMap<String, Vec<(u16, f32)>>,
+    weights: FeatureTable,
+    /// The same weights by the feature's 64-bit hash ([`feature_hash`]):
+    /// scoring hashes each word and word pair once, then sorts, dedups and
+    /// looks up integers, never comparing strings. Two of a model's
+    /// ~100,000 features sharing a hash is a one-in-10^9 event, checked
+    /// when the table is built.
+    by_hash: HashedTable,
+}
+
+/// Feature -> (category index, weight).
+type FeatureTable = HashMap<String, Vec<(u16, f32)>>;
+
+/// Feature hash -> (category index, weight).
+type HashedTable = HashMap<u64, Vec<(u16, f32)>, IdentityHash>;
+
+/// A feature's hash: fixed, so that a model's table and a paragraph's
+/// features agree in every process.
+fn feature_hash(feature: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x006b_6772_6f75_7465).hash_one(feature)
+}
+
+/// The hash of a `u64` key that already is a hash.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct IdentityHash;
+
+impl std::hash::BuildHasher for IdentityHash {
+    type Hasher = IdentityHasher;
+    fn build_hasher(&self) -> IdentityHasher {
+        IdentityHasher(0)
+    }
+}
+
+#[derive(Debug, Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; any other input still hashes.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// The hashed table of `weights`; `None` when two features share a hash.
+fn by_hash(weights: &FeatureTable) -> Option<HashedTable> {
+    let mut out = HashMap::with_capacity_and_hasher(weights.len(), IdentityHash);
+    for (f, ws) in weights {
+        if out.insert(feature_hash(f), ws.clone()).is_some() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// What is wrong with a model file, with its line.
@@ -48,11 +107,13 @@ impl ClauseModel {
     ) -> ClauseModel {
         assert_eq!(categories.len(), bias.len(), "one bias per category");
         assert_eq!(categories.len(), documents.len(), "one count per category");
+        let by_hash = by_hash(&weights).expect("two features of a trained model share a hash");
         ClauseModel {
             categories,
             bias,
             documents,
             weights,
+            by_hash,
         }
     }
 
@@ -82,11 +143,14 @@ impl ClauseModel {
     /// The probability, per category, that the paragraph `text` under the
     /// section titled `title` is a clause of that category.
     pub fn score(&self, title: &str, text: &str) -> Vec<f32> {
-        let features = super::features(title, text);
-        let x = feature_value(features.len());
+        let tokens = super::features::Tokens::of(title, text);
+        let mut hashes: Vec<u64> = tokens.all_features().map(feature_hash).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        let x = feature_value(hashes.len());
         let mut z: Vec<f32> = self.bias.clone();
-        for f in features {
-            if let Some(ws) = self.weights.get(&f) {
+        for h in hashes {
+            if let Some(ws) = self.by_hash.get(&h) {
                 for &(k, w) in ws {
                     z[usize::from(k)] += x * w;
                 }
@@ -130,7 +194,7 @@ impl ClauseModel {
         let mut categories: Option<Vec<String>> = None;
         let mut bias: Option<Vec<f32>> = None;
         let mut documents: Option<Vec<u32>> = None;
-        let mut weights: HashMap<String, Vec<(u16, f32)>> = HashMap::new();
+        let mut weights = FeatureTable::new();
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             if line.is_empty() || line.starts_with('#') {
@@ -206,11 +270,18 @@ impl ClauseModel {
         let categories = categories.ok_or_else(|| err(0, "no `categories` line"))?;
         let bias = bias.ok_or_else(|| err(0, "no `bias` line"))?;
         let documents = documents.unwrap_or_else(|| vec![0; categories.len()]);
+        let by_hash = by_hash(&weights).ok_or_else(|| {
+            err(
+                0,
+                "two features share a hash; retrain, or report this model",
+            )
+        })?;
         Ok(ClauseModel {
             categories,
             bias,
             documents,
             weights,
+            by_hash,
         })
     }
 
@@ -304,6 +375,38 @@ mod tests {
         let e = m.explain("Insurance", "maintain insurance", 0, 5);
         assert_eq!(e[0].0, "insurance");
         assert_eq!(e[1].0, "h:insurance");
+    }
+
+    /// Scoring by hashed features gives what the feature table gives, on
+    /// the shipped model and paragraphs with numbers, compounds, repeats
+    /// and a title.
+    #[test]
+    fn hashed_scoring_is_the_feature_tables_scoring() {
+        let m = crate::clause_model::shipped();
+        let by_table = |title: &str, text: &str| -> Vec<f32> {
+            let fs = crate::clause_model::features(title, text);
+            let x = feature_value(fs.len());
+            let mut z = m.bias.clone();
+            for f in &fs {
+                for &(k, w) in m.weights.get(f).map_or(&[][..], Vec::as_slice) {
+                    z[usize::from(k)] += x * w;
+                }
+            }
+            z.into_iter().map(sigmoid).collect()
+        };
+        for (title, text) in [
+            ("Section 9. Insurance", "Supplier shall maintain insurance of $1,000,000.50 at all times; insurance shall name the Company."),
+            ("", "Neither party may assign this Agreement without the prior written consent of the other party, such consent not to be unreasonably withheld."),
+            ("ARTICLE IV Non-Competition", "During the Term and for two (2) years after, the Distributor shall not sell competing products, non-compete, non-compete."),
+            ("Term", ""),
+        ] {
+            // The same sums in another order: equal to float rounding.
+            let (a, b) = (m.score(title, text), by_table(title, text));
+            assert_eq!(a.len(), b.len());
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() <= 1e-4 * y.abs().max(1e-6), "{text}: {a:?} vs {b:?}");
+            }
+        }
     }
 
     #[test]
