@@ -118,26 +118,35 @@ pub fn cited(text: &str) -> Vec<String> {
 /// One JSON answer of at most `max_tokens` tokens; a cut answer is an error
 /// (its JSON would be incomplete), not retried as is. Failures worth
 /// another attempt (a busy server, a dropped connection) are retried with
-/// the configured backoff, as section requests are.
+/// the configured backoff, as section requests are, all within the
+/// configured timeout (`ask --timeout`): a server that accepts and never
+/// answers holds a question that long, not once per attempt.
 async fn call_json(
     client: &LlmClient,
     messages: &[Value],
     max_tokens: u32,
 ) -> anyhow::Result<Value> {
-    let policy = RetryPolicy::of(client.config());
+    let cfg = client.config();
+    let policy = RetryPolicy::of(cfg);
+    let deadline = tokio::time::Instant::now() + cfg.timeout;
+    let out_of_time = |attempts: u32| {
+        anyhow::anyhow!(
+            "LLM: no answer within {} s (--timeout; {attempts} attempt(s))",
+            cfg.timeout.as_secs_f64()
+        )
+    };
     let mut retry = 0u32;
     let reply = loop {
-        let failure = match client
-            .chat_with_format(
-                messages,
-                json!({"type": "json_object"}),
-                false,
-                Some(max_tokens),
-            )
-            .await
-        {
-            Ok(reply) => break reply,
-            Err(e) => e,
+        let attempt = client.chat_with_format(
+            messages,
+            json!({"type": "json_object"}),
+            false,
+            Some(max_tokens),
+        );
+        let failure = match tokio::time::timeout_at(deadline, attempt).await {
+            Err(_) => return Err(out_of_time(retry + 1)),
+            Ok(Ok(reply)) => break reply,
+            Ok(Err(e)) => e,
         };
         let Some(retry_after) = worth_retrying(&failure) else {
             anyhow::bail!("LLM: {}", failure.reason());
@@ -149,7 +158,16 @@ async fn call_json(
                 retry + 1
             );
         }
-        tokio::time::sleep(policy.backoff(retry, retry_after)).await;
+        let wait = policy.backoff(retry, retry_after);
+        if tokio::time::Instant::now() + wait >= deadline {
+            anyhow::bail!(
+                "LLM: {} (gave up after {} attempts: --timeout {} s would pass)",
+                failure.reason(),
+                retry + 1,
+                cfg.timeout.as_secs_f64()
+            );
+        }
+        tokio::time::sleep(wait).await;
         retry += 1;
     };
     if reply.finish_reason.as_deref() == Some("length") {

@@ -61,6 +61,12 @@ pub struct AskArgs {
     /// With an LLM: only retrieve (and re-rank); no written answer.
     #[arg(long)]
     pub no_answer: bool,
+    /// With an LLM: the longest each step (the re-ranking, the answer) may
+    /// take, in seconds, attempts and retries together. A server that
+    /// accepts and never answers fails the step after this long; the
+    /// sections found are printed either way.
+    #[arg(long, value_name = "SECS", default_value_t = crate::llm::config::DEFAULT_IDLE_SECS)]
+    pub timeout: u64,
     /// Neo4j Bolt URI to ground the question in, for a batch whose graph was
     /// written there [env: NEO4J_URI]. Credentials from NEO4J_USERNAME and
     /// NEO4J_PASSWORD.
@@ -123,7 +129,14 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
                 doc_id.as_deref(),
             )?,
         };
-    let llm = crate::extract::LlmConfig::from_env_and_flags(args.llm_url, args.model)?;
+    if args.timeout == 0 {
+        anyhow::bail!("--timeout must be at least 1 second, e.g. --timeout 60");
+    }
+    let llm =
+        crate::extract::LlmConfig::from_env_and_flags(args.llm_url, args.model)?.map(|mut c| {
+            c.timeout = std::time::Duration::from_secs(args.timeout);
+            c
+        });
     if llm.is_none() && args.rerank {
         anyhow::bail!("--rerank needs an LLM: give --llm-url and --model (or KGROUTE_LLM_URL and KGROUTE_MODEL)");
     }

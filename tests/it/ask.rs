@@ -321,6 +321,62 @@ async fn ask_keeps_the_sections_when_the_llm_fails() {
     assert!(!stdout.contains(key) && !stderr.contains(key));
 }
 
+/// A server that accepts and never answers holds each LLM step for
+/// `--timeout`, not for every retry of it: the re-ranking and the answer
+/// fail naming the bound, and retrieval's sections are printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_is_given_up_after_the_timeout() {
+    use crate::fake_server::{FakeServer, Reply};
+    let tmp = tempdir();
+    let batch = tmp.path().join("batch");
+    ingest_fixtures(&batch, &tmp.path().join("history.csv"), None);
+    let q = "Which law governs the agreement?";
+    let offline = ask_json(&batch, q, &["--top", "2"]);
+    let server = FakeServer::start(std::time::Duration::ZERO, |_| Reply::Hang)
+        .await
+        .unwrap();
+    let out = kgroute()
+        .args([
+            "ask",
+            q,
+            "--top",
+            "2",
+            "--rerank",
+            "--timeout",
+            "2",
+            "--format",
+            "json",
+            "--batch",
+        ])
+        .arg(&batch)
+        .args(["--llm-url", &server.base_url(), "--model", "test-model"])
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        // A guard against a hang, not a measure of speed.
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("re-ranking failed") && stderr.contains("--timeout"),
+        "{stderr}"
+    );
+    let a: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_whole_sections(&a);
+    assert_eq!(
+        a["sections"], offline["sections"],
+        "retrieval's sections, in its order"
+    );
+    let why = a["answer_error"].as_str().unwrap();
+    assert!(why.contains("--timeout") && why.contains("2 s"), "{why}");
+    assert_eq!(
+        server.received().len(),
+        2,
+        "one attempt per step: the re-ranking and the answer"
+    );
+}
+
 /// `(name, type)` of the grounding's entities and `(source, type, target,
 /// node ids)` of its relations, sorted, for comparing two groundings.
 fn grounding_view(a: &serde_json::Value) -> (Vec<String>, Vec<String>) {
