@@ -19,6 +19,7 @@ mod markdown;
 #[cfg(test)]
 mod markdown_tests;
 mod md_signature;
+pub mod paragraphs;
 pub mod party_names;
 mod plain_signature;
 mod plaintext;

@@ -29,6 +29,7 @@ mod document_terms;
 mod facts;
 mod readers;
 
+pub use crate::tree::paragraphs::paragraphs_of;
 use common::builder::Builder;
 pub use common::builder::RulesOutput;
 use common::names::spellings;
@@ -39,7 +40,7 @@ use common::text::*;
 pub use document_parties::{document_registry, party_registry};
 pub use document_terms::term_definitions;
 pub(crate) use facts::clause_target_type;
-use readers::{unfold_columns, Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
+use readers::{Flow, OpenLists, Paragraph, Read, Reader, Section, READERS};
 
 /// The extractor name recorded in [`super::SectionExtraction::extractor`].
 pub const EXTRACTOR: &str = "rules";
@@ -48,16 +49,6 @@ pub const EXTRACTOR: &str = "rules";
 /// gives the same output, in the same order.
 pub fn extract(input: &SectionInput) -> RulesOutput {
     extract_for(input, &Ontology::default())
-}
-
-/// The paragraphs the rules read in a section's text (cleaned, contents
-/// lines and page columns undone): the unit the clause model is trained
-/// on and scores, so both see the same text.
-pub fn paragraphs_of(section_text: &str) -> Vec<String> {
-    let unfolded = unfold_columns(section_text);
-    paragraphs(&without_contents_lines(&clean(
-        unfolded.as_deref().unwrap_or(section_text),
-    )))
 }
 
 /// Sentence spans (byte offsets) of a paragraph, as the typed facts read

@@ -4,11 +4,12 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
+pub(in crate::extract::rules) use crate::tree::paragraphs::{
+    clean, paragraphs, without_contents_lines, LIST_CLAUSE, PROSE, SIGNATURE_FIELD,
+};
+
 /// Longest evidence quote kept on a relation.
 pub(in crate::extract::rules) const EVIDENCE_CHARS: usize = 160;
-
-pub(in crate::extract::rules) static TAG: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"</?[A-Za-z][A-Za-z0-9]*[^<>]*>").unwrap());
 
 /// Page numbers, running headers and source URLs that PDF extraction leaves
 /// between paragraphs.
@@ -16,43 +17,9 @@ pub(in crate::extract::rules) fn page_furniture(p: &str) -> bool {
     p.len() <= 80 || p.contains("://")
 }
 
-/// A list clause: `(a) ...`, `(iv) ...`.
-pub(in crate::extract::rules) static LIST_CLAUSE: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^\(([a-z]{1,2}|[ivx]{1,5}|\d{1,2})\)\s+").unwrap());
-
 pub(in crate::extract::rules) static SECTION_REF: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"\b(?:Sections?|SECTIONS?)\s+(\d{1,2}(?:\.\d{1,3})+(?:[A-Za-z]\b)?)").unwrap()
 });
-
-/// The end of a table cell (`</td>`, `</th>`) and a line break (`<br>`):
-/// PDF-to-Markdown output puts each cell on its own line, so without a mark
-/// a row reads as one phrase (`Dollars JPMorgan Chase Bank, N.A.`).
-pub(in crate::extract::rules) static CELL_END: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"(?i)</t[dh]\s*>").unwrap());
-pub(in crate::extract::rules) static LINE_BREAK: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"(?i)<br\s*/?>").unwrap());
-
-/// A signature-block field (`By: /s/ ...`, `Name: ...`, `Title: ...`):
-/// a line of its own, never the start of the next party's name.
-pub(in crate::extract::rules) static SIGNATURE_FIELD: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^(?:By|Name|Title|Its)\s*:").unwrap());
-
-/// Strips HTML-like tags from PDF-to-Markdown output and straightens quotes.
-/// Table cells end with ` |` so that no name runs from one cell into the
-/// next; line breaks become spaces.
-pub(in crate::extract::rules) fn clean(text: &str) -> String {
-    let t = CELL_END.replace_all(text, " |");
-    let t = LINE_BREAK.replace_all(&t, " ");
-    let t = TAG.replace_all(&t, "");
-    t.chars()
-        .map(|c| match c {
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' => '"',
-            '\u{2018}' | '\u{2019}' => '\'',
-            '\u{00A0}' => ' ',
-            c => c,
-        })
-        .collect()
-}
 
 /// True for a recital (`WHEREAS, Licensor is willing to grant ...`): it
 /// says what the parties intend or have done, not what binds them.
@@ -60,51 +27,6 @@ pub(in crate::extract::rules) fn is_recital(text: &str) -> bool {
     text.trim_start()
         .get(..7)
         .is_some_and(|w| w.eq_ignore_ascii_case("WHEREAS"))
-}
-
-/// Paragraphs: runs of non-blank lines, joined with spaces (wrapped plain
-/// text becomes one line per paragraph). In wrapped text without blank
-/// lines, a line opening with a quoted term (a definition) or a list clause
-/// after `;` or `:` also starts a paragraph. A signature-block field
-/// (`Title: Country Head`) is a paragraph of its own.
-pub(in crate::extract::rules) fn paragraphs(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Vec<&str> = Vec::new();
-    for l in text.lines() {
-        let t = l.trim();
-        let starts_new = !cur.is_empty()
-            && (t.starts_with('"')
-                || SIGNATURE_FIELD.is_match(t)
-                || cur.last().is_some_and(|p| SIGNATURE_FIELD.is_match(p))
-                || (LIST_CLAUSE.is_match(t)
-                    && cur.last().is_some_and(|p| p.ends_with([';', ':']))));
-        if (t.is_empty() || starts_new) && !cur.is_empty() {
-            out.push(normalize_ws(&cur.join(" ")));
-            cur.clear();
-        }
-        if !t.is_empty() {
-            cur.push(t);
-        }
-    }
-    if !cur.is_empty() {
-        out.push(normalize_ws(&cur.join(" ")));
-    }
-    // A cover page sets each part of a party's line apart (`TAMPA ELECTRIC
-    // COMPANY,` / `a Florida Corporation,` / `as Borrower`): a paragraph
-    // that opens in lower case after one ending in a comma continues it.
-    let mut merged: Vec<String> = Vec::with_capacity(out.len());
-    for p in out {
-        match merged.last_mut() {
-            Some(prev)
-                if prev.ends_with(',') && p.chars().next().is_some_and(char::is_lowercase) =>
-            {
-                prev.push(' ');
-                prev.push_str(&p);
-            }
-            _ => merged.push(p),
-        }
-    }
-    merged
 }
 
 /// Room for the lazy DFA of a pattern whose asides are counted runs
@@ -269,38 +191,10 @@ pub(in crate::extract::rules) fn snippet_around(p: &str, needle: &str) -> String
     truncate(&p[start..], room)
 }
 
-/// One line of a contents page: a heading label, a title and a page number
-/// (`Section 2.04 Swing Line Loans 26`, `Article 5. COVENANTS 50`).
-static CONTENTS_LINE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)^\s*(?:section|article|exhibit|schedule|annex|appendix)\s+[\dIVXLC]+(?:\.\d+)*[A-Z]?\.?\s+\S.{0,160}?\s(?:\d{1,3}|[ivx]{1,5})\s*$")
-        .unwrap()
-});
-
-/// `text` without the lines of a contents page (see [`CONTENTS_LINE`]) and
-/// without the page numbers standing alone between them; a line with a verb
-/// of running text is kept whatever its shape.
-pub(in crate::extract::rules) fn without_contents_lines(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for l in text.lines() {
-        if CONTENTS_LINE.is_match(l) && !PROSE.is_match(l) {
-            out.push('\n');
-            continue;
-        }
-        out.push_str(l);
-        out.push('\n');
-    }
-    out
-}
-
 /// Words that begin a heading line: a contents page lists these.
 static HEADING_LABEL: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"(?i)\b(?:section|article|exhibit|schedule|annex|appendix)\s*(?:[\dIVXLC]+(?:\.\d+)*|[A-Z](?:-\d+)?\b)")
         .unwrap()
-});
-
-/// Words of running text that a contents line never holds.
-static PROSE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\b(?:shall|means|agrees?|hereby|will|may|is|are|has|have|was|were)\b").unwrap()
 });
 
 /// The same words in capitals: a clause set in capitals (`EXCEPT FOR

@@ -15,6 +15,7 @@ use crate::extract::rules::common::orgs::{orgs, OrgMatch};
 use crate::extract::rules::common::roles::{is_role, singular_role};
 use crate::extract::rules::common::text::EVIDENCE_CHARS;
 use crate::extract::rules::common::text::{normalize_ws, titled, truncate, SIGNATURE_FIELD};
+pub(in crate::extract::rules) use crate::tree::paragraphs::unfold_columns;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
@@ -201,56 +202,6 @@ mod seal_tests {
         }
         assert!(ends > 10);
     }
-}
-
-/// A row of column labels in a signature page laid out side by side:
-/// `SNAP:          SPONSOR:`, `COMPANY:     CONSULTANT:`.
-static LABEL_ROW: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^\s*(?:[A-Z][A-Za-z\-]*(?:\s[A-Z][A-Za-z\-]*){0,2}\s*:)(?:\s{3,}[A-Z][A-Za-z\-]*(?:\s[A-Z][A-Za-z\-]*){0,2}\s*:?){1,3}\s*$")
-        .unwrap()
-});
-
-/// Cells of a row laid out in columns: runs of text between gaps of three
-/// or more spaces.
-static GAP: Lazy<Regex> = Lazy::new(|| Regex::new(r"\s{3,}").unwrap());
-
-/// Signature blocks read by column: a row of labels (`COMPANY:
-/// CONSULTANT:`) over a row holding one name per column (`Acme Inc.
-/// Jane Roe`) becomes one `LABEL: name` line per column, so each name is
-/// read with its own label, not with its neighbour's. `None` when the text
-/// has no such rows (the usual case: nothing is copied).
-pub(in crate::extract::rules) fn unfold_columns(text: &str) -> Option<String> {
-    if !text.contains(":  ") {
-        return None;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out: Vec<String> = Vec::with_capacity(lines.len());
-    let mut changed = false;
-    let mut i = 0;
-    while i < lines.len() {
-        let l = lines[i];
-        if LABEL_ROW.is_match(l) {
-            let labels: Vec<&str> = GAP.split(l.trim()).collect();
-            // The names' row: the next non-blank line, at most two down.
-            let next = (i + 1..lines.len().min(i + 4)).find(|&k| !lines[k].trim().is_empty());
-            if let Some(k) = next {
-                let cells: Vec<&str> = GAP.split(lines[k].trim()).collect();
-                if cells.len() == labels.len() && !cells.iter().any(|c| c.contains(':')) {
-                    for (label, cell) in labels.iter().zip(&cells) {
-                        let label = label.trim().trim_end_matches(':');
-                        out.push(format!("{label}: {cell}"));
-                        out.push(String::new());
-                    }
-                    changed = true;
-                    i = k + 1;
-                    continue;
-                }
-            }
-        }
-        out.push(l.to_string());
-        i += 1;
-    }
-    changed.then(|| out.join("\n"))
 }
 
 #[cfg(test)]
