@@ -67,6 +67,7 @@ fn synthetic(doc_id: &str, sections: usize) -> DocGraph {
             predicted_tier: None,
             route: Route::Llm,
             override_reason: Override::None,
+            paragraphs: Vec::new(),
         });
         let name = |j: usize| format!("Term {s}-{}", j % PER_SECTION);
         let entities = (0..PER_SECTION)

@@ -16,8 +16,10 @@
 //! its characters lie in sections routed to extraction, at any of its
 //! occurrences (a party's defined name occurs everywhere).
 //!
-//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]
-//! (`--unexplained`: every section whose text is dropped without a reason;
+//! Usage: cuad_eval [--index PATH] [--corpora DIR] [--content] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]
+//! (`--content`: route paragraphs by their clause scores as `plan` and
+//! `ingest` do by default, docs/routing.md; without it, titles only;
+//! `--unexplained`: every section whose text is dropped without a reason;
 //! `--sent`: characters sent per matched entry, and how many of them lie in
 //! sections holding no labelled clause: where a skip would cut payload;
 //! `--oracle`: the payload cut routing could reach if it knew the labels,
@@ -54,6 +56,7 @@ fn main() -> anyhow::Result<()> {
     let (mut misses, mut files, mut why, mut sent, mut ceiling) =
         (false, false, false, false, false);
     let mut entry: Option<String> = None;
+    let mut opts = RouteOptions::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -65,8 +68,9 @@ fn main() -> anyhow::Result<()> {
             "--sent" => sent = true,
             "--oracle" => ceiling = true,
             "--entry" => entry = args.next(),
+            "--content" => opts.content = true,
             other => anyhow::bail!(
-                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]"
+                "unknown argument {other}; usage: cuad-eval [--index PATH] [--corpora DIR] [--content] [--misses] [--files] [--unexplained] [--sent] [--oracle] [--entry NAME]"
             ),
         }
     }
@@ -98,6 +102,7 @@ fn main() -> anyhow::Result<()> {
                 &clauses,
                 &mut oracles,
                 entry.as_deref(),
+                &opts,
             )?;
             for line in &d.of_entry {
                 println!("  {line}  {rel}");
@@ -226,9 +231,9 @@ fn evaluate(
     clauses: &serde_json::Value,
     oracles: &mut [oracle::Oracle],
     of_entry: Option<&str>,
+    opts: &RouteOptions,
 ) -> anyhow::Result<DocEval> {
-    let (source, tree, plan, guess) =
-        plan_document_in(path, set, None, &RouteOptions::default(), true)?;
+    let (source, tree, plan, guess) = plan_document_in(path, set, None, opts, true)?;
     let stats = PlanStats::of(&plan, None);
     let chars = source.text.chars().count();
     let why = unexplained_sections(&source, &plan);
@@ -473,9 +478,22 @@ fn sent_fraction(plan: &RoutePlan, b0: usize, b1: usize) -> (f64, Option<usize>)
         if lo >= hi {
             continue;
         }
-        if s.route == Route::Llm {
-            sent += hi - lo;
-        } else if worst.is_none_or(|(_, n)| hi - lo > n) {
+        // A section routed by content sends its sent paragraphs only.
+        let sent_here = if s.paragraphs.is_empty() {
+            if s.route == Route::Llm {
+                hi - lo
+            } else {
+                0
+            }
+        } else {
+            s.paragraphs
+                .iter()
+                .filter(|p| p.sent)
+                .map(|p| p.end_byte.min(hi).saturating_sub(p.start_byte.max(lo)))
+                .sum()
+        };
+        sent += sent_here;
+        if sent_here < hi - lo && worst.is_none_or(|(_, n)| hi - lo > n) {
             worst = Some((i, hi - lo));
         }
     }
@@ -494,7 +512,11 @@ fn unexplained_sections(
 ) -> Vec<(String, String, String, usize, String)> {
     let mut out = Vec::new();
     for s in &plan.sections {
-        if s.route == Route::Llm || s.end_byte <= s.start_byte {
+        // Text left out by its clause score has a reason (paragraphs.csv).
+        if s.route == Route::Llm
+            || s.override_reason == kgroute::route::Override::Content
+            || s.end_byte <= s.start_byte
+        {
             continue;
         }
         let text = source.byte_span_text(s.start_byte, s.end_byte);

@@ -143,6 +143,11 @@ impl ClauseModel {
     /// The probability, per category, that the paragraph `text` under the
     /// section titled `title` is a clause of that category.
     pub fn score(&self, title: &str, text: &str) -> Vec<f32> {
+        self.logits(title, text).into_iter().map(sigmoid).collect()
+    }
+
+    /// Per category, the weighted sum before the logistic.
+    fn logits(&self, title: &str, text: &str) -> Vec<f32> {
         let tokens = super::features::Tokens::of(title, text);
         let mut hashes: Vec<u64> = tokens.all_features().map(feature_hash).collect();
         hashes.sort_unstable();
@@ -156,7 +161,24 @@ impl ClauseModel {
                 }
             }
         }
-        z.into_iter().map(sigmoid).collect()
+        z
+    }
+
+    /// The highest of [`ClauseModel::score`]'s probabilities and its
+    /// category, with one logistic instead of one per category (the
+    /// logistic is monotone): what routing by content asks of every
+    /// paragraph.
+    pub fn top(&self, title: &str, text: &str) -> (f32, usize) {
+        let z = self.logits(title, text);
+        let (k, best) = z
+            .iter()
+            .copied()
+            .enumerate()
+            .fold(
+                (0, f32::NEG_INFINITY),
+                |m, (k, x)| if x > m.1 { (k, x) } else { m },
+            );
+        (sigmoid(best), k)
     }
 
     /// The `n` features of the paragraph that weigh most for `category`,

@@ -50,6 +50,14 @@ pub struct RoutingArgs {
     /// losses.
     #[arg(long, value_name = "R", default_value_t = 0.0)]
     pub audit_rate: f64,
+    /// Route by titles only. By default, in commercial contracts (the type
+    /// the clause model knows), the paragraphs of a section whose title is
+    /// Medium or unknown go only when the clause model scores them as a
+    /// clause, and a paragraph that scores high goes even from a section
+    /// whose title is Low or Very Low (every decision in the plan's
+    /// paragraphs.csv).
+    #[arg(long)]
+    pub titles_only: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]

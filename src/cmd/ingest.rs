@@ -384,6 +384,7 @@ fn ingest_config(a: IngestArgs) -> anyhow::Result<IngestConfig> {
         route: RouteOptions {
             calibrate: a.routing.calibrate,
             audit_rate: a.routing.audit_rate,
+            content: !a.routing.titles_only,
         },
         extractor: ExtractorConfig {
             llm,

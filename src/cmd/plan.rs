@@ -10,7 +10,8 @@ use super::prices::PriceArgs;
 use super::Outcome;
 use crate::extract::bill::{document_bill, BillOptions};
 use crate::extract::extractor::{
-    rules_reading, section_inputs, skipped_section_inputs, whole_document_input, DocContext,
+    llm_section_inputs, rules_reading, section_inputs, skipped_section_inputs,
+    whole_document_input, DocContext,
 };
 use crate::extract::verify::LlmMode;
 use crate::extract::ExtractionProfile;
@@ -122,6 +123,7 @@ impl PlanConfig {
             opts: RouteOptions {
                 calibrate: a.routing.calibrate,
                 audit_rate: a.routing.audit_rate,
+                content: !a.routing.titles_only,
             },
         })
     }
@@ -171,6 +173,8 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     };
     let (csv_path, csv_file) = create("plan.csv")?;
     let (json_path, json_file) = create("plan.json")?;
+    let (paragraphs_path, paragraphs_file) = create("paragraphs.csv")?;
+    let mut paragraphs_out = export::ParagraphsWriter::new(paragraphs_file);
     let mut csv_out = export::CsvPlanWriter::new(csv_file);
     let mut json_out = export::JsonPlanWriter::begin(json_file, &header)?;
     let stdout = std::io::stdout();
@@ -208,7 +212,6 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                     &cost,
                 )?;
                 stats.apply_bill(bill, prices.as_ref());
-                drop(source);
                 let doc = DocumentPlan {
                     path,
                     doc_type,
@@ -218,9 +221,13 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                 csv_out
                     .document(&doc)
                     .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+                paragraphs_out
+                    .document(&doc.plan, &source)
+                    .with_context(|| format!("{}: cannot write", paragraphs_path.display()))?;
                 json_out
                     .document(&doc)
                     .with_context(|| format!("{}: cannot write", json_path.display()))?;
+                drop(source);
                 printer.document(&doc)?;
                 all_stats.push(doc.stats);
             }
@@ -238,6 +245,9 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
     csv_out
         .finish()
         .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+    paragraphs_out
+        .finish()
+        .with_context(|| format!("{}: cannot write", paragraphs_path.display()))?;
     json_out
         .finish(&failures, &totals)
         .with_context(|| format!("{}: cannot write", json_path.display()))?;
@@ -378,7 +388,7 @@ fn finish_printer<W: Write>(
             }
             writeln!(
                 out,
-                "wrote {} and {}",
+                "wrote {} and {} (and paragraphs.csv beside them: the paragraphs routed by content)",
                 csv_path.display(),
                 json_path.display()
             )?;
@@ -457,14 +467,14 @@ fn document_bill_of(
         parties: &tree.party_names,
         registry: &registry,
     };
-    let inputs = section_inputs(plan, &doc);
     let whole = whole_document_input(&doc, &plan.doc_name);
     let profile = profiles.of(&plan.doc_type)?;
-    let extract = document_bill(&inputs, &whole, profile, opts, cost);
+    let extract = document_bill(&llm_section_inputs(plan, &doc), &whole, profile, opts, cost);
     if mode == LlmMode::Extract {
         return Ok(extract);
     }
-    let mut read = inputs;
+    // Verifying, the rules read every section whole.
+    let mut read = section_inputs(plan, &doc);
     read.extend(skipped_section_inputs(plan, &doc));
     let readings: Vec<_> = read.iter().map(|i| rules_reading(profile, i)).collect();
     let asked = crate::extract::verify::bill::asked(
@@ -517,6 +527,13 @@ fn print_stats(out: &mut impl Write, label: &str, s: &PlanStats) -> std::io::Res
         )?;
     }
     writeln!(out)?;
+    if s.chars_skipped_by_content + s.chars_sent_by_content > 0 {
+        writeln!(
+            out,
+            "{label}: by content (the clause model's paragraph scores): {} chars of sections titles send not sent, {} chars of sections titles skip sent (each paragraph in paragraphs.csv)",
+            s.chars_skipped_by_content, s.chars_sent_by_content
+        )?;
+    }
     let b = &s.bill;
     if b.questions > 0 || b.extract_tokens > 0 {
         writeln!(

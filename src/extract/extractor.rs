@@ -255,6 +255,43 @@ pub fn section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
     inputs_where(plan, doc, |s| s.route == Route::Llm)
 }
 
+/// [`section_inputs`] as an LLM reads them: a section whose paragraphs
+/// were routed by content holds only its sent paragraphs, in order, a
+/// line `[...]` where text was left out (the offline rules, which cost
+/// nothing, read sections whole).
+pub fn llm_section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
+    let mut inputs = section_inputs(plan, doc);
+    for input in &mut inputs {
+        let Some(s) = plan.sections.iter().find(|s| s.node_id == input.node_id) else {
+            continue;
+        };
+        if s.paragraphs.is_empty() {
+            continue;
+        }
+        input.text = sent_text(s, doc.source);
+    }
+    inputs
+}
+
+/// The sent paragraphs of a section routed by content, with `[...]` for
+/// each run left out.
+fn sent_text(s: &crate::route::RoutedSection, source: &crate::tree::SourceText) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for p in &s.paragraphs {
+        if !p.sent {
+            gap = true;
+            continue;
+        }
+        if gap && !out.is_empty() {
+            out.push_str("\n[...]\n\n");
+        }
+        gap = false;
+        out.push_str(source.byte_span_text(p.start_byte, p.end_byte));
+    }
+    out
+}
+
 /// The whole document as one section: what sending it whole, in one
 /// request, would send (the bill's measure of routing).
 pub fn whole_document_input(doc: &DocContext, name: &str) -> SectionInput {

@@ -767,6 +767,7 @@ mod tests {
                     predicted_tier: None,
                     route: Route::Llm,
                     override_reason: Override::None,
+                    paragraphs: Vec::new(),
                 })
                 .collect(),
             tree_health: Default::default(),

@@ -15,7 +15,8 @@ use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::bill::document_bill;
 use crate::extract::extractor::{
-    rules_on_skipped, section_inputs, skipped_section_inputs, whole_document_input, DocContext,
+    llm_section_inputs, rules_on_skipped, section_inputs, skipped_section_inputs,
+    whole_document_input, DocContext,
 };
 use crate::extract::{
     ExtractionProfile, Extractor, ExtractorConfig, SectionExtraction, SectionInput, SectionStatus,
@@ -786,6 +787,10 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
 
     let mut plan = plan;
     let title_mapping = map_titles(batch, key, &meta.name, &mut plan).await;
+    if title_mapping.mapped > 0 {
+        // Mapped titles have tiers now: their paragraphs are routed again.
+        crate::route::route_content(&mut plan, &source, &batch.cfg.route)?;
+    }
 
     let profile = profile_for(batch, &plan.doc_type)?;
     let registry = crate::extract::rules::document_registry(&plan, &source);
@@ -796,12 +801,19 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         parties: &tree.party_names,
         registry: &registry,
     };
-    let inputs = section_inputs(&plan, &doc);
+    // An LLM that extracts reads only the paragraphs routing by content
+    // sent; the rules (offline, or verifying) read sections whole.
+    let llm_inputs = llm_section_inputs(&plan, &doc);
+    let inputs = if batch.extractor.uses_llm() && !batch.extractor.verifies() {
+        llm_inputs.clone()
+    } else {
+        section_inputs(&plan, &doc)
+    };
     // In verify mode the extraction bill is what verifying is measured
     // against; the verify bill replaces it once the rules have read.
     let mut planned = if batch.extractor.uses_llm() {
         document_bill(
-            &inputs,
+            &llm_inputs,
             &whole_document_input(&doc, &plan.doc_name),
             &profile,
             &batch.extractor.bill_options(),

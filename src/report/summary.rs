@@ -208,7 +208,8 @@ impl Stats {
         match s.route {
             Route::Llm => {
                 self.sent += 1;
-                self.chars_sent += s.chars;
+                self.chars_sent += s.sent_chars();
+                self.chars_skipped += s.chars - s.sent_chars();
             }
             Route::Skip => {
                 self.skipped += 1;
@@ -588,6 +589,7 @@ pub fn override_label(o: Override) -> &'static str {
         Override::None => "",
         Override::Audit => "audit",
         Override::Calibrate => "calibrate",
+        Override::Content => "content",
     }
 }
 

@@ -45,6 +45,7 @@ pub fn section(
         predicted_tier: predicted,
         route,
         override_reason: Override::None,
+        paragraphs: Vec::new(),
     }
 }
 

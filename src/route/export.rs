@@ -81,12 +81,13 @@ pub fn route_name(r: Route) -> &'static str {
     }
 }
 
-/// `none`, `calibrate` or `audit`.
+/// `none`, `calibrate`, `audit` or `content`.
 pub fn override_name(o: Override) -> &'static str {
     match o {
         Override::None => "",
         Override::Calibrate => "calibrate",
         Override::Audit => "audit",
+        Override::Content => "content",
     }
 }
 
@@ -217,6 +218,106 @@ impl<W: Write> CsvPlanWriter<W> {
                 override_reason: override_name(s.override_reason),
             })?;
         }
+        Ok(())
+    }
+}
+
+/// `paragraphs.csv`: one row per paragraph routed by its content (every
+/// paragraph of a section whose paragraphs went different ways), with its
+/// score, the category behind it, whether it was sent and why, and the
+/// words that weigh most for that category: what a reviewer reads to see
+/// what routing by content left out.
+pub struct ParagraphsWriter<W: Write> {
+    csv: csv::Writer<W>,
+}
+
+/// One `paragraphs.csv` row.
+#[derive(Debug, Serialize)]
+struct ParagraphRow<'a> {
+    doc_id: &'a str,
+    doc_name: &'a str,
+    node_id: &'a str,
+    heading: &'a str,
+    predicted_tier: String,
+    start_line: usize,
+    start_byte: usize,
+    end_byte: usize,
+    chars: usize,
+    sent: bool,
+    score: String,
+    category: &'a str,
+    reason: String,
+    top_terms: String,
+    opening: String,
+}
+
+impl<W: Write> ParagraphsWriter<W> {
+    pub fn new(out: W) -> Self {
+        ParagraphsWriter {
+            csv: csv::Writer::from_writer(out),
+        }
+    }
+
+    /// The routed paragraphs of one document.
+    pub fn document(
+        &mut self,
+        plan: &RoutePlan,
+        source: &crate::tree::SourceText,
+    ) -> anyhow::Result<()> {
+        let model = crate::clause_model::active().ok();
+        for s in &plan.sections {
+            for p in &s.paragraphs {
+                let text = source.byte_span_text(p.start_byte, p.end_byte);
+                let threshold = match s.predicted_tier {
+                    Some(t) if !t.is_sent() => super::content::SHIPPED.rescue,
+                    _ => super::content::SHIPPED.inside,
+                };
+                let reason = format!(
+                    "score {:.4} {} {threshold} for a {} title",
+                    p.score,
+                    if p.sent { ">=" } else { "<" },
+                    tier_label(s)
+                );
+                let top_terms = model
+                    .and_then(|m| Some((m, m.category_index(&p.category)?)))
+                    .map(|(m, k)| {
+                        let paragraphs = crate::tree::paragraphs::paragraphs_of(text);
+                        let joined = paragraphs.join(" ");
+                        m.explain(&s.title, &joined, k, 5)
+                            .into_iter()
+                            .map(|(f, w)| format!("{f} {w:+.1}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default();
+                self.csv.serialize(ParagraphRow {
+                    doc_id: &plan.doc_id,
+                    doc_name: &plan.doc_name,
+                    node_id: &s.node_id,
+                    heading: &s.title,
+                    predicted_tier: tier_label(s),
+                    start_line: source.line_of_offset(p.start_byte),
+                    start_byte: p.start_byte,
+                    end_byte: p.end_byte,
+                    chars: p.chars,
+                    sent: p.sent,
+                    score: format!("{:.4}", p.score),
+                    category: &p.category,
+                    reason,
+                    top_terms,
+                    opening: text
+                        .split_whitespace()
+                        .take(16)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.csv.flush()?;
         Ok(())
     }
 }

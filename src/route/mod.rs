@@ -4,6 +4,7 @@
 //! Takes a [`crate::tree::DocTree`] and a [`crate::index::GraphabilityIndex`];
 //! hands a [`RoutePlan`] to the extraction stage.
 
+pub mod content;
 pub mod cost;
 pub mod eval;
 pub mod export;
@@ -43,6 +44,10 @@ pub enum Override {
     Calibrate,
     /// Picked by the deterministic `--audit-rate` sample of skipped sections.
     Audit,
+    /// Its paragraphs' clause scores decided against its title: a skipped
+    /// title with a paragraph sent, or a sent title with none
+    /// ([`content::route_by_content`]).
+    Content,
 }
 
 /// One section of the plan.
@@ -73,6 +78,11 @@ pub struct RoutedSection {
     pub predicted_tier: Option<Tier>,
     pub route: Route,
     pub override_reason: Override,
+    /// The section's paragraphs with what their content decided, when
+    /// routing by content split them (empty: the section goes whole, or
+    /// not at all, as `route` says).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paragraphs: Vec<content::ParagraphRoute>,
 }
 
 /// The routing decisions for one document.
@@ -98,6 +108,9 @@ pub struct RouteOptions {
     /// Fraction (0..=1) of skipped sections sent anyway, chosen
     /// deterministically from doc id and node id.
     pub audit_rate: f64,
+    /// Route the paragraphs of documents of the clause model's types by
+    /// their content where the title leaves room ([`content`]).
+    pub content: bool,
 }
 
 /// Deterministic audit sampling: true when the section is in the
@@ -394,6 +407,7 @@ pub fn plan(tree: &DocTree, index: &GraphabilityIndex, opts: &RouteOptions) -> R
                 predicted_tier,
                 route,
                 override_reason,
+                paragraphs: Vec::new(),
             }
         })
         .collect();
@@ -504,7 +518,7 @@ pub fn plan_document_in(
     let (index, guess) = set
         .choose(&tree, &source, forced)
         .map_err(anyhow::Error::msg)?;
-    let plan = match index {
+    let mut plan = match index {
         Some(i) => plan(&tree, i, opts),
         None => {
             let mut empty = GraphabilityIndex::default();
@@ -512,7 +526,23 @@ pub fn plan_document_in(
             plan(&tree, &empty, opts)
         }
     };
+    route_content(&mut plan, &source, opts)?;
     Ok((source, tree, plan, guess))
+}
+
+/// Routes `plan`'s paragraphs by content when `opts` asks and the clause
+/// model knows the document's type; a plan routed before (a title mapped
+/// since) is routed again from its titles.
+pub fn route_content(
+    plan: &mut RoutePlan,
+    source: &SourceText,
+    opts: &RouteOptions,
+) -> anyhow::Result<()> {
+    if opts.content && content::applies_to(&plan.doc_type) {
+        let model = crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
+        content::route_by_content(plan, source, model, &content::SHIPPED);
+    }
+    Ok(())
 }
 
 /// Reads a document, builds its tree and routes it: the whole no-LLM front

@@ -65,6 +65,13 @@ pub struct PlanStats {
     pub chars_skipped: usize,
     pub chars_noise: usize,
     pub chars_empty: usize,
+    /// Of `chars_skipped`, what routing by content left out of sections
+    /// their titles send; of `chars_sent`, what it sent from sections
+    /// their titles skip.
+    #[serde(default)]
+    pub chars_skipped_by_content: usize,
+    #[serde(default)]
+    pub chars_sent_by_content: usize,
     /// New (unknown) sections / routed sections, in percent.
     pub new_section_pct: f64,
     /// Characters predicted Low/Very Low and skipped / total, in percent
@@ -103,8 +110,12 @@ impl PlanStats {
             }
             match sec.route {
                 Route::Llm => {
+                    // A section routed by content sends its paragraphs
+                    // that scored; the rest count as skipped.
                     s.sent_sections += 1;
-                    s.chars_sent += sec.chars;
+                    s.chars_sent += sec.sent_chars();
+                    s.chars_skipped += sec.chars - sec.sent_chars();
+                    s.chars_skipped_by_content += sec.chars - sec.sent_chars();
                 }
                 Route::Skip => {
                     s.skipped_sections += 1;
@@ -122,6 +133,10 @@ impl PlanStats {
             match sec.override_reason {
                 Override::Calibrate => s.calibrate_overrides += 1,
                 Override::Audit => s.audit_overrides += 1,
+                Override::Content if sec.route == Route::Llm => {
+                    s.chars_sent_by_content += sec.sent_chars();
+                }
+                Override::Content => s.chars_skipped_by_content += sec.chars,
                 Override::None => {}
             }
         }
@@ -148,6 +163,8 @@ impl PlanStats {
             t.chars_sent += s.chars_sent;
             t.chars_skipped += s.chars_skipped;
             t.chars_noise += s.chars_noise;
+            t.chars_skipped_by_content += s.chars_skipped_by_content;
+            t.chars_sent_by_content += s.chars_sent_by_content;
             t.chars_empty += s.chars_empty;
             t.bill.add(&s.bill);
         }

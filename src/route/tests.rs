@@ -209,6 +209,7 @@ fn calibrate_sends_skipped_but_not_noise() {
     let opts = RouteOptions {
         calibrate: true,
         audit_rate: 0.0,
+        content: false,
     };
     let p = plan(&tree(), &index(), &opts);
     assert_eq!(
@@ -235,6 +236,7 @@ fn audit_sample_is_deterministic_and_near_its_rate() {
     let opts = RouteOptions {
         calibrate: false,
         audit_rate: 1.0,
+        content: false,
     };
     let p = plan(&tree(), &index(), &opts);
     assert_eq!(

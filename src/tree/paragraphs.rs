@@ -174,3 +174,183 @@ pub fn unfold_columns(text: &str) -> Option<String> {
     }
     changed.then(|| out.join("\n"))
 }
+
+/// A piece of a section's text holding one paragraph of [`paragraphs_of`]
+/// (or more, when one could not be placed on its own): `start..end` are
+/// byte offsets into the section's text, and the pieces of a section tile
+/// it, so every byte of it lies in exactly one piece.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParagraphPiece {
+    pub start: usize,
+    pub end: usize,
+    pub paragraphs: Vec<String>,
+}
+
+/// Characters of a paragraph's start searched for in the text to place it
+/// (then fewer, when a page break or a cleaned tag sits inside them).
+const ANCHORS: [usize; 2] = [40, 12];
+
+/// The paragraphs of [`paragraphs_of`] placed back in `section_text`: each
+/// is found by its opening characters (whitespace runs as one space,
+/// quotes straight, as cleaning leaves them), searching forward from the
+/// previous one; a piece runs from its paragraph's start to the next
+/// piece's start, the first from the text's start. A paragraph that
+/// cannot be placed (cleaning changed its opening) joins the piece
+/// before it. Text with no paragraph is one piece.
+pub fn paragraph_pieces(section_text: &str) -> Vec<ParagraphPiece> {
+    let paragraphs = paragraphs_of(section_text);
+    let (flat, map) = collapse(section_text);
+    let mut pieces: Vec<ParagraphPiece> = Vec::new();
+    let mut cursor = 0usize;
+    for p in paragraphs {
+        // A paragraph is already cleaned: single spaces, straight quotes,
+        // no tags; it is its own needle.
+        let needle = p.trim_start();
+        let found = ANCHORS.iter().find_map(|&n| {
+            let anchor = prefix(needle, n);
+            if anchor.is_empty() {
+                return None;
+            }
+            flat[cursor..]
+                .find(anchor)
+                .map(|j| (cursor + j, anchor.len()))
+        });
+        match found {
+            Some((j, len)) if pieces.last().is_none_or(|last| map[j] > last.start) => {
+                cursor = if flat[j..].starts_with(needle) {
+                    j + needle.len()
+                } else {
+                    j + len
+                };
+                let start = if pieces.is_empty() { 0 } else { map[j] };
+                pieces.push(ParagraphPiece {
+                    start,
+                    end: 0,
+                    paragraphs: vec![p.clone()],
+                });
+            }
+            _ => match pieces.last_mut() {
+                Some(last) => last.paragraphs.push(p.clone()),
+                None => pieces.push(ParagraphPiece {
+                    start: 0,
+                    end: 0,
+                    paragraphs: vec![p.clone()],
+                }),
+            },
+        }
+    }
+    if pieces.is_empty() {
+        pieces.push(ParagraphPiece {
+            start: 0,
+            end: 0,
+            paragraphs: Vec::new(),
+        });
+    }
+    let ends: Vec<usize> = pieces
+        .iter()
+        .skip(1)
+        .map(|p| p.start)
+        .chain([section_text.len()])
+        .collect();
+    for (p, end) in pieces.iter_mut().zip(ends) {
+        p.end = end;
+    }
+    pieces
+}
+
+/// The text with every whitespace run as one space (none leading), curly
+/// quotes straight and HTML-like tags left out (as [`clean`] leaves a
+/// paragraph), and the byte of `text` each of its bytes came from.
+fn collapse(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut map: Vec<usize> = Vec::with_capacity(text.len());
+    let mut space = false;
+    let mut tag_end = 0usize;
+    for (i, c) in text.char_indices() {
+        if i < tag_end {
+            continue;
+        }
+        if c == '<' {
+            if let Some(end) = tag_at(text, i) {
+                tag_end = end;
+                continue;
+            }
+        }
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        let c = match c {
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{00AB}' | '\u{00BB}' => '"',
+            '\u{2018}' | '\u{2019}' => '\'',
+            c => c,
+        };
+        if space {
+            out.push(' ');
+            map.push(i);
+            space = false;
+        }
+        for _ in 0..c.len_utf8() {
+            map.push(i);
+        }
+        out.push(c);
+    }
+    (out, map)
+}
+
+/// The end of the HTML-like tag [`clean`] strips that starts at byte `at`,
+/// if one does: looked for within a short reach, so text full of `<` stays
+/// linear.
+fn tag_at(text: &str, at: usize) -> Option<usize> {
+    const REACH: usize = 200;
+    let rest = &text[at..];
+    let close = rest
+        .as_bytes()
+        .iter()
+        .take(REACH)
+        .position(|&b| b == b'>')?;
+    let candidate = &rest[..=close];
+    TAG.find(candidate)
+        .filter(|m| m.start() == 0 && m.end() == candidate.len())
+        .map(|_| at + close + 1)
+}
+
+/// At most `n` bytes of `s`, cut at a character boundary.
+fn prefix(s: &str, n: usize) -> &str {
+    let mut end = n.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_tile_the_text_and_start_at_their_paragraphs() {
+        let text = "  1. Term.  This Agreement runs for five (5) years.\n\n\
+                    2. Fees. Licensee shall pay a royalty of 5% on \u{201C}Net Sales\u{201D}\n\
+                    as defined below.\n\n<b>3.</b> Notices. All notices in writing.\n";
+        let pieces = paragraph_pieces(text);
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        assert_eq!(pieces[0].start, 0);
+        for w in pieces.windows(2) {
+            assert_eq!(w[0].end, w[1].start, "tiles");
+        }
+        assert_eq!(pieces.last().unwrap().end, text.len());
+        assert!(text[pieces[1].start..].starts_with("2. Fees."));
+        assert!(pieces[1].paragraphs[0].contains("\"Net Sales\""));
+        // The tag is cleaned from the paragraph; the piece still holds it.
+        assert!(text[pieces[2].start..pieces[2].end].contains("Notices"));
+    }
+
+    #[test]
+    fn text_without_paragraphs_is_one_piece() {
+        let pieces = paragraph_pieces("   \n\n ");
+        assert_eq!(pieces.len(), 1);
+        assert_eq!((pieces[0].start, pieces[0].end), (0, 6));
+        assert!(pieces[0].paragraphs.is_empty());
+    }
+}

@@ -105,6 +105,7 @@ fn section(
         predicted_tier: tier,
         route,
         override_reason: Override::None,
+        paragraphs: Vec::new(),
     }
 }
 

@@ -5,6 +5,7 @@ mod ask;
 mod ask_corpus;
 mod bill;
 mod clause_model;
+mod content_routing;
 mod contracts;
 mod crash;
 mod deploy;

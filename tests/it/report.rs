@@ -57,6 +57,7 @@ fn section(
         predicted_tier: entry.map(|(_, t)| t),
         route,
         override_reason: Override::None,
+        paragraphs: Vec::new(),
     }
 }
 

@@ -1,0 +1,159 @@
+//! Routing by content: in a commercial contract, the paragraphs of a
+//! section whose title is Medium or unknown go only when the clause model
+//! scores them as a clause, and every decision is listed with its score,
+//! reason and terms; the pieces tile their section; the LLM gets only the
+//! sent paragraphs; `--titles-only` routes as before.
+
+use kgroute::route::{plan_document_in, Route, RouteOptions};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn contracts() -> Vec<PathBuf> {
+    ["services_agreement.txt", "reseller_agreement.txt"]
+        .iter()
+        .map(|n| super::util::repo().join("tests/verify").join(n))
+        .collect()
+}
+
+fn plan(out: &std::path::Path, extra: &[&str]) -> Value {
+    let o = super::util::kgroute()
+        .arg("plan")
+        .args(contracts())
+        .args(["--format", "json", "--out"])
+        .arg(out)
+        .args(extra)
+        .current_dir(super::util::repo())
+        .assert()
+        .success();
+    serde_json::from_slice(&o.get_output().stdout).unwrap()
+}
+
+#[test]
+fn paragraphs_are_routed_by_score_and_every_decision_is_listed() {
+    let dir = super::util::tempdir();
+    let content = plan(&dir.path().join("content"), &[]);
+    let titles = plan(&dir.path().join("titles"), &["--titles-only"]);
+    let t = &content["totals"];
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap();
+    assert_eq!(
+        n(t, "chars_sent") + n(t, "chars_skipped") + n(t, "chars_noise") + n(t, "chars_empty"),
+        n(t, "chars_total"),
+        "every character counted once: {t}"
+    );
+    assert!(n(t, "chars_skipped_by_content") > 0, "{t}");
+    assert!(
+        n(t, "chars_sent") < n(&titles["totals"], "chars_sent"),
+        "content sends less here"
+    );
+    assert!(
+        n(&t["bill"], "input_tokens") < n(&titles["totals"]["bill"], "input_tokens"),
+        "and the plan's bill says so"
+    );
+    assert_eq!(n(&titles["totals"], "chars_skipped_by_content"), 0);
+
+    // The pieces of a section tile its span; each decision follows its
+    // score and the section's title.
+    let mut decided = 0;
+    for d in content["documents"].as_array().unwrap() {
+        for s in d["plan"]["sections"].as_array().unwrap() {
+            let Some(ps) = s["paragraphs"].as_array() else {
+                continue;
+            };
+            let mut at = n(s, "start_byte");
+            for p in ps {
+                assert_eq!(n(p, "start_byte"), at, "{s}");
+                at = n(p, "end_byte");
+                let score = p["score"].as_f64().unwrap();
+                let sent = p["sent"].as_bool().unwrap();
+                let skipped_title =
+                    matches!(s["predicted_tier"].as_str(), Some("low" | "very_low"));
+                let at_least = if skipped_title { 0.04 } else { 0.0025 };
+                assert_eq!(sent, score >= at_least - 1e-9, "{p} in {}", s["title"]);
+                decided += 1;
+            }
+            assert_eq!(at, n(s, "end_byte"), "{s}");
+        }
+    }
+    assert!(decided > 0);
+
+    // paragraphs.csv holds the same decisions, each with its reason and
+    // the words behind its score.
+    let mut rdr = csv::Reader::from_path(dir.path().join("content/paragraphs.csv")).unwrap();
+    let rows: Vec<BTreeMap<String, String>> = rdr.deserialize().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), decided);
+    for r in &rows {
+        assert!(r["reason"].starts_with("score "), "{r:?}");
+        assert!(
+            r["reason"].contains(if r["sent"] == "true" { ">=" } else { "<" }),
+            "{r:?}"
+        );
+        assert!(!r["opening"].is_empty(), "{r:?}");
+    }
+    assert!(rows.iter().any(|r| !r["top_terms"].is_empty()));
+    assert!(rows.iter().any(|r| r["sent"] == "false"));
+    let titles_rows = std::fs::read_to_string(dir.path().join("titles/paragraphs.csv")).unwrap();
+    assert_eq!(
+        titles_rows.lines().count(),
+        0,
+        "--titles-only decides no paragraph"
+    );
+}
+
+/// What an LLM reads of a section routed by content: its sent paragraphs,
+/// in order, `[...]` where text was left out, never an unsent one; the
+/// offline rules read the section whole.
+#[test]
+fn the_llm_reads_only_the_sent_paragraphs() {
+    let set = kgroute::index::IndexSet::load(&[super::util::repo().join("indices")]).unwrap();
+    let opts = RouteOptions {
+        content: true,
+        ..Default::default()
+    };
+    let mut checked = 0;
+    for path in contracts() {
+        let (src, tree, plan, _) = plan_document_in(&path, &set, None, &opts, false).unwrap();
+        let doc = kgroute::extract::extractor::DocContext {
+            doc_id: &tree.doc_id,
+            doc_type: &plan.doc_type,
+            source: &src,
+            parties: &tree.party_names,
+            registry: &Default::default(),
+        };
+        let llm = kgroute::extract::extractor::llm_section_inputs(&plan, &doc);
+        let whole = kgroute::extract::extractor::section_inputs(&plan, &doc);
+        for ((l, w), s) in llm
+            .iter()
+            .zip(&whole)
+            .zip(plan.sections.iter().filter(|s| s.route == Route::Llm))
+        {
+            assert_eq!(l.node_id, s.node_id);
+            assert_eq!(w.text, src.byte_span_text(s.start_byte, s.end_byte));
+            if s.paragraphs.is_empty() {
+                assert_eq!(l.text, w.text);
+                continue;
+            }
+            for p in &s.paragraphs {
+                let piece = src.byte_span_text(p.start_byte, p.end_byte).trim();
+                if piece.is_empty() {
+                    continue;
+                }
+                assert_eq!(l.text.contains(piece), p.sent, "{piece:?} in {:?}", l.text);
+            }
+            // A run left out between two sent paragraphs is marked.
+            let sent: Vec<bool> = s.paragraphs.iter().map(|p| p.sent).collect();
+            let first = sent.iter().position(|&x| x);
+            let last = sent.iter().rposition(|&x| x);
+            if let (Some(a), Some(b)) = (first, last) {
+                if sent[a..=b].iter().any(|&x| !x) {
+                    assert!(l.text.contains("[...]"), "{:?}", l.text);
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 0,
+        "a section of these contracts is routed by content"
+    );
+}
