@@ -38,8 +38,21 @@ pub struct ClauseModel {
 /// Feature -> (category index, weight).
 type FeatureTable = HashMap<String, Vec<(u16, f32)>>;
 
-/// Feature hash -> (category index, weight).
-type HashedTable = HashMap<u64, Vec<(u16, f32)>, IdentityHash>;
+/// Feature hash -> its (category index, weight) pairs, laid out in one
+/// array (features in sorted order) so the table's slots stay small: a
+/// paragraph's lookups touch less memory.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct HashedTable {
+    slots: HashMap<u64, (u32, u32), IdentityHash>,
+    weights: Vec<(u16, f32)>,
+}
+
+impl HashedTable {
+    fn get(&self, h: u64) -> Option<&[(u16, f32)]> {
+        let &(at, len) = self.slots.get(&h)?;
+        Some(&self.weights[at as usize..(at + len) as usize])
+    }
+}
 
 /// A feature's hash: fixed, so that a model's table and a paragraph's
 /// features agree in every process.
@@ -79,9 +92,21 @@ impl std::hash::Hasher for IdentityHasher {
 
 /// The hashed table of `weights`; `None` when two features share a hash.
 fn by_hash(weights: &FeatureTable) -> Option<HashedTable> {
-    let mut out = HashMap::with_capacity_and_hasher(weights.len(), IdentityHash);
-    for (f, ws) in weights {
-        if out.insert(feature_hash(f), ws.clone()).is_some() {
+    let mut features: Vec<&String> = weights.keys().collect();
+    features.sort_unstable();
+    let mut out = HashedTable {
+        slots: HashMap::with_capacity_and_hasher(features.len(), IdentityHash),
+        weights: Vec::with_capacity(weights.values().map(Vec::len).sum()),
+    };
+    for f in features {
+        let ws = &weights[f];
+        let at = out.weights.len() as u32;
+        out.weights.extend_from_slice(ws);
+        if out
+            .slots
+            .insert(feature_hash(f), (at, ws.len() as u32))
+            .is_some()
+        {
             return None;
         }
     }
@@ -155,7 +180,7 @@ impl ClauseModel {
         let x = feature_value(hashes.len());
         let mut z: Vec<f32> = self.bias.clone();
         for h in hashes {
-            if let Some(ws) = self.by_hash.get(&h) {
+            if let Some(ws) = self.by_hash.get(h) {
                 for &(k, w) in ws {
                     z[usize::from(k)] += x * w;
                 }
@@ -190,21 +215,25 @@ impl ClauseModel {
         category: usize,
         n: usize,
     ) -> Vec<(String, f32)> {
-        let mut found: Vec<(String, f32)> = super::features(title, text)
+        // The hashed table, as scoring reads it: a feature's string is
+        // copied only when it weighs for the category.
+        let tokens = super::features::Tokens::of(title, text);
+        let mut found: Vec<(&str, f32)> = tokens
+            .features()
             .into_iter()
             .filter_map(|f| {
                 let w = self
-                    .weights
-                    .get(&f)?
+                    .by_hash
+                    .get(feature_hash(f))?
                     .iter()
                     .find(|(k, _)| usize::from(*k) == category)?
                     .1;
                 Some((f, w))
             })
             .collect();
-        found.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(&b.0)));
+        found.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)));
         found.truncate(n);
-        found
+        found.into_iter().map(|(f, w)| (f.to_string(), w)).collect()
     }
 
     /// Reads a model from its text form.

@@ -261,14 +261,13 @@ pub fn section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
 /// nothing, read sections whole).
 pub fn llm_section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
     let mut inputs = section_inputs(plan, doc);
-    for input in &mut inputs {
-        let Some(s) = plan.sections.iter().find(|s| s.node_id == input.node_id) else {
-            continue;
-        };
-        if s.paragraphs.is_empty() {
-            continue;
+    // The inputs are the sent sections, in plan order.
+    let sent = plan.sections.iter().filter(|s| s.route == Route::Llm);
+    for (input, s) in inputs.iter_mut().zip(sent) {
+        debug_assert_eq!(input.node_id, s.node_id);
+        if !s.paragraphs.is_empty() {
+            input.text = sent_text(s, doc.source);
         }
-        input.text = sent_text(s, doc.source);
     }
     inputs
 }

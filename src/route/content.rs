@@ -184,12 +184,14 @@ fn title_route(tier: Option<Tier>) -> Route {
 /// A run of short pieces (headings) and the piece after it share the
 /// highest score among them; short pieces at the end join the run before.
 fn tie_short(pieces: &[crate::tree::paragraphs::ParagraphPiece], scored: &mut [(f32, usize)]) {
+    // Counted only as far as the bound: a long paragraph is not short.
     let words = |i: usize| -> usize {
         pieces[i]
             .paragraphs
             .iter()
-            .map(|p| p.split_whitespace().count())
-            .sum()
+            .flat_map(|p| p.split_whitespace())
+            .take(SHORT_WORDS)
+            .count()
     };
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;

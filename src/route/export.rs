@@ -281,9 +281,9 @@ impl<W: Write> ParagraphsWriter<W> {
                 let top_terms = model
                     .and_then(|m| Some((m, m.category_index(&p.category)?)))
                     .map(|(m, k)| {
-                        let paragraphs = crate::tree::paragraphs::paragraphs_of(text);
-                        let joined = paragraphs.join(" ");
-                        m.explain(&s.title, &joined, k, 5)
+                        // The piece's own text: the words the score read,
+                        // give or take the tags cleaning drops.
+                        m.explain(&s.title, text, k, 5)
                             .into_iter()
                             .map(|(f, w)| format!("{f} {w:+.1}"))
                             .collect::<Vec<_>>()
