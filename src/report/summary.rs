@@ -53,6 +53,12 @@ pub struct Stats {
     pub audit_mismatches: usize,
     /// Sections sent because of `--calibrate` (`override_reason` calibrate).
     pub calibrated: usize,
+    /// Routing by content: characters of sections their titles send that
+    /// were left out, and of sections their titles skip that were sent.
+    #[serde(default)]
+    pub chars_skipped_by_content: usize,
+    #[serde(default)]
+    pub chars_sent_by_content: usize,
     pub perfect_pct: f64,
     pub deviation_pct: f64,
     pub mismatch_pct: f64,
@@ -221,6 +227,12 @@ impl Stats {
         if s.override_reason == Override::Calibrate {
             self.calibrated += 1;
         }
+        match (s.route, s.override_reason) {
+            (Route::Llm, Override::Content) => self.chars_sent_by_content += s.sent_chars(),
+            (Route::Llm, _) => self.chars_skipped_by_content += s.chars - s.sent_chars(),
+            (_, Override::Content) => self.chars_skipped_by_content += s.chars,
+            _ => {}
+        }
         let sampled = s.override_reason == Override::Audit && v.quality.is_aligned_section();
         if sampled {
             self.audit_sampled += 1;
@@ -292,6 +304,8 @@ impl Stats {
         self.audit_deviations += o.audit_deviations;
         self.audit_mismatches += o.audit_mismatches;
         self.calibrated += o.calibrated;
+        self.chars_skipped_by_content += o.chars_skipped_by_content;
+        self.chars_sent_by_content += o.chars_sent_by_content;
         self.chars_total += o.chars_total;
         self.chars_sent += o.chars_sent;
         self.chars_skipped += o.chars_skipped;
@@ -820,6 +834,17 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
          {} by the audit sample.\n",
         t.calibrated, t.audit_sampled
     );
+    if t.chars_skipped_by_content + t.chars_sent_by_content > 0 {
+        let _ = writeln!(
+            out,
+            "Routing by content (the clause model's paragraph scores, docs/routing.md): {} characters \
+             of sections their titles send were left out, {} characters of sections their titles skip \
+             were sent (`override_reason` content). Each paragraph's score and decision is in the \
+             document's `docs/<doc_id>.json`; `kgroute plan` lists them in paragraphs.csv with the \
+             words behind each score. The offline rules read every section whole.\n",
+            t.chars_skipped_by_content, t.chars_sent_by_content
+        );
+    }
     match t.silent_loss_pct {
         Some(p) => {
             let _ = writeln!(

@@ -98,6 +98,33 @@ fn paragraphs_are_routed_by_score_and_every_decision_is_listed() {
         0,
         "--titles-only decides no paragraph"
     );
+
+    // An ingest routes the same way and its summary says what content
+    // decided.
+    let batch = dir.path().join("batch");
+    super::util::kgroute()
+        .arg("ingest")
+        .args(contracts())
+        .arg("--out")
+        .arg(&batch)
+        .arg("--history")
+        .arg(dir.path().join("history.csv"))
+        .arg("-q")
+        .env_remove("KGROUTE_LLM_URL")
+        .env_remove("KGROUTE_MODEL")
+        .env_remove("NEO4J_URI")
+        .current_dir(super::util::repo())
+        .assert()
+        .success();
+    let summary = super::util::read(&batch.join("summary.md"));
+    assert!(
+        summary.contains(&format!(
+            "{} characters of sections their titles send were left out, {} characters of sections their titles skip were sent",
+            n(t, "chars_skipped_by_content"),
+            n(t, "chars_sent_by_content")
+        )),
+        "{summary}"
+    );
 }
 
 /// What an LLM reads of a section routed by content: its sent paragraphs,
