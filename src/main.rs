@@ -9,6 +9,12 @@ use kgroute::cli::Cli;
 use kgroute::cmd::Outcome;
 use std::process::ExitCode;
 
+/// A batch allocates many small strings and vectors (words, titles,
+/// paragraphs); mimalloc serves them in a fraction of the system
+/// allocator's time.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
     let cli = Cli::parse();

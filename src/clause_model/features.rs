@@ -66,6 +66,11 @@ impl Tokens {
         out
     }
 
+    /// How many features [`Tokens::all_features`] yields.
+    pub(super) fn feature_count(&self) -> usize {
+        (2 * self.words.len()).saturating_sub(1) + self.title.len()
+    }
+
     /// Every feature, repeats included: unigrams, bigrams (two
     /// neighbouring words are one space apart in the buffer) and title
     /// words.
@@ -186,6 +191,23 @@ mod tests {
         sorted.sort();
         sorted.dedup();
         assert_eq!(f, sorted, "distinct and sorted");
+    }
+
+    #[test]
+    fn the_feature_count_is_what_the_features_are() {
+        for (title, text) in [
+            ("", ""),
+            ("Term", ""),
+            ("", "one"),
+            ("Section 9. Insurance", "shall maintain insurance"),
+        ] {
+            let t = Tokens::of(title, text);
+            assert_eq!(
+                t.feature_count(),
+                t.all_features().count(),
+                "{title:?} {text:?}"
+            );
+        }
     }
 
     #[test]

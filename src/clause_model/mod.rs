@@ -16,7 +16,7 @@ mod model;
 pub mod train;
 
 pub use features::features;
-pub use model::{ClauseModel, ModelError};
+pub use model::{ClauseModel, ModelError, TopScore};
 
 use once_cell::sync::Lazy;
 use std::path::PathBuf;

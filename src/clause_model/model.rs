@@ -14,6 +14,7 @@
 //! w<TAB><feature><TAB><category index>:<weight> <category index>:<weight> ...
 //! ```
 
+use super::features::Tokens;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -35,22 +36,103 @@ pub struct ClauseModel {
     by_hash: HashedTable,
 }
 
+/// A paragraph's clause score: the highest category probability, that
+/// category, and the features that weigh most for it, strongest first.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TopScore {
+    pub score: f32,
+    pub category: usize,
+    pub terms: Vec<(String, f32)>,
+}
+
+/// A feature of a paragraph and its (category index, weight) pairs.
+type Weighed<'m, 't> = (&'t str, &'m [(u16, f32)]);
+
+/// The highest logit and its category (the first on a tie).
+fn highest(z: &[f32]) -> (f32, usize) {
+    let (k, best) = z
+        .iter()
+        .copied()
+        .enumerate()
+        .fold(
+            (0, f32::NEG_INFINITY),
+            |m, (k, x)| if x > m.1 { (k, x) } else { m },
+        );
+    (best, k)
+}
+
+/// The `n` weighed features with the largest weight for `category`, by
+/// magnitude, then by name.
+fn strongest(weighed: &[Weighed<'_, '_>], category: usize, n: usize) -> Vec<(String, f32)> {
+    let mut found: Vec<(&str, f32)> = weighed
+        .iter()
+        .filter_map(|&(f, ws)| {
+            let w = ws.iter().find(|(k, _)| usize::from(*k) == category)?.1;
+            Some((f, w))
+        })
+        .collect();
+    let order = |a: &(&str, f32), b: &(&str, f32)| {
+        b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0))
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    if found.len() > n {
+        found.select_nth_unstable_by(n - 1, order);
+        found.truncate(n);
+    }
+    found.sort_by(order);
+    found.into_iter().map(|(f, w)| (f.to_string(), w)).collect()
+}
+
 /// Feature -> (category index, weight).
 type FeatureTable = HashMap<String, Vec<(u16, f32)>>;
 
 /// Feature hash -> its (category index, weight) pairs, laid out in one
 /// array (features in sorted order) so the table's slots stay small: a
 /// paragraph's lookups touch less memory.
+///
+/// Most of a paragraph's features (nearly every word pair) are not in the
+/// model, and each miss would still probe the table, which is larger than
+/// a core's cache. A bit per 2^20 hash values in front of it (128 KiB,
+/// one bit set per feature) answers most misses from the cache: a clear
+/// bit means the feature is not in the table.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct HashedTable {
     slots: HashMap<u64, (u32, u32), IdentityHash>,
     weights: Vec<(u16, f32)>,
+    present: Vec<u64>,
 }
+
+/// Bits of [`HashedTable::present`]: 2^20.
+const PRESENT_BITS: u32 = 20;
 
 impl HashedTable {
     fn get(&self, h: u64) -> Option<&[(u16, f32)]> {
+        if !self.may_hold(h) {
+            return None;
+        }
         let &(at, len) = self.slots.get(&h)?;
         Some(&self.weights[at as usize..(at + len) as usize])
+    }
+
+    /// The bit of a hash: bits the table's own probing does not start
+    /// from (it takes the lowest bits for the slot and the highest for
+    /// its tags).
+    fn bit(h: u64) -> usize {
+        ((h >> 24) & ((1 << PRESENT_BITS) - 1)) as usize
+    }
+
+    fn may_hold(&self, h: u64) -> bool {
+        let b = Self::bit(h);
+        self.present
+            .get(b / 64)
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
+    }
+
+    fn mark(&mut self, h: u64) {
+        let b = Self::bit(h);
+        self.present[b / 64] |= 1 << (b % 64);
     }
 }
 
@@ -97,18 +179,17 @@ fn by_hash(weights: &FeatureTable) -> Option<HashedTable> {
     let mut out = HashedTable {
         slots: HashMap::with_capacity_and_hasher(features.len(), IdentityHash),
         weights: Vec::with_capacity(weights.values().map(Vec::len).sum()),
+        present: vec![0; (1 << PRESENT_BITS) / 64],
     };
     for f in features {
         let ws = &weights[f];
         let at = out.weights.len() as u32;
         out.weights.extend_from_slice(ws);
-        if out
-            .slots
-            .insert(feature_hash(f), (at, ws.len() as u32))
-            .is_some()
-        {
+        let h = feature_hash(f);
+        if out.slots.insert(h, (at, ws.len() as u32)).is_some() {
             return None;
         }
+        out.mark(h);
     }
     Some(out)
 }
@@ -173,20 +254,31 @@ impl ClauseModel {
 
     /// Per category, the weighted sum before the logistic.
     fn logits(&self, title: &str, text: &str) -> Vec<f32> {
-        let tokens = super::features::Tokens::of(title, text);
-        let mut hashes: Vec<u64> = tokens.all_features().map(feature_hash).collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        let x = feature_value(hashes.len());
+        let tokens = Tokens::of(title, text);
+        self.weigh(&tokens).0
+    }
+
+    /// Per category, the weighted sum before the logistic, and each
+    /// feature of the paragraph the model has weights for, with them.
+    /// Features are hashed once and deduplicated by hash; the sums run in
+    /// hash order, so a score does not depend on the word order.
+    fn weigh<'m, 't>(&'m self, tokens: &'t Tokens) -> (Vec<f32>, Vec<Weighed<'m, 't>>) {
+        let mut features: Vec<(u64, &str)> = Vec::with_capacity(tokens.feature_count());
+        features.extend(tokens.all_features().map(|f| (feature_hash(f), f)));
+        features.sort_unstable_by_key(|f| f.0);
+        features.dedup_by_key(|f| f.0);
+        let x = feature_value(features.len());
         let mut z: Vec<f32> = self.bias.clone();
-        for h in hashes {
+        let mut weighed = Vec::new();
+        for (h, feature) in features {
             if let Some(ws) = self.by_hash.get(h) {
                 for &(k, w) in ws {
                     z[usize::from(k)] += x * w;
                 }
+                weighed.push((feature, ws));
             }
         }
-        z
+        (z, weighed)
     }
 
     /// The highest of [`ClauseModel::score`]'s probabilities and its
@@ -195,15 +287,22 @@ impl ClauseModel {
     /// paragraph.
     pub fn top(&self, title: &str, text: &str) -> (f32, usize) {
         let z = self.logits(title, text);
-        let (k, best) = z
-            .iter()
-            .copied()
-            .enumerate()
-            .fold(
-                (0, f32::NEG_INFINITY),
-                |m, (k, x)| if x > m.1 { (k, x) } else { m },
-            );
+        let (best, k) = highest(&z);
         (sigmoid(best), k)
+    }
+
+    /// [`ClauseModel::top`] with the `n` features that weigh most for the
+    /// top category ([`ClauseModel::explain`]), read from the same pass
+    /// over the paragraph's features.
+    pub fn top_explained(&self, title: &str, text: &str, n: usize) -> TopScore {
+        let tokens = Tokens::of(title, text);
+        let (z, weighed) = self.weigh(&tokens);
+        let (best, category) = highest(&z);
+        TopScore {
+            score: sigmoid(best),
+            category,
+            terms: strongest(&weighed, category, n),
+        }
     }
 
     /// The `n` features of the paragraph that weigh most for `category`,
@@ -215,25 +314,8 @@ impl ClauseModel {
         category: usize,
         n: usize,
     ) -> Vec<(String, f32)> {
-        // The hashed table, as scoring reads it: a feature's string is
-        // copied only when it weighs for the category.
-        let tokens = super::features::Tokens::of(title, text);
-        let mut found: Vec<(&str, f32)> = tokens
-            .features()
-            .into_iter()
-            .filter_map(|f| {
-                let w = self
-                    .by_hash
-                    .get(feature_hash(f))?
-                    .iter()
-                    .find(|(k, _)| usize::from(*k) == category)?
-                    .1;
-                Some((f, w))
-            })
-            .collect();
-        found.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then_with(|| a.0.cmp(b.0)));
-        found.truncate(n);
-        found.into_iter().map(|(f, w)| (f.to_string(), w)).collect()
+        let tokens = Tokens::of(title, text);
+        strongest(&self.weigh(&tokens).1, category, n)
     }
 
     /// Reads a model from its text form.
@@ -458,6 +540,28 @@ mod tests {
                 assert!((x - y).abs() <= 1e-4 * y.abs().max(1e-6), "{text}: {a:?} vs {b:?}");
             }
         }
+    }
+
+    /// One pass gives what scoring and explaining give apart.
+    #[test]
+    fn top_explained_is_top_with_explain() {
+        let m = crate::clause_model::shipped();
+        for (title, text) in [
+            ("Assignment", "Neither party may assign this Agreement without the prior written consent of the other party."),
+            ("", "This Agreement shall be governed by the laws of the State of New York."),
+            ("Notices", ""),
+        ] {
+            let t = m.top_explained(title, text, 5);
+            let (score, category) = m.top(title, text);
+            assert_eq!((t.score, t.category), (score, category), "{text}");
+            assert_eq!(t.terms, m.explain(title, text, category, 5), "{text}");
+            assert!(t.terms.len() <= 5);
+            assert!(t.terms.windows(2).all(|w| w[0].1.abs() >= w[1].1.abs()), "{:?}", t.terms);
+        }
+        assert!(!m
+            .top_explained("Assignment", "Neither party may assign this Agreement.", 3)
+            .terms
+            .is_empty());
     }
 
     #[test]

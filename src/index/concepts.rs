@@ -8,10 +8,14 @@
 
 use super::tokens::stems;
 
-/// Phrases as stem sequences, longest first, each with its concept token.
+/// Phrases as stem sequences, longest first, each with its concept token;
+/// and by their first stem, the positions of the phrases that start with
+/// it (in that order), so a word is compared only with the phrases it
+/// could begin: every heading is read through the table of every type.
 #[derive(Debug, Clone, Default)]
 pub struct Concepts {
     phrases: Vec<(Vec<String>, String)>,
+    by_first: foldhash::HashMap<String, Vec<usize>>,
 }
 
 impl Concepts {
@@ -30,7 +34,11 @@ impl Concepts {
             }
         }
         phrases.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
-        Self { phrases }
+        let mut by_first: foldhash::HashMap<String, Vec<usize>> = Default::default();
+        for (i, (p, _)) in phrases.iter().enumerate() {
+            by_first.entry(p[0].clone()).or_default().push(i);
+        }
+        Self { phrases, by_first }
     }
 
     /// Replaces every phrase of the table found in `words` (left to right,
@@ -42,7 +50,8 @@ impl Concepts {
         let mut out = Vec::with_capacity(words.len());
         let mut i = 0;
         'outer: while i < words.len() {
-            for (p, token) in &self.phrases {
+            let starting = self.by_first.get(&words[i]).map_or(&[][..], Vec::as_slice);
+            for (p, token) in starting.iter().map(|&k| &self.phrases[k]) {
                 if words.len() - i >= p.len() && words[i..i + p.len()] == p[..] {
                     out.push(token.clone());
                     i += p.len();

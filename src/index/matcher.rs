@@ -25,7 +25,7 @@ use super::concepts::Concepts;
 use super::normalize::{is_reserved_normalized, normalize_name, normalize_title};
 use super::tokens::{heads, is_light, is_stopword, lemma, raw_words, stems, LIGHT_WEIGHT};
 use super::{IndexEntry, MatchMethod, Tier, TitleMatch};
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 /// Something a title can match: an index entry or an anchor that is not
 /// listed in a tier.
@@ -673,7 +673,7 @@ fn split_parts(name: &str) -> Vec<String> {
     parts
         .into_iter()
         .map(|p| p.trim().to_string())
-        .filter(|p| !normalize_name(p).is_empty() && normalize_name(p) != "etc")
+        .filter(|p| !matches!(normalize_name(p).as_str(), "" | "etc"))
         .collect()
 }
 

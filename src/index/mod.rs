@@ -11,6 +11,7 @@ pub mod doctype;
 pub mod llm_titles;
 pub mod load;
 pub mod matcher;
+mod memo;
 pub mod normalize;
 pub mod patterns;
 pub mod tokens;

@@ -26,7 +26,10 @@ const DROPPED: &[&str] = &["and", "the"];
 /// Integration` and `Counterparts and Integration` both -> `counterpart
 /// integration`.
 pub fn normalize_name(name: &str) -> String {
-    words(name).join(" ")
+    thread_local! {
+        static NAMES: super::memo::Memory<String> = Default::default();
+    }
+    super::memo::remembered(&NAMES, name, |n| words(n).join(" "))
 }
 
 /// [`normalize_name`] of a title string that no tree has parsed (an index
@@ -73,6 +76,7 @@ fn words(body: &str) -> Vec<String> {
             // Apostrophes vanish so `Agent’s` and `Agents` meet.
             '\'' | '’' | '‘' | '`' => {}
             '&' => text.push_str(" and "),
+            c if c.is_ascii_alphanumeric() => text.push(c.to_ascii_lowercase()),
             c if c.is_alphanumeric() => text.extend(c.to_lowercase()),
             _ => text.push(' '),
         }

@@ -92,8 +92,18 @@ const SPELLING: &[(&str, &str)] = &[
 
 static STEMMER: Lazy<Stemmer> = Lazy::new(|| Stemmer::create(Algorithm::English));
 
+thread_local! {
+    static WORD_STEMS: super::memo::Memory<String> = Default::default();
+    static NAME_STEMS: super::memo::Memory<Vec<String>> = Default::default();
+}
+
 /// One word of a heading after spelling and stemming (`of` kept as `of`).
 fn word(w: &str) -> String {
+    super::memo::remembered(&WORD_STEMS, w, stem_word)
+}
+
+/// [`word`] computed: the spelling table, British endings, the stemmer.
+fn stem_word(w: &str) -> String {
     let w = SPELLING
         .iter()
         .find(|(b, _)| *b == w)
@@ -126,6 +136,7 @@ pub fn raw_words(name: &str) -> Vec<String> {
             '-' | '‐' | '‑' if prev_alnum && chars.peek().is_some_and(|n| n.is_alphanumeric()) =>
                 {}
             '&' => text.push_str(" and "),
+            c if c.is_ascii_alphanumeric() => text.push(c.to_ascii_lowercase()),
             c if c.is_alphanumeric() => text.extend(c.to_lowercase()),
             _ => text.push(' '),
         }
@@ -137,6 +148,11 @@ pub fn raw_words(name: &str) -> Vec<String> {
 /// Stemmed words of a heading name, stop words kept (the concept table and
 /// the head finder need their positions); see [`content`] to drop them.
 pub fn stems(name: &str) -> Vec<String> {
+    super::memo::remembered(&NAME_STEMS, name, stems_of)
+}
+
+/// [`stems`] computed.
+fn stems_of(name: &str) -> Vec<String> {
     raw_words(name)
         .iter()
         .map(|w| {

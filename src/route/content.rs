@@ -22,7 +22,7 @@
 //! agreements (measured), so only the types it knows are routed by it.
 
 use super::{Override, Route, RoutePlan, RoutedSection};
-use crate::clause_model::ClauseModel;
+use crate::clause_model::{ClauseModel, TopScore};
 use crate::index::Tier;
 use crate::tree::paragraphs::paragraph_pieces;
 use crate::tree::SourceText;
@@ -65,7 +65,15 @@ pub struct ParagraphRoute {
     /// The category scoring it highest.
     pub category: String,
     pub sent: bool,
+    /// The features that weigh most for `category`, strongest first, with
+    /// their weights: why it scored as it did. Read while scoring and
+    /// written to a plan's paragraphs.csv; not kept in a batch's state.
+    #[serde(skip)]
+    pub terms: Option<Vec<(String, f32)>>,
 }
+
+/// Features named per paragraph as the reason for its score.
+pub const EXPLAINED_TERMS: usize = 5;
 
 /// Whether routing by content applies to a document of this type.
 pub fn applies_to(doc_type: &str) -> bool {
@@ -73,13 +81,13 @@ pub fn applies_to(doc_type: &str) -> bool {
 }
 
 /// The clause score of paragraphs under a title: the highest score of
-/// any category in any of them, and that category.
-fn clause_score(model: &ClauseModel, title: &str, paragraphs: &[String]) -> (f32, usize) {
-    let mut best = (0.0f32, 0usize);
+/// any category in any of them, its category and the terms behind it.
+fn clause_score(model: &ClauseModel, title: &str, paragraphs: &[String]) -> TopScore {
+    let mut best = TopScore::default();
     for p in paragraphs {
-        let (s, k) = model.top(title, p);
-        if s > best.0 {
-            best = (s, k);
+        let t = model.top_explained(title, p, EXPLAINED_TERMS);
+        if t.score > best.score {
+            best = t;
         }
     }
     best
@@ -124,7 +132,7 @@ pub fn route_by_content(
         };
         let text = source.byte_span_text(s.start_byte, s.end_byte);
         let pieces = paragraph_pieces(text);
-        let mut scored: Vec<(f32, usize)> = pieces
+        let mut scored: Vec<TopScore> = pieces
             .iter()
             .map(|p| clause_score(model, &s.title, &p.paragraphs))
             .collect();
@@ -134,9 +142,9 @@ pub fn route_by_content(
         let last = pieces.len() - 1;
         let decided: Vec<ParagraphRoute> = pieces
             .iter()
-            .zip(&scored)
+            .zip(scored)
             .enumerate()
-            .map(|(i, (p, &(score, k)))| {
+            .map(|(i, (p, top))| {
                 let start_byte = s.start_byte + p.start;
                 let end_byte = if i == last {
                     s.end_byte
@@ -147,9 +155,14 @@ pub fn route_by_content(
                     start_byte,
                     end_byte,
                     chars: source.text[start_byte..end_byte].chars().count(),
-                    score,
-                    category: model.categories().get(k).cloned().unwrap_or_default(),
-                    sent: score >= at,
+                    score: top.score,
+                    category: model
+                        .categories()
+                        .get(top.category)
+                        .cloned()
+                        .unwrap_or_default(),
+                    sent: top.score >= at,
+                    terms: Some(top.terms),
                 }
             })
             .collect();
@@ -183,7 +196,7 @@ fn title_route(tier: Option<Tier>) -> Route {
 
 /// A run of short pieces (headings) and the piece after it share the
 /// highest score among them; short pieces at the end join the run before.
-fn tie_short(pieces: &[crate::tree::paragraphs::ParagraphPiece], scored: &mut [(f32, usize)]) {
+fn tie_short(pieces: &[crate::tree::paragraphs::ParagraphPiece], scored: &mut [TopScore]) {
     // Counted only as far as the bound: a long paragraph is not short.
     let words = |i: usize| -> usize {
         pieces[i]
@@ -207,14 +220,22 @@ fn tie_short(pieces: &[crate::tree::paragraphs::ParagraphPiece], scored: &mut [(
             None => groups.push((start, pieces.len())),
         }
     }
-    for (a, b) in groups {
-        let best =
-            scored[a..b]
-                .iter()
-                .copied()
-                .fold((0.0f32, 0usize), |m, x| if x.0 > m.0 { x } else { m });
+    for (a, b) in groups.into_iter().filter(|(a, b)| b - a > 1) {
+        // The first of the highest, as a fold from a zero score keeps it.
+        let best = (a..b).fold(a, |m, i| {
+            if scored[i].score > scored[m].score {
+                i
+            } else {
+                m
+            }
+        });
+        let best = if scored[best].score > 0.0 {
+            scored[best].clone()
+        } else {
+            TopScore::default()
+        };
         for x in &mut scored[a..b] {
-            *x = best;
+            *x = best.clone();
         }
     }
 }

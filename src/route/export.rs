@@ -278,18 +278,22 @@ impl<W: Write> ParagraphsWriter<W> {
                     if p.sent { ">=" } else { "<" },
                     tier_label(s)
                 );
-                let top_terms = model
-                    .and_then(|m| Some((m, m.category_index(&p.category)?)))
-                    .map(|(m, k)| {
-                        // The piece's own text: the words the score read,
-                        // give or take the tags cleaning drops.
-                        m.explain(&s.title, text, k, 5)
-                            .into_iter()
-                            .map(|(f, w)| format!("{f} {w:+.1}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    })
-                    .unwrap_or_default();
+                // Read while scoring; a plan read back from a batch's
+                // state explains the piece's own text again.
+                let explained = match &p.terms {
+                    Some(t) => Some(t.clone()),
+                    None => model
+                        .and_then(|m| Some((m, m.category_index(&p.category)?)))
+                        .map(|(m, k)| {
+                            m.explain(&s.title, text, k, super::content::EXPLAINED_TERMS)
+                        }),
+                };
+                let top_terms = explained
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(f, w)| format!("{f} {w:+.1}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 self.csv.serialize(ParagraphRow {
                     doc_id: &plan.doc_id,
                     doc_name: &plan.doc_name,

@@ -199,7 +199,7 @@ const ANCHORS: [usize; 2] = [40, 12];
 /// before it. Text with no paragraph is one piece.
 pub fn paragraph_pieces(section_text: &str) -> Vec<ParagraphPiece> {
     let paragraphs = paragraphs_of(section_text);
-    let (flat, map) = collapse(section_text);
+    let (flat, origins) = collapse(section_text);
     let mut pieces: Vec<ParagraphPiece> = Vec::new();
     let mut cursor = 0usize;
     for p in paragraphs {
@@ -216,25 +216,25 @@ pub fn paragraph_pieces(section_text: &str) -> Vec<ParagraphPiece> {
                 .map(|j| (cursor + j, anchor.len()))
         });
         match found {
-            Some((j, len)) if pieces.last().is_none_or(|last| map[j] > last.start) => {
+            Some((j, len)) if pieces.last().is_none_or(|last| origins.of(j) > last.start) => {
                 cursor = if flat[j..].starts_with(needle) {
                     j + needle.len()
                 } else {
                     j + len
                 };
-                let start = if pieces.is_empty() { 0 } else { map[j] };
+                let start = if pieces.is_empty() { 0 } else { origins.of(j) };
                 pieces.push(ParagraphPiece {
                     start,
                     end: 0,
-                    paragraphs: vec![p.clone()],
+                    paragraphs: vec![p],
                 });
             }
             _ => match pieces.last_mut() {
-                Some(last) => last.paragraphs.push(p.clone()),
+                Some(last) => last.paragraphs.push(p),
                 None => pieces.push(ParagraphPiece {
                     start: 0,
                     end: 0,
-                    paragraphs: vec![p.clone()],
+                    paragraphs: vec![p],
                 }),
             },
         }
@@ -260,10 +260,10 @@ pub fn paragraph_pieces(section_text: &str) -> Vec<ParagraphPiece> {
 
 /// The text with every whitespace run as one space (none leading), curly
 /// quotes straight and HTML-like tags left out (as [`clean`] leaves a
-/// paragraph), and the byte of `text` each of its bytes came from.
-fn collapse(text: &str) -> (String, Vec<usize>) {
+/// paragraph), and where each of its characters came from in `text`.
+fn collapse(text: &str) -> (String, Origins) {
     let mut out = String::with_capacity(text.len());
-    let mut map: Vec<usize> = Vec::with_capacity(text.len());
+    let mut origins = Origins::default();
     let mut space = false;
     let mut tag_end = 0usize;
     for (i, c) in text.char_indices() {
@@ -287,15 +287,39 @@ fn collapse(text: &str) -> (String, Vec<usize>) {
         };
         if space {
             out.push(' ');
-            map.push(i);
             space = false;
         }
-        for _ in 0..c.len_utf8() {
-            map.push(i);
-        }
+        origins.note(out.len(), i);
         out.push(c);
     }
-    (out, map)
+    (out, origins)
+}
+
+/// Where the characters of collapsed text came from: the text moves by a
+/// constant shift between the places collapsing changed it (a whitespace
+/// run longer than one space, a tag, a quote of another width), so only
+/// those places are kept, as (collapsed byte, source byte) pairs.
+#[derive(Debug, Default)]
+struct Origins(Vec<(usize, usize)>);
+
+impl Origins {
+    /// The character at collapsed byte `at` came from source byte `from`.
+    fn note(&mut self, at: usize, from: usize) {
+        let shifted = self.0.last().is_none_or(|&(a, f)| from - f != at - a);
+        if shifted {
+            self.0.push((at, from));
+        }
+    }
+
+    /// The source byte of the character at collapsed byte `at` (a
+    /// character's first byte, not a space collapsing put in).
+    fn of(&self, at: usize) -> usize {
+        let k = self.0.partition_point(|&(a, _)| a <= at);
+        match k.checked_sub(1).map(|k| self.0[k]) {
+            Some((a, f)) => f + (at - a),
+            None => at,
+        }
+    }
 }
 
 /// The end of the HTML-like tag [`clean`] strips that starts at byte `at`,
@@ -344,6 +368,25 @@ mod tests {
         assert!(pieces[1].paragraphs[0].contains("\"Net Sales\""));
         // The tag is cleaned from the paragraph; the piece still holds it.
         assert!(text[pieces[2].start..pieces[2].end].contains("Notices"));
+    }
+
+    /// Every character of the collapsed text leads back to the source
+    /// character it came from, past runs of spaces, tags and quotes.
+    #[test]
+    fn collapsed_characters_lead_back_to_their_source() {
+        let text = "  A  <b>bold</b>\n\n\u{201C}quoted\u{201D} \t end\u{2019}s  ";
+        let (flat, origins) = collapse(text);
+        assert_eq!(flat, "A bold \"quoted\" end's");
+        for (at, c) in flat.char_indices().filter(|(_, c)| *c != ' ') {
+            let from = origins.of(at);
+            let source = text[from..].chars().next().unwrap();
+            let straight = match source {
+                '\u{201C}' | '\u{201D}' => '"',
+                '\u{2019}' => '\'',
+                s => s,
+            };
+            assert_eq!(straight, c, "byte {at} of {flat:?} from byte {from}");
+        }
     }
 
     #[test]
