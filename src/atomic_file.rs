@@ -34,6 +34,49 @@ fn write_and_rename(tmp: &Path, path: &Path, contents: &[u8]) -> anyhow::Result<
     Ok(())
 }
 
+/// Keeps the current contents of `path` before it is replaced, in the
+/// first free name of `NAME.bak`, `NAME.bak.2`, `NAME.bak.3`, ... beside
+/// it: a file replaced twice keeps both earlier versions (a reviewed index
+/// replaced by a draft, then that draft by the next one), and two runs at
+/// once never claim the same name. Contents already kept in one of those
+/// copies are not copied again. Returns the copy that holds them.
+pub fn keep_copy(path: &Path) -> anyhow::Result<std::path::PathBuf> {
+    use std::io::Write;
+    let contents =
+        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path.file_name().unwrap_or_default().to_os_string();
+    for n in 1u32.. {
+        let mut copy = name.clone();
+        copy.push(if n == 1 {
+            ".bak".to_string()
+        } else {
+            format!(".bak.{n}")
+        });
+        let copy = path.with_file_name(copy);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&copy)
+        {
+            Ok(mut f) => {
+                f.write_all(&contents)
+                    .and_then(|()| f.sync_all())
+                    .with_context(|| format!("cannot write {}", copy.display()))?;
+                return Ok(copy);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if std::fs::read(&copy).is_ok_and(|kept| kept == contents) {
+                    return Ok(copy);
+                }
+            }
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot create {}", copy.display()));
+            }
+        }
+    }
+    unreachable!("a free copy name")
+}
+
 /// Whether `err` comes from a full disk (or a spent quota): the first
 /// such error stops a batch, since every later write would fail alike.
 pub fn is_disk_full(err: &anyhow::Error) -> bool {
@@ -213,6 +256,24 @@ pub fn written_since(dir: &Path, since: std::time::SystemTime) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_file_replaced_twice_keeps_both_earlier_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("servicing.yaml");
+        std::fs::write(&f, "reviewed\n").unwrap();
+        let first = keep_copy(&f).unwrap();
+        assert_eq!(first, dir.path().join("servicing.yaml.bak"));
+        std::fs::write(&f, "draft one\n").unwrap();
+        let second = keep_copy(&f).unwrap();
+        assert_eq!(second, dir.path().join("servicing.yaml.bak.2"));
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "reviewed\n");
+        assert_eq!(std::fs::read_to_string(&second).unwrap(), "draft one\n");
+        // The same contents again: the copy that has them, no third.
+        assert_eq!(keep_copy(&f).unwrap(), second);
+        assert!(!dir.path().join("servicing.yaml.bak.3").exists());
+    }
+
     use super::*;
 
     #[test]

@@ -19,7 +19,8 @@ Examples:
 `Unknown families`). The draft extends the base index and is valid for
 `index check`; review it like any index. An existing --out file is refused
 (it may be a reviewed index): give another name, or --force to replace it,
-the old file kept as FILE.bak. Exit 0 drafted, 2 nothing drafted (no
+the old file kept as FILE.bak (FILE.bak.2, .bak.3, ... when an earlier
+copy is there: no draft ever overwrites a kept copy). Exit 0 drafted, 2 nothing drafted (no
 entry, or refused).";
 
 /// Arguments of `kgroute index draft`.
@@ -35,7 +36,8 @@ pub struct IndexDraftArgs {
     /// Where to write the index [default: stdout].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Replace an existing --out file; the old one is kept as FILE.bak.
+    /// Replace an existing --out file; the old one is kept as FILE.bak
+    /// (FILE.bak.2, ... when an earlier copy is there).
     #[arg(long)]
     pub force: bool,
     /// An entry needs its title in at least K documents [default: 2, or a
@@ -77,13 +79,6 @@ fn relative(target: &Path, dir: &Path) -> PathBuf {
     out
 }
 
-/// Where `--force` keeps the file it replaces: `FILE.bak`.
-fn backup_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".bak");
-    path.with_file_name(name)
-}
-
 /// Takes the review lock of `--out`'s folder (created if missing) and
 /// refuses an existing file without `--force`: a draft must never replace
 /// a reviewed index unasked.
@@ -100,9 +95,10 @@ fn claim_out(path: &Path, force: bool) -> anyhow::Result<crate::lock::Lock> {
     if path.exists() && !force {
         bail!(
             "--out {}: the file exists (it may be a reviewed index) and is left as it is; \
-             give another --out, or add --force to replace it (the old file is kept as {})",
+             give another --out, or add --force to replace it (the old file is kept as {}.bak, \
+             or .bak.2, .bak.3, ... when earlier copies are there)",
             path.display(),
-            backup_path(path).display()
+            path.display()
         );
     }
     Ok(lock)
@@ -242,14 +238,8 @@ fn summary_line(doc_type: &str, d: &draft::Draft, min_docs: usize) -> String {
 /// `--force`) and checks it as `index check` would.
 fn write_draft(path: &Path, yaml: &str, force: bool, line: &str) -> anyhow::Result<()> {
     if force && path.exists() {
-        let bak = backup_path(path);
-        std::fs::copy(path, &bak).with_context(|| {
-            format!(
-                "{}: cannot keep a backup as {}",
-                path.display(),
-                bak.display()
-            )
-        })?;
+        let bak = crate::atomic_file::keep_copy(path)
+            .with_context(|| format!("{}: cannot keep a backup", path.display()))?;
         eprintln!(
             "kgroute: the old {} is kept as {}",
             path.display(),

@@ -27,8 +27,17 @@ With one index file, only the rows of that index's document_type are
 written; the others are listed the same way (a report without a doc_type
 column gives every row to the file).
 
+A plan's paragraphs.csv (routing by content) takes `send` or `skip` in its
+`decision` column: the paragraph goes to the extractor, or is left out,
+in every later plan and ingest of its document type, before its clause
+score is read. The decisions are kept beside the type's index
+(indices/commercial.yaml -> indices/commercial.paragraphs.tsv), each by
+the fingerprint of the paragraph's words, so the same clause in another
+contract of the family takes it too.
+
 Examples:
   kgroute review reports/b1/sections.csv                      # indices/, by doc_type
+  kgroute review reports/plan-1/paragraphs.csv --write        # beside indices/<type>.yaml
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml
   kgroute review reports/b1/sections.csv --index indices/credit_agreement.yaml --write
   kgroute review reports/b1/sections.xlsx --index indices/credit_agreement.yaml --write
@@ -39,7 +48,8 @@ Examples:
 #[command(after_help = AFTER_HELP)]
 pub struct ReviewArgs {
     /// The reviewed `sections.csv` or `sections.xlsx` (from `kgroute
-    /// ingest`; a CSV re-saved by a spreadsheet is fine).
+    /// ingest`; a CSV re-saved by a spreadsheet is fine), or a plan's
+    /// `paragraphs.csv`.
     pub sections_csv: PathBuf,
     /// The index YAML to edit, or a folder of indices (one per document
     /// type) where each row's decision goes into its doc_type's index.
@@ -64,6 +74,9 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     } else {
         None
     };
+    if review::paragraphs::is_paragraphs_csv(&args.sections_csv) {
+        return run_paragraphs(&args);
+    }
     warn_offline_retiers(&mut std::io::stderr().lock(), &args.sections_csv)?;
     if args.index.is_dir() {
         if let Some(t) = &args.doc_type {
@@ -139,6 +152,56 @@ fn review_lock(index: &std::path::Path) -> anyhow::Result<crate::lock::Lock> {
         &folder.join(crate::lock::REVIEW_LOCK),
         &format!("the indices in {}", folder.display()),
     )
+}
+
+/// A plan's paragraphs.csv: each row's decision goes into the decisions
+/// file beside its document type's index.
+fn run_paragraphs(args: &ReviewArgs) -> anyhow::Result<Outcome> {
+    if let Some(t) = &args.doc_type {
+        anyhow::bail!(
+            "--doc-type {t} is for the rows of a sections.csv; a paragraphs.csv row goes beside its own doc_type's index"
+        );
+    }
+    let review = review::paragraphs::review_paragraphs(&args.sections_csv, &args.index)?;
+    let mut err = std::io::stderr().lock();
+    for f in &review.files {
+        for c in &f.changes {
+            writeln!(err, "{}: {c}", f.path.display())?;
+        }
+        if f.changes.is_empty() {
+            writeln!(
+                err,
+                "no change to {} ({} decision(s) already there)",
+                f.path.display(),
+                f.unchanged
+            )?;
+        } else if args.write {
+            review::paragraphs::write(f)?;
+            writeln!(
+                err,
+                "wrote {} ({} change(s), {} decision(s) in all); plans and ingests of {} documents read them",
+                f.path.display(),
+                f.changes.len(),
+                f.decisions.len(),
+                f.document_type
+            )?;
+        } else {
+            writeln!(
+                err,
+                "{}: {} change(s) not written; --write writes them",
+                f.path.display(),
+                f.changes.len()
+            )?;
+        }
+    }
+    if review.files.is_empty() && review.unwritable.is_empty() {
+        writeln!(
+            err,
+            "no decisions in {} (its `decision` column is blank)",
+            args.sections_csv.display()
+        )?;
+    }
+    warn_unwritable(&mut err, &review.unwritable)
 }
 
 /// The folder form: one diff (or write) per touched index file.

@@ -96,13 +96,17 @@ pub fn run(a: VerifyCalibrateArgs) -> Result<Outcome> {
     if out.exists() {
         if !a.force {
             bail!(
-                "{}: a calibration is already there; --force replaces it (keeping it as .bak)",
+                "{}: a calibration is already there; --force replaces it (keeping it as .bak, or .bak.2, ... beside earlier copies)",
                 out.display()
             );
         }
-        let bak = out.with_extension("tsv.bak");
-        std::fs::copy(&out, &bak)
-            .with_context(|| format!("{}: cannot keep a copy", bak.display()))?;
+        let bak = crate::atomic_file::keep_copy(&out)
+            .with_context(|| format!("{}: cannot keep a copy", out.display()))?;
+        eprintln!(
+            "kgroute: the old {} is kept as {}",
+            out.display(),
+            bak.display()
+        );
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)

@@ -12,7 +12,7 @@ use std::thread::LocalKey;
 pub(super) type Memory<V> = RefCell<foldhash::HashMap<Box<str>, V>>;
 
 /// Entries a memory holds before it starts again.
-const MAX: usize = 50_000;
+const MAX: usize = 10_000;
 
 /// `f(key)`, computed once per thread while the memory holds it.
 pub(super) fn remembered<V: Clone + 'static>(

@@ -14,6 +14,7 @@ pub mod matcher;
 mod memo;
 pub mod normalize;
 pub mod patterns;
+pub mod reviewed;
 pub mod tokens;
 pub mod yaml_guard;
 
@@ -258,6 +259,9 @@ pub struct GraphabilityIndex {
     /// How documents of this type are recognised.
     pub detect: doctype::DetectSpec,
     matcher: matcher::Matcher,
+    /// Reviewers' decisions on single paragraphs, read from beside the
+    /// last file ([`reviewed::path_beside`]).
+    pub reviewed: reviewed::ReviewedParagraphs,
 }
 
 impl Default for GraphabilityIndex {
@@ -304,6 +308,7 @@ impl GraphabilityIndex {
             fuzzy_threshold: parts.fuzzy_threshold.unwrap_or(DEFAULT_FUZZY_THRESHOLD),
             detect: parts.detect,
             matcher,
+            reviewed: reviewed::ReviewedParagraphs::default(),
         }
     }
 
@@ -311,7 +316,11 @@ impl GraphabilityIndex {
     /// `extends:` key loads its base first. Every problem of every file is
     /// reported in the error, each with file:line:column.
     pub fn load(paths: &[PathBuf]) -> Result<Self, IndexError> {
-        load::load_files(paths)
+        let mut index = load::load_files(paths)?;
+        if let Some(own) = paths.last() {
+            index.reviewed = reviewed::ReviewedParagraphs::load_beside(own)?;
+        }
+        Ok(index)
     }
 
     /// Parses one index from text (no `extends:`); `name` is used in errors.

@@ -100,6 +100,14 @@ impl BatchIdentity {
                 std::fs::read(f).with_context(|| format!("{}: cannot read index", f.display()))?;
             h.update((bytes.len() as u64).to_le_bytes());
             h.update(&bytes);
+            // Reviewed paragraphs route as the index does: a batch resumed
+            // after a review would mix two routings.
+            let beside = crate::index::reviewed::path_beside(f);
+            if let Ok(bytes) = std::fs::read(&beside) {
+                h.update(b"reviewed paragraphs");
+                h.update((bytes.len() as u64).to_le_bytes());
+                h.update(&bytes);
+            }
         }
         Ok(BatchIdentity {
             index_sha256: h.finalize().iter().map(|b| format!("{b:02x}")).collect(),
@@ -326,7 +334,7 @@ impl Manifest {
                 .map(|p| p.display().to_string())
                 .collect();
             problems.push(format!(
-                "the index differs from the one the batch was built with ({}; contents changed or other files given)",
+                "the index differs from the one the batch was built with ({}; contents or the reviewed paragraphs beside them changed, or other files given)",
                 files.join(", ")
             ));
         }
@@ -453,6 +461,21 @@ mod tests {
             e.contains("index differs") && e.contains("another --out"),
             "{e}"
         );
+        // Reviewed paragraphs written beside the index since the batch
+        // began route differently: refused the same way.
+        std::fs::write(&idx, "a: 1\n").unwrap();
+        assert!(m.check_identity(dir.path(), &id).is_ok());
+        std::fs::write(
+            crate::index::reviewed::path_beside(&idx),
+            "0123456789abcdef\tskip\t\t\n",
+        )
+        .unwrap();
+        let reviewed = BatchIdentity::of(std::slice::from_ref(&idx), "rules").unwrap();
+        let e = m
+            .check_identity(dir.path(), &reviewed)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("index differs"), "{e}");
     }
 
     #[test]

@@ -102,9 +102,9 @@ const NEEDED: [&str; 5] = ["doc_id", "node_id", "heading", "matched_entry", "dec
 
 /// A sheet of rows as strings: the header and each data row with the line
 /// (CSV) or row number (xlsx) a reviewer sees it at.
-struct Table {
-    headers: Vec<String>,
-    rows: Vec<(usize, Vec<String>)>,
+pub(super) struct Table {
+    pub(super) headers: Vec<String>,
+    pub(super) rows: Vec<(usize, Vec<String>)>,
 }
 
 /// Reads a `sections.csv` as it was saved: UTF-8 with or without a BOM,
@@ -112,7 +112,7 @@ struct Table {
 /// Windows); separated by `,`, `;` (Excel where the decimal mark is a comma)
 /// or tabs, whichever makes the header hold the columns review needs.
 /// Unreadable records go to `errors` with the line a text editor shows.
-fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
+pub(super) fn read_csv(csv_path: &Path, errors: &mut Vec<String>) -> Result<Table> {
     let file = csv_path.display().to_string();
     let bytes = std::fs::read(csv_path).with_context(|| format!("cannot read {file}"))?;
     // CRLF as LF: the reader's line numbers then match an editor's (a

@@ -25,6 +25,7 @@ pub mod draft;
 pub mod editor;
 pub mod folder;
 pub mod names;
+pub mod paragraphs;
 pub mod rows;
 pub mod scalar;
 pub mod validate;

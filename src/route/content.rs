@@ -23,6 +23,7 @@
 
 use super::{Override, Route, RoutePlan, RoutedSection};
 use crate::clause_model::{ClauseModel, TopScore};
+use crate::index::reviewed::{fingerprint, ReviewedParagraphs};
 use crate::index::Tier;
 use crate::tree::paragraphs::paragraph_pieces;
 use crate::tree::SourceText;
@@ -65,6 +66,9 @@ pub struct ParagraphRoute {
     /// The category scoring it highest.
     pub category: String,
     pub sent: bool,
+    /// A reviewer decided it (`sent` is the decision, not the score's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reviewed: bool,
     /// The features that weigh most for `category`, strongest first, with
     /// their weights: why it scored as it did. Read while scoring and
     /// written to a plan's paragraphs.csv; not kept in a batch's state.
@@ -120,6 +124,7 @@ pub fn route_by_content(
     source: &SourceText,
     model: &ClauseModel,
     th: &ContentThresholds,
+    reviewed: &ReviewedParagraphs,
 ) {
     for s in &mut plan.sections {
         if s.override_reason == Override::Content {
@@ -151,6 +156,10 @@ pub fn route_by_content(
                 } else {
                     s.start_byte + p.end
                 };
+                // A reviewer's decision comes before the score.
+                let decision = (!reviewed.is_empty())
+                    .then(|| reviewed.decision(&fingerprint(&source.text[start_byte..end_byte])))
+                    .flatten();
                 ParagraphRoute {
                     start_byte,
                     end_byte,
@@ -161,16 +170,22 @@ pub fn route_by_content(
                         .get(top.category)
                         .cloned()
                         .unwrap_or_default(),
-                    sent: top.score >= at,
+                    sent: decision.unwrap_or(top.score >= at),
+                    reviewed: decision.is_some(),
                     terms: Some(top.terms),
                 }
             })
             .collect();
         let any_sent = decided.iter().any(|p| p.sent);
         let all_sent = decided.iter().all(|p| p.sent);
+        // A reviewed paragraph stays listed, so the plan shows the
+        // reviewer's decision even where it agrees with the title.
+        let any_reviewed = decided.iter().any(|p| p.reviewed);
         match s.route {
-            Route::Llm if all_sent => {}
-            Route::Skip if !any_sent => {}
+            Route::Llm if all_sent && !any_reviewed => {}
+            Route::Skip if !any_sent && !any_reviewed => {}
+            Route::Llm if all_sent => s.paragraphs = decided,
+            Route::Skip if !any_sent => s.paragraphs = decided,
             Route::Llm if !any_sent => {
                 s.route = Route::Skip;
                 s.override_reason = Override::Content;
@@ -310,7 +325,13 @@ mod tests {
             inside: 0.05,
             rescue: 0.3,
         };
-        route_by_content(&mut plan, &source, model(), &th);
+        route_by_content(
+            &mut plan,
+            &source,
+            model(),
+            &th,
+            &ReviewedParagraphs::default(),
+        );
         let misc = plan
             .sections
             .iter()
@@ -362,6 +383,56 @@ mod tests {
         assert!(!sent.iter().any(|t| t.contains("counterparts")), "{sent:?}");
     }
 
+    /// A reviewer's decision on a paragraph comes before its score: the
+    /// headings boilerplate marked `send` goes, the anti-assignment clause
+    /// marked `skip` stays out, and the section's other paragraphs keep
+    /// their scores' decisions.
+    #[test]
+    fn a_reviewed_paragraph_goes_the_way_the_reviewer_decided() {
+        use crate::index::reviewed::ReviewedParagraph;
+        let (source, mut plan) = planned(CONTRACT, &[("MISCELLANEOUS", Some(Tier::Medium))]);
+        let th = ContentThresholds {
+            inside: 0.05,
+            rescue: 0.3,
+        };
+        let decide = |text: &str, send: bool| ReviewedParagraph {
+            fingerprint: fingerprint(text),
+            send,
+            category: String::new(),
+            opening: String::new(),
+        };
+        let mut reviewed = ReviewedParagraphs::default();
+        // Re-flowed and re-cased as another extraction would leave it.
+        reviewed.decide(decide(
+            "THE HEADINGS in this Agreement are for\nconvenience only and have no effect on its reading at all.",
+            true,
+        ));
+        reviewed.decide(decide(
+            "Neither party may assign this Agreement without the prior written consent of the other party, and any assignment without consent is void.",
+            false,
+        ));
+        route_by_content(&mut plan, &source, model(), &th, &reviewed);
+        let misc = plan
+            .sections
+            .iter()
+            .find(|s| s.title.contains("MISCELLANEOUS"))
+            .unwrap();
+        let piece = |needle: &str| {
+            misc.paragraphs
+                .iter()
+                .find(|p| source.text[p.start_byte..p.end_byte].contains(needle))
+                .unwrap_or_else(|| panic!("{needle} routed: {misc:?}"))
+        };
+        let (headings, assign) = (piece("for convenience only"), piece("assign"));
+        assert!(headings.sent && headings.reviewed, "{headings:?}");
+        assert!(!assign.sent && assign.reviewed, "{assign:?}");
+        assert_eq!(
+            assign.category, "Anti-Assignment",
+            "the score is still shown"
+        );
+        assert!(misc.paragraphs.iter().filter(|p| p.reviewed).count() == 2);
+    }
+
     #[test]
     fn whole_tiers_and_overrides_are_left_as_their_titles_say_and_routing_again_starts_over() {
         let (source, mut plan) = planned(
@@ -375,7 +446,13 @@ mod tests {
             inside: 2.0,
             rescue: 2.0,
         };
-        route_by_content(&mut plan, &source, model(), &never);
+        route_by_content(
+            &mut plan,
+            &source,
+            model(),
+            &never,
+            &ReviewedParagraphs::default(),
+        );
         let first = plan.clone();
         let misc = plan
             .sections
@@ -390,9 +467,21 @@ mod tests {
             inside: 0.0,
             rescue: 0.3,
         };
-        route_by_content(&mut plan, &source, model(), &rescue);
+        route_by_content(
+            &mut plan,
+            &source,
+            model(),
+            &rescue,
+            &ReviewedParagraphs::default(),
+        );
         assert_ne!(plan, first);
-        route_by_content(&mut plan, &source, model(), &never);
+        route_by_content(
+            &mut plan,
+            &source,
+            model(),
+            &never,
+            &ReviewedParagraphs::default(),
+        );
         assert_eq!(plan, first, "routing again starts from the titles");
     }
 }

@@ -236,6 +236,7 @@ pub struct ParagraphsWriter<W: Write> {
 struct ParagraphRow<'a> {
     doc_id: &'a str,
     doc_name: &'a str,
+    doc_type: &'a str,
     node_id: &'a str,
     heading: &'a str,
     predicted_tier: String,
@@ -249,6 +250,11 @@ struct ParagraphRow<'a> {
     reason: String,
     top_terms: String,
     opening: String,
+    /// The paragraph's words' fingerprint: what a reviewer's decision is
+    /// kept by ([`crate::index::reviewed`]).
+    fingerprint: String,
+    /// Blank: for the reviewer (`send` or `skip`; `kgroute review`).
+    decision: &'static str,
 }
 
 impl<W: Write> ParagraphsWriter<W> {
@@ -272,12 +278,20 @@ impl<W: Write> ParagraphsWriter<W> {
                     Some(t) if !t.is_sent() => super::content::SHIPPED.rescue,
                     _ => super::content::SHIPPED.inside,
                 };
-                let reason = format!(
-                    "score {:.4} {} {threshold} for a {} title",
-                    p.score,
-                    if p.sent { ">=" } else { "<" },
-                    tier_label(s)
-                );
+                let reason = if p.reviewed {
+                    format!(
+                        "reviewed: {} (score {:.4})",
+                        if p.sent { "send" } else { "skip" },
+                        p.score
+                    )
+                } else {
+                    format!(
+                        "score {:.4} {} {threshold} for a {} title",
+                        p.score,
+                        if p.sent { ">=" } else { "<" },
+                        tier_label(s)
+                    )
+                };
                 // Read while scoring; a plan read back from a batch's
                 // state explains the piece's own text again.
                 let explained = match &p.terms {
@@ -297,6 +311,7 @@ impl<W: Write> ParagraphsWriter<W> {
                 self.csv.serialize(ParagraphRow {
                     doc_id: &plan.doc_id,
                     doc_name: &plan.doc_name,
+                    doc_type: &plan.doc_type,
                     node_id: &s.node_id,
                     heading: &s.title,
                     predicted_tier: tier_label(s),
@@ -314,6 +329,8 @@ impl<W: Write> ParagraphsWriter<W> {
                         .take(16)
                         .collect::<Vec<_>>()
                         .join(" "),
+                    fingerprint: crate::index::reviewed::fingerprint(text),
+                    decision: "",
                 })?;
             }
         }

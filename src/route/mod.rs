@@ -526,21 +526,29 @@ pub fn plan_document_in(
             plan(&tree, &empty, opts)
         }
     };
-    route_content(&mut plan, &source, opts)?;
+    route_content(&mut plan, &source, opts, index.map(|i| &i.reviewed))?;
     Ok((source, tree, plan, guess))
 }
 
 /// Routes `plan`'s paragraphs by content when `opts` asks and the clause
-/// model knows the document's type; a plan routed before (a title mapped
-/// since) is routed again from its titles.
+/// model knows the document's type, reviewers' decisions first; a plan
+/// routed before (a title mapped since) is routed again from its titles.
 pub fn route_content(
     plan: &mut RoutePlan,
     source: &SourceText,
     opts: &RouteOptions,
+    reviewed: Option<&crate::index::reviewed::ReviewedParagraphs>,
 ) -> anyhow::Result<()> {
     if opts.content && content::applies_to(&plan.doc_type) {
         let model = crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
-        content::route_by_content(plan, source, model, &content::SHIPPED);
+        let none = crate::index::reviewed::ReviewedParagraphs::default();
+        content::route_by_content(
+            plan,
+            source,
+            model,
+            &content::SHIPPED,
+            reviewed.unwrap_or(&none),
+        );
     }
     Ok(())
 }

@@ -184,3 +184,121 @@ fn the_llm_reads_only_the_sent_paragraphs() {
         "a section of these contracts is routed by content"
     );
 }
+
+/// Copies the shipped indices (their YAML files, `base/` included) into
+/// `to`, so a test can write beside them.
+fn copy_indices(to: &std::path::Path) {
+    let from = super::util::repo().join("indices");
+    for sub in ["", "base"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for e in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+}
+
+fn rows(csv_path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
+    let mut rdr = csv::Reader::from_path(csv_path).unwrap();
+    rdr.deserialize().map(Result::unwrap).collect()
+}
+
+/// The review loop: a reviewer marks one left-out paragraph `send` and one
+/// sent paragraph `skip` in a plan's paragraphs.csv; `review` shows the
+/// change, `--write` keeps it beside the type's index, and the next plan
+/// routes those two paragraphs the reviewer's way (reason `reviewed`)
+/// and every other paragraph as before. A damaged decision is refused
+/// with its line, and nothing is written.
+#[test]
+fn a_reviewed_paragraph_decides_the_next_plan() {
+    let dir = super::util::tempdir();
+    let indices = dir.path().join("indices");
+    copy_indices(&indices);
+    let index_arg = ["--index".to_string(), indices.display().to_string()];
+    plan(&dir.path().join("p1"), &[&index_arg[0], &index_arg[1]]);
+    let first = rows(&dir.path().join("p1/paragraphs.csv"));
+    let key = |r: &BTreeMap<String, String>| (r["doc_id"].clone(), r["start_byte"].clone());
+    let skipped = first.iter().position(|r| r["sent"] == "false").unwrap();
+    let sent = first
+        .iter()
+        .position(|r| r["sent"] == "true" && r["chars"].parse::<usize>().unwrap() > 80)
+        .unwrap();
+
+    // The reviewer's copy, as a spreadsheet would save it.
+    let reviewed = dir.path().join("reviewed.csv");
+    let mut w = csv::Writer::from_path(&reviewed).unwrap();
+    for (i, r) in first.iter().enumerate() {
+        let mut r = r.clone();
+        if i == skipped {
+            r.insert("decision".into(), "send".into());
+        } else if i == sent {
+            r.insert("decision".into(), "Skip".into());
+        }
+        if i == 0 {
+            w.write_record(r.keys()).unwrap();
+        }
+        w.write_record(r.values()).unwrap();
+    }
+    w.flush().unwrap();
+    let beside = indices.join("commercial.paragraphs.tsv");
+    let review = |extra: &[&str]| {
+        super::util::kgroute()
+            .arg("review")
+            .arg(&reviewed)
+            .args(&index_arg)
+            .args(extra)
+            .assert()
+    };
+    let dry = review(&[]).success();
+    let said = String::from_utf8_lossy(&dry.get_output().stderr).into_owned();
+    assert!(said.contains("+ send") && said.contains("+ skip"), "{said}");
+    assert!(said.contains("not written"), "{said}");
+    assert!(!beside.exists(), "a dry run writes nothing");
+    review(&["--write"]).success();
+    let kept = std::fs::read_to_string(&beside).unwrap();
+    assert_eq!(
+        kept.lines().filter(|l| !l.starts_with('#')).count(),
+        3,
+        "header and two decisions: {kept}"
+    );
+    // The same review again changes nothing.
+    let again = review(&["--write"]).success();
+    assert!(String::from_utf8_lossy(&again.get_output().stderr).contains("no change"));
+
+    plan(&dir.path().join("p2"), &[&index_arg[0], &index_arg[1]]);
+    let second = rows(&dir.path().join("p2/paragraphs.csv"));
+    let by_key: BTreeMap<_, _> = second.iter().map(|r| (key(r), r)).collect();
+    for (i, r) in first.iter().enumerate() {
+        let now = by_key
+            .get(&key(r))
+            .unwrap_or_else(|| panic!("{r:?} routed again"));
+        if i == skipped || i == sent {
+            let want = if i == skipped { "true" } else { "false" };
+            assert_eq!(now["sent"], want, "{now:?}");
+            assert!(now["reason"].starts_with("reviewed: "), "{now:?}");
+        } else {
+            assert_eq!(now["sent"], r["sent"], "{now:?} against {r:?}");
+        }
+    }
+    // Without the decisions file the shipped indices route as before.
+    plan(&dir.path().join("p3"), &[]);
+    assert!(rows(&dir.path().join("p3/paragraphs.csv"))
+        .iter()
+        .all(|r| r["reason"].starts_with("score ")));
+
+    // A decision that is neither: refused, naming the file and line.
+    let text = std::fs::read_to_string(&reviewed).unwrap();
+    let damaged = text.replacen(",send", ",maybe", 1);
+    assert_ne!(damaged, text);
+    std::fs::write(&reviewed, damaged).unwrap();
+    let before = std::fs::read_to_string(&beside).unwrap();
+    let bad = review(&["--write"]).failure();
+    let err = String::from_utf8_lossy(&bad.get_output().stderr).into_owned();
+    assert!(
+        err.contains("reviewed.csv:") && err.contains("maybe"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&beside).unwrap(), before);
+}

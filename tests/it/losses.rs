@@ -195,6 +195,20 @@ fn index_draft_never_replaces_an_index_unasked() {
     let drafted = read(&target);
     assert!(drafted.contains("document_type: servicing") && drafted != reviewed);
     assert!(!dir.path().join("indices/.kgroute-review.lock").exists());
+
+    // The loop re-drafts onto the same --out: the reviewed text stays in
+    // its copy, and the draft it replaces gets a copy of its own.
+    let edited = format!("{drafted}# edited by ann\n");
+    std::fs::write(&target, &edited).unwrap();
+    let a = draft_cmd(&batch, &target).arg("--force").assert().success();
+    assert_eq!(read(&bak), reviewed, "{}", stderr_of(&a));
+    let second = dir.path().join("indices/servicing.yaml.bak.2");
+    assert_eq!(read(&second), edited, "{}", stderr_of(&a));
+    assert!(
+        stderr_of(&a).contains("servicing.yaml.bak.2"),
+        "{}",
+        stderr_of(&a)
+    );
 }
 
 fn ingest_shard(out: &Path, shard: &str, resume: bool) -> assert_cmd::Command {
