@@ -79,6 +79,13 @@ fn relative(target: &Path, dir: &Path) -> PathBuf {
     out
 }
 
+/// The regular file standard output is redirected to (`> FILE`), where
+/// the system says (Linux's `/proc`); `None` for a terminal or a pipe.
+fn stdout_file() -> Option<PathBuf> {
+    let target = std::fs::read_link("/proc/self/fd/1").ok()?;
+    target.is_file().then_some(target)
+}
+
 /// Takes the review lock of `--out`'s folder (created if missing) and
 /// refuses an existing file without `--force`: a draft must never replace
 /// a reviewed index unasked.
@@ -129,12 +136,22 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     } else {
         IndexSet::new(Vec::new())
     };
-    let out_dir = args
-        .out
-        .as_ref()
-        .and_then(|o| o.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
+    // `extends:` is read relative to the draft's own file: the folder of
+    // --out; printed, the folder of the file stdout is redirected to, else
+    // the folder of the other indices, where a draft goes to be used.
+    let out_dir = match &args.out {
+        Some(o) => o.parent().map(Path::to_path_buf).unwrap_or_default(),
+        None => {
+            let dir = stdout_file()
+                .and_then(|f| f.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| args.against.clone());
+            eprintln!(
+                "kgroute: the draft's `extends:` is written for a file in {} (give --out FILE to write it elsewhere)",
+                dir.display()
+            );
+            dir
+        }
+    };
     let out_dir = if out_dir.as_os_str().is_empty() {
         PathBuf::from(".")
     } else {

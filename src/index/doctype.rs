@@ -205,6 +205,16 @@ impl IndexSet {
         let files = index_files(dir)?;
         let mut indices = Vec::new();
         for f in files {
+            // An empty file is no index: the one a shell leaves for
+            // `kgroute index draft ... > indices/new.yaml` when the draft
+            // fails. It must not stop every batch that reads the folder.
+            if std::fs::read_to_string(&f).is_ok_and(|t| t.trim().is_empty()) {
+                eprintln!(
+                    "kgroute: warning: {}: empty, not an index; skipped (delete it, or write a draft into it with `kgroute index draft --out`)",
+                    f.display()
+                );
+                continue;
+            }
             indices.push(GraphabilityIndex::load(std::slice::from_ref(&f))?);
         }
         if indices.is_empty() {

@@ -211,6 +211,101 @@ fn index_draft_never_replaces_an_index_unasked() {
     );
 }
 
+/// A draft printed to stdout is used where it lands: captured from a pipe
+/// into the folder of the other indices (`--against`), or redirected with
+/// `>` into another folder, its `extends:` finds the base from there and
+/// the folder loads and routes with it. An empty file left in the folder
+/// (a failed `> indices/new.yaml`) is skipped with a warning naming it,
+/// not a stop for every batch.
+#[test]
+fn a_draft_printed_to_stdout_loads_where_it_lands() {
+    let dir = tempdir();
+    let batch = calibrated_servicing_batch(dir.path());
+    let indices = dir.path().join("indices");
+    std::fs::create_dir_all(indices.join("base")).unwrap();
+    for f in [
+        "commercial.yaml",
+        "credit_agreement.yaml",
+        "base/common.yaml",
+    ] {
+        std::fs::copy(repo().join("indices").join(f), indices.join(f)).unwrap();
+    }
+    let draft_args = |c: &mut assert_cmd::Command| {
+        c.args([
+            "index",
+            "draft",
+            "--doc-type",
+            "servicing",
+            "--min-docs",
+            "2",
+            "--from",
+        ])
+        .arg(&batch)
+        .arg("--base")
+        .arg(indices.join("base/common.yaml"))
+        .arg("--against")
+        .arg(&indices);
+    };
+    // Through a pipe: written for the --against folder.
+    let mut c = kgroute();
+    draft_args(&mut c);
+    let printed = c.assert().success().get_output().stdout.clone();
+    std::fs::write(indices.join("servicing.yaml"), &printed).unwrap();
+    // An empty file beside it, as a failed redirect leaves one.
+    std::fs::write(indices.join("broken.yaml"), "").unwrap();
+    let plan = kgroute()
+        .arg("plan")
+        .arg(batch.parent().unwrap().join("docs"))
+        .arg("--index")
+        .arg(&indices)
+        .arg("--out")
+        .arg(dir.path().join("plan"))
+        .assert()
+        .success();
+    let err = stderr_of(&plan);
+    assert!(
+        err.contains("broken.yaml") && err.contains("skipped"),
+        "{err}"
+    );
+    let planned = read(&dir.path().join("plan/plan.csv"));
+    assert!(
+        planned.contains(",servicing,"),
+        "the draft types its documents: {planned}"
+    );
+
+    // Redirected into another folder: written for that folder.
+    let elsewhere = dir.path().join("drafts");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let target = elsewhere.join("servicing.yaml");
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kgroute"));
+    c.args([
+        "index",
+        "draft",
+        "--doc-type",
+        "servicing",
+        "--min-docs",
+        "2",
+        "--from",
+    ])
+    .arg(&batch)
+    .arg("--base")
+    .arg(indices.join("base/common.yaml"))
+    .arg("--against")
+    .arg(&indices)
+    .stdout(std::fs::File::create(&target).unwrap());
+    assert!(c.status().unwrap().success());
+    assert!(
+        read(&target).contains("extends: ../indices/base/common.yaml"),
+        "{}",
+        read(&target)
+    );
+    kgroute()
+        .args(["index", "check"])
+        .arg(&target)
+        .assert()
+        .success();
+}
+
 fn ingest_shard(out: &Path, shard: &str, resume: bool) -> assert_cmd::Command {
     let inputs = [
         super::util::fixture("supply_agreement.txt"),
