@@ -153,6 +153,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
             out.display()
         );
     }
+    check_saved(&shards)?;
     check_parts(&shards)?;
     // `out` was new or empty: a merge that fails leaves it so, never a
     // half-written batch that looks whole.
@@ -173,6 +174,55 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
         }
     }
     merged
+}
+
+/// Every document a shard saved (`docs/<doc_id>.json`) is in its
+/// manifest: a manifest that lost entries would otherwise drop those
+/// documents from the merged batch without a word, while the search index
+/// copied from the shard still finds them. The error names the shard's
+/// files and the way to list them again.
+fn check_saved(shards: &[Shard]) -> anyhow::Result<()> {
+    for s in shards {
+        let listed: std::collections::HashSet<&str> = s
+            .manifest
+            .documents
+            .iter()
+            .filter_map(|d| d.doc_id.as_deref())
+            .collect();
+        let docs = s.dir.join("docs");
+        let Ok(entries) = std::fs::read_dir(&docs) else {
+            continue;
+        };
+        let mut unlisted: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| {
+                p.file_stem()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|id| !listed.contains(id))
+            })
+            .collect();
+        if unlisted.is_empty() {
+            continue;
+        }
+        unlisted.sort();
+        let named: Vec<String> = unlisted
+            .iter()
+            .take(5)
+            .map(|p| p.display().to_string())
+            .collect();
+        bail!(
+            "{}: {} saved document(s) that shard {}'s manifest does not list ({}{}), so the merge              would drop them; run shard {}'s ingest again with --resume (it lists them again),              then merge",
+            docs.display(),
+            unlisted.len(),
+            s.spec,
+            named.join(", "),
+            if unlisted.len() > named.len() { ", ..." } else { "" },
+            s.spec
+        );
+    }
+    Ok(())
 }
 
 /// Every written document of a shard with an offline graph has its part,

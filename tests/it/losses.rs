@@ -391,6 +391,65 @@ fn merge_never_drops_a_document_whose_graph_part_is_gone() {
     assert!(!out2.exists(), "no half-written --out");
 }
 
+/// A shard whose manifest lost a document's entry: the merge fails naming
+/// the shard's saved document and `--resume`, and leaves no `--out`
+/// (before, it wrote a batch without that document, exit 0, while the
+/// merged search index still found it); `--resume` of the shard lists it
+/// again and the merge then has every document.
+#[test]
+fn merge_never_drops_a_document_its_shard_manifest_lost() {
+    let dir = tempdir();
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| dir.path().join(format!("shard-{k}")))
+        .collect();
+    for (k, s) in shards.iter().enumerate() {
+        ingest_shard(s, &format!("{k}/2"), false).assert().success();
+    }
+    let listed = |shard: &Path| -> serde_json::Value {
+        serde_json::from_str(&read(&shard.join("manifest.json"))).unwrap()
+    };
+    let k = (0..2)
+        .find(|k| {
+            listed(&shards[*k])["documents"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|e| e["doc_id"].is_string()))
+        })
+        .expect("a shard with a saved document");
+    let shard = shards[k].clone();
+    let mut m = listed(&shard);
+    let docs = m["documents"].as_array_mut().unwrap();
+    let at = docs.iter().position(|e| e["doc_id"].is_string()).unwrap();
+    let lost = docs.remove(at);
+    std::fs::write(shard.join("manifest.json"), m.to_string()).unwrap();
+    let _ = std::fs::remove_file(shard.join("manifest.journal"));
+    let saved = shard
+        .join("docs")
+        .join(format!("{}.json", lost["doc_id"].as_str().unwrap()));
+    assert!(saved.is_file());
+
+    let out = dir.path().join("merged");
+    let a = merge(&shards, &out).assert().failure();
+    let err = stderr_of(&a);
+    assert!(
+        err.contains(&saved.display().to_string()) && err.contains("--resume"),
+        "{err}"
+    );
+    assert!(!out.exists(), "no half-written --out");
+
+    ingest_shard(&shard, &format!("{k}/2"), true)
+        .assert()
+        .success();
+    merge(&shards, &out).assert().success();
+    let merged = listed(&out);
+    let ids: Vec<&str> = merged["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["doc_id"].as_str())
+        .collect();
+    assert!(ids.contains(&lost["doc_id"].as_str().unwrap()), "{ids:?}");
+}
+
 /// `extends:` naming `/dev/zero` or a FIFO is refused as not a regular
 /// file, at once and naming the path, instead of read without end (24 GB
 /// before the kernel ended it) or waited on for a writer that never comes.
