@@ -92,6 +92,18 @@ pub fn query(a: &ContractsArgs) -> anyhow::Result<Query> {
             })
             .transpose()
     };
+    // A blank value names nothing: it would match no contract and say
+    // "0 contracts" as if the register had answered.
+    for (flag, v) in [
+        ("party", &a.party),
+        ("role", &a.role),
+        ("law", &a.law),
+        ("type", &a.doc_type),
+    ] {
+        if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            anyhow::bail!("--{flag} is blank: give a value, or leave the flag out");
+        }
+    }
     Ok(Query {
         has: cats(&a.has, "has")?,
         lacks: cats(&a.lacks, "lacks")?,
@@ -109,6 +121,25 @@ pub fn query(a: &ContractsArgs) -> anyhow::Result<Query> {
 pub fn run(a: ContractsArgs) -> anyhow::Result<Outcome> {
     let q = query(&a)?;
     let rows = crate::contracts::load(&a.batch)?;
+    if let Some(t) = &q.doc_type {
+        // A type no contract has is a typo or another batch's: say which
+        // types this register holds, as --has does for categories.
+        let mut types: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &rows {
+            *types.entry(r.doc_type.as_str()).or_default() += 1;
+        }
+        if !types
+            .keys()
+            .any(|k| crate::contracts::query::same_words(k, t))
+        {
+            let held: Vec<String> = types.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+            anyhow::bail!(
+                "--type {t}: no contract of this register ({}) is of that type; its types: {}",
+                a.batch.display(),
+                held.join(", ")
+            );
+        }
+    }
     let hits = select(&rows, &q);
     let text = match a.count_by {
         Some(by) => {

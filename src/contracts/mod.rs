@@ -25,5 +25,33 @@ pub fn load(batch: &Path) -> anyhow::Result<Vec<RegisterRow>> {
             batch.display()
         );
     }
-    read_jsonl(&path)
+    Ok(one_per_document(read_jsonl(&path)?, &path))
+}
+
+/// One row per document, in first-seen order: a register holding a
+/// document's line twice (copied twice, or appended by hand) would count
+/// that contract twice. The last line of a document is its newest; a
+/// repeated line that differs from the one before is said on stderr.
+fn one_per_document(rows: Vec<RegisterRow>, path: &Path) -> Vec<RegisterRow> {
+    let mut at: std::collections::HashMap<String, usize> = Default::default();
+    let mut out: Vec<RegisterRow> = Vec::with_capacity(rows.len());
+    for r in rows {
+        match at.get(&r.doc_id) {
+            Some(&i) => {
+                if out[i] != r {
+                    eprintln!(
+                        "kgroute: warning: {}: document {} has more than one line; its last one is read",
+                        path.display(),
+                        r.doc_id
+                    );
+                }
+                out[i] = r;
+            }
+            None => {
+                at.insert(r.doc_id.clone(), out.len());
+                out.push(r);
+            }
+        }
+    }
+    out
 }

@@ -135,7 +135,9 @@ fn contains_run(whole: &[String], part: &[String]) -> bool {
     !part.is_empty() && whole.windows(part.len()).any(|w| w == part)
 }
 
-fn same_words(a: &str, b: &str) -> bool {
+/// True when `a` and `b` have the same words (case and punctuation
+/// aside), and some.
+pub fn same_words(a: &str, b: &str) -> bool {
     let (a, b) = (words(a), words(b));
     !a.is_empty() && a == b
 }

@@ -109,7 +109,7 @@ impl PartialDate {
             ),
             _ => return None,
         };
-        if !(1..=12).contains(&m) || d > 31 || (parts.len() == 3 && d == 0) {
+        if !(1..=12).contains(&m) || d > days_in_month(y, m) || (parts.len() == 3 && d == 0) {
             return None;
         }
         Some(if d == 0 {
@@ -124,6 +124,17 @@ impl PartialDate {
             first: (y, m.0, d.0),
             last: (y, m.1, d.1),
         }
+    }
+}
+
+/// The days of month `m` (1-12) of year `y`, leap years counted:
+/// `2024-02-30` is no date.
+fn days_in_month(y: u16, m: u8) -> u8 {
+    match m {
+        4 | 6 | 9 | 11 => 30,
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        _ => 31,
     }
 }
 

@@ -49,6 +49,46 @@ fn a_category_nobody_has_says_what_was_meant() {
     );
 }
 
+/// Values that name nothing or no real day are refused, naming the flag,
+/// before any register is read; a type no contract of the register has is
+/// refused listing the types it holds. Before, each said "0 contracts"
+/// with exit 0, as if the register had answered.
+#[test]
+fn filters_that_name_nothing_are_refused_not_answered_with_zero() {
+    let tmp = tempdir();
+    for (args, flag) in [
+        (&["--law", ""][..], "--law"),
+        (&["--party", "  "][..], "--party"),
+        (&["--expires-before", "2024-02-30"][..], "--expires-before"),
+        (&["--expires-after", "2023-02-29"][..], "--expires-after"),
+    ] {
+        let (code, out, err) = contracts(tmp.path(), args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+    // A leap day is a day.
+    let (_, _, err) = contracts(tmp.path(), &["--expires-before", "2024-02-29"]);
+    assert!(!err.contains("--expires-before"), "{err}");
+
+    let batch = tmp.path().join("b");
+    ingest_fixtures(&batch);
+    let (code, out, err) = contracts(&batch, &["--type", "nope"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("--type nope") && err.contains("commercial ("),
+        "{err}"
+    );
+    let all = json(&batch, &[]);
+    // A register with every line twice counts each contract once.
+    let register = batch.join("register.jsonl");
+    let lines = std::fs::read_to_string(&register).unwrap();
+    std::fs::write(&register, format!("{lines}{lines}")).unwrap();
+    assert_eq!(json(&batch, &[]), all, "duplicated lines count once");
+    let commercial = json(&batch, &["--type", "Commercial"]);
+    assert!(!commercial.as_array().unwrap().is_empty());
+    assert!(commercial.as_array().unwrap().len() <= all.as_array().unwrap().len());
+}
+
 fn ingest_fixtures(out: &Path) {
     let mut c = super::util::ingest_offline_cmd(
         &[super::util::fixture("")],
