@@ -110,10 +110,23 @@ pub fn discover_with(inputs: &[PathBuf], opts: &DiscoverOptions) -> anyhow::Resu
         };
         if meta.is_dir() {
             let before = w.found.documents.len() + w.found.unlistable.len();
+            let links_before = w.found.warnings.len();
             w.walk(input)?;
             if w.found.documents.len() + w.found.unlistable.len() == before {
+                // Links left out are the likely reason: name them and the
+                // flag that takes them, or the user sees only "no documents".
+                let links = &w.found.warnings[links_before..];
+                let why = if links.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} symlink(s) to files outside the input folders were skipped,                          e.g. {} (give --follow-outside to take them)",
+                        links.len(),
+                        links[0]
+                    )
+                };
                 bail!(
-                    "{}: folder has no documents (looked for files ending in .{})",
+                    "{}: folder has no documents (looked for files ending in .{}){why}",
                     input.display(),
                     DOCUMENT_EXTENSIONS.join(", .")
                 );
@@ -338,6 +351,36 @@ mod tests {
         // p.txt and sub/more/passwd.txt are one file, taken once.
         assert_eq!(got.documents, [inp.join("a.md"), inp.join("p.txt")]);
         assert!(got.warnings.is_empty());
+    }
+
+    /// A folder of nothing but links to outside files: the error names a
+    /// skipped link and the flag that takes them, not only "no documents".
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_of_outside_links_says_they_were_skipped_and_how_to_take_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (inp, outside) = (dir.path().join("in"), dir.path().join("elsewhere"));
+        std::fs::create_dir_all(&inp).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        for n in ["a.txt", "b.md"] {
+            std::fs::write(outside.join(n), "x").unwrap();
+            std::os::unix::fs::symlink(outside.join(n), inp.join(n)).unwrap();
+        }
+        let err = discover(std::slice::from_ref(&inp))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no documents")
+                && err.contains("2 symlink(s)")
+                && err.contains("--follow-outside")
+                && err.contains(&inp.display().to_string()),
+            "{err}"
+        );
+        let opts = DiscoverOptions {
+            follow_outside: true,
+            ..Default::default()
+        };
+        assert_eq!(discover_with(&[inp], &opts).unwrap().documents.len(), 2);
     }
 
     #[cfg(unix)]
