@@ -105,9 +105,19 @@ fn redact_path(path: &str) -> String {
             let hide = !seg.is_empty() && (after_name || key_like_segment(seg));
             after_name = KEY_SEGMENT_NAMES.contains(&seg.to_ascii_lowercase().as_str());
             if hide {
-                "***"
+                "***".to_string()
+            } else if seg.contains('=') {
+                // `/apikey=SECRET/v1`, `/v1;token=SECRET`: parameters in the
+                // path, their values hidden as a query's are.
+                seg.split(';')
+                    .map(|p| match p.split_once('=') {
+                        Some((name, _)) => format!("{name}=***"),
+                        None => p.to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(";")
             } else {
-                seg
+                seg.to_string()
             }
         })
         .collect::<Vec<_>>()
@@ -136,6 +146,24 @@ pub fn key_like_segment(seg: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::redact_urls;
+
+    /// A key written into the path as a parameter is hidden, the path's
+    /// other words kept.
+    #[test]
+    fn a_key_as_a_path_parameter_is_redacted() {
+        assert_eq!(
+            redact_urls("LLM at http://gw.example/apikey=SECRET/v1 (x)"),
+            "LLM at http://gw.example/apikey=***/v1 (x)"
+        );
+        assert_eq!(
+            redact_urls("http://gw.example/v1;token=abc;region=eu/chat"),
+            "http://gw.example/v1;token=***;region=***/chat"
+        );
+        assert_eq!(
+            redact_urls("http://127.0.0.1:8080/v1"),
+            "http://127.0.0.1:8080/v1"
+        );
+    }
 
     #[test]
     fn url_credentials_are_redacted_and_the_rest_kept() {
