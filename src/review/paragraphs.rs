@@ -25,10 +25,14 @@ const NEEDED: [&str; 7] = [
 /// Whether `path` is a plan's paragraphs.csv (its header names a
 /// paragraph's fingerprint), not an ingest's sections.csv.
 pub fn is_paragraphs_csv(path: &Path) -> bool {
-    let Ok(text) = std::fs::read(path) else {
+    use std::io::Read;
+    // The header only: a plan's paragraphs.csv runs to megabytes.
+    let mut head = Vec::with_capacity(4096);
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    if read.is_err() {
         return false;
-    };
-    let head = String::from_utf8_lossy(&text[..text.len().min(4096)]);
+    }
+    let head = String::from_utf8_lossy(&head);
     let header = head.lines().next().unwrap_or("");
     header.contains("fingerprint") && header.contains("start_byte") && header.contains("opening")
 }
