@@ -41,6 +41,7 @@ impl Cli {
             Command::History(a) => cmd::history::run(a),
             Command::Index(IndexCommand::Check(a)) => cmd::index_check::run(a),
             Command::Index(IndexCommand::Draft(a)) => cmd::index_draft::run(a),
+            Command::Index(IndexCommand::Learn(a)) => cmd::index_learn::run(a),
             Command::Verify(VerifyCommand::Calibrate(a)) => cmd::verify_calibrate::run(a),
         }
     }
@@ -90,4 +91,6 @@ pub enum IndexCommand {
     Check(cmd::index_check::IndexCheckArgs),
     /// Draft a new index for a family from calibrated batches.
     Draft(cmd::index_draft::IndexDraftArgs),
+    /// Learn a family's own paragraph model from its batches, kept beside its index.
+    Learn(cmd::index_learn::IndexLearnArgs),
 }

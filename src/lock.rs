@@ -95,6 +95,24 @@ impl Lock {
         )
     }
 
+    /// The lock of the folder holding the index file `index` (or of the
+    /// folder `index` names): one writer of a folder of indices, and of
+    /// the files kept beside them, at a time.
+    pub fn for_indices(index: &Path) -> Result<Lock> {
+        let folder = if index.is_dir() {
+            index
+        } else {
+            index
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+        };
+        Self::acquire(
+            &folder.join(REVIEW_LOCK),
+            &format!("the indices in {}", folder.display()),
+        )
+    }
+
     /// The lock of batch folder `out` for one run (see [`batch_lock_path`]).
     pub fn for_batch(out: &Path) -> Result<Lock> {
         let path = batch_lock_path(out);

@@ -12,10 +12,12 @@
 //! text, so routing and the register can both read it.
 
 mod features;
+pub mod learned;
 mod model;
 pub mod train;
 
 pub use features::features;
+pub use learned::{LearnedModel, Thresholds};
 pub use model::{ClauseModel, ModelError, TopScore};
 
 use once_cell::sync::Lazy;

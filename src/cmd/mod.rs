@@ -6,6 +6,7 @@ pub mod contracts;
 pub mod history;
 pub mod index_check;
 pub mod index_draft;
+pub mod index_learn;
 pub mod ingest;
 pub mod merge;
 pub mod plan;

@@ -222,7 +222,7 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                     .document(&doc)
                     .with_context(|| format!("{}: cannot write", csv_path.display()))?;
                 paragraphs_out
-                    .document(&doc.plan, &source)
+                    .document(&doc.plan, &source, set.get(&doc.plan.doc_type))
                     .with_context(|| format!("{}: cannot write", paragraphs_path.display()))?;
                 json_out
                     .document(&doc)

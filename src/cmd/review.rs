@@ -70,7 +70,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
     // read until it is replaced: a second reviewer is refused, naming the
     // first, instead of overwriting the first one's decisions.
     let _lock = if args.write {
-        Some(review_lock(&args.index)?)
+        Some(crate::lock::Lock::for_indices(&args.index)?)
     } else {
         None
     };
@@ -136,22 +136,6 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<Outcome> {
         )?;
     }
     Ok(outcome)
-}
-
-/// The lock of the folder holding the index (or of the folder given).
-fn review_lock(index: &std::path::Path) -> anyhow::Result<crate::lock::Lock> {
-    let folder = if index.is_dir() {
-        index
-    } else {
-        index
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."))
-    };
-    crate::lock::Lock::acquire(
-        &folder.join(crate::lock::REVIEW_LOCK),
-        &format!("the indices in {}", folder.display()),
-    )
 }
 
 /// A plan's paragraphs.csv: each row's decision goes into the decisions

@@ -262,6 +262,10 @@ pub struct GraphabilityIndex {
     /// Reviewers' decisions on single paragraphs, read from beside the
     /// last file ([`reviewed::path_beside`]).
     pub reviewed: reviewed::ReviewedParagraphs,
+    /// The family's own paragraph model, learned from its batches and read
+    /// from beside the last file ([`crate::clause_model::learned`]); routing
+    /// by content reads it in place of the shipped model.
+    pub learned: Option<std::sync::Arc<crate::clause_model::LearnedModel>>,
 }
 
 impl Default for GraphabilityIndex {
@@ -309,6 +313,7 @@ impl GraphabilityIndex {
             detect: parts.detect,
             matcher,
             reviewed: reviewed::ReviewedParagraphs::default(),
+            learned: None,
         }
     }
 
@@ -319,6 +324,7 @@ impl GraphabilityIndex {
         let mut index = load::load_files(paths)?;
         if let Some(own) = paths.last() {
             index.reviewed = reviewed::ReviewedParagraphs::load_beside(own)?;
+            index.learned = load_learned(own)?;
         }
         Ok(index)
     }
@@ -363,5 +369,28 @@ impl GraphabilityIndex {
 
     pub fn fuzzy_threshold(&self) -> f64 {
         self.fuzzy_threshold
+    }
+}
+
+/// The learned model beside the index file `own`, its problems reported
+/// as an index's are (file and line).
+fn load_learned(
+    own: &std::path::Path,
+) -> Result<Option<std::sync::Arc<crate::clause_model::LearnedModel>>, IndexError> {
+    use crate::clause_model::learned::{LearnedModel, LoadProblem};
+    match LearnedModel::load_beside(own) {
+        Ok(m) => Ok(m.map(std::sync::Arc::new)),
+        Err((path, LoadProblem::Io(source))) => Err(IndexError::Io { path, source }),
+        Err((path, LoadProblem::Parse(e))) => Err(IndexError::Invalid {
+            problems: vec![check::Problem {
+                file: path,
+                line: e.line,
+                col: 0,
+                message: e.what,
+                fix: "learn it again (`kgroute index learn --write`), or remove the file to \
+                      route the family by the shipped model"
+                    .into(),
+            }],
+        }),
     }
 }

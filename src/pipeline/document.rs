@@ -45,7 +45,7 @@ pub fn plan_one(
     };
     let mut plan = plan;
     plan.doc_type_confidence = doc_type.confidence;
-    crate::route::route_content(&mut plan, &source, route, index.map(|i| &i.reviewed))?;
+    crate::route::route_content(&mut plan, &source, route, index)?;
     Ok(Planned {
         source,
         tree,

@@ -102,11 +102,23 @@ impl BatchIdentity {
             h.update(&bytes);
             // Reviewed paragraphs route as the index does: a batch resumed
             // after a review would mix two routings.
-            let beside = crate::index::reviewed::path_beside(f);
-            if let Ok(bytes) = std::fs::read(&beside) {
-                h.update(b"reviewed paragraphs");
-                h.update((bytes.len() as u64).to_le_bytes());
-                h.update(&bytes);
+            // So does a family's learned model.
+            let beside = [
+                (
+                    &b"reviewed paragraphs"[..],
+                    crate::index::reviewed::path_beside(f),
+                ),
+                (
+                    &b"learned model"[..],
+                    crate::clause_model::learned::path_beside(f),
+                ),
+            ];
+            for (what, path) in beside {
+                if let Ok(bytes) = std::fs::read(&path) {
+                    h.update(what);
+                    h.update((bytes.len() as u64).to_le_bytes());
+                    h.update(&bytes);
+                }
             }
         }
         Ok(BatchIdentity {
@@ -334,7 +346,7 @@ impl Manifest {
                 .map(|p| p.display().to_string())
                 .collect();
             problems.push(format!(
-                "the index differs from the one the batch was built with ({}; contents or the reviewed paragraphs beside them changed, or other files given)",
+                "the index differs from the one the batch was built with ({}; contents, the reviewed paragraphs or the learned model beside them changed, or other files given)",
                 files.join(", ")
             ));
         }
@@ -443,7 +455,7 @@ mod tests {
         let idx = dir.path().join("i.yaml");
         std::fs::write(&idx, "a: 1\n").unwrap();
         let id = BatchIdentity::of(std::slice::from_ref(&idx), "rules").unwrap();
-        let m = Manifest::new("b", std::slice::from_ref(&idx), id.clone(), &[]);
+        let mut m = Manifest::new("b", std::slice::from_ref(&idx), id.clone(), &[]);
         assert!(m.check_identity(dir.path(), &id).is_ok());
         let other = BatchIdentity::of(std::slice::from_ref(&idx), "llm:m").unwrap();
         let e = m
@@ -476,6 +488,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("index differs"), "{e}");
+        // So does a learned model kept beside it since.
+        m.identity = Some(reviewed.clone());
+        assert!(m.check_identity(dir.path(), &reviewed).is_ok());
+        std::fs::write(
+            crate::clause_model::learned::path_beside(&idx),
+            "thresholds\tinside 0.1 rescue 0.5\n",
+        )
+        .unwrap();
+        let learned = BatchIdentity::of(std::slice::from_ref(&idx), "rules").unwrap();
+        let e = m
+            .check_identity(dir.path(), &learned)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("learned model"), "{e}");
     }
 
     #[test]

@@ -789,8 +789,8 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     let title_mapping = map_titles(batch, key, &meta.name, &mut plan).await;
     if title_mapping.mapped > 0 {
         // Mapped titles have tiers now: their paragraphs are routed again.
-        let reviewed = batch.indices.get(&plan.doc_type).map(|i| &i.reviewed);
-        crate::route::route_content(&mut plan, &source, &batch.cfg.route, reviewed)?;
+        let index = batch.indices.get(&plan.doc_type);
+        crate::route::route_content(&mut plan, &source, &batch.cfg.route, index)?;
     }
 
     let profile = profile_for(batch, &plan.doc_type)?;

@@ -24,6 +24,7 @@ pub mod decision;
 pub mod draft;
 pub mod editor;
 pub mod folder;
+pub mod learn;
 pub mod names;
 pub mod paragraphs;
 pub mod rows;

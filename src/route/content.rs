@@ -30,13 +30,7 @@ use crate::tree::SourceText;
 use serde::{Deserialize, Serialize};
 
 /// Clause scores from which a paragraph is sent.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContentThresholds {
-    /// In a section whose title is Medium or unknown.
-    pub inside: f32,
-    /// In a section whose title is Low or Very Low.
-    pub rescue: f32,
-}
+pub use crate::clause_model::Thresholds as ContentThresholds;
 
 /// The shipped model's thresholds: on the CUAD checking half, 32.3% of
 /// the characters not sent with 98.1% of the labelled clauses kept,
@@ -79,9 +73,46 @@ pub struct ParagraphRoute {
 /// Features named per paragraph as the reason for its score.
 pub const EXPLAINED_TERMS: usize = 5;
 
-/// Whether routing by content applies to a document of this type.
+/// Whether the shipped model routes documents of this type by content.
 pub fn applies_to(doc_type: &str) -> bool {
     MODEL_TYPES.contains(&doc_type)
+}
+
+/// The model that scores a document's paragraphs and the thresholds it
+/// was chosen at.
+#[derive(Debug, Clone, Copy)]
+pub struct Scorer<'a> {
+    pub model: &'a ClauseModel,
+    pub thresholds: ContentThresholds,
+    /// The family's own model ([`crate::clause_model::learned`]), not the
+    /// shipped one.
+    pub learned: bool,
+}
+
+/// What scores the paragraphs of a document of `doc_type` routed with
+/// `index`: the family's learned model when one is kept beside its index,
+/// else the shipped (or `KGROUTE_CLAUSE_MODEL`) model for the types it was
+/// trained on; `None` when neither knows the type.
+pub fn scorer_for<'a>(
+    doc_type: &str,
+    index: Option<&'a crate::index::GraphabilityIndex>,
+) -> anyhow::Result<Option<Scorer<'a>>> {
+    if let Some(l) = index.and_then(|i| i.learned.as_deref()) {
+        return Ok(Some(Scorer {
+            model: &l.model,
+            thresholds: l.thresholds,
+            learned: true,
+        }));
+    }
+    if !applies_to(doc_type) {
+        return Ok(None);
+    }
+    let model = crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Some(Scorer {
+        model,
+        thresholds: SHIPPED,
+        learned: false,
+    }))
 }
 
 /// The clause score of paragraphs under a title: the highest score of

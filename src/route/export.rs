@@ -265,18 +265,30 @@ impl<W: Write> ParagraphsWriter<W> {
     }
 
     /// The routed paragraphs of one document.
+    /// `index` is the one the document was routed with: its learned model,
+    /// when it has one, scored the paragraphs.
     pub fn document(
         &mut self,
         plan: &RoutePlan,
         source: &crate::tree::SourceText,
+        index: Option<&crate::index::GraphabilityIndex>,
     ) -> anyhow::Result<()> {
-        let model = crate::clause_model::active().ok();
+        if plan.sections.iter().all(|s| s.paragraphs.is_empty()) {
+            return Ok(());
+        }
+        let scorer = super::content::scorer_for(&plan.doc_type, index)
+            .ok()
+            .flatten();
+        let model = scorer.map(|s| s.model);
+        let (th, by) = scorer.map_or((super::content::SHIPPED, ""), |s| {
+            (s.thresholds, if s.learned { "learned " } else { "" })
+        });
         for s in &plan.sections {
             for p in &s.paragraphs {
                 let text = source.byte_span_text(p.start_byte, p.end_byte);
                 let threshold = match s.predicted_tier {
-                    Some(t) if !t.is_sent() => super::content::SHIPPED.rescue,
-                    _ => super::content::SHIPPED.inside,
+                    Some(t) if !t.is_sent() => th.rescue,
+                    _ => th.inside,
                 };
                 let reason = if p.reviewed {
                     format!(
@@ -284,9 +296,15 @@ impl<W: Write> ParagraphsWriter<W> {
                         if p.sent { "send" } else { "skip" },
                         p.score
                     )
+                } else if threshold.is_infinite() {
+                    format!(
+                        "{by}score {:.4}: no paragraph under a {} title is sent by its score",
+                        p.score,
+                        tier_label(s)
+                    )
                 } else {
                     format!(
-                        "score {:.4} {} {threshold} for a {} title",
+                        "{by}score {:.4} {} {threshold} for a {} title",
                         p.score,
                         if p.sent { ">=" } else { "<" },
                         tier_label(s)

@@ -526,28 +526,34 @@ pub fn plan_document_in(
             plan(&tree, &empty, opts)
         }
     };
-    route_content(&mut plan, &source, opts, index.map(|i| &i.reviewed))?;
+    route_content(&mut plan, &source, opts, index)?;
     Ok((source, tree, plan, guess))
 }
 
-/// Routes `plan`'s paragraphs by content when `opts` asks and the clause
-/// model knows the document's type, reviewers' decisions first; a plan
-/// routed before (a title mapped since) is routed again from its titles.
+/// Routes `plan`'s paragraphs by content when `opts` asks and a model
+/// knows the document's type (the family's learned model beside `index`,
+/// else the shipped one), reviewers' decisions first; a plan routed
+/// before (a title mapped since) is routed again from its titles.
 pub fn route_content(
     plan: &mut RoutePlan,
     source: &SourceText,
     opts: &RouteOptions,
-    reviewed: Option<&crate::index::reviewed::ReviewedParagraphs>,
+    index: Option<&GraphabilityIndex>,
 ) -> anyhow::Result<()> {
-    if opts.content && content::applies_to(&plan.doc_type) {
-        let model = crate::clause_model::active().map_err(|e| anyhow::anyhow!("{e}"))?;
+    // A calibrated batch measures every section's actual tier on the whole
+    // section, as `--calibrate` says: a section cut to its scored pieces
+    // would be measured, and learned from, on part of its text.
+    if !opts.content || opts.calibrate {
+        return Ok(());
+    }
+    if let Some(scorer) = content::scorer_for(&plan.doc_type, index)? {
         let none = crate::index::reviewed::ReviewedParagraphs::default();
         content::route_by_content(
             plan,
             source,
-            model,
-            &content::SHIPPED,
-            reviewed.unwrap_or(&none),
+            scorer.model,
+            &scorer.thresholds,
+            index.map_or(&none, |i| &i.reviewed),
         );
     }
     Ok(())

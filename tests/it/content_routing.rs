@@ -51,6 +51,11 @@ fn paragraphs_are_routed_by_score_and_every_decision_is_listed() {
         "and the plan's bill says so"
     );
     assert_eq!(n(&titles["totals"], "chars_skipped_by_content"), 0);
+    // A calibration measures every section whole: none is cut to pieces.
+    let calibrated = plan(&dir.path().join("calibrated"), &["--calibrate"]);
+    let c = &calibrated["totals"];
+    assert_eq!(n(c, "chars_skipped_by_content"), 0, "{c}");
+    assert_eq!(n(c, "chars_skipped"), 0, "{c}");
 
     // The pieces of a section tile its span; each decision follows its
     // score and the section's title.
@@ -301,4 +306,144 @@ fn a_reviewed_paragraph_decides_the_next_plan() {
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(&beside).unwrap(), before);
+}
+
+/// A family the shipped model does not know (leases) learns its own model
+/// from a calibrated batch: a dry run writes nothing, `--write` keeps it
+/// beside the index, and the next plan routes the family's paragraphs by
+/// it at the thresholds the file holds; learning again keeps the replaced
+/// model.
+#[test]
+fn a_family_learns_its_own_paragraph_model_from_a_calibrated_batch() {
+    let Some(corpora) = super::util::corpora_or_skip() else {
+        return;
+    };
+    let leases = corpora.join("wide/leases");
+    let dir = super::util::tempdir();
+    let indices = dir.path().join("indices");
+    copy_indices(&indices);
+    let batch = dir.path().join("b1");
+    super::util::kgroute()
+        .arg("ingest")
+        .arg(&leases)
+        .args(["--calibrate", "--doc-type", "lease", "--index"])
+        .arg(&indices)
+        .arg("--out")
+        .arg(&batch)
+        .assert()
+        .success();
+    let yaml = indices.join("lease.yaml");
+    let model = indices.join("lease.model.tsv");
+    let learn = |extra: &[&str]| {
+        super::util::kgroute()
+            .args(["index", "learn", "--index"])
+            .arg(&yaml)
+            .arg("--from")
+            .arg(&batch)
+            .args(extra)
+            .assert()
+    };
+    let plan_json = |out: &str| -> Value {
+        let o = super::util::kgroute()
+            .arg("plan")
+            .arg(&leases)
+            .args(["--doc-type", "lease", "--format", "json", "--index"])
+            .arg(&indices)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .assert()
+            .success();
+        serde_json::from_slice(&o.get_output().stdout).unwrap()
+    };
+    let routed = |v: &Value| -> usize {
+        v["documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|d| d["plan"]["sections"].as_array().unwrap())
+            .filter_map(|s| s["paragraphs"].as_array())
+            .map(Vec::len)
+            .sum()
+    };
+    assert_eq!(routed(&plan_json("p0")), 0, "no model knows leases yet");
+
+    let dry = learn(&[]).success();
+    let said = String::from_utf8_lossy(&dry.get_output().stdout).into_owned();
+    assert!(
+        said.contains("lease: 4 documents") && said.contains("thresholds: inside"),
+        "{said}"
+    );
+    assert!(said.contains("did not learn from"), "{said}");
+    assert!(!model.exists(), "a dry run writes nothing");
+    learn(&["--write"]).success();
+    let text = std::fs::read_to_string(&model).unwrap();
+    let th: Vec<f64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("thresholds\t"))
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .step_by(2)
+        .map(|v| {
+            if v == "never" {
+                f64::INFINITY
+            } else {
+                v.parse().unwrap()
+            }
+        })
+        .collect();
+
+    let p1 = plan_json("p1");
+    let mut decided = (0, 0);
+    for d in p1["documents"].as_array().unwrap() {
+        for s in d["plan"]["sections"].as_array().unwrap() {
+            for p in s["paragraphs"].as_array().into_iter().flatten() {
+                let score = p["score"].as_f64().unwrap();
+                let skipped_title =
+                    matches!(s["predicted_tier"].as_str(), Some("low" | "very_low"));
+                let at_least = if skipped_title { th[1] } else { th[0] };
+                let sent = p["sent"].as_bool().unwrap();
+                assert_eq!(sent, score >= at_least - 1e-6, "{p} in {}", s["title"]);
+                assert_eq!(p["category"], "Relations");
+                if sent {
+                    decided.0 += 1;
+                } else {
+                    decided.1 += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        decided.0 > 0 && decided.1 > 0,
+        "sent and left out: {decided:?}"
+    );
+    let reasons = rows(&dir.path().join("p1/paragraphs.csv"));
+    assert!(!reasons.is_empty());
+    assert!(
+        reasons
+            .iter()
+            .all(|r| r["reason"].starts_with("learned score")),
+        "{:?}",
+        reasons[0]
+    );
+
+    // Learning again keeps the model it replaces.
+    learn(&["--write"]).success();
+    assert_eq!(
+        std::fs::read_to_string(indices.join("lease.model.tsv.bak")).unwrap(),
+        text
+    );
+    // A family with no document in the batch is refused, naming what is there.
+    let none = super::util::kgroute()
+        .args(["index", "learn", "--index"])
+        .arg(indices.join("m_and_a.yaml"))
+        .arg("--from")
+        .arg(&batch)
+        .assert()
+        .code(2);
+    let e = String::from_utf8_lossy(&none.get_output().stderr).into_owned();
+    assert!(
+        e.contains("no readable document of type m_and_a") && e.contains("4 lease"),
+        "{e}"
+    );
 }
