@@ -266,19 +266,43 @@ pub fn llm_section_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInpu
     for (input, s) in inputs.iter_mut().zip(sent) {
         debug_assert_eq!(input.node_id, s.node_id);
         if !s.paragraphs.is_empty() {
-            input.text = sent_text(s, doc.source);
+            input.text = pieces_text(s, doc.source, true);
         }
     }
     inputs
 }
 
-/// The sent paragraphs of a section routed by content, with `[...]` for
-/// each run left out.
-fn sent_text(s: &crate::route::RoutedSection, source: &crate::tree::SourceText) -> String {
+/// The paragraphs routing by content left out of the sections it sent in
+/// part, one input per such section, runs apart marked `[...]`: an LLM
+/// that extracts reads only the sent paragraphs ([`llm_section_inputs`]),
+/// and the rules, which cost nothing, read the rest, so that no paragraph
+/// of a sent section goes unread.
+pub fn left_out_inputs(plan: &RoutePlan, doc: &DocContext) -> Vec<SectionInput> {
+    let partial = |s: &crate::route::RoutedSection| {
+        s.route == Route::Llm && s.paragraphs.iter().any(|p| !p.sent)
+    };
+    let mut inputs = inputs_where(plan, doc, partial);
+    for (input, s) in inputs
+        .iter_mut()
+        .zip(plan.sections.iter().filter(|s| partial(s)))
+    {
+        debug_assert_eq!(input.node_id, s.node_id);
+        input.text = pieces_text(s, doc.source, false);
+    }
+    inputs
+}
+
+/// The paragraphs of a section routed by content that were sent (`sent`)
+/// or left out (`!sent`), with `[...]` for each run of the others.
+fn pieces_text(
+    s: &crate::route::RoutedSection,
+    source: &crate::tree::SourceText,
+    sent: bool,
+) -> String {
     let mut out = String::new();
     let mut gap = false;
     for p in &s.paragraphs {
-        if !p.sent {
+        if p.sent != sent {
             gap = true;
             continue;
         }

@@ -64,11 +64,12 @@ pub fn build_document_graph(
             .collect();
         &renamed[..]
     };
-    let by_node: HashMap<&str, &SectionExtraction> = extractions
-        .iter()
-        .filter(|e| e.doc_id == doc_id)
-        .map(|e| (e.node_id.as_str(), e))
-        .collect();
+    // A section's own extraction comes first: the rules' reading of the
+    // paragraphs an LLM was not sent (same node, later) rates nothing.
+    let mut by_node: HashMap<&str, &SectionExtraction> = HashMap::new();
+    for e in extractions.iter().filter(|e| e.doc_id == doc_id) {
+        by_node.entry(e.node_id.as_str()).or_insert(e);
+    }
 
     let sections = plan
         .sections

@@ -15,7 +15,7 @@ use super::progress::{Progress, Totals};
 use crate::atomic_file::write_atomic;
 use crate::extract::bill::document_bill;
 use crate::extract::extractor::{
-    llm_section_inputs, rules_on_skipped, section_inputs, skipped_section_inputs,
+    left_out_inputs, llm_section_inputs, rules_on_skipped, section_inputs, skipped_section_inputs,
     whole_document_input, DocContext,
 };
 use crate::extract::{
@@ -823,7 +823,12 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
     } else {
         RequestBill::default()
     };
-    let skipped = skipped_section_inputs(&plan, &doc);
+    let mut skipped = skipped_section_inputs(&plan, &doc);
+    if batch.extractor.uses_llm() && !batch.extractor.verifies() {
+        // The LLM reads a section's sent paragraphs; the rules read the
+        // ones routing by content left out.
+        skipped.extend(left_out_inputs(&plan, &doc));
+    }
     batch.totals.lock().expect("totals").sections_to_send += inputs.len() as u64;
     let parents = parents_from_tree(&tree);
     if let Some(search) = batch.search.lock().expect("search").as_ref() {

@@ -792,7 +792,8 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
     let r = &t.rules_on_skipped;
     let _ = writeln!(
         out,
-        "Rules on sections not sent (skipped by prediction, noise; free, apart from the figures above): \
+        "Rules on text not sent (sections skipped by prediction, noise, and the paragraphs routing by content \
+         left out of a section an LLM read; free, apart from the figures above): \
          {} sections read, {} with facts, {} entities, {} relations (in the graph with `source: rules`).\n",
         r.sections, r.sections_with_facts, r.entities, r.relations
     );

@@ -154,6 +154,7 @@ fn the_llm_reads_only_the_sent_paragraphs() {
         };
         let llm = kgroute::extract::extractor::llm_section_inputs(&plan, &doc);
         let whole = kgroute::extract::extractor::section_inputs(&plan, &doc);
+        let left_out = kgroute::extract::extractor::left_out_inputs(&plan, &doc);
         for ((l, w), s) in llm
             .iter()
             .zip(&whole)
@@ -171,6 +172,13 @@ fn the_llm_reads_only_the_sent_paragraphs() {
                     continue;
                 }
                 assert_eq!(l.text.contains(piece), p.sent, "{piece:?} in {:?}", l.text);
+                // What the LLM is not sent, the rules read.
+                let rest = left_out.iter().find(|i| i.node_id == s.node_id);
+                assert_eq!(
+                    rest.is_some_and(|r| r.text.contains(piece)),
+                    !p.sent,
+                    "{piece:?} in {rest:?}"
+                );
             }
             // A run left out between two sent paragraphs is marked.
             let sent: Vec<bool> = s.paragraphs.iter().map(|p| p.sent).collect();

@@ -1266,7 +1266,7 @@ fn rules_on_skipped_outcome(out: &Path) -> (Vec<(String, String)>, serde_json::V
     let summary: serde_json::Value =
         serde_json::from_str(&super::util::read(&out.join("summary.json"))).unwrap();
     let md = super::util::read(&out.join("summary.md"));
-    assert!(md.contains("Rules on sections not sent"), "{md}");
+    assert!(md.contains("Rules on text not sent"), "{md}");
     (pairs, summary["totals"]["rules_on_skipped"].clone())
 }
 
@@ -1329,6 +1329,96 @@ fn a_skipped_governing_law_still_gives_its_jurisdiction_from_the_rules() {
     );
     // Governing Law (skipped) and the signature page (noise).
     assert_eq!(counts["sections"], 2, "{counts}");
+    assert!(counts["relations"].as_u64().unwrap() >= 1, "{counts}");
+}
+
+/// A commercial contract whose untitled-by-the-index article holds an
+/// assignment clause and a governing-law paragraph.
+const SUNDRY: &str = "SUPPLY AGREEMENT\n\n\
+This Supply Agreement is made between Acme Widgets Corp., a Delaware corporation (\"Supplier\"), \
+and Beta Retail LLC (\"Buyer\").\n\n\
+ARTICLE 1. SUPPLY\n\n\
+Supplier shall sell and Buyer shall buy the Products listed in Exhibit A at the prices set out there.\n\n\
+ARTICLE 2. SUNDRY PROVISIONS OF THE PARTIES\n\n\
+Neither party may assign this Agreement without the prior written consent of the other party, \
+and any assignment without such consent is void.\n\n\
+This Agreement shall be governed by and construed in accordance with the laws of the State of New York.\n";
+
+/// Routing by content leaves a paragraph out of a section the LLM reads
+/// (here by a reviewer's `skip`); the LLM never sees it, and the rules,
+/// which cost nothing, still read it: its governing law is in the graph.
+#[test]
+fn the_rules_read_the_paragraphs_an_llm_was_not_sent() {
+    let rt = runtime();
+    let server = rt
+        .block_on(FakeServer::start(Duration::ZERO, |r| {
+            if r.path.ends_with("/models") {
+                Reply::models(&["test-model"])
+            } else {
+                Reply::json(&json!({"entities": [], "relations": [],
+                    "graphability": {"tier": "medium", "why": "terms"}}))
+            }
+        }))
+        .unwrap();
+    let dir = super::util::tempdir();
+    let indices = dir.path().join("indices");
+    for sub in ["", "base"] {
+        std::fs::create_dir_all(indices.join(sub)).unwrap();
+        for e in std::fs::read_dir(super::util::repo().join("indices").join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                std::fs::copy(&p, indices.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let law = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York.";
+    std::fs::write(
+        indices.join("commercial.paragraphs.tsv"),
+        format!(
+            "{}\tskip\tGoverning Law\tThis Agreement shall be governed\n",
+            kgroute::index::reviewed::fingerprint(law)
+        ),
+    )
+    .unwrap();
+    let doc = dir.path().join("supply.txt");
+    std::fs::write(&doc, SUNDRY).unwrap();
+    let out = dir.path().join("b");
+    super::util::kgroute()
+        .arg("ingest")
+        .arg(&doc)
+        .args(["--doc-type", "commercial", "--index"])
+        .arg(&indices)
+        .arg("--out")
+        .arg(&out)
+        .arg("--history")
+        .arg(dir.path().join("h.csv"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .env("KGROUTE_LLM_URL", server.base_url())
+        .env("KGROUTE_MODEL", "test-model")
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("NEO4J_URI")
+        .timeout(Duration::from_secs(120))
+        .assert()
+        .success();
+    let received = server.received();
+    assert!(
+        received
+            .iter()
+            .any(|r| r.section_message().contains("Neither party may assign")),
+        "the section was sent"
+    );
+    assert!(
+        received.iter().all(|r| !r
+            .section_message()
+            .contains("laws of the State of New York")),
+        "the paragraph left out never reached the LLM"
+    );
+    let (rels, counts) = rules_on_skipped_outcome(&out);
+    assert!(
+        rels.contains(&("GOVERNED_BY".into(), "rules".into())),
+        "{rels:?}"
+    );
     assert!(counts["relations"].as_u64().unwrap() >= 1, "{counts}");
 }
 
