@@ -69,11 +69,18 @@ pub fn read_sections(hits: &[SectionHit], top: usize) -> ReadSections {
             *source = Err(out.problems.len() - 1);
             continue;
         }
+        let (start_byte, end_byte) = s.file_span(p.start_byte, p.end_byte);
         out.sections.push(FoundSection {
             rank: out.sections.len() + 1,
             score: h.score,
-            pointer: p.clone(),
-            // Exactly the pointer's bytes: what a tool re-reading the file gets.
+            // The file's bytes, for a tool slicing the file (the index
+            // keeps offsets of the decoded text).
+            pointer: crate::search::SectionPointer {
+                start_byte,
+                end_byte,
+                ..p.clone()
+            },
+            // The pointer's text, line ends as `\n`.
             text: s.text[p.start_byte..p.end_byte].to_string(),
         });
     }

@@ -212,18 +212,19 @@ pub fn run(args: PlanArgs) -> anyhow::Result<Outcome> {
                     &cost,
                 )?;
                 stats.apply_bill(bill, prices.as_ref());
+                paragraphs_out
+                    .document(&plan, &source, set.get(&plan.doc_type))
+                    .with_context(|| format!("{}: cannot write", paragraphs_path.display()))?;
+                // What is written shows the file's bytes.
                 let doc = DocumentPlan {
                     path,
                     doc_type,
                     stats,
-                    plan,
+                    plan: plan.with_file_bytes(&source),
                 };
                 csv_out
                     .document(&doc)
                     .with_context(|| format!("{}: cannot write", csv_path.display()))?;
-                paragraphs_out
-                    .document(&doc.plan, &source, set.get(&doc.plan.doc_type))
-                    .with_context(|| format!("{}: cannot write", paragraphs_path.display()))?;
                 json_out
                     .document(&doc)
                     .with_context(|| format!("{}: cannot write", json_path.display()))?;

@@ -68,7 +68,8 @@ pub fn run(args: TreeArgs) -> anyhow::Result<Outcome> {
         return score(&args.file, args.corpora.as_deref(), args.lossy);
     }
     let source = SourceText::read(&args.file, args.lossy)?;
-    let tree = build_tree(&source);
+    // Shown with the file's bytes: what a reader slicing the file needs.
+    let tree = build_tree(&source).with_file_bytes(&source);
     let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
         TreeFormat::Text
     } else {

@@ -101,6 +101,22 @@ pub struct RoutePlan {
     pub tree_health: crate::tree::TreeHealth,
 }
 
+impl RoutePlan {
+    /// The plan with its sections' and paragraphs' byte spans as bytes of
+    /// the file `source` was read from, for output (the plan's own spans
+    /// index the decoded text every stage reads).
+    pub fn with_file_bytes(&self, source: &crate::tree::SourceText) -> RoutePlan {
+        let mut plan = self.clone();
+        for s in &mut plan.sections {
+            (s.start_byte, s.end_byte) = source.file_span(s.start_byte, s.end_byte);
+            for p in &mut s.paragraphs {
+                (p.start_byte, p.end_byte) = source.file_span(p.start_byte, p.end_byte);
+            }
+        }
+        plan
+    }
+}
+
 /// Options that change what is sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RouteOptions {

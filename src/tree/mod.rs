@@ -120,6 +120,21 @@ pub struct DocTree {
 }
 
 impl DocTree {
+    /// The tree with its byte spans as bytes of the file `source` was read
+    /// from, for a reader slicing the file (a CRLF file's offsets run
+    /// ahead of the text's; see [`SourceText::file_byte`]).
+    pub fn with_file_bytes(&self, source: &SourceText) -> DocTree {
+        fn map(nodes: &mut [Node], source: &SourceText) {
+            for n in nodes {
+                (n.start_byte, n.end_byte) = source.file_span(n.start_byte, n.end_byte);
+                map(&mut n.nodes, source);
+            }
+        }
+        let mut tree = self.clone();
+        map(&mut tree.structure, source);
+        tree
+    }
+
     /// Every node in pre-order (document order).
     pub fn iter(&self) -> impl Iterator<Item = &Node> {
         let mut stack: Vec<&Node> = self.structure.iter().rev().collect();

@@ -96,6 +96,23 @@ pub struct SourceText {
     text_digest: std::sync::OnceLock<[u8; 32]>,
     /// How the file's bytes hash relates to the text's.
     file_digest: FileDigest,
+    /// Where the text's bytes lie in the file's.
+    file_offsets: FileOffsets,
+}
+
+/// How offsets of [`SourceText::text`] map to the bytes of the file it was
+/// read from: a BOM and the `\r` of each CRLF were dropped, so the file's
+/// bytes run ahead of the text's by what was dropped before them.
+#[derive(Debug, Clone, PartialEq)]
+enum FileOffsets {
+    /// Nothing dropped: the offsets are the file's.
+    Same,
+    /// Sorted `(text offset, bytes dropped before it)`, one entry where
+    /// the count grows.
+    Shifted(Vec<(usize, usize)>),
+    /// Decoded from UTF-16, or invalid bytes replaced: the text's bytes
+    /// are not the file's, and no offset maps.
+    Unmapped,
 }
 
 /// The SHA-256 of the bytes a source was read from.
@@ -128,6 +145,31 @@ impl SourceText {
             FileDigest::SameAsText => Some(hex(self.text_sha256())),
             FileDigest::Bytes(d) => Some(hex(&d)),
             FileDigest::Unknown => None,
+        }
+    }
+
+    /// The byte of the file that offset `offset` of [`Self::text`] was
+    /// read from: what a tool slicing the file needs (a CRLF file's
+    /// offsets run ahead of the text's by one per line break before).
+    /// `None` for text decoded from UTF-16 or with invalid bytes replaced,
+    /// whose bytes are not the file's.
+    pub fn file_byte(&self, offset: usize) -> Option<usize> {
+        match &self.file_offsets {
+            FileOffsets::Same => Some(offset),
+            FileOffsets::Shifted(shifts) => {
+                let i = shifts.partition_point(|&(at, _)| at <= offset);
+                Some(offset + if i == 0 { 0 } else { shifts[i - 1].1 })
+            }
+            FileOffsets::Unmapped => None,
+        }
+    }
+
+    /// The file's byte span of the text's span `start..end`, or the text's
+    /// own when the file's bytes do not map ([`Self::file_byte`]).
+    pub fn file_span(&self, start: usize, end: usize) -> (usize, usize) {
+        match (self.file_byte(start), self.file_byte(end)) {
+            (Some(a), Some(b)) => (a, b),
+            _ => (start, end),
         }
     }
 
@@ -216,10 +258,11 @@ impl SourceText {
             let text = decode_utf16(bytes, lossy).ok_or(InputError::InvalidUtf16 {
                 path: path_buf.clone(),
             })?;
-            let source = Self::from_text(path_buf, &text);
+            let mut source = Self::from_text(path_buf, &text);
             if source.text.trim().is_empty() {
                 return Err(InputError::Empty { path: source.path });
             }
+            source.file_offsets = FileOffsets::Unmapped;
             return Ok(source.with_file_bytes(bytes));
         }
         if let Some(offset) = bytes.iter().position(|&b| b == 0) {
@@ -242,9 +285,13 @@ impl SourceText {
                 });
             }
         };
-        let source = Self::from_text(path_buf, &decoded);
+        let replaced = matches!(decoded, std::borrow::Cow::Owned(_));
+        let mut source = Self::from_text(path_buf, &decoded);
         if source.text.trim().is_empty() {
             return Err(InputError::Empty { path: source.path });
+        }
+        if replaced {
+            source.file_offsets = FileOffsets::Unmapped;
         }
         Ok(source.with_file_bytes(bytes))
     }
@@ -252,8 +299,25 @@ impl SourceText {
     /// Builds a source from text already in memory (tests, stdin): strips a
     /// BOM and turns CRLF and lone CR into `\n`.
     pub fn from_text(path: impl Into<PathBuf>, text: &str) -> Self {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let text = normalise_newlines(text);
+        let bom = text.strip_prefix('\u{feff}');
+        let dropped = if bom.is_some() {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        let text = bom.unwrap_or(text);
+        let (text, mut shifts) = normalise_newlines(text);
+        if dropped > 0 {
+            for s in &mut shifts {
+                s.1 += dropped;
+            }
+            shifts.insert(0, (0, dropped));
+        }
+        let file_offsets = if shifts.is_empty() {
+            FileOffsets::Same
+        } else {
+            FileOffsets::Shifted(shifts)
+        };
         let mut line_starts = Vec::with_capacity(text.len() / 40 + 1);
         line_starts.push(0);
         let bytes = text.as_bytes();
@@ -273,6 +337,7 @@ impl SourceText {
             line_starts,
             text_digest: std::sync::OnceLock::new(),
             file_digest: FileDigest::Unknown,
+            file_offsets,
         }
     }
 
@@ -395,11 +460,14 @@ fn decode_utf16(bytes: &[u8], lossy: bool) -> Option<String> {
     Some(out)
 }
 
-fn normalise_newlines(text: &str) -> String {
+/// `text` with CRLF and lone CR as `\n`, and where bytes were dropped:
+/// `(offset in the output, bytes dropped before it)` after each CRLF.
+fn normalise_newlines(text: &str) -> (String, Vec<(usize, usize)>) {
     if !text.contains('\r') {
-        return text.to_owned();
+        return (text.to_owned(), Vec::new());
     }
     let mut out = String::with_capacity(text.len());
+    let mut shifts = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find('\r') {
         out.push_str(&rest[..i]);
@@ -407,10 +475,11 @@ fn normalise_newlines(text: &str) -> String {
         rest = &rest[i + 1..];
         if let Some(r) = rest.strip_prefix('\n') {
             rest = r;
+            shifts.push((out.len(), shifts.len() + 1));
         }
     }
     out.push_str(rest);
-    out
+    (out, shifts)
 }
 
 #[cfg(test)]
@@ -419,6 +488,44 @@ mod tests {
 
     fn src(t: &str) -> SourceText {
         SourceText::from_text("t.txt", t)
+    }
+
+    #[test]
+    fn a_span_of_the_text_maps_to_the_same_words_in_a_crlf_file_with_a_bom() {
+        let bytes = b"\xef\xbb\xbfARTICLE I\r\nTerms apply.\r\n\r\nSection 2\rLaw \xc3\xa9t\xc3\xa9.\r\nEnd";
+        let s = SourceText::from_bytes(Path::new("crlf.txt"), bytes, false).unwrap();
+        assert_eq!(
+            s.text,
+            "ARTICLE I\nTerms apply.\n\nSection 2\nLaw \u{e9}t\u{e9}.\nEnd"
+        );
+        let file = std::str::from_utf8(bytes).unwrap();
+        for n in 1..=s.line_count() {
+            let a = s.line_start(n);
+            let line = s.line(n);
+            let (fa, fb) = s.file_span(a, a + line.len());
+            assert_eq!(&file[fa..fb], line, "line {n}");
+        }
+        // A span across lines is the file's bytes with its line ends.
+        let (a, b) = (
+            s.text.find("Terms").unwrap(),
+            s.text.find("End").unwrap() + 3,
+        );
+        let (fa, fb) = s.file_span(a, b);
+        assert_eq!(
+            file[fa..fb].replace("\r\n", "\n").replace('\r', "\n"),
+            s.text[a..b]
+        );
+        assert_eq!(s.file_byte(0), Some(3), "after the BOM");
+
+        let plain = SourceText::from_bytes(Path::new("lf.txt"), b"a\nb\n", false).unwrap();
+        assert_eq!(plain.file_byte(2), Some(2));
+        // Decoded from UTF-16 or with bytes replaced, no offset is the file's.
+        let utf16 =
+            SourceText::from_bytes(Path::new("u.txt"), b"\xff\xfea\x00\n\x00", false).unwrap();
+        assert_eq!(utf16.file_byte(1), None);
+        assert_eq!(utf16.file_span(0, 1), (0, 1));
+        let lossy = SourceText::from_bytes(Path::new("l.txt"), b"a\xffb\n", true).unwrap();
+        assert_eq!(lossy.file_byte(1), None);
     }
 
     #[test]

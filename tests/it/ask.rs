@@ -894,3 +894,76 @@ fn the_names_index_grounds_like_the_graph_files() {
         assert_eq!(indexed["sections"], files["sections"], "{q}");
     }
 }
+
+/// A contract saved with a BOM and CRLF line ends: the byte spans `tree`,
+/// `plan` and `ask` print are the file's, so slicing the file at a
+/// section's span gives that section (its line ends as the file has
+/// them), never the text a few lines before it.
+#[test]
+fn pointers_into_a_crlf_file_with_a_bom_are_the_files_bytes() {
+    let dir = tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let lf = std::fs::read_to_string(fixture("supply_agreement.txt")).unwrap();
+    let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
+    let path = docs.join("supply_crlf.txt");
+    std::fs::write(&path, &crlf).unwrap();
+    let in_file = |a: u64, b: u64| crlf[a as usize..b as usize].replace("\r\n", "\n");
+
+    // tree: node by node, the CRLF file's span holds what the LF file's
+    // span of the same node holds.
+    let lf_path = docs.join("supply_lf.txt.orig");
+    std::fs::write(&lf_path, &lf).unwrap();
+    let tree_of = |p: &Path| -> Vec<(u64, u64)> {
+        let out = kgroute()
+            .arg("tree")
+            .arg(p)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let tree: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut spans = Vec::new();
+        let mut stack: Vec<serde_json::Value> = tree["structure"].as_array().unwrap().clone();
+        stack.reverse();
+        while let Some(n) = stack.pop() {
+            spans.push((
+                n["start_byte"].as_u64().unwrap(),
+                n["end_byte"].as_u64().unwrap(),
+            ));
+            let mut kids = n["nodes"].as_array().unwrap().clone();
+            kids.reverse();
+            stack.extend(kids);
+        }
+        spans
+    };
+    let (with_crlf, with_lf) = (tree_of(&path), tree_of(&lf_path));
+    std::fs::remove_file(&lf_path).unwrap();
+    assert_eq!(with_crlf.len(), with_lf.len());
+    assert!(with_crlf.len() > 3);
+    assert_ne!(with_crlf, with_lf, "the CRLF file's offsets run ahead");
+    for (&(a, b), &(c, d)) in with_crlf.iter().zip(&with_lf) {
+        assert_eq!(in_file(a, b), lf[c as usize..d as usize], "{a}..{b}");
+    }
+
+    // ask: each section's text is its span of the file, line ends aside.
+    let batch = dir.path().join("b");
+    super::util::ingest_offline_cmd(
+        &[docs],
+        &repo().join("indices"),
+        &batch,
+        &dir.path().join("h.csv"),
+    )
+    .assert()
+    .success();
+    let answer = ask_json(&batch, "which law governs the agreement?", &[]);
+    let sections = answer["sections"].as_array().unwrap();
+    assert!(!sections.is_empty());
+    for s in sections {
+        let (a, b) = (
+            s["start_byte"].as_u64().unwrap(),
+            s["end_byte"].as_u64().unwrap(),
+        );
+        assert_eq!(in_file(a, b), s["text"].as_str().unwrap(), "{a}..{b}");
+    }
+}
