@@ -75,6 +75,10 @@ fn words(body: &str) -> Vec<String> {
         match c {
             // Apostrophes vanish so `Agent’s` and `Agents` meet.
             '\'' | '’' | '‘' | '`' => {}
+            // So do invisible characters inside a word (zero-width space
+            // and joiners, word joiner, BOM, soft hyphen: PDF and web
+            // text carry them), which would cut `Gover\u{200b}ning` in two.
+            c if is_invisible(c) => {}
             '&' => text.push_str(" and "),
             c if c.is_ascii_alphanumeric() => text.push(c.to_ascii_lowercase()),
             c if c.is_alphanumeric() => text.extend(c.to_lowercase()),
@@ -85,6 +89,15 @@ fn words(body: &str) -> Vec<String> {
         .filter(|w| !DROPPED.contains(w))
         .map(stem)
         .collect()
+}
+
+/// A character that shows nothing and joins or splits no words on the
+/// page.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}'
+    )
 }
 
 /// Light plural stemming: `liabilities` -> `liability`, `taxes` -> `tax`,
@@ -128,6 +141,18 @@ pub fn is_reserved_normalized(normalized: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invisible_characters_inside_a_word_do_not_split_it() {
+        assert_eq!(
+            normalize_title("2. Gover\u{200b}ning La\u{200c}w"),
+            normalize_title("2. Governing Law")
+        );
+        assert_eq!(
+            normalize_name("In\u{00ad}demni\u{2060}fication"),
+            "indemnification"
+        );
+    }
 
     #[test]
     fn strips_numbering_and_section_words() {

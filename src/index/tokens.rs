@@ -128,6 +128,9 @@ pub fn raw_words(name: &str) -> Vec<String> {
     let mut prev_alnum = false;
     let mut chars = name.chars().peekable();
     while let Some(c) = chars.next() {
+        if super::normalize::is_invisible(c) {
+            continue;
+        }
         match c {
             '(' => depth += 1,
             ')' => depth = depth.saturating_sub(1),

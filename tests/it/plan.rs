@@ -602,3 +602,55 @@ fn a_document_routes_alike_alone_and_after_a_whole_batch() {
         assert_eq!(a["doc_type"], d["doc_type"], "{}", path.display());
     }
 }
+
+/// Invisible characters inside a heading's words (zero-width space and
+/// non-joiner, word joiner, soft hyphen: PDF and web text carry them)
+/// route the heading as the same words without them.
+#[test]
+fn invisible_characters_in_headings_match_as_the_plain_words() {
+    let dir = tempdir();
+    let plain = "SUPPLY AGREEMENT\n\nThis Supply Agreement is made between Acme Corp. and Beta LLC.\n\n\
+        1. Definitions\n\nTerms mean things in this agreement for all purposes of the parties.\n\n\
+        2. Governing Law\n\nThis Agreement shall be governed by the laws of the State of New York.\n\n\
+        3. Indemnification\n\nEach party shall indemnify the other against third party claims.\n";
+    let hidden = plain
+        .replace("Definitions", "Defi\u{200b}nitions")
+        .replace("Governing Law", "Gover\u{200b}ning La\u{200c}w")
+        .replace("Indemnification", "Indem\u{00ad}ni\u{2060}fication");
+    let matched = |name: &str, text: &str| -> Vec<(String, String)> {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = kgroute()
+            .arg("plan")
+            .arg(&path)
+            .args(["--doc-type", "commercial", "--format", "json", "--index"])
+            .arg(repo().join("indices"))
+            .arg("--out")
+            .arg(dir.path().join(format!("{name}.plan")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["documents"][0]["plan"]["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["matched"]["entry"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_string(),
+                    s["predicted_tier"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    };
+    let want = matched("plain.txt", plain);
+    assert!(want.iter().any(|(e, _)| e == "Governing Law"), "{want:?}");
+    assert_eq!(matched("hidden.txt", &hidden), want);
+}
