@@ -57,6 +57,11 @@ pub struct IndexDraftArgs {
     /// The other indices (a folder): detection words they use are left out.
     #[arg(long, value_name = "DIR", default_value = "indices")]
     pub against: PathBuf,
+    /// Draft even when more than one section in twenty was not scanned
+    /// (a batch not ingested with --calibrate): the tiers then lean on the
+    /// sections titles already sent.
+    #[arg(long = "allow-unscanned")]
+    pub allow_unscanned: bool,
 }
 
 /// `target` as written from a file in `dir` (both made absolute).
@@ -86,6 +91,46 @@ fn stdout_file() -> Option<PathBuf> {
     target.is_file().then_some(target)
 }
 
+/// Refuses a draft that would land in the `--against` folder beside
+/// another file indexing the same type (a second index of one type is
+/// refused when the folder loads); re-drafting that file itself is the
+/// way (`--out` it, with `--force`).
+fn refuse_second_index(set: &IndexSet, args: &IndexDraftArgs) -> anyhow::Result<()> {
+    let Some(existing) = set
+        .indices
+        .iter()
+        .find(|i| i.document_type == args.doc_type)
+        .and_then(|i| i.sources.last())
+    else {
+        return Ok(());
+    };
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let lands = args.out.clone().or_else(stdout_file);
+    let (folder, same_file) = match &lands {
+        Some(f) => {
+            let dir = f
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            (canon(dir), canon(f) == canon(existing))
+        }
+        None => (canon(&args.against), false),
+    };
+    if folder == canon(&args.against) && !same_file {
+        bail!(
+            "--doc-type {}: {} already indexes {} documents, and a second index of one type \
+             in {} would never be chosen; re-draft that file (--out {} --force, the old one kept \
+             as .bak), or name another type",
+            args.doc_type,
+            existing.display(),
+            args.doc_type,
+            args.against.display(),
+            existing.display()
+        );
+    }
+    Ok(())
+}
+
 /// Takes the review lock of `--out`'s folder (created if missing) and
 /// refuses an existing file without `--force`: a draft must never replace
 /// a reviewed index unasked.
@@ -111,10 +156,27 @@ fn claim_out(path: &Path, force: bool) -> anyhow::Result<crate::lock::Lock> {
     Ok(lock)
 }
 
+/// A type name names the index and the files kept beside it: lower-case
+/// letters, digits and `_`, starting with a letter.
+fn is_type_name(name: &str) -> bool {
+    name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
 pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     if args.doc_type.trim().is_empty() || args.doc_type == crate::index::doctype::UNKNOWN_TYPE {
         bail!(
             "--doc-type `{}`: give the new family a name of its own, e.g. --doc-type servicing",
+            args.doc_type
+        );
+    }
+    if !is_type_name(&args.doc_type) {
+        bail!(
+            "--doc-type `{}`: a type name is lower-case letters, digits and `_`, starting with a \
+             letter (it names the index and the files beside it), e.g. --doc-type servicing",
             args.doc_type
         );
     }
@@ -128,9 +190,19 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
         None => None,
     };
     let docs = read_documents(&args)?;
+    let unscanned: usize = docs.iter().map(|d| d.unscanned).sum();
+    let routed: usize = docs.iter().map(|d| d.sections.len()).sum::<usize>();
+    if unscanned * 20 > routed && !args.allow_unscanned {
+        bail!(
+            "{unscanned} of the batches' {routed} sections were not scanned (not ingested with \
+             --calibrate, or failed): a draft's tiers would lean on the sections titles already \
+             sent. Ingest with `kgroute ingest ... --calibrate`, or add --allow-unscanned to draft anyway"
+        );
+    }
     let others = if args.against.is_dir() {
         let mut set = IndexSet::load(std::slice::from_ref(&args.against))
             .with_context(|| format!("loading the other indices in {}", args.against.display()))?;
+        refuse_second_index(&set, &args)?;
         set.indices.retain(|i| i.document_type != args.doc_type);
         set
     } else {

@@ -215,7 +215,33 @@ impl IndexSet {
                 );
                 continue;
             }
-            indices.push(GraphabilityIndex::load(std::slice::from_ref(&f))?);
+            let index = GraphabilityIndex::load(std::slice::from_ref(&f))?;
+            // Two indices of one type would split its documents, the
+            // second never chosen: refused, naming both files.
+            if let Some(first) = indices
+                .iter()
+                .find(|i: &&GraphabilityIndex| i.document_type == index.document_type)
+            {
+                return Err(IndexError::Invalid {
+                    problems: vec![super::check::Problem {
+                        file: f.clone(),
+                        line: 1,
+                        col: 1,
+                        message: format!(
+                            "document_type `{}` is already indexed by {}",
+                            index.document_type,
+                            first
+                                .sources
+                                .last()
+                                .map_or(String::new(), |p| p.display().to_string())
+                        ),
+                        fix: "one index per document type in a folder: merge the two files, \
+                              or give this one another document_type"
+                            .into(),
+                    }],
+                });
+            }
+            indices.push(index);
         }
         if indices.is_empty() {
             return Err(IndexError::Io {

@@ -598,3 +598,95 @@ fn a_models_page_that_is_not_json_fails_the_start_check_with_exit_2() {
     assert_eq!(server.preflights(), 1);
     assert_eq!(server.requests(), 0, "no section was sent");
 }
+
+/// `index draft` refuses a type name that is a path, a second index of a
+/// type the folder already indexes, and a batch whose sections were not
+/// scanned (unless asked); a folder holding two indices of one type is
+/// refused when it loads, naming both files.
+#[test]
+fn index_draft_refuses_paths_second_indices_and_unscanned_batches() {
+    let dir = tempdir();
+    let batch = calibrated_servicing_batch(dir.path());
+    let indices = dir.path().join("indices");
+    std::fs::create_dir_all(indices.join("base")).unwrap();
+    for f in ["commercial.yaml", "base/common.yaml"] {
+        std::fs::copy(repo().join("indices").join(f), indices.join(f)).unwrap();
+    }
+    let draft = |doc_type: &str, from: &Path, out: &Path, extra: &[&str]| {
+        kgroute()
+            .args([
+                "index",
+                "draft",
+                "--doc-type",
+                doc_type,
+                "--min-docs",
+                "1",
+                "--from",
+            ])
+            .arg(from)
+            .arg("--out")
+            .arg(out)
+            .arg("--base")
+            .arg(indices.join("base/common.yaml"))
+            .arg("--against")
+            .arg(&indices)
+            .args(extra)
+            .assert()
+    };
+    let evil = draft("../evil", &batch, &indices.join("evil.yaml"), &[]).code(2);
+    assert!(stderr_of(&evil).contains("a type name is lower-case letters"));
+    assert!(!dir.path().join("evil.yaml").exists() && !indices.join("evil.yaml").exists());
+
+    let second = draft("commercial", &batch, &indices.join("commercial2.yaml"), &[]).code(2);
+    let err = stderr_of(&second);
+    assert!(
+        err.contains("already indexes commercial documents"),
+        "{err}"
+    );
+    assert!(!indices.join("commercial2.yaml").exists());
+
+    // A contract ingested without --calibrate: the sections its titles
+    // skip were never scanned.
+    let plain = dir.path().join("plain");
+    ingest_offline_cmd(
+        &[super::util::fixture("supply_agreement.txt")],
+        &repo().join("indices"),
+        &plain,
+        &dir.path().join("h2.csv"),
+    )
+    .assert()
+    .success();
+    let out = indices.join("supply.yaml");
+    let unscanned = draft("supply", &plain, &out, &[]).code(2);
+    let err = stderr_of(&unscanned);
+    assert!(
+        err.contains("were not scanned") && err.contains("--allow-unscanned"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    draft("supply", &plain, &out, &["--allow-unscanned"]).success();
+    assert!(read(&out).contains("WARNING"), "the draft says so");
+
+    // Two files of one type in a folder: refused on load, both named.
+    std::fs::copy(
+        indices.join("commercial.yaml"),
+        indices.join("commercial_copy.yaml"),
+    )
+    .unwrap();
+    let plan = kgroute()
+        .arg("plan")
+        .arg(dir.path().join("docs"))
+        .arg("--index")
+        .arg(&indices)
+        .arg("--out")
+        .arg(dir.path().join("plan"))
+        .assert()
+        .code(2);
+    let err = stderr_of(&plan);
+    assert!(
+        err.contains("commercial_copy.yaml")
+            && err.contains("already indexed by")
+            && err.contains("commercial.yaml"),
+        "{err}"
+    );
+}
