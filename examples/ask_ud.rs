@@ -81,7 +81,7 @@ fn main() -> anyhow::Result<()> {
         let plan = kgroute::route::plan(&tree, index.unwrap_or(&empty), &RouteOptions::default());
         sections.add(&plan, &source, path)?;
         add_flat_windows(&flat, &tree.doc_id, path, &source.text, FLAT_TOKENS)?;
-        if let Some(t) = kgroute::search::title::document_title(&source.text) {
+        if let Some(t) = kgroute::tree::title::document_title(&source.text) {
             titled.push(t);
         }
         if i < filings.len() {

@@ -190,6 +190,7 @@ pub fn build_document_graph(
         dropped: b.dropped,
         held: b.held,
         term_definitions: BTreeMap::new(),
+        doc_title: None,
     }
 }
 

@@ -206,6 +206,9 @@ pub struct DocGraph {
     /// means ...`), read from its text, for a term clause that runs `for
     /// the Service Period` (see [`crate::extract::rules::term_definitions`]).
     pub term_definitions: BTreeMap<String, String>,
+    /// The agreement's name as its opening states it
+    /// ([`crate::tree::title::document_title`]), read from its text.
+    pub doc_title: Option<String>,
 }
 
 impl DocGraph {

@@ -85,6 +85,7 @@ mod tests {
             dropped: vec![],
             held: vec![],
             term_definitions: Default::default(),
+            doc_title: None,
         }
     }
 

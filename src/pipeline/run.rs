@@ -835,6 +835,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         search.add(&plan, &source, key)?;
     }
     let term_definitions = crate::extract::rules::term_definitions(&source.text);
+    let doc_title = crate::tree::title::document_title(&source.text);
     drop(source);
 
     // Verifying reads every section's text again: the rules' readings
@@ -867,6 +868,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .collect();
     let mut graph = build_document_graph(&meta, &plan, &parents, &all, profile.ontology());
     graph.term_definitions = term_definitions;
+    graph.doc_title = doc_title;
     drop(all);
     let saved = SavedDocument {
         meta,

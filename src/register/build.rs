@@ -620,11 +620,15 @@ fn add_party(parties: &mut Vec<RegisterParty>, who: &EntityNode, role: &str) {
     }
 }
 
-/// The agreement's own name: the first of the opening sections whose
-/// heading names an agreement, a contract or a licence (`SUPPLY AGREEMENT`),
-/// else nothing.
+/// The agreement's own name: as its opening states it (the naming clause,
+/// else the title line: what `ask` shows too), else the first of the
+/// opening sections whose heading names an agreement, a contract or a
+/// licence (`SUPPLY AGREEMENT`), else nothing.
 fn title_of(g: &DocGraph) -> String {
     const WORDS: &[&str] = &["agreement", "contract", "license", "licence", "lease"];
+    if let Some(t) = &g.doc_title {
+        return t.clone();
+    }
     g.sections
         .iter()
         .take(3)

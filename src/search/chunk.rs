@@ -79,7 +79,7 @@ pub fn section_chunks_sized(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| plan.doc_name.clone());
     let sha256 = source.file_sha256_hex();
-    let doc_title = super::title::document_title(&source.text);
+    let doc_title = crate::tree::title::document_title(&source.text);
     let mut pointers = Vec::new();
     let mut chunks = Vec::new();
     for s in plan.sections.iter().filter(|s| indexable(s)) {

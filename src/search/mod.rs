@@ -15,7 +15,6 @@ pub mod names;
 pub mod reader;
 pub mod schema;
 pub mod stem;
-pub mod title;
 pub mod writer;
 
 pub use chunk::{section_chunks, Chunk};
@@ -35,7 +34,7 @@ pub struct SectionPointer {
     /// The source file's name (what `--doc` also accepts).
     pub doc_name: String,
     /// The document's title, the agreement's name its opening states
-    /// ([`title::document_title`]; absent when it states none, and in
+    /// ([`crate::tree::title::document_title`]; absent when it states none, and in
     /// indexes written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc_title: Option<String>,

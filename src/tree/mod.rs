@@ -27,6 +27,7 @@ mod recitals;
 pub mod source;
 #[cfg(test)]
 mod tests;
+pub mod title;
 
 pub use contents::EntryStatus;
 pub use doc_id::doc_id;

@@ -76,6 +76,31 @@ fn an_ingest_writes_the_register_and_it_agrees_with_the_graph() {
     let facts = graph_facts(&out);
     assert!(!facts.is_empty(), "the fixtures hold typed facts");
     assert_eq!(register_facts(&rows), facts);
+    // Each contract is named as its opening names it (read by hand from
+    // the fixtures), never by a section heading.
+    let titles: BTreeMap<String, String> = rows
+        .iter()
+        .map(|r| {
+            let name = Path::new(&r.path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, r.title.clone())
+        })
+        .collect();
+    for (file, title) in [
+        ("credit_agreement.md", "Revolving Credit Agreement"),
+        ("short_license.txt", "Trademark License Agreement"),
+        ("supply_agreement.txt", "Master Supply Agreement"),
+        ("memo.txt", "Memorandum"),
+    ] {
+        assert_eq!(
+            titles.get(file).map(String::as_str),
+            Some(title),
+            "{titles:?}"
+        );
+    }
     // Right or empty: a one-value field's cell holds only a value in normal
     // form; a clause without one waits in `to_check`.
     for r in &rows {
