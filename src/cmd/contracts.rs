@@ -141,6 +141,16 @@ pub fn run(a: ContractsArgs) -> anyhow::Result<Outcome> {
         }
     }
     let hits = select(&rows, &q);
+    // Values and pointers of a source edited since are the old text's.
+    let stale = crate::contracts::stale_sources(hits.iter().map(|h| h.row));
+    if !stale.is_empty() {
+        eprintln!(
+            "kgroute: warning: {} listed source(s) changed or cannot be read since the batch read \
+             them; their values and pointers are the old text's (ingest them again to refresh): {}",
+            stale.len(),
+            stale.join(", ")
+        );
+    }
     let text = match a.count_by {
         Some(by) => {
             let field = clap::ValueEnum::to_possible_value(&by)

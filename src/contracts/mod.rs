@@ -28,6 +28,31 @@ pub fn load(batch: &Path) -> anyhow::Result<Vec<RegisterRow>> {
     Ok(one_per_document(read_jsonl(&path)?, &path))
 }
 
+/// The sources of `rows` that changed or cannot be read since the batch
+/// read them, each named with why; a row written before the register kept
+/// hashes is not checked.
+pub fn stale_sources<'a>(rows: impl Iterator<Item = &'a RegisterRow>) -> Vec<String> {
+    use sha2::{Digest, Sha256};
+    let mut stale = Vec::new();
+    for r in rows.filter(|r| !r.sha256.is_empty()) {
+        let why = match std::fs::read(&r.path) {
+            Ok(bytes) => {
+                let now: String = Sha256::digest(&bytes)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                if now == r.sha256 {
+                    continue;
+                }
+                "changed"
+            }
+            Err(_) => "cannot be read",
+        };
+        stale.push(format!("{} ({why})", r.path));
+    }
+    stale
+}
+
 /// One row per document, in first-seen order: a register holding a
 /// document's line twice (copied twice, or appended by hand) would count
 /// that contract twice. The last line of a document is its newest; a

@@ -138,6 +138,7 @@ pub fn row_of(g: &DocGraph) -> RegisterRow {
     RegisterRow {
         doc_id: g.meta.doc_id.clone(),
         path: g.meta.path.display().to_string(),
+        sha256: g.meta.sha256.clone(),
         doc_type: g.meta.doc_type.clone(),
         title: title_of(g),
         parties,

@@ -33,6 +33,11 @@ pub struct RegisterRow {
     pub doc_id: String,
     /// The source file as ingested.
     pub path: String,
+    /// Hex SHA-256 of the source file's bytes when it was read: a reader
+    /// of the register can tell a source edited since (empty in registers
+    /// written before it was kept).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sha256: String,
     pub doc_type: String,
     /// The agreement's own name (`Supply Agreement`), when the text gives it.
     #[serde(default)]

@@ -307,3 +307,41 @@ fn contracts_answer_from_the_chosen_cells_where_a_naive_reading_is_wrong() {
         ]
     );
 }
+
+/// A source edited or removed since the batch read it: `contracts` still
+/// lists what the batch read, and says on stderr which sources changed,
+/// so nobody takes an old value for the file's.
+#[test]
+fn a_source_changed_since_the_batch_is_named_beside_its_old_values() {
+    let tmp = tempdir();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for f in ["supply_agreement.txt", "short_license.txt"] {
+        std::fs::copy(super::util::fixture(f), docs.join(f)).unwrap();
+    }
+    let batch = tmp.path().join("b");
+    super::util::ingest_offline_cmd(
+        std::slice::from_ref(&docs),
+        &super::util::repo().join("indices"),
+        &batch,
+        &tmp.path().join("h.csv"),
+    )
+    .assert()
+    .success();
+    let (code, out, err) = contracts(&batch, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("changed"), "{err}");
+    let mut text = std::fs::read_to_string(docs.join("supply_agreement.txt")).unwrap();
+    text.push_str("\nAMENDMENT. The parties amend this agreement.\n");
+    std::fs::write(docs.join("supply_agreement.txt"), text).unwrap();
+    std::fs::remove_file(docs.join("short_license.txt")).unwrap();
+    let (code, again, err) = contracts(&batch, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again, out, "the register's rows, as the batch read them");
+    assert!(
+        err.contains("2 listed source(s) changed")
+            && err.contains("supply_agreement.txt (changed)")
+            && err.contains("short_license.txt (cannot be read)"),
+        "{err}"
+    );
+}
