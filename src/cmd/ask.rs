@@ -99,11 +99,20 @@ pub fn run(args: AskArgs) -> anyhow::Result<Outcome> {
     }
     let batch = match args.batch.clone() {
         Some(b) => b,
-        None => newest_indexed(Path::new("reports")).ok_or_else(|| {
-            anyhow::anyhow!(
-                "no batch with a search index in reports/; give one with --batch DIR (made by `kgroute ingest`)"
-            )
-        })?,
+        None => {
+            let b = newest_indexed(Path::new("reports")).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no batch with a search index in reports/; give one with --batch DIR (made by `kgroute ingest`)"
+                )
+            })?;
+            // Chosen for the user: said, so an answer is never read as
+            // another batch's.
+            eprintln!(
+                "kgroute: asking {} (the newest batch in reports/; --batch DIR asks another)",
+                b.display()
+            );
+            b
+        }
     };
     crate::search::batch::check_exists(&batch)?;
     let incomplete = crate::ask::batch::incomplete(&batch);

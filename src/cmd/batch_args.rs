@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct DocumentArgs {
-    /// Documents or folders of documents (.md, .markdown, .txt; folders are
-    /// walked recursively).
+    /// Documents or folders of documents (.md, .markdown, .txt, .text;
+    /// folders are walked recursively, other files skipped and counted).
     #[arg(required = true, value_name = "FILE|DIR")]
     pub inputs: Vec<PathBuf>,
     /// Index YAML: a base, then overlays (repeat the flag; later files win);
@@ -51,11 +51,12 @@ pub struct RoutingArgs {
     #[arg(long, value_name = "R", default_value_t = 0.0)]
     pub audit_rate: f64,
     /// Route by titles only. By default, in commercial contracts (the type
-    /// the clause model knows), the paragraphs of a section whose title is
-    /// Medium or unknown go only when the clause model scores them as a
-    /// clause, and a paragraph that scores high goes even from a section
-    /// whose title is Low or Very Low (every decision in the plan's
-    /// paragraphs.csv).
+    /// the shipped clause model knows) and in any family with a model of
+    /// its own beside its index (`kgroute index learn`), the paragraphs of
+    /// a section whose title is Medium or unknown go only when the model
+    /// scores them high enough, and a paragraph that scores high goes even
+    /// from a section whose title is Low or Very Low (every decision in the
+    /// plan's paragraphs.csv).
     #[arg(long)]
     pub titles_only: bool,
 }

@@ -21,8 +21,10 @@ Examples:
   kgroute contracts --batch reports/b1 --count-by law --format json
 
 Reads the batch's register.jsonl (written by `kgroute ingest`). Filters are
-ANDed; --has and --lacks repeat. Categories are the 39 CUAD ones, as people
-type them: non-compete, \"cap on liability\", MFN, ROFR, \"governing law\".
+ANDed; --has and --lacks repeat. Categories are the 39 CUAD clause kinds
+(the register's two other fact columns, Remedy For and Submits To
+Jurisdiction, are shown, not filtered on), as people type them:
+non-compete, \"cap on liability\", MFN, ROFR, \"governing law\".
 Dates are ISO, as far as known (2020, 2020-06, 2020-06-30): a contract
 counts as expiring before a date only when all of its known expiry is;
 a perpetual one never expires. Each fact shown carries where it is,

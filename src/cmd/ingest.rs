@@ -31,9 +31,13 @@ Examples:
   # Finish an interrupted batch
   kgroute ingest contracts/ --index indices/credit_agreement.yaml --out reports/batch-1 --resume
 
-Outputs in --out: sections.csv (the mismatch report, with an empty `decision`
-column for `kgroute review`), summary.md, summary.json, suggestions.yaml,
-manifest.json, docs/ (per-document results) and graph/ (offline sink).
+Outputs in --out: sections.csv and sections.xlsx (the mismatch report, with
+an empty `decision` column for `kgroute review`), summary.md, summary.json,
+report-meta.json, suggestions.yaml, register.csv, register.xlsx and
+register.jsonl (one row per contract: `kgroute contracts`), manifest.json
+(what --resume reads), docs/ (per-document results), search/ (what `kgroute
+ask` searches) and graph/ (the offline sink: graph.jsonl, nodes.csv,
+relationships.csv). The batch's line goes to reports/history.csv (--history).
 Exit code: 0 all done, 1 finished but some documents or sections failed,
 2 nothing done (configuration error or unreachable service).";
 

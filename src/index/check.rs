@@ -168,7 +168,8 @@ fn closest<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
         .map(|(_, a)| a)
 }
 
-fn levenshtein(a: &str, b: &str) -> usize {
+/// Edit distance in characters.
+pub fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

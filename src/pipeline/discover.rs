@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// File endings read as documents when a folder is given. A file named
 /// explicitly is always taken, whatever its ending.
-const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "text"];
+pub const DOCUMENT_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "text"];
 
 /// Files a folder walk passed over, by ending (`pdf` -> 2).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

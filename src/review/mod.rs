@@ -174,7 +174,10 @@ fn validate_edit(index_path: &Path, result: &ReviewResult) -> Result<()> {
     Ok(())
 }
 
-fn entry_list(text: &IndexText, bases: &[IndexText]) -> String {
+/// The entries nearest to `wanted` (at most five, by edit distance, case
+/// aside) and how many the index and its bases hold: a whole index's
+/// titles on one line would hide the one that was meant.
+fn entry_list(wanted: &str, text: &IndexText, bases: &[IndexText]) -> String {
     let mut titles: Vec<String> = std::iter::once(text)
         .chain(bases)
         .flat_map(|t| t.all_entries().unwrap_or_default())
@@ -182,7 +185,18 @@ fn entry_list(text: &IndexText, bases: &[IndexText]) -> String {
         .collect();
     titles.sort();
     titles.dedup();
-    titles.join(", ")
+    let w = wanted.to_lowercase();
+    let mut near: Vec<(usize, &String)> = titles
+        .iter()
+        .map(|t| (crate::index::check::levenshtein(&w, &t.to_lowercase()), t))
+        .collect();
+    near.sort();
+    let shown: Vec<&str> = near.iter().take(5).map(|(_, t)| t.as_str()).collect();
+    format!(
+        "nearest: {} (of {} entries: the `title:` lines of the index and its bases)",
+        shown.join(", "),
+        titles.len()
+    )
 }
 
 /// How many `extends:` levels review follows.
@@ -269,9 +283,9 @@ pub fn apply_decisions(
                 Action::Alias(entry) => {
                     let Some((target, local)) = names.entry(entry) else {
                         return Err(format!(
-                            "unknown entry `{entry}` in `{}`; entries: {}",
+                            "unknown entry `{entry}` in `{}`; {}",
                             d.raw,
-                            entry_list(&text, bases)
+                            entry_list(entry, &text, bases)
                         ));
                     };
                     match names.title_or_alias(&d.title) {
@@ -319,8 +333,8 @@ pub fn apply_decisions(
                     };
                     let Some((found, local)) = names.entry(entry) else {
                         return Err(format!(
-                            "matched entry `{entry}` is not in this index; entries: {}",
-                            entry_list(&text, bases)
+                            "matched entry `{entry}` is not in this index; {}",
+                            entry_list(entry, &text, bases)
                         ));
                     };
                     if found.tier == *tier {

@@ -967,3 +967,34 @@ fn pointers_into_a_crlf_file_with_a_bom_are_the_files_bytes() {
         assert_eq!(in_file(a, b), s["text"].as_str().unwrap(), "{a}..{b}");
     }
 }
+
+/// `ask` without `--batch` asks the newest batch in reports/ and says
+/// which, so an answer is never taken for another batch's.
+#[test]
+fn ask_without_a_batch_names_the_one_it_chose() {
+    let dir = tempdir();
+    let reports = dir.path().join("reports");
+    super::util::ingest_offline_cmd(
+        &[fixture("supply_agreement.txt")],
+        &repo().join("indices"),
+        &reports.join("tour"),
+        &dir.path().join("h.csv"),
+    )
+    .assert()
+    .success();
+    let out = kgroute()
+        .args(["ask", "which law governs the agreement?", "--top", "1"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("asking reports/tour (the newest batch in reports/"),
+        "{err}"
+    );
+}

@@ -170,6 +170,12 @@ fn readme_tour_runs_as_shown() {
         tour.iter().any(|w| w[1] == "ingest") && tour.iter().any(|w| w[1] == "ask"),
         "the tour ingests and asks: {tour:?}"
     );
+    // The document line README quotes from the ingest.
+    let quoted_line = regex::Regex::new(r"`(\[\d+/\d+\][^`]*)`")
+        .unwrap()
+        .captures(&readme.replace("\n   ", " "))
+        .map(|c| c[1].to_string())
+        .expect("README quotes an ingest line");
     for argv in &tour {
         // `review --write` would edit this checkout's indices.
         if argv.iter().any(|x| x == "--write") {
@@ -195,6 +201,19 @@ fn readme_tour_runs_as_shown() {
             args.join(" "),
             String::from_utf8_lossy(&out.stderr)
         );
+        if args[0] == "ingest" {
+            // The document line README quotes is one the run prints.
+            let quoted = quoted_line.clone();
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                printed.lines().any(|l| l == quoted),
+                "README quotes `{quoted}` but ingest prints:\n{printed}"
+            );
+        }
         if args[0] == "ask" {
             let stdout = String::from_utf8_lossy(&out.stdout);
             let shown = readme
@@ -211,6 +230,40 @@ fn readme_tour_runs_as_shown() {
         }
     }
     facts_readme_shows_are_in_the_graph(&readme, &batch.join("graph").join("graph.jsonl"));
+    help_names_what_ingest_reads_and_writes(&batch);
+}
+
+/// `ingest --help` and `plan --help` name every file ending a folder is
+/// read for, and `ingest --help` every file and folder the batch it
+/// describes holds: the help cannot fall behind what the binary does.
+fn help_names_what_ingest_reads_and_writes(batch: &std::path::Path) {
+    let help = |cmd: &str| {
+        let out = kgroute().args([cmd, "--help"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (ingest, plan) = (help("ingest"), help("plan"));
+    for ext in kgroute::pipeline::discover::DOCUMENT_EXTENSIONS {
+        for (cmd, text) in [("ingest", &ingest), ("plan", &plan)] {
+            assert!(
+                text.contains(&format!(".{ext},")) || text.contains(&format!(".{ext};")),
+                "`{cmd} --help` does not name .{ext}"
+            );
+        }
+    }
+    let flat = ingest.split_whitespace().collect::<Vec<_>>().join(" ");
+    for e in std::fs::read_dir(batch).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        let shown = if e.path().is_dir() {
+            format!("{name}/")
+        } else {
+            name
+        };
+        assert!(
+            flat.contains(&shown),
+            "`ingest --help` does not name {shown}:\n{ingest}"
+        );
+    }
 }
 
 /// Every `source -[TYPE]-> target` line README shows (outside `ask`'s
