@@ -189,7 +189,7 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
         Some(path) => Some(claim_out(path, args.force)?),
         None => None,
     };
-    let docs = read_documents(&args)?;
+    let (docs, contrast) = read_documents(&args)?;
     let unscanned: usize = docs.iter().map(|d| d.unscanned).sum();
     let routed: usize = docs.iter().map(|d| d.sections.len()).sum::<usize>();
     if unscanned * 20 > routed && !args.allow_unscanned {
@@ -247,6 +247,7 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
             min_docs,
             extends: Some(extends),
             batches: args.from.clone(),
+            contrast,
         },
     );
     if d.entries.is_empty() {
@@ -272,18 +273,23 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
 
 /// The calibrated documents of every `--from` batch (one family of it with
 /// `--family`, one type with `--only-type`); none is an error.
-fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<Vec<input::DraftDoc>> {
+/// The documents to draft from, and the source files of the batches'
+/// other documents (what the family's detection must stand out from).
+fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<(Vec<input::DraftDoc>, Vec<PathBuf>)> {
     let mut docs = Vec::new();
+    let mut contrast = Vec::new();
     for b in &args.from {
-        let mut batch = input::read_batch(b)?;
-        if let Some(n) = args.family {
-            let ids = crate::report::families::family_docs(b, n)?;
-            batch.retain(|d| ids.contains(&d.doc_id));
-        }
-        if let Some(t) = &args.only_type {
-            batch.retain(|d| &d.doc_type == t);
-        }
-        docs.extend(batch);
+        let batch = input::read_batch(b)?;
+        let ids = match args.family {
+            Some(n) => Some(crate::report::families::family_docs(b, n)?),
+            None => None,
+        };
+        let (mine, rest): (Vec<_>, Vec<_>) = batch.into_iter().partition(|d| {
+            ids.as_ref().is_none_or(|ids| ids.contains(&d.doc_id))
+                && args.only_type.as_ref().is_none_or(|t| &d.doc_type == t)
+        });
+        docs.extend(mine);
+        contrast.extend(rest.into_iter().map(|d| d.path));
     }
     if docs.is_empty() {
         bail!(
@@ -295,7 +301,7 @@ fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<Vec<input::DraftDoc>>
                 .join(", ")
         );
     }
-    Ok(docs)
+    Ok((docs, contrast))
 }
 
 /// `drafted `servicing`: 23 entries (very_high 4, ...), ...`: what the draft

@@ -1,11 +1,15 @@
 //! The `detect:` words of a drafted index: what tells this family's
 //! documents from the others. Title phrases come from the title blocks of
-//! the documents (short lines near the top: `CREDIT AGREEMENT`,
-//! `POOLING AND SERVICING AGREEMENT`), body terms from the roles the
-//! extractions found (`Servicer`, `Trustee`); both must occur in at least
-//! half the documents, and any word or phrase another index already
-//! detects with is left out (and named in the draft's comment), so the new
-//! type does not start claiming the other types' documents.
+//! the documents (short lines near the top written as titles are, every
+//! longer word capitalised: `CREDIT AGREEMENT`, `Pooling and Servicing
+//! Agreement`; a line of running text wrapped short by PDF extraction is
+//! not one), body terms from the roles the extractions found (`Servicer`,
+//! `Trustee`); both must occur in at least half the documents. Left out,
+//! and named in the draft's comment, so the new type does not start
+//! claiming other documents: any word or phrase another index already
+//! detects with, one common among the batches' other documents (in a
+//! fifth of them or more: `delaware corporation`, `each party`), and the
+//! roles every contract has (`party`).
 
 use super::input::DraftDoc;
 use crate::index::tokens::is_stopword;
@@ -19,6 +23,21 @@ const TITLE_LINE_WORDS: usize = 12;
 /// At most this many title phrases and body terms.
 const MAX_TITLES: usize = 4;
 const MAX_TERMS: usize = 10;
+
+/// Among the batches' other documents, a phrase in at least this share of
+/// them is common to contracts, not this family's.
+const COMMON_SHARE: f64 = 0.2;
+/// Fewest other documents for [`COMMON_SHARE`] to mean anything.
+const MIN_CONTRAST: usize = 3;
+
+/// Roles every contract gives its signatories, whatever its type.
+const EVERY_CONTRACT_ROLES: &[&str] = &[
+    "party",
+    "parties",
+    "each party",
+    "either party",
+    "other party",
+];
 
 /// What the draft detects with, and what it left out.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -44,7 +63,7 @@ fn title_phrases(text: &str) -> BTreeSet<String> {
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect();
-        if words.is_empty() || words.len() > TITLE_LINE_WORDS {
+        if words.is_empty() || words.len() > TITLE_LINE_WORDS || !reads_as_title(line) {
             continue;
         }
         for n in 2..=3 {
@@ -60,6 +79,17 @@ fn title_phrases(text: &str) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// A line written as a title: every word of four letters or more starts
+/// with a capital (`SUPPLY AGREEMENT`, `Loan and Servicing Agreement`),
+/// not running text (`the parties agree as follows`).
+fn reads_as_title(line: &str) -> bool {
+    let long: Vec<&str> = line
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 4)
+        .collect();
+    !long.is_empty() && long.iter().all(|w| w.starts_with(char::is_uppercase))
 }
 
 /// Who already detects with a phrase (lower case) among `others`.
@@ -93,18 +123,47 @@ fn frequent(per_doc: &[BTreeSet<String>]) -> Vec<(String, usize)> {
     v
 }
 
-/// Drafts `detect:` from `docs`, leaving out what `others` detect with.
-pub fn draft_detect(docs: &[DraftDoc], others: &IndexSet) -> DetectDraft {
-    let owners = owners(others);
+/// The title phrases of the file at `path` (none when it cannot be read).
+fn phrases_of(path: &std::path::Path) -> BTreeSet<String> {
+    std::fs::read(path)
+        .map(|b| title_phrases(&String::from_utf8_lossy(&b)))
+        .unwrap_or_default()
+}
+
+/// Drafts `detect:` from `docs`, leaving out what `others` detect with and
+/// what is common among the `contrast` files (the batches' other
+/// documents).
+pub fn draft_detect(
+    docs: &[DraftDoc],
+    contrast: &[std::path::PathBuf],
+    others: &IndexSet,
+) -> DetectDraft {
+    let mut owners = owners(others);
+    // Phrases common among other contracts: owned by no index, by all.
+    if contrast.len() >= MIN_CONTRAST {
+        let sets: Vec<BTreeSet<String>> = contrast.iter().map(|p| phrases_of(p)).collect();
+        let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+        for p in sets.iter().flatten() {
+            *df.entry(p).or_default() += 1;
+        }
+        for (p, n) in df {
+            if n as f64 >= COMMON_SHARE * contrast.len() as f64 {
+                owners.entry(p.to_string()).or_insert_with(|| {
+                    format!(
+                        "common: in {n} of the batches' {} other documents",
+                        contrast.len()
+                    )
+                });
+            }
+        }
+    }
+    for r in EVERY_CONTRACT_ROLES {
+        owners
+            .entry(r.to_string())
+            .or_insert_with(|| "common: every contract has it".to_string());
+    }
     let mut out = DetectDraft::default();
-    let titles: Vec<BTreeSet<String>> = docs
-        .iter()
-        .map(|d| {
-            std::fs::read(&d.path)
-                .map(|b| title_phrases(&String::from_utf8_lossy(&b)))
-                .unwrap_or_default()
-        })
-        .collect();
+    let titles: Vec<BTreeSet<String>> = docs.iter().map(|d| phrases_of(&d.path)).collect();
     for (p, _) in frequent(&titles) {
         if out.titles.len() >= MAX_TITLES {
             break;
@@ -146,6 +205,72 @@ pub fn draft_detect(docs: &[DraftDoc], others: &IndexSet) -> DetectDraft {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_common_to_contracts_never_detect_a_family() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        // PDF text wraps running sentences into short lines too.
+        let servicing = |party: &str| {
+            format!(
+                "SERVICING AGREEMENT\n\n{party}, a Delaware Corporation,\nand the Trustee\n\
+                 the parties agree as follows\nset forth herein\n"
+            )
+        };
+        let role = |r: &str| super::super::input::DraftSection {
+            key: "x".into(),
+            display: "x".into(),
+            chars: 10,
+            actual: None,
+            names: Default::default(),
+            roles: vec![r.into()],
+            entity_types: vec![],
+            relation_types: vec![],
+        };
+        let docs: Vec<DraftDoc> = ["Acme Loans", "Beta Credit", "Gamma Funding"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| DraftDoc {
+                doc_id: format!("s{i}"),
+                doc_name: format!("s{i}.txt"),
+                doc_type: "unknown".into(),
+                path: write(&format!("s{i}.txt"), &servicing(p)),
+                sections: vec![role("Servicer"), role("Party")],
+                unscanned: 0,
+            })
+            .collect();
+        let contrast: Vec<_> = (0..4)
+            .map(|i| {
+                write(
+                    &format!("o{i}.txt"),
+                    "SUPPLY AGREEMENT\n\nZeta Inc., a Delaware Corporation\n",
+                )
+            })
+            .collect();
+        let d = draft_detect(&docs, &contrast, &IndexSet::new(Vec::new()));
+        assert!(
+            d.titles.contains(&"servicing agreement".to_string()),
+            "{d:?}"
+        );
+        assert_eq!(d.terms, vec!["servicer".to_string()], "{d:?}");
+        for generic in ["delaware corporation", "agree as follows", "set forth"] {
+            assert!(
+                !d.titles.iter().any(|t| t.contains(generic)),
+                "{generic}: {d:?}"
+            );
+        }
+        assert!(
+            d.taken
+                .iter()
+                .any(|(p, why)| p == "delaware corporation" && why.starts_with("common")),
+            "{d:?}"
+        );
+        assert!(d.taken.iter().any(|(p, _)| p == "party"), "{d:?}");
+    }
 
     #[test]
     fn title_phrases_come_from_short_lines_only() {

@@ -40,6 +40,10 @@ pub struct DraftOptions {
     pub extends: Option<String>,
     /// The batches read, for the header comment.
     pub batches: Vec<PathBuf>,
+    /// The source files of the batches' other documents (not of this
+    /// family): a detection phrase common among them says nothing of
+    /// this family ([`detect`]).
+    pub contrast: Vec<PathBuf>,
 }
 
 /// One drafted entry.
@@ -174,7 +178,7 @@ pub fn draft(
         entries,
         bespoke,
         unrated,
-        detect: detect::draft_detect(docs, others),
+        detect: detect::draft_detect(docs, &options.contrast, others),
         entity_types: counted(all().flat_map(|s| s.entity_types.iter().cloned())),
         relation_types: counted(all().flat_map(|s| s.relation_types.iter().cloned())),
         options,

@@ -121,8 +121,15 @@ pub fn render(d: &Draft) -> String {
     };
     let _ = writeln!(out, "  titles: [{}]", list(&d.detect.titles));
     let _ = writeln!(out, "  terms: [{}]", list(&d.detect.terms));
-    for (p, ty) in &d.detect.taken {
-        let _ = writeln!(out, "  # left out: `{p}` (index `{ty}` detects with it)");
+    for (p, why) in &d.detect.taken {
+        match why.strip_prefix("common: ") {
+            Some(common) => {
+                let _ = writeln!(out, "  # left out: `{p}` (common to contracts: {common})");
+            }
+            None => {
+                let _ = writeln!(out, "  # left out: `{p}` (index `{why}` detects with it)");
+            }
+        }
     }
     let total = d.documents.len();
     for tier in Tier::ALL {
