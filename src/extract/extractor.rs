@@ -732,20 +732,30 @@ impl Extractor {
             // A bounded window of sections in flight: a document of 100k
             // headings must not hold 100k futures. In verify mode the
             // rules read every section and the LLM only checks them.
+            // Each section counted as it is read, so the heartbeat shows a
+            // large document's progress.
             None => {
                 futures::stream::iter(inputs)
-                    .map(|i| self.rules_section(i, profile))
+                    .map(|i| async {
+                        let x = self.rules_section(i, profile).await;
+                        self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
+                        x
+                    })
                     .buffered(64)
                     .collect()
                     .await
             }
             Some(client) => {
-                self.extract_llm_document(client, &inputs, profile, spend)
-                    .await
+                let out = self
+                    .extract_llm_document(client, &inputs, profile, spend)
+                    .await;
+                self.counters
+                    .sections_done
+                    .fetch_add(out.len() as u64, Ordering::Relaxed);
+                out
             }
         };
         for x in &out {
-            self.counters.sections_done.fetch_add(1, Ordering::Relaxed);
             if matches!(x.status, SectionStatus::Failed(_)) {
                 self.counters
                     .sections_failed

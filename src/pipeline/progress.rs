@@ -19,7 +19,12 @@ pub struct Totals {
 
 pub enum Progress {
     Bar(ProgressBar),
-    Lines { total: usize, done: usize },
+    Lines {
+        total: usize,
+        done: usize,
+        /// Documents done and sections read at the last offline heartbeat.
+        heard: (usize, u64),
+    },
     Quiet,
 }
 
@@ -40,6 +45,7 @@ impl Progress {
             Progress::Lines {
                 total: documents,
                 done: 0,
+                heard: (0, 0),
             }
         }
     }
@@ -54,14 +60,24 @@ impl Progress {
     /// The periodic heartbeat: totals with requests in flight, retries and
     /// waits (the bar's message, or one plain line), so a stalled run shows.
     /// `tokens_per_s` is the answers' streaming rate since the last line.
-    pub fn tick(&self, t: &Totals, c: &crate::extract::CounterSnapshot, tokens_per_s: Option<f64>) {
+    pub fn tick(
+        &mut self,
+        t: &Totals,
+        c: &crate::extract::CounterSnapshot,
+        tokens_per_s: Option<f64>,
+    ) {
         let line = heartbeat_line(t, c, tokens_per_s);
         match self {
             Progress::Bar(bar) => bar.set_message(line),
             Progress::Lines { .. } if c.requests + c.title_requests > 0 || c.waiting > 0 => {
                 crate::stdout::line(format_args!("  ... {line}"))
             }
-            _ => {}
+            Progress::Lines { done, heard, .. } => {
+                if let Some(l) = offline_heartbeat(*done, heard, t, c) {
+                    crate::stdout::line(l);
+                }
+            }
+            Progress::Quiet => {}
         }
     }
 
@@ -72,7 +88,7 @@ impl Progress {
                 bar.println(line);
                 bar.inc(1);
             }
-            Progress::Lines { total, done } => {
+            Progress::Lines { total, done, .. } => {
                 *done += 1;
                 crate::stdout::line(format_args!("[{done}/{total}] {line}"));
             }
@@ -94,6 +110,25 @@ impl Progress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// Offline, document lines are the progress; only while one document
+/// holds them back (a large one) do its sections say how far the rules
+/// are. `heard` is what the last heartbeat saw, updated.
+fn offline_heartbeat(
+    done: usize,
+    heard: &mut (usize, u64),
+    t: &Totals,
+    c: &crate::extract::CounterSnapshot,
+) -> Option<String> {
+    let line = (done == heard.0 && c.sections_done > heard.1).then(|| {
+        format!(
+            "  ... {} of {} sections read by the rules",
+            c.sections_done, t.sections_to_send
+        )
+    });
+    *heard = (done, c.sections_done);
+    line
 }
 
 /// The bar's running totals; tokens and cost are the whole spend (sections
@@ -165,6 +200,28 @@ pub fn large_document_line(name: &str, path: &std::path::Path) -> Option<String>
 mod tests {
     use super::*;
     use crate::extract::CounterSnapshot;
+
+    #[test]
+    fn offline_sections_are_heard_only_while_no_document_line_comes() {
+        let t = Totals {
+            sections_to_send: 900,
+            ..Totals::default()
+        };
+        let c = |n: u64| CounterSnapshot {
+            sections_done: n,
+            ..CounterSnapshot::default()
+        };
+        let mut heard = (0, 0);
+        assert_eq!(
+            offline_heartbeat(0, &mut heard, &t, &c(120)).as_deref(),
+            Some("  ... 120 of 900 sections read by the rules")
+        );
+        // Nothing new: nothing said.
+        assert_eq!(offline_heartbeat(0, &mut heard, &t, &c(120)), None);
+        // A document finished since: its line said it.
+        assert_eq!(offline_heartbeat(1, &mut heard, &t, &c(300)), None);
+        assert!(offline_heartbeat(1, &mut heard, &t, &c(310)).is_some());
+    }
 
     #[test]
     fn a_large_document_gets_a_line_and_a_small_one_none() {

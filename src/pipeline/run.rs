@@ -754,6 +754,7 @@ fn claim(batch: &Batch, sha256: &str, key: &Path) -> Option<PathBuf> {
 /// The stages of one document; `Ok(None)` when it duplicates an earlier one.
 async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDocument>> {
     let cfg = &batch.cfg;
+    let started = std::time::Instant::now();
     // Reading and planning run before the first await, so documents claim
     // their content in batch order.
     let Planned {
@@ -769,6 +770,26 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         &cfg.route,
     )?;
     note_document(batch, key, &doc_type, &plan);
+    // A large document says each stage as it ends: one of 50 MB was half
+    // a minute between its first line and its last.
+    let large = source.text.len() as u64 >= super::progress::LARGE_DOCUMENT_BYTES;
+    let doc_name = plan.doc_name.clone();
+    let stage = |what: String| {
+        if large {
+            batch.progress.lock().expect("progress").note(&format!(
+                "{doc_name}: {what} ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            ));
+        }
+    };
+    stage(format!(
+        "tree and routing done: {} sections, {} to extract",
+        plan.sections.len(),
+        plan.sections
+            .iter()
+            .filter(|s| s.route == Route::Llm)
+            .count()
+    ));
     let meta = DocumentMeta::from_source(key, &tree.doc_id, &plan.doc_type, &source)?;
     if let Some(first) = claim(batch, &meta.sha256, key) {
         let msg = format!("duplicate of {} (same content), skipped", first.display());
@@ -844,6 +865,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         .extractor
         .verifies()
         .then(|| inputs.iter().chain(&skipped).cloned().collect());
+    stage("search index added; extracting".to_string());
     let mut extractions = extract_within_budget(batch, inputs, &profile).await;
     let mut rules_on_skipped = rules_on_skipped(skipped, &profile).await;
     let checks = match verify_inputs {
@@ -861,6 +883,10 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         None => None,
     };
 
+    stage(format!(
+        "extracted: {} relations; building the graph",
+        extractions.iter().map(|e| e.relations.len()).sum::<usize>()
+    ));
     let all: Vec<SectionExtraction> = extractions
         .iter()
         .chain(&rules_on_skipped)
@@ -882,6 +908,7 @@ async fn run_stages(batch: &Batch, key: &Path) -> anyhow::Result<Option<SavedDoc
         }),
         planned,
     };
+    stage("graph built; saving and writing it".to_string());
     save_document(batch, &saved)?;
     set_state(
         batch,

@@ -877,3 +877,48 @@ fn an_unreachable_neo4j_leaves_no_batch_folder() {
         .code(2);
     assert!(!out.exists(), "nothing written to --out");
 }
+
+/// A document of 10 MB or more says each stage as it ends (tree and
+/// routing, extracting, the graph), each with the seconds so far: one of
+/// 50 MB was half a minute between its first line and its last.
+#[test]
+fn a_large_document_says_each_stage() {
+    let dir = super::util::tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let one = std::fs::read_to_string(super::util::fixture("supply_agreement.txt")).unwrap();
+    let mut big = String::with_capacity(11 * 1024 * 1024);
+    while big.len() < 10 * 1024 * 1024 + 1 {
+        big.push_str(&one);
+        big.push_str("\n\n");
+    }
+    std::fs::write(docs.join("big.txt"), &big).unwrap();
+    let out = super::util::ingest_offline_cmd(
+        &[docs],
+        &super::util::repo().join("indices"),
+        &dir.path().join("b"),
+        &dir.path().join("h.csv"),
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    let at = |what: &str| {
+        said.find(what)
+            .unwrap_or_else(|| panic!("no `{what}` line in:\n{said}"))
+    };
+    let stages = [
+        "big.txt: 10.",
+        "big.txt: tree and routing done: ",
+        "big.txt: search index added; extracting (",
+        "big.txt: extracted: ",
+        "big.txt: graph built; saving and writing it (",
+        "[1/1] big.txt: ",
+    ];
+    let order: Vec<usize> = stages.iter().map(|s| at(s)).collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "in order: {said}");
+}
