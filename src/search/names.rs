@@ -212,7 +212,7 @@ impl NamesWriter {
         let index = if exists {
             Index::open_in_dir(&dir)
         } else {
-            Index::create_in_dir(&dir, schema().0)
+            super::schema::create_in_dir(&dir, schema().0)
         }
         .with_context(|| format!("{}: cannot open the names index", dir.display()))?;
         let fields = fields_of(&index)?;

@@ -53,7 +53,7 @@ impl SearchIndexWriter {
                 .unwrap_or(false);
             (index, empty)
         } else {
-            let index = Index::create_in_dir(&dir, schema::schema().0)
+            let index = schema::create_in_dir(&dir, schema::schema().0)
                 .with_context(|| format!("{}: cannot create the search index", dir.display()))?;
             (index, true)
         };
