@@ -90,6 +90,16 @@ pub struct ContractsAnswer {
     /// The governing law's place the question names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub law: Option<String>,
+    /// The law or the party is asked to be another (`not governed by`,
+    /// `not with`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_law: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_party: bool,
+    /// What the question names that the batch does not hold (a party, a
+    /// place, a clause kind): said, and nothing listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<String>,
     /// Said before the contracts: what the batch does not hold, what a
     /// list of absences cannot know.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -312,6 +322,12 @@ pub fn contracts_with(
     }
     let mut names: HashMap<String, String> = HashMap::new();
     if facts.is_empty() {
+        if cats.is_empty() {
+            answer.notes.push(
+                "The question names no category, party or governing law the register knows: the contracts below are those whose sections are nearest its words (by retrieval), not contracts with a fact."
+                    .into(),
+            );
+        }
         for (doc, hit) in by_retrieval(index, question, RETRIEVAL_POOL, RETRIEVAL_SHARE)? {
             let read = super::read_sections(std::slice::from_ref(&hit), 1);
             answer.problems.extend(read.problems);
@@ -392,6 +408,28 @@ pub fn from_register(
     use crate::contracts::query::{facts_of, select, value_of, Query};
     let asked = crate::contracts::question::read(question, rows);
     let q = &asked.query;
+    if !asked.unknown.is_empty() {
+        // An answer to another question would be wrong: say what is not
+        // known, list nothing.
+        let mut answer = ContractsAnswer {
+            question: question.to_string(),
+            unknown: asked.unknown.clone(),
+            ..Default::default()
+        };
+        for u in &asked.unknown {
+            answer.notes.push(if u.ends_with(" clause") {
+                format!(
+                    "No clause kind of the register is {u}: the register's kinds are the 39 CUAD categories (e.g. \"non-compete\", \"cap on liability\", \"MFN\"); nothing is listed."
+                )
+            } else {
+                format!(
+                    "No contract of this batch names {u} (no party or governing law of its {} contracts goes by it); nothing is listed.",
+                    rows.len()
+                )
+            });
+        }
+        return Ok(Some(answer));
+    }
     if *q == Query::default() {
         return Ok(None);
     }
@@ -401,8 +439,21 @@ pub fn from_register(
         lacks: q.lacks.iter().map(|c| c.to_string()).collect(),
         party: q.party.clone(),
         law: q.law.clone(),
+        not_law: q.not_law,
+        not_party: q.not_party,
         ..Default::default()
     };
+    if q.not_law {
+        let unknown = rows
+            .iter()
+            .filter(|r| facts_of(r, crate::contracts::query::GOVERNING_LAW).is_empty())
+            .count();
+        if unknown > 0 {
+            answer.notes.push(format!(
+                "{unknown} contracts whose governing law was not found are not listed: their law is not known to be another."
+            ));
+        }
+    }
     let held_by_none: Vec<&str> = q
         .has
         .iter()
@@ -492,10 +543,11 @@ pub fn from_register(
 pub fn render_text(a: &ContractsAnswer) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let cats = if a.categories.is_empty() {
-        "none named: contracts by retrieval".to_string()
-    } else {
-        a.categories.join(", ")
+    let by_retrieval = a.contracts.iter().any(|c| c.found_by == "retrieval");
+    let cats = match (a.categories.is_empty(), by_retrieval) {
+        (true, true) => "none named: contracts by retrieval".to_string(),
+        (true, false) => "none named".to_string(),
+        (false, _) => a.categories.join(", "),
     };
     for n in &a.notes {
         let _ = writeln!(out, "{n}");
@@ -504,11 +556,17 @@ pub fn render_text(a: &ContractsAnswer) -> String {
     if !a.lacks.is_empty() {
         let _ = writeln!(out, "without: {}", a.lacks.join(", "));
     }
+    let not = |negated: bool| if negated { "not " } else { "" };
     if let Some(p) = &a.party {
-        let _ = writeln!(out, "party: {}", crate::report::sanitize_title(p));
+        let _ = writeln!(
+            out,
+            "party: {}{}",
+            not(a.not_party),
+            crate::report::sanitize_title(p)
+        );
     }
     if let Some(l) = &a.law {
-        let _ = writeln!(out, "law: {l}");
+        let _ = writeln!(out, "law: {}{l}", not(a.not_law));
     }
     if !a.nearest_sections.is_empty() {
         let _ = writeln!(out, "\nnearest sections (not contracts with the fact):");

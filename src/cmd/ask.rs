@@ -199,7 +199,8 @@ fn contracts(
     incomplete: bool,
 ) -> anyhow::Result<Outcome> {
     let answer = crate::ask::which_contracts::contracts(batch, index, &args.question)?;
-    let mut failed = incomplete;
+    // A question naming what the batch does not hold is not answered.
+    let mut failed = incomplete || !answer.unknown.is_empty();
     for p in &answer.problems {
         eprintln!("kgroute: {}", p.message);
         failed = true;

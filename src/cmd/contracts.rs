@@ -117,6 +117,7 @@ pub fn query(a: &ContractsArgs) -> anyhow::Result<Query> {
         expires_after: date(&a.expires_after, "expires-after")?,
         renews: a.renews,
         notice_max: a.notice_max,
+        ..Query::default()
     })
 }
 

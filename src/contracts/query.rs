@@ -26,6 +26,12 @@ pub struct Query {
     pub role: Option<String>,
     /// Its governing law names this place.
     pub law: Option<String>,
+    /// With `law`: its governing law is known and names another place
+    /// ("not governed by New York law"). A contract whose law was not
+    /// found is not listed: its law is not known to be another.
+    pub not_law: bool,
+    /// With `party`: no party of it goes by that name ("not with Acme").
+    pub not_party: bool,
     pub doc_type: Option<String>,
     /// It expires wholly before this date (a `perpetual` one never does).
     pub expires_before: Option<PartialDate>,
@@ -76,9 +82,19 @@ pub fn matches<'a>(row: &'a RegisterRow, q: &Query) -> Option<Hit<'a>> {
             return None;
         }
     }
-    let party = if q.party.is_some() || q.role.is_some() {
+    if q.not_party {
+        let n = q.party.as_deref().unwrap_or_default();
+        if row.parties.iter().any(|p| party_named(p, n)) {
+            return None;
+        }
+    }
+    let by_party = q.party.is_some() && !q.not_party;
+    let party = if by_party || q.role.is_some() {
         Some(row.parties.iter().find(|p| {
-            q.party.as_deref().is_none_or(|n| party_named(p, n))
+            q.party
+                .as_deref()
+                .filter(|_| by_party)
+                .is_none_or(|n| party_named(p, n))
                 && q.role.as_deref().is_none_or(|r| {
                     p.roles
                         .iter()
@@ -94,7 +110,7 @@ pub fn matches<'a>(row: &'a RegisterRow, q: &Query) -> Option<Hit<'a>> {
     if let Some(place) = &q.law {
         let f = facts_of(row, GOVERNING_LAW)
             .first()
-            .filter(|f| law_names(f, place))?;
+            .filter(|f| law_names(f, place) != q.not_law)?;
         show(&mut facts, GOVERNING_LAW, f);
     }
     if q.expires_before.is_some() || q.expires_after.is_some() {

@@ -25,6 +25,44 @@ pub struct Asked {
     pub query: Query,
     /// Every category the question names, present or absent.
     pub categories: Vec<&'static str>,
+    /// What it names that the register does not know: a name no party or
+    /// governing law of the batch goes by (`Zebulon Widgets`), a clause
+    /// kind that is none of the categories (`a unicorn clause`). Said, and
+    /// nothing listed, rather than answered as if not asked.
+    pub unknown: Vec<String>,
+}
+
+/// `not`-words that negate a law or a party said after them, within
+/// [`NEGATION_REACH`] words (`not governed by New York law`, `not with
+/// Acme`, `other than Acme`).
+const NEGATING: &[&str] = &[
+    "not",
+    "never",
+    "isnt",
+    "arent",
+    "dont",
+    "doesnt",
+    "except",
+    "excluding",
+    "other",
+    "outside",
+];
+const NEGATION_REACH: usize = 4;
+
+/// Where the run `part` starts in `whole`.
+fn run_at(whole: &[String], part: &[String]) -> Option<usize> {
+    (!part.is_empty())
+        .then(|| whole.windows(part.len()).position(|w| w == part))
+        .flatten()
+}
+
+/// True when a `not`-word stands within reach before position `at`, with
+/// no category said between them (`no cap on liability, not New York` is
+/// read by each cue for what follows it).
+fn negated(q: &[String], at: usize, spans: &[(usize, usize)]) -> bool {
+    let from = at.saturating_sub(NEGATION_REACH);
+    (from..at)
+        .any(|k| NEGATING.contains(&q[k].as_str()) && !spans.iter().any(|&(a, b)| a > k && b < at))
 }
 
 /// Lower-case words, apostrophes dropped (`don't` is `dont`), `-` and `/`
@@ -109,7 +147,105 @@ pub fn read(question: &str, rows: &[RegisterRow]) -> Asked {
     if query.law.is_some() {
         query.has.retain(|c| *c != GOVERNING_LAW);
     }
-    Asked { query, categories }
+    let said: Vec<(usize, usize)> = spans.iter().map(|(_, s)| *s).collect();
+    if let Some(at) = query.law.as_deref().and_then(|l| run_at(&q, &raw_words(l))) {
+        query.not_law = negated(&q, at, &said);
+    }
+    if let Some(at) = query
+        .party
+        .as_deref()
+        .and_then(|p| run_at(&q, &raw_words(p)))
+    {
+        query.not_party = negated(&q, at, &said);
+    }
+    let mut unknown = Vec::new();
+    if query.party.is_none() {
+        unknown.extend(unknown_names(question, &categories, query.law.as_deref()));
+    }
+    if categories.is_empty() {
+        unknown.extend(unknown_clause(&q));
+    }
+    Asked {
+        query,
+        categories,
+        unknown,
+    }
+}
+
+/// Words that open a question or name a document, never a party.
+const NOT_NAMES: &[&str] = &[
+    "which",
+    "what",
+    "who",
+    "whose",
+    "list",
+    "show",
+    "find",
+    "agreement",
+    "agreements",
+    "contract",
+    "contracts",
+    "clause",
+    "clauses",
+    "law",
+    "laws",
+    "state",
+    "i",
+    "a",
+    "an",
+    "the",
+    "any",
+    "all",
+];
+
+/// Capitalised runs of two words or more (not the question's first word)
+/// that are no category, no known law and no party of the register: the
+/// name of someone or somewhere the batch does not hold.
+fn unknown_names(question: &str, categories: &[&'static str], law: Option<&str>) -> Vec<String> {
+    let category_words: Vec<String> = categories.iter().flat_map(|c| raw_words(c)).collect();
+    let law_words: Vec<String> = law.map(raw_words).unwrap_or_default();
+    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+    for (i, w) in question.split_whitespace().enumerate() {
+        let clean: String = w
+            .chars()
+            .filter(|c| c.is_alphanumeric() || *c == '&' || *c == '.')
+            .collect();
+        let clean = clean.trim_end_matches('.').to_string();
+        let capital = clean.chars().next().is_some_and(char::is_uppercase);
+        let plain = raw_words(&clean);
+        let known = plain.iter().all(|x| {
+            NOT_NAMES.contains(&x.as_str()) || category_words.contains(x) || law_words.contains(x)
+        });
+        if i > 0 && capital && !known {
+            runs.last_mut().expect("one run").push(clean);
+        } else if !runs.last().expect("one run").is_empty() {
+            runs.push(Vec::new());
+        }
+        // A question's end closes a run: `... Acme? Beta ...`.
+        if w.ends_with(['?', ',', ';']) && !runs.last().expect("one run").is_empty() {
+            runs.push(Vec::new());
+        }
+    }
+    runs.into_iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| r.join(" "))
+        .collect()
+}
+
+/// `a unicorn clause`: a clause kind the question asks for that is none
+/// of the categories (called only when it names none).
+fn unknown_clause(q: &[String]) -> Option<String> {
+    let at = q.iter().position(|w| {
+        matches!(
+            w.as_str(),
+            "clause" | "clauses" | "provision" | "provisions"
+        )
+    })?;
+    let start = q[..at]
+        .iter()
+        .rposition(|w| matches!(w.as_str(), "a" | "an" | "any" | "no" | "without"))?;
+    let kind = q[start + 1..at].join(" ");
+    (!kind.is_empty() && at - start <= 4).then(|| format!("a {kind} clause"))
 }
 
 /// True when `part` occurs in `whole` as a run.
@@ -225,6 +361,35 @@ mod tests {
         // The `No` of a category's own name says nothing absent.
         let q = asked("Which contracts have a no-solicit of employees clause?");
         assert_eq!((q.has, q.lacks), (vec!["No-Solicit Of Employees"], vec![]));
+    }
+
+    #[test]
+    fn a_law_or_a_party_can_be_negated() {
+        let q = asked("Which contracts are not governed by New York law?");
+        assert_eq!((q.law.as_deref(), q.not_law), (Some("new york"), true));
+        let q = asked("Which contracts are governed by New York law?");
+        assert_eq!((q.law.as_deref(), q.not_law), (Some("new york"), false));
+        let q = asked("Which contracts are not with Acme?");
+        assert_eq!((q.party.as_deref(), q.not_party), (Some("Acme"), true));
+        let q = asked("Which contracts with Acme have no cap on liability?");
+        assert_eq!((q.party.as_deref(), q.not_party), (Some("Acme"), false));
+        assert_eq!(q.lacks, vec!["Cap On Liability"]);
+    }
+
+    #[test]
+    fn names_and_clause_kinds_the_register_does_not_know_are_said() {
+        let a = read("Which contracts is Zebulon Widgets a party to?", &rows());
+        assert_eq!(a.unknown, vec!["Zebulon Widgets".to_string()]);
+        let a = read("Which contracts have a unicorn clause?", &rows());
+        assert_eq!(a.unknown, vec!["a unicorn clause".to_string()]);
+        for known in [
+            "Which contracts with Acme have a non-compete?",
+            "Which contracts have a Non-Compete?",
+            "Which contracts governed by New York law lack a cap on liability?",
+            "Which contracts have a no-solicit of employees clause?",
+        ] {
+            assert!(read(known, &rows()).unknown.is_empty(), "{known}");
+        }
     }
 
     #[test]

@@ -998,3 +998,67 @@ fn ask_without_a_batch_names_the_one_it_chose() {
         "{err}"
     );
 }
+
+/// `ask --contracts` reads a negated law or party as one, and a party or
+/// a clause kind the batch does not hold is named with exit 1 and no list
+/// (never every contract "by retrieval"). Read on the fixtures: the credit
+/// agreement is the New York one and the only one with Acme Bank.
+#[test]
+fn ask_contracts_reads_negation_and_names_what_the_batch_does_not_hold() {
+    let dir = tempdir();
+    let batch = dir.path().join("b");
+    ingest_fixtures(&batch, &dir.path().join("h.csv"), None);
+    let answer = |q: &str| -> (i32, serde_json::Value) {
+        let (code, out, err) = ask_run(&batch, q, &["--contracts", "--format", "json"]);
+        assert!(code == 0 || code == 1, "{q}: {err}");
+        (code, serde_json::from_str(&out).unwrap())
+    };
+    let names = |a: &serde_json::Value| -> Vec<String> {
+        a["contracts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["doc_name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (code, ny) = answer("Which contracts are governed by New York law?");
+    assert_eq!(
+        (code, names(&ny)),
+        (0, vec!["credit_agreement.md".to_string()])
+    );
+    let (code, not_ny) = answer("Which contracts are not governed by New York law?");
+    assert_eq!(code, 0);
+    assert_eq!(not_ny["not_law"], true);
+    let listed = names(&not_ny);
+    assert!(
+        listed.contains(&"supply_agreement.txt".to_string()),
+        "{listed:?}"
+    );
+    assert!(
+        !listed.contains(&"credit_agreement.md".to_string()),
+        "{listed:?}"
+    );
+
+    let (code, not_acme) = answer("Which contracts are not with Acme Bank?");
+    assert_eq!(code, 0);
+    let listed = names(&not_acme);
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(
+        !listed.contains(&"credit_agreement.md".to_string()),
+        "{listed:?}"
+    );
+
+    for (q, unknown) in [
+        (
+            "Which contracts is Zebulon Widgets a party to?",
+            "Zebulon Widgets",
+        ),
+        ("Which contracts have a unicorn clause?", "a unicorn clause"),
+    ] {
+        let (code, a) = answer(q);
+        assert_eq!(code, 1, "{q}: {a}");
+        assert!(names(&a).is_empty(), "{q}: nothing listed: {a}");
+        assert_eq!(a["unknown"][0], unknown, "{a}");
+        assert!(a["notes"][0].as_str().unwrap().contains(unknown), "{a}");
+    }
+}
