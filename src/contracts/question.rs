@@ -204,32 +204,47 @@ const NOT_NAMES: &[&str] = &[
 fn unknown_names(question: &str, categories: &[&'static str], law: Option<&str>) -> Vec<String> {
     let category_words: Vec<String> = categories.iter().flat_map(|c| raw_words(c)).collect();
     let law_words: Vec<String> = law.map(raw_words).unwrap_or_default();
-    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+    let known = |w: &str| {
+        raw_words(w).iter().all(|x| {
+            NOT_NAMES.contains(&x.as_str()) || category_words.contains(x) || law_words.contains(x)
+        })
+    };
+    let mut out = Vec::new();
+    for run in capitalised_runs(question) {
+        // A known word inside a run splits it: `Non-Compete Zebulon`.
+        for part in run.split(|w| known(w)) {
+            if part.len() >= 2 {
+                out.push(part.join(" "));
+            }
+        }
+    }
+    out
+}
+
+/// The runs of capitalised words of `question` (its first word aside), as
+/// written, letters, digits and `&` kept; a `?`, `,` or `;` ends a run.
+fn capitalised_runs(question: &str) -> Vec<Vec<String>> {
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
     for (i, w) in question.split_whitespace().enumerate() {
         let clean: String = w
             .chars()
-            .filter(|c| c.is_alphanumeric() || *c == '&' || *c == '.')
+            .filter(|c| c.is_alphanumeric() || *c == '&')
             .collect();
-        let clean = clean.trim_end_matches('.').to_string();
         let capital = clean.chars().next().is_some_and(char::is_uppercase);
-        let plain = raw_words(&clean);
-        let known = plain.iter().all(|x| {
-            NOT_NAMES.contains(&x.as_str()) || category_words.contains(x) || law_words.contains(x)
-        });
-        if i > 0 && capital && !known {
-            runs.last_mut().expect("one run").push(clean);
-        } else if !runs.last().expect("one run").is_empty() {
-            runs.push(Vec::new());
+        if i > 0 && capital {
+            cur.push(clean);
+        } else if !cur.is_empty() {
+            runs.push(std::mem::take(&mut cur));
         }
-        // A question's end closes a run: `... Acme? Beta ...`.
-        if w.ends_with(['?', ',', ';']) && !runs.last().expect("one run").is_empty() {
-            runs.push(Vec::new());
+        if w.ends_with(['?', ',', ';']) && !cur.is_empty() {
+            runs.push(std::mem::take(&mut cur));
         }
     }
-    runs.into_iter()
-        .filter(|r| r.len() >= 2)
-        .map(|r| r.join(" "))
-        .collect()
+    if !cur.is_empty() {
+        runs.push(cur);
+    }
+    runs
 }
 
 /// `a unicorn clause`: a clause kind the question asks for that is none
@@ -288,22 +303,7 @@ fn party_in(
     law: Option<&str>,
 ) -> Option<String> {
     let law_words: Vec<String> = law.map(raw_words).unwrap_or_default();
-    let mut runs: Vec<Vec<String>> = Vec::new();
-    let mut cur: Vec<String> = Vec::new();
-    for (i, w) in question.split_whitespace().enumerate() {
-        let clean: String = w
-            .chars()
-            .filter(|c| c.is_alphanumeric() || *c == '&')
-            .collect();
-        let capital = clean.chars().next().is_some_and(char::is_uppercase);
-        if i > 0 && capital {
-            cur.push(clean);
-        } else if !cur.is_empty() {
-            runs.push(std::mem::take(&mut cur));
-        }
-    }
-    runs.push(cur);
-    for run in runs {
+    for run in capitalised_runs(question) {
         let key = name_key(&run.join(" "));
         if key.is_empty() || (!law_words.is_empty() && has_run(&law_words, &key)) {
             continue;

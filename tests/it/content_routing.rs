@@ -198,21 +198,6 @@ fn the_llm_reads_only_the_sent_paragraphs() {
     );
 }
 
-/// Copies the shipped indices (their YAML files, `base/` included) into
-/// `to`, so a test can write beside them.
-fn copy_indices(to: &std::path::Path) {
-    let from = super::util::repo().join("indices");
-    for sub in ["", "base"] {
-        std::fs::create_dir_all(to.join(sub)).unwrap();
-        for e in std::fs::read_dir(from.join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "yaml") {
-                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
-            }
-        }
-    }
-}
-
 fn rows(csv_path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
     let mut rdr = csv::Reader::from_path(csv_path).unwrap();
     rdr.deserialize().map(Result::unwrap).collect()
@@ -228,7 +213,7 @@ fn rows(csv_path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
 fn a_reviewed_paragraph_decides_the_next_plan() {
     let dir = super::util::tempdir();
     let indices = dir.path().join("indices");
-    copy_indices(&indices);
+    super::util::copy_indices(&indices);
     let index_arg = ["--index".to_string(), indices.display().to_string()];
     plan(&dir.path().join("p1"), &[&index_arg[0], &index_arg[1]]);
     let first = rows(&dir.path().join("p1/paragraphs.csv"));
@@ -329,7 +314,7 @@ fn a_family_learns_its_own_paragraph_model_from_a_calibrated_batch() {
     let leases = corpora.join("wide/leases");
     let dir = super::util::tempdir();
     let indices = dir.path().join("indices");
-    copy_indices(&indices);
+    super::util::copy_indices(&indices);
     let batch = dir.path().join("b1");
     super::util::kgroute()
         .arg("ingest")

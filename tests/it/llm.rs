@@ -1362,15 +1362,7 @@ fn the_rules_read_the_paragraphs_an_llm_was_not_sent() {
         .unwrap();
     let dir = super::util::tempdir();
     let indices = dir.path().join("indices");
-    for sub in ["", "base"] {
-        std::fs::create_dir_all(indices.join(sub)).unwrap();
-        for e in std::fs::read_dir(super::util::repo().join("indices").join(sub)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "yaml") {
-                std::fs::copy(&p, indices.join(sub).join(p.file_name().unwrap())).unwrap();
-            }
-        }
-    }
+    super::util::copy_indices(&indices);
     let law = "This Agreement shall be governed by and construed in accordance with the laws of the State of New York.";
     std::fs::write(
         indices.join("commercial.paragraphs.tsv"),

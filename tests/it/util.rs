@@ -201,3 +201,18 @@ pub fn good_fake_server() -> (tokio::runtime::Runtime, crate::fake_server::FakeS
         .unwrap();
     (rt, server)
 }
+
+/// Copies the shipped indices (their YAML files, `base/` included) into
+/// `to`, so a test can write beside them.
+pub fn copy_indices(to: &std::path::Path) {
+    let from = repo().join("indices");
+    for sub in ["", "base"] {
+        std::fs::create_dir_all(to.join(sub)).unwrap();
+        for e in std::fs::read_dir(from.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "yaml") {
+                std::fs::copy(&p, to.join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+}

@@ -66,12 +66,13 @@ pub struct DraftDoc {
     pub unscanned: usize,
 }
 
-/// Reads every saved document of the batch folder `dir`, in file-name order.
-pub fn read_batch(dir: &Path) -> anyhow::Result<Vec<DraftDoc>> {
+/// The saved documents (`docs/*.json`) of the batch folder `dir`, in
+/// file-name order: what drafting and learning read back.
+pub fn saved_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let docs_dir = dir.join("docs");
     if !docs_dir.is_dir() {
         bail!(
-            "{}: not a batch folder (no docs/); give a folder `kgroute ingest --calibrate --out DIR` wrote",
+            "{}: not a batch folder (no docs/); give a folder `kgroute ingest --out DIR` wrote (with --calibrate it teaches most)",
             dir.display()
         );
     }
@@ -81,6 +82,12 @@ pub fn read_batch(dir: &Path) -> anyhow::Result<Vec<DraftDoc>> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Reads every saved document of the batch folder `dir`, in file-name order.
+pub fn read_batch(dir: &Path) -> anyhow::Result<Vec<DraftDoc>> {
+    let files = saved_files(dir)?;
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         let text = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;

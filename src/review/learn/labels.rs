@@ -19,10 +19,10 @@ use crate::index::Tier;
 use crate::route::{Route, RoutePlan};
 use crate::tree::paragraphs::paragraph_pieces;
 use crate::tree::SourceText;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Paragraphs of fewer words are headings: routing gives them the score
 /// of the paragraph after them, so they are not learned from.
@@ -96,7 +96,7 @@ pub fn read(
 ) -> anyhow::Result<Labels> {
     let mut out = Labels::default();
     for dir in batches {
-        for file in saved_documents(dir)? {
+        for file in crate::review::draft::input::saved_files(dir)? {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
             let saved: Saved = serde_json::from_slice(&bytes)
@@ -132,24 +132,6 @@ pub fn read(
         }
     }
     Ok(out)
-}
-
-/// The saved documents of a batch folder, in file-name order.
-fn saved_documents(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let docs = dir.join("docs");
-    if !docs.is_dir() {
-        bail!(
-            "{}: not a batch folder (no docs/); give a folder `kgroute ingest --out DIR` wrote",
-            dir.display()
-        );
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .with_context(|| format!("reading {}", docs.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    Ok(files)
 }
 
 fn label_document(
