@@ -47,23 +47,21 @@ fn main() -> anyhow::Result<()> {
     }
     // doc id -> labels key, from the batch's document lines.
     let mut key_of: HashMap<String, String> = HashMap::new();
-    let graph = std::fs::read_to_string(batch.join("graph").join("graph.jsonl"))?;
-    for line in graph
-        .lines()
-        .filter(|l| l.contains("\"kind\":\"document\""))
-    {
+    kgroute::sink::parts::each_line(&batch.join("graph"), |line| {
+        if !line.contains("\"kind\":\"document\"") {
+            return Ok(());
+        }
         let v: serde_json::Value = serde_json::from_str(line)?;
         let path = v["path"].as_str().unwrap_or_default();
         let mut parts = path.rsplit('/');
-        let (Some(f), Some(t)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        key_of.insert(
-            v["doc_id"].as_str().unwrap_or_default().to_string(),
-            format!("{t}/{f}"),
-        );
-    }
-    drop(graph);
+        if let (Some(f), Some(t)) = (parts.next(), parts.next()) {
+            key_of.insert(
+                v["doc_id"].as_str().unwrap_or_default().to_string(),
+                format!("{t}/{f}"),
+            );
+        }
+        Ok(())
+    })?;
     let index = SearchIndex::open(&batch)?;
 
     // Label names -> their question.

@@ -37,6 +37,7 @@ impl Cli {
             Command::Ask(a) => cmd::ask::run(a),
             Command::Contracts(a) => cmd::contracts::run(a),
             Command::RebuildSearch(a) => cmd::rebuild_search::run(a),
+            Command::Export(a) => cmd::export::run(a),
             Command::Review(a) => cmd::review::run(a),
             Command::History(a) => cmd::history::run(a),
             Command::Index(IndexCommand::Check(a)) => cmd::index_check::run(a),
@@ -66,6 +67,9 @@ pub enum Command {
     /// (once named `index-search`, which still works).
     #[command(visible_alias = "index-search")]
     RebuildSearch(cmd::rebuild_search::RebuildSearchArgs),
+    /// Write a batch's offline graph as JSON lines or as neo4j-admin import
+    /// files.
+    Export(cmd::export::ExportArgs),
     /// Apply a reviewer's decisions from sections.csv to an index YAML.
     Review(cmd::review::ReviewArgs),
     /// Show how the index stabilised across batches (reports/history.csv).

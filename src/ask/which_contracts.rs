@@ -2,8 +2,8 @@
 //! --contracts`): the question is mapped to the CUAD
 //! categories whose names it says ([`categories_in`]), and the contracts
 //! come from the typed facts of those categories in the batch's graph
-//! (`graph/graph.jsonl`, one streamed pass, only the lines of the fact
-//! types parsed), each with its facts and the whole section that shows
+//! (its parts, one streamed pass, only the lines of the fact types
+//! parsed), each with its facts and the whole section that shows
 //! them. Where the graph has no fact of the category (or the question names
 //! none), the contracts come from retrieval: those whose best section
 //! scores at least [`RETRIEVAL_SHARE`] of the best section's score.
@@ -13,7 +13,6 @@ use crate::extract::facts_vocabulary::category_relation_type;
 use crate::search::SearchIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::io::BufRead;
 use std::path::Path;
 
 /// Retrieval fallback: a contract answers when one of its sections scores
@@ -137,10 +136,6 @@ pub fn facts_of(
     categories: &[&str],
 ) -> anyhow::Result<BTreeMap<String, Vec<ContractFact>>> {
     let mut out: BTreeMap<String, Vec<ContractFact>> = BTreeMap::new();
-    let path = batch.join("graph").join("graph.jsonl");
-    let Ok(file) = std::fs::File::open(&path) else {
-        return Ok(out);
-    };
     let types: Vec<(String, String, &str)> = categories
         .iter()
         .map(|c| {
@@ -148,16 +143,15 @@ pub fn facts_of(
             (format!("\"type\":\"{t}\""), t, *c)
         })
         .collect();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line?;
+    crate::sink::parts::each_line(&batch.join("graph"), |line| {
         let Some((_, t, cat)) = types.iter().find(|(needle, _, _)| line.contains(needle)) else {
-            continue;
+            return Ok(());
         };
-        let Ok(l) = serde_json::from_str::<Line>(&line) else {
-            continue;
+        let Ok(l) = serde_json::from_str::<Line>(line) else {
+            return Ok(());
         };
         if l.kind != "relation" || &l.rel_type != t {
-            continue;
+            return Ok(());
         }
         let p = l.provenance.first();
         out.entry(l.doc_id.clone()).or_default().push(ContractFact {
@@ -169,7 +163,8 @@ pub fn facts_of(
             node_id: p.map(|p| p.node_id.clone()).unwrap_or_default(),
             pointer: String::new(),
         });
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -21,8 +21,11 @@ use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
 Examples:
-  # Offline: rules extractor, graph written to import files under reports/<batch>/graph/
+  # Offline: rules extractor, graph written to files under reports/<batch>/graph/
   kgroute ingest fixtures/ --index indices/credit_agreement.yaml
+
+  # The same, with the neo4j-admin import files for a bulk load
+  kgroute ingest fixtures/ --index indices/credit_agreement.yaml --import-files
 
   # An OpenAI-compatible LLM and a Neo4j server
   KGROUTE_LLM_URL=http://127.0.0.1:8000/v1 KGROUTE_MODEL=qwen2.5-7b-instruct \\
@@ -36,8 +39,10 @@ an empty `decision` column for `kgroute review`), summary.md, summary.json,
 report-meta.json, suggestions.yaml, register.csv, register.xlsx and
 register.jsonl (one row per contract: `kgroute contracts`), manifest.json
 (what --resume reads), docs/ (per-document results), search/ (what `kgroute
-ask` searches) and graph/ (the offline sink: graph.jsonl, nodes.csv,
-relationships.csv). The batch's line goes to reports/history.csv (--history).
+ask` searches) and graph/ (the offline sink: parts/, one compressed file of
+graph lines per document; nodes.csv and relationships.csv with
+--import-files). `kgroute export` prints the graph's lines or writes the
+import files from a batch later. The batch's line goes to reports/history.csv (--history).
 Exit code: 0 all done, 1 finished but some documents or sections failed,
 2 nothing done (configuration error or unreachable service).";
 
@@ -109,6 +114,12 @@ pub struct IngestArgs {
     /// NEO4J_USERNAME and NEO4J_PASSWORD.
     #[arg(long = "neo4j", value_name = "URI")]
     pub neo4j: Option<String>,
+    /// Offline: also write graph/nodes.csv and graph/relationships.csv,
+    /// the neo4j-admin import files, at the end (`kgroute export BATCH
+    /// --import-files` writes them later). Once a batch has them, a resume
+    /// keeps them current.
+    #[arg(long)]
+    pub import_files: bool,
     /// Neo4j database name [default: the server's default].
     #[arg(long, value_name = "NAME")]
     pub neo4j_database: Option<String>,
@@ -534,6 +545,7 @@ fn sink_config(a: &IngestArgs, out_dir: &Path) -> SinkConfig {
         },
         None => SinkConfig::Files {
             dir: out_dir.join("graph"),
+            import_files: a.import_files,
         },
     }
 }

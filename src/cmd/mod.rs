@@ -3,6 +3,7 @@
 pub mod ask;
 pub mod batch_args;
 pub mod contracts;
+pub mod export;
 pub mod history;
 pub mod index_check;
 pub mod index_draft;

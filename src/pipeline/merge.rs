@@ -14,7 +14,9 @@ use crate::report::sections_xlsx::MAX_SHEET_ROWS;
 use crate::report::stream::ReportStream;
 use crate::report::{record_history, BatchReport, BatchSummary, DocumentOutcome, IndexUsed};
 use crate::shard::ShardSpec;
-use crate::sink::files::{FileSink, PARTS_DIR};
+use crate::sink::files::FileSink;
+use crate::sink::import_files::NODES_CSV;
+use crate::sink::parts::{self, PARTS_DIR};
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -230,25 +232,23 @@ fn check_saved(shards: &[Shard]) -> anyhow::Result<()> {
 /// The error names the shard's own file and the way to rebuild it.
 fn check_parts(shards: &[Shard]) -> anyhow::Result<()> {
     for s in shards {
-        let parts = s.dir.join("graph").join(PARTS_DIR);
-        if !parts.is_dir() {
+        if !s.dir.join("graph").join(PARTS_DIR).is_dir() {
             continue;
         }
         for d in &s.manifest.documents {
             let Some(id) = d.doc_id.as_deref().filter(|_| d.state == DocState::Written) else {
                 continue;
             };
-            let part = parts.join(format!("{id}.json"));
-            if !part.is_file() {
+            let Some(part) = parts::existing_part(&s.dir.join("graph"), id) else {
                 bail!(
                     "{}: missing, so {} would be absent from the merged graph; run shard {}'s \
                      ingest again with --resume (it rebuilds the part), then merge",
-                    part.display(),
+                    parts::part_path(&s.dir.join("graph"), id).display(),
                     d.path.display(),
                     s.spec
                 );
-            }
-            crate::sink::files::check_part(&part)?;
+            };
+            parts::check_part(&part)?;
         }
     }
     Ok(())
@@ -316,12 +316,12 @@ fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<
                 }
                 let name = format!("{id}.json");
                 copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
-                let part = s.dir.join("graph").join(PARTS_DIR).join(&name);
-                if part.is_file() {
-                    let parts = out.join("graph").join(PARTS_DIR);
-                    std::fs::create_dir_all(&parts)
-                        .with_context(|| format!("{}: cannot create", parts.display()))?;
-                    copy(&part, &parts.join(&name))?;
+                if let Some(part) = parts::existing_part(&s.dir.join("graph"), id) {
+                    let parts_dir = out.join("graph").join(PARTS_DIR);
+                    std::fs::create_dir_all(&parts_dir)
+                        .with_context(|| format!("{}: cannot create", parts_dir.display()))?;
+                    let file_name = part.file_name().context("a part file has a name")?;
+                    copy(&part, &parts_dir.join(file_name))?;
                     has_parts = true;
                 }
                 outcome_from(&d.path, saved, d.error.clone())
@@ -350,7 +350,12 @@ fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<
     }
 
     if has_parts {
-        FileSink::create(&out.join("graph"))?.assemble()?;
+        // The import files when a shard had them, derived from the merged
+        // parts (a shard's own would hold only its documents).
+        let import_files = shards
+            .iter()
+            .any(|s| s.dir.join("graph").join(NODES_CSV).is_file());
+        FileSink::create(&out.join("graph"), import_files)?.finish_files()?;
     }
     // Each output on its own: one that fails does not cost the others.
     let mut failures = Vec::new();

@@ -1201,10 +1201,7 @@ fn load_saved(batch: &Batch, key: &Path) -> Option<(String, SavedDocument)> {
 /// is redone on `--resume`, never reported written without its graph.
 fn part_missing(cfg: &IngestConfig, doc_id: &str) -> bool {
     match &cfg.sink {
-        SinkConfig::Files { dir } => !dir
-            .join(crate::sink::files::PARTS_DIR)
-            .join(format!("{doc_id}.json"))
-            .is_file(),
+        SinkConfig::Files { dir, .. } => crate::sink::parts::existing_part(dir, doc_id).is_none(),
         SinkConfig::Neo4j { .. } => false,
     }
 }
@@ -1235,7 +1232,7 @@ pub(super) fn outcome_from(
 impl IngestConfig {
     fn sink_label(&self) -> String {
         match &self.sink {
-            SinkConfig::Files { dir } => format!("files in {}", dir.display()),
+            SinkConfig::Files { dir, .. } => format!("files in {}", dir.display()),
             SinkConfig::Neo4j { uri, .. } => format!("Neo4j at {uri}"),
         }
     }

@@ -8,7 +8,9 @@
 
 pub mod agreement;
 pub mod files;
+pub mod import_files;
 pub mod neo4j;
+pub mod parts;
 
 pub use files::FileSink;
 pub use neo4j::Neo4jSink;
@@ -25,8 +27,9 @@ pub use crate::secret::Secret;
 /// Which sink to open.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SinkConfig {
-    /// Offline: neo4j-admin import CSV files and a JSON-lines dump in `dir`.
-    Files { dir: PathBuf },
+    /// Offline: the graph's parts in `dir`, and the neo4j-admin import
+    /// files derived from them at the end when `import_files`.
+    Files { dir: PathBuf, import_files: bool },
     /// A Neo4j server over Bolt.
     Neo4j {
         uri: String,
@@ -74,7 +77,7 @@ pub trait GraphSink: Send {
 /// URI (never the password). Files: creates the directory and the files.
 pub async fn open_sink(cfg: &SinkConfig) -> anyhow::Result<Box<dyn GraphSink>> {
     Ok(match cfg {
-        SinkConfig::Files { dir } => Box::new(FileSink::create(dir)?),
+        SinkConfig::Files { dir, import_files } => Box::new(FileSink::create(dir, *import_files)?),
         SinkConfig::Neo4j {
             uri,
             user,

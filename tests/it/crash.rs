@@ -155,6 +155,7 @@ fn sorted_without(path: &Path, drop: &[&str]) -> Vec<Vec<String>> {
 
 /// No node id twice, no relationship row twice, no section row twice.
 pub(super) fn assert_no_duplicates(out: &Path) {
+    super::util::import_files(out);
     let nodes = records(&out.join("graph/nodes.csv"));
     let mut ids = HashSet::new();
     for n in &nodes[1..] {
@@ -181,6 +182,7 @@ pub(super) fn assert_no_duplicates(out: &Path) {
 /// graph files and sections.csv (without the columns named in `drop`).
 pub(super) fn outputs(out: &Path, drop: &[&str]) -> BTreeMap<&'static str, Vec<Vec<String>>> {
     let mut m = BTreeMap::new();
+    super::util::import_files(out);
     m.insert(
         "nodes.csv",
         sorted_without(&out.join("graph/nodes.csv"), &[]),
@@ -193,8 +195,7 @@ pub(super) fn outputs(out: &Path, drop: &[&str]) -> BTreeMap<&'static str, Vec<V
         "sections.csv",
         sorted_without(&out.join("sections.csv"), drop),
     );
-    let mut jsonl: Vec<Vec<String>> = std::fs::read_to_string(out.join("graph/graph.jsonl"))
-        .unwrap()
+    let mut jsonl: Vec<Vec<String>> = super::util::graph_jsonl(out)
         .lines()
         .map(|l| vec![l.to_string()])
         .collect();

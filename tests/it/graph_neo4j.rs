@@ -526,6 +526,7 @@ async fn file_sink_writes_import_files() {
     let dir = kgroute_tmp();
     let mut sink = open_sink(&SinkConfig::Files {
         dir: dir.path().to_path_buf(),
+        import_files: true,
     })
     .await
     .unwrap();
@@ -598,9 +599,18 @@ async fn file_sink_writes_import_files() {
         .count();
     assert_eq!(typed, a.counts().relations + b.counts().relations);
 
-    let jsonl = std::fs::read_to_string(dir.path().join("graph.jsonl")).unwrap();
-    let kinds: Vec<String> = jsonl
-        .lines()
+    let mut lines = Vec::new();
+    kgroute::sink::parts::each_line(dir.path(), |l| {
+        lines.push(l.to_string());
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        !dir.path().join("graph.jsonl").exists(),
+        "the lines are kept once, in the parts"
+    );
+    let kinds: Vec<String> = lines
+        .iter()
         .map(|l| {
             serde_json::from_str::<serde_json::Value>(l).unwrap()["kind"]
                 .as_str()
@@ -623,9 +633,12 @@ async fn file_sink_output_loads_with_neo4j_admin_import() {
     });
     let dir = kgroute_tmp();
     let out = dir.path().join("import");
-    let mut sink = open_sink(&SinkConfig::Files { dir: out.clone() })
-        .await
-        .unwrap();
+    let mut sink = open_sink(&SinkConfig::Files {
+        dir: out.clone(),
+        import_files: true,
+    })
+    .await
+    .unwrap();
     let a = doc_graph(
         "ia",
         "Emerson Electric Co.",
@@ -1131,6 +1144,7 @@ fn offline_ingest(docs: &[std::path::PathBuf], out: &std::path::Path) {
         .arg(out)
         .arg("--history")
         .arg(out.join("history.csv"))
+        .arg("--import-files")
         .arg("-q")
         .env_remove("KGROUTE_LLM_URL")
         .env_remove("NEO4J_URI")
@@ -1143,10 +1157,9 @@ fn offline_ingest(docs: &[std::path::PathBuf], out: &std::path::Path) {
     );
 }
 
-/// Reads `graph.jsonl`: every record as JSON.
-fn jsonl(path: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+/// The batch's graph (`kgroute export`): every record as JSON.
+fn jsonl(batch: &std::path::Path) -> Vec<serde_json::Value> {
+    super::util::graph_jsonl(batch)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
@@ -1165,7 +1178,7 @@ fn whole_corpus_one_node_per_organisation_in_the_import_files() {
     use std::collections::{BTreeMap, BTreeSet};
     let dir = super::util::tempdir();
     offline_ingest(&corpus_dirs(), dir.path());
-    let records = jsonl(&dir.path().join("graph").join("graph.jsonl"));
+    let records = jsonl(dir.path());
 
     // Every spelling of an organisation met anywhere -> the keys it got.
     let mut keys_of: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

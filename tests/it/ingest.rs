@@ -66,9 +66,21 @@ fn readme_command_on_the_fixtures_produces_every_output() {
     ] {
         assert!(out.join(f).is_file(), "{f} missing in {}", out.display());
     }
-    for f in ["nodes.csv", "relationships.csv"] {
-        assert!(out.join("graph").join(f).is_file(), "graph/{f} missing");
+    // The graph once on disk: one compressed part per document, and no
+    // import files or assembled lines unless asked.
+    let parts: Vec<String> = std::fs::read_dir(out.join("graph/parts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(parts.len(), 4, "{parts:?}");
+    assert!(parts.iter().all(|p| p.ends_with(".jsonl.gz")), "{parts:?}");
+    for f in ["nodes.csv", "relationships.csv", "graph.jsonl"] {
+        assert!(
+            !out.join("graph").join(f).exists(),
+            "graph/{f} written unasked"
+        );
     }
+    super::util::import_files(&out);
 
     // One sections.csv row per node of every fixture's tree.
     let rows = csv_rows(&out.join("sections.csv"));
@@ -563,6 +575,7 @@ fn resume_keeps_the_graph_and_a_finished_batch_resumes_as_a_no_op() {
     let out = dir.path().join("b");
     let fixtures = repo().join("fixtures");
     ingest_cmd(std::slice::from_ref(&fixtures), &out, dir.path())
+        .arg("--import-files")
         .assert()
         .success();
     let first = snapshot(&out);

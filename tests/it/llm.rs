@@ -1258,7 +1258,7 @@ Title: Chief Executive Officer\n";
 /// The relationships of the file sink as (type, source) pairs, and the
 /// batch's `rules_on_skipped` figures.
 fn rules_on_skipped_outcome(out: &Path) -> (Vec<(String, String)>, serde_json::Value) {
-    let rels = super::ingest::csv_rows(&out.join("graph").join("relationships.csv"));
+    let rels = super::ingest::csv_rows(&super::util::import_files(out).join("relationships.csv"));
     let pairs = rels
         .iter()
         .map(|r| (r[":TYPE"].clone(), r["source"].clone()))

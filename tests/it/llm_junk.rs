@@ -239,7 +239,7 @@ fn the_junk_is_counted_by_reason_in_the_summary_and_sections_csv() {
         );
     }
     // Nothing of the model's party-to-party relations in the graph.
-    let graph = std::fs::read_to_string(out.join("graph/graph.jsonl")).unwrap();
+    let graph = super::util::graph_jsonl(&out);
     for line in graph.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
         if v["kind"] == "relation" && v["found_by"].as_str().is_some_and(|f| f.starts_with("llm")) {

@@ -41,7 +41,6 @@ fn a_heading_past_excels_cell_limit_costs_the_batch_nothing() {
         "summary.md",
         "summary.json",
         "suggestions.yaml",
-        "graph/graph.jsonl",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
@@ -51,7 +50,7 @@ fn a_heading_past_excels_cell_limit_costs_the_batch_nothing() {
         "header and the batch's row"
     );
     assert!(read(&out.join("sections.csv")).contains(&long));
-    assert!(read(&out.join("graph/graph.jsonl")).contains(&long));
+    assert!(super::util::graph_jsonl(&out).contains(&long));
 
     use calamine::Reader;
     let mut wb: calamine::Xlsx<_> = calamine::open_workbook(out.join("sections.xlsx")).unwrap();
@@ -377,7 +376,7 @@ fn merge_never_drops_a_document_whose_graph_part_is_gone() {
         .success();
     assert!(part.is_file(), "--resume rebuilt the part");
     merge(&shards, &out).assert().success();
-    let graph = read(&out.join("graph/graph.jsonl"));
+    let graph = super::util::graph_jsonl(&out);
     for doc in ["supply_agreement", "memo"] {
         assert!(graph.contains(doc), "{doc} is in the merged graph");
     }

@@ -160,7 +160,7 @@ fn org_nodes(rel: &str) -> Vec<(String, Vec<String>)> {
     .arg("-q")
     .assert()
     .success();
-    let text = std::fs::read_to_string(out.join("graph").join("graph.jsonl")).unwrap();
+    let text = super::util::graph_jsonl(&out);
     text.lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .filter(|v| v["kind"] == "entity" && v["entity"]["entity_type"] == "Organization")

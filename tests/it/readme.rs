@@ -237,7 +237,7 @@ fn readme_tour_runs_as_shown() {
             );
         }
     }
-    facts_readme_shows_are_in_the_graph(&readme, &batch.join("graph").join("graph.jsonl"));
+    facts_readme_shows_are_in_the_graph(&readme, &super::util::graph_jsonl(&batch));
     help_names_what_ingest_reads_and_writes(&batch);
 }
 
@@ -277,7 +277,7 @@ fn help_names_what_ingest_reads_and_writes(batch: &std::path::Path) {
 /// Every `source -[TYPE]-> target` line README shows (outside `ask`'s
 /// output) is a relation of the tour's graph; a name ending in `…` is a
 /// prefix of the node's name.
-fn facts_readme_shows_are_in_the_graph(readme: &str, graph: &std::path::Path) {
+fn facts_readme_shows_are_in_the_graph(readme: &str, graph: &str) {
     let line = regex::Regex::new(r"^(\S.*?) -\[([A-Z_]+)\]-> (.+)$").unwrap();
     let shown: Vec<(String, String, String)> = readme
         .lines()
@@ -291,7 +291,7 @@ fn facts_readme_shows_are_in_the_graph(readme: &str, graph: &std::path::Path) {
     );
     let mut names = std::collections::HashMap::new();
     let mut relations = Vec::new();
-    for l in read(graph).lines() {
+    for l in graph.lines() {
         let v: serde_json::Value = serde_json::from_str(l).unwrap();
         match v["kind"].as_str() {
             Some("entity") => {

@@ -23,10 +23,10 @@ fn ingest(out: &Path, history: &Path, shard: Option<&str>) {
 }
 
 /// (doc_id, relation type) -> the node ids of the relations' first
-/// provenance, read from `graph.jsonl`.
+/// provenance, read from the batch's graph (`kgroute export`).
 fn graph_facts(batch: &Path) -> BTreeMap<(String, String), BTreeSet<String>> {
     let mut out: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
-    for line in read(&batch.join("graph").join("graph.jsonl")).lines() {
+    for line in super::util::graph_jsonl(batch).lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         if v["kind"] != "relation" {
             continue;
@@ -68,7 +68,7 @@ fn an_ingest_writes_the_register_and_it_agrees_with_the_graph() {
     ingest(&out, &d.path().join("h.csv"), None);
 
     let rows = read_jsonl(&out.join("register.jsonl")).unwrap();
-    let docs: usize = read(&out.join("graph").join("graph.jsonl"))
+    let docs: usize = super::util::graph_jsonl(&out)
         .lines()
         .filter(|l| l.contains("\"kind\":\"document\""))
         .count();

@@ -153,7 +153,20 @@ fn three_parallel_shards_merge_into_the_unsharded_batch() {
         sorted_lines(&whole.join("sections.csv"))
     );
     assert_eq!(totals(&merged), totals(&whole));
-    for f in ["nodes.csv", "relationships.csv", "graph.jsonl"] {
+    let sorted = |s: String| {
+        let mut v: Vec<String> = s.lines().map(String::from).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        sorted(super::util::graph_jsonl(&merged)),
+        sorted(super::util::graph_jsonl(&whole)),
+        "the graph's lines"
+    );
+    for batch in [&merged, &whole] {
+        super::util::import_files(batch);
+    }
+    for f in ["nodes.csv", "relationships.csv"] {
         assert_eq!(
             sorted_lines(&merged.join("graph").join(f)),
             sorted_lines(&whole.join("graph").join(f)),

@@ -138,6 +138,31 @@ pub fn ingest_offline_cmd(
     c
 }
 
+/// A batch's offline graph as JSON lines, as `kgroute export BATCH`
+/// prints them (the batch keeps the graph once, in its parts).
+pub fn graph_jsonl(batch: &Path) -> String {
+    let out = kgroute().arg("export").arg(batch).output().unwrap();
+    assert!(
+        out.status.success(),
+        "kgroute export {}: {}",
+        batch.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Derives a batch's neo4j-admin import files into `BATCH/graph` with
+/// `kgroute export BATCH --import-files`; returns that folder.
+pub fn import_files(batch: &Path) -> PathBuf {
+    kgroute()
+        .arg("export")
+        .arg(batch)
+        .arg("--import-files")
+        .assert()
+        .success();
+    batch.join("graph")
+}
+
 pub fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }

@@ -2,7 +2,7 @@
 //! graph knows (organisations, defined terms, roles, people) are looked up,
 //! their relations listed with provenance, and the sections that mention
 //! them favoured in the ranking. With the files sink this reads the batch's
-//! `graph/graph.jsonl` (streamed: only the lines that can match are parsed);
+//! graph parts (streamed: only the lines that can match are parsed);
 //! with Neo4j it asks the database ([`neo4j`]). Each decides what is named
 //! by the names index's rules ([`is_named_type`], [`named_in`]), and
 //! answers in its record types ([`Grounding`]).
@@ -16,7 +16,6 @@ pub use crate::search::names::{
 
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::BufRead;
 use std::path::Path;
 
 /// Grounds `question` in the batch's graph: from the names index beside
@@ -66,28 +65,26 @@ pub fn from_files(
     question: &str,
     doc: Option<&str>,
 ) -> anyhow::Result<Option<Grounding>> {
-    let path = batch.join("graph").join("graph.jsonl");
-    let Ok(file) = std::fs::File::open(&path) else {
+    let graph = batch.join("graph");
+    if !crate::sink::parts::has_graph(&graph) {
         return Ok(None);
-    };
+    }
     let q = question_words(question);
     let mut g = Grounding::default();
     let mut keys: HashSet<String> = HashSet::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+    crate::sink::parts::each_line(&graph, |line| {
         if !line.contains("\"kind\":\"entity\"") {
-            continue;
+            return Ok(());
         }
-        let rec: Line = serde_json::from_str(&line)
-            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+        let rec: Line = serde_json::from_str(line)?;
         if doc.is_some_and(|d| d != rec.doc_id) {
-            continue;
+            return Ok(());
         }
-        let Some(e) = rec.entity else { continue };
+        let Some(e) = rec.entity else { return Ok(()) };
         if !is_named_type(&e.entity_type)
             || !named_in(&q, std::iter::once(&e.name).chain(e.aliases.iter()))
         {
-            continue;
+            return Ok(());
         }
         keys.insert(e.key.clone());
         let sections: Vec<(String, String)> = e
@@ -101,27 +98,25 @@ pub fn from_files(
             key: e.key,
             sections,
         });
-    }
+        Ok(())
+    })?;
     if keys.is_empty() {
         return Ok(Some(g));
     }
     // Second pass: only relation lines naming a matched key are parsed.
-    let file = std::fs::File::open(&path)?;
     let mut relations = Vec::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line?;
-        if !line.contains("\"kind\":\"relation\"") {
-            continue;
+    crate::sink::parts::each_line(&graph, |line| {
+        if relations.len() >= MAX_RELATIONS
+            || !line.contains("\"kind\":\"relation\"")
+            || !keys.iter().any(|k| line.contains(k.as_str()))
+        {
+            return Ok(());
         }
-        if !keys.iter().any(|k| line.contains(k.as_str())) {
-            continue;
-        }
-        let rec: Line = serde_json::from_str(&line)?;
-        if doc.is_some_and(|d| d != rec.doc_id) {
-            continue;
-        }
-        if !(keys.contains(&rec.source) || keys.contains(&rec.target)) {
-            continue;
+        let rec: Line = serde_json::from_str(line)?;
+        if doc.is_some_and(|d| d != rec.doc_id)
+            || !(keys.contains(&rec.source) || keys.contains(&rec.target))
+        {
+            return Ok(());
         }
         relations.push(GroundRelation {
             source: rec.source,
@@ -129,10 +124,8 @@ pub fn from_files(
             target: rec.target,
             provenance: rec.provenance,
         });
-        if relations.len() >= MAX_RELATIONS {
-            break;
-        }
-    }
+        Ok(())
+    })?;
     // The relations hold keys; each gets its entity's name, the named ones'
     // from above, the others' from one more pass over their entity lines.
     let mut names: HashMap<String, String> = g
@@ -146,20 +139,19 @@ pub fn from_files(
         .filter(|k| !names.contains_key(*k))
         .collect();
     if !others.is_empty() {
-        let file = std::fs::File::open(&path)?;
         let mut found = HashMap::new();
-        for line in std::io::BufReader::new(file).lines() {
-            let line = line?;
+        crate::sink::parts::each_line(&graph, |line| {
             if !line.contains("\"kind\":\"entity\"")
                 || !others.iter().any(|k| line.contains(k.as_str()))
             {
-                continue;
+                return Ok(());
             }
-            let rec: Line = serde_json::from_str(&line)?;
+            let rec: Line = serde_json::from_str(line)?;
             if let Some(e) = rec.entity.filter(|e| others.contains(&e.key)) {
                 found.entry(e.key).or_insert(e.name);
             }
-        }
+            Ok(())
+        })?;
         names.extend(found);
     }
     for r in &mut relations {
