@@ -23,6 +23,7 @@ pub mod register;
 pub mod report;
 pub mod review;
 pub mod route;
+pub mod saved_docs;
 pub mod search;
 pub mod secret;
 pub mod shard;

@@ -1,7 +1,7 @@
 //! `kgroute merge`: joins the batch folders of `--shard K/N` runs into one
 //! batch, as if one process had run the whole corpus.
 //!
-//! Nothing is averaged: the saved documents (`docs/*.json`) and graph parts
+//! Nothing is averaged: the saved documents (`docs/*.json.gz`) and graph parts
 //! of every shard are copied into the new folder and the reports are
 //! recomputed from them by the same code a batch uses. Refused, with the
 //! reason, when the folders are not one complete set: a folder that is not
@@ -178,7 +178,7 @@ pub fn merge_shards(dirs: &[PathBuf], out: &Path, history: &Path) -> anyhow::Res
     merged
 }
 
-/// Every document a shard saved (`docs/<doc_id>.json`) is in its
+/// Every document a shard saved (`docs/<doc_id>.json.gz`) is in its
 /// manifest: a manifest that lost entries would otherwise drop those
 /// documents from the merged batch without a word, while the search index
 /// copied from the shard still finds them. The error names the shard's
@@ -191,19 +191,14 @@ fn check_saved(shards: &[Shard]) -> anyhow::Result<()> {
             .iter()
             .filter_map(|d| d.doc_id.as_deref())
             .collect();
-        let docs = s.dir.join("docs");
-        let Ok(entries) = std::fs::read_dir(&docs) else {
+        let docs = s.dir.join(crate::saved_docs::DOCS_DIR);
+        if !docs.is_dir() {
             continue;
-        };
-        let mut unlisted: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| {
-                p.file_stem()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|id| !listed.contains(id))
-            })
+        }
+        let mut unlisted: Vec<PathBuf> = crate::saved_docs::list(&s.dir)?
+            .into_iter()
+            .filter(|(id, _)| !listed.contains(id.as_str()))
+            .map(|(_, path)| path)
             .collect();
         if unlisted.is_empty() {
             continue;
@@ -215,12 +210,18 @@ fn check_saved(shards: &[Shard]) -> anyhow::Result<()> {
             .map(|p| p.display().to_string())
             .collect();
         bail!(
-            "{}: {} saved document(s) that shard {}'s manifest does not list ({}{}), so the merge              would drop them; run shard {}'s ingest again with --resume (it lists them again),              then merge",
+            "{}: {} saved document(s) that shard {}'s manifest does not list ({}{}), so the merge \
+             would drop them; run shard {}'s ingest again with --resume (it lists them again), \
+             then merge",
             docs.display(),
             unlisted.len(),
             s.spec,
             named.join(", "),
-            if unlisted.len() > named.len() { ", ..." } else { "" },
+            if unlisted.len() > named.len() {
+                ", ..."
+            } else {
+                ""
+            },
             s.spec
         );
     }
@@ -314,8 +315,10 @@ fn write_merged(shards: &[Shard], out: &Path, history: &Path) -> anyhow::Result<
                 if let Some(row) = saved.take_register() {
                     register.add(&row)?;
                 }
-                let name = format!("{id}.json");
-                copy(&s.dir.join("docs").join(&name), &docs_dir.join(&name))?;
+                if let Some(file) = crate::saved_docs::existing(&s.dir, id) {
+                    let name = file.file_name().context("a saved document has a name")?;
+                    copy(&file, &docs_dir.join(name))?;
+                }
                 if let Some(part) = parts::existing_part(&s.dir.join("graph"), id) {
                     let parts_dir = out.join("graph").join(PARTS_DIR);
                     std::fs::create_dir_all(&parts_dir)

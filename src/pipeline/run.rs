@@ -12,7 +12,6 @@ use super::budget::Budget;
 use super::document::{plan_one, Planned};
 use super::manifest::{BatchIdentity, DocState, Manifest};
 use super::progress::{Progress, Totals};
-use crate::atomic_file::write_atomic;
 use crate::extract::bill::document_bill;
 use crate::extract::extractor::{
     left_out_inputs, llm_section_inputs, rules_on_skipped, section_inputs, skipped_section_inputs,
@@ -1175,13 +1174,10 @@ fn set_state(
     }
 }
 
-fn saved_path(out_dir: &Path, doc_id: &str) -> PathBuf {
-    out_dir.join("docs").join(format!("{doc_id}.json"))
-}
-
 fn save_document(batch: &Batch, saved: &SavedDocument) -> anyhow::Result<()> {
-    let json = serde_json::to_vec(saved)?;
-    write_atomic(&saved_path(&batch.cfg.out_dir, &saved.meta.doc_id), &json)
+    crate::saved_docs::write(&batch.cfg.out_dir, &saved.meta.doc_id, |w| {
+        Ok(serde_json::to_writer(w, saved)?)
+    })
 }
 
 fn load_saved(batch: &Batch, key: &Path) -> Option<(String, SavedDocument)> {
@@ -1207,7 +1203,8 @@ fn part_missing(cfg: &IngestConfig, doc_id: &str) -> bool {
 }
 
 pub(super) fn load_saved_at(out_dir: &Path, doc_id: &str) -> Option<SavedDocument> {
-    let text = std::fs::read(saved_path(out_dir, doc_id)).ok()?;
+    let path = crate::saved_docs::existing(out_dir, doc_id)?;
+    let text = crate::saved_docs::read(&path).ok()?;
     serde_json::from_slice(&text).ok()
 }
 

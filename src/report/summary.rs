@@ -841,7 +841,7 @@ pub fn render_summary_head(summary: &BatchSummary) -> String {
             "Routing by content (the clause model's paragraph scores, docs/routing.md): {} characters \
              of sections their titles send were left out, {} characters of sections their titles skip \
              were sent (`override_reason` content). Each paragraph's score and decision is in the \
-             document's `docs/<doc_id>.json`; `kgroute plan` lists them in paragraphs.csv with the \
+             document's `docs/<doc_id>.json.gz`; `kgroute plan` lists them in paragraphs.csv with the \
              words behind each score. The offline rules read every section whole.\n",
             t.chars_skipped_by_content, t.chars_sent_by_content
         );

@@ -1,7 +1,7 @@
 //! A batch folder as its readers open it: [`check_exists`] before `ask`
 //! or `contracts` reads it, and the search index of a batch that exists
 //! built again (`kgroute rebuild-search`): each saved document
-//! (`docs/<doc_id>.json`: its file and routing plan) is read again from
+//! (`docs/<doc_id>.json.gz`: its file and routing plan) is read again from
 //! its source file and added, one at a time.
 
 use super::SearchIndexWriter;
@@ -54,18 +54,17 @@ pub struct IndexedBatch {
 
 /// Rebuilds `batch_dir/search` from the batch's saved documents.
 pub fn index_batch(batch_dir: &Path) -> anyhow::Result<IndexedBatch> {
-    let docs = batch_dir.join("docs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&docs)
-        .with_context(|| {
-            format!(
-                "{}: no saved documents; is this a batch folder made by `kgroute ingest`?",
-                docs.display()
-            )
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    let docs = batch_dir.join(crate::saved_docs::DOCS_DIR);
+    if !docs.is_dir() {
+        anyhow::bail!(
+            "{}: no saved documents; is this a batch folder made by `kgroute ingest`?",
+            docs.display()
+        );
+    }
+    let files: Vec<PathBuf> = crate::saved_docs::list(batch_dir)?
+        .into_iter()
+        .map(|(_, path)| path)
         .collect();
-    files.sort();
     let dir = batch_dir.join(super::INDEX_DIR);
     if dir.exists() {
         std::fs::remove_dir_all(&dir)
@@ -74,9 +73,8 @@ pub fn index_batch(batch_dir: &Path) -> anyhow::Result<IndexedBatch> {
     let writer = SearchIndexWriter::open(batch_dir)?;
     let mut out = IndexedBatch::default();
     for f in files {
-        let text =
-            std::fs::read_to_string(&f).with_context(|| format!("reading {}", f.display()))?;
-        let saved: Saved = serde_json::from_str(&text)
+        let text = crate::saved_docs::read(&f)?;
+        let saved: Saved = serde_json::from_slice(&text)
             .with_context(|| format!("{}: not a saved kgroute document", f.display()))?;
         let source = match SourceText::read_with(&saved.meta.path, &ReadOptions::default()) {
             Ok(s) => s,

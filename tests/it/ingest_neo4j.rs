@@ -91,10 +91,11 @@ async fn counts_of(ids: &[String]) -> Vec<GraphCounts> {
     out
 }
 
-/// The in-memory graph the batch saved for one document (`docs/<id>.json`).
+/// The in-memory graph the batch saved for one document (`docs/<id>.json.gz`).
 fn saved_graph_counts(out: &Path, doc_id: &str, path: &Path) -> GraphCounts {
+    let file = kgroute::saved_docs::existing(out, doc_id).expect("the document's saved state");
     let v: serde_json::Value =
-        serde_json::from_str(&read(&out.join("docs").join(format!("{doc_id}.json")))).unwrap();
+        serde_json::from_slice(&kgroute::saved_docs::read(&file).unwrap()).unwrap();
     let plan: RoutePlan = serde_json::from_value(v["plan"].clone()).unwrap();
     // The sent sections, then the rules over the ones not sent.
     let mut extractions: Vec<kgroute::extract::SectionExtraction> =

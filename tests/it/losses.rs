@@ -421,9 +421,7 @@ fn merge_never_drops_a_document_its_shard_manifest_lost() {
     let lost = docs.remove(at);
     std::fs::write(shard.join("manifest.json"), m.to_string()).unwrap();
     let _ = std::fs::remove_file(shard.join("manifest.journal"));
-    let saved = shard
-        .join("docs")
-        .join(format!("{}.json", lost["doc_id"].as_str().unwrap()));
+    let saved = kgroute::saved_docs::path(&shard, lost["doc_id"].as_str().unwrap());
     assert!(saved.is_file());
 
     let out = dir.path().join("merged");

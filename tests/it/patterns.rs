@@ -51,9 +51,8 @@ fn the_rules_relations_fit_the_patterns_on_every_shared_corpus() {
     assert!(docs >= 250, "{docs} documents read");
     // Every pruned relation with reason `pattern`, named, for the failure.
     let mut violations = Vec::new();
-    for f in std::fs::read_dir(out.join("docs")).unwrap() {
-        let v: Value =
-            serde_json::from_str(&std::fs::read_to_string(f.unwrap().path()).unwrap()).unwrap();
+    for (_, f) in kgroute::saved_docs::list(&out).unwrap() {
+        let v: Value = serde_json::from_slice(&kgroute::saved_docs::read(&f).unwrap()).unwrap();
         for x in ["extractions", "rules_on_skipped"]
             .iter()
             .flat_map(|k| v[k].as_array().cloned().unwrap_or_default())

@@ -1,5 +1,5 @@
 //! What a draft is made from: the documents of calibrated batches, read
-//! back from each batch's `docs/*.json` (the plan and the extractions the
+//! back from each batch's `docs/*.json.gz` (the plan and the extractions the
 //! batch saved), reduced to what drafting needs per section: the grouping
 //! key of its title, its size, the tier it actually earned and the names
 //! its extraction found.
@@ -13,7 +13,7 @@ use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-/// One saved document as `docs/<doc_id>.json` holds it (other fields are
+/// One saved document as `docs/<doc_id>.json.gz` holds it (other fields are
 /// not read).
 #[derive(Deserialize)]
 struct Saved {
@@ -66,22 +66,21 @@ pub struct DraftDoc {
     pub unscanned: usize,
 }
 
-/// The saved documents (`docs/*.json`) of the batch folder `dir`, in
-/// file-name order: what drafting and learning read back.
+/// The saved documents (`docs/<doc_id>.json.gz`) of the batch folder
+/// `dir`, in `doc_id` order: what drafting and learning read back
+/// ([`crate::saved_docs::read`] gives a file's JSON).
 pub fn saved_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let docs_dir = dir.join("docs");
+    let docs_dir = dir.join(crate::saved_docs::DOCS_DIR);
     if !docs_dir.is_dir() {
         bail!(
             "{}: not a batch folder (no docs/); give a folder `kgroute ingest --out DIR` wrote (with --calibrate it teaches most)",
             dir.display()
         );
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&docs_dir)
-        .with_context(|| format!("reading {}", docs_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+    let files = crate::saved_docs::list(dir)?
+        .into_iter()
+        .map(|(_, path)| path)
         .collect();
-    files.sort();
     Ok(files)
 }
 
@@ -90,7 +89,7 @@ pub fn read_batch(dir: &Path) -> anyhow::Result<Vec<DraftDoc>> {
     let files = saved_files(dir)?;
     let mut out = Vec::with_capacity(files.len());
     for f in files {
-        let text = std::fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+        let text = crate::saved_docs::read(&f)?;
         let saved: Saved = serde_json::from_slice(&text)
             .with_context(|| format!("{}: not a saved document of a batch", f.display()))?;
         out.push(reduce(saved));

@@ -97,8 +97,7 @@ pub fn read(
     let mut out = Labels::default();
     for dir in batches {
         for file in crate::review::draft::input::saved_files(dir)? {
-            let bytes =
-                std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            let bytes = crate::saved_docs::read(&file)?;
             let saved: Saved = serde_json::from_slice(&bytes)
                 .with_context(|| format!("{}: not a saved document of a batch", file.display()))?;
             if saved.plan.doc_type != doc_type {
