@@ -819,6 +819,25 @@ mod tests {
         }
     }
 
+    /// Each entity's relations read from its edges are the ones a scan of
+    /// every relation finds, in the same order.
+    fn assert_relations_of_agree(g: &DocGraph) {
+        for e in g.entities() {
+            let scanned: Vec<_> = g
+                .relations()
+                .filter(|(s, _, t)| s.key == e.key || t.key == e.key)
+                .map(|(s, r, t)| (s.key.clone(), r.rel_type.clone(), t.key.clone()))
+                .collect();
+            let by_edges: Vec<_> = g
+                .relations_of(&e.key)
+                .into_iter()
+                .map(|(s, r, t)| (s.key.clone(), r.rel_type.clone(), t.key.clone()))
+                .collect();
+            assert_eq!(by_edges, scanned, "{}", e.key);
+        }
+        assert!(g.relations_of("no such key").is_empty());
+    }
+
     fn meta() -> DocumentMeta {
         DocumentMeta {
             doc_id: "d".into(),
@@ -978,6 +997,8 @@ mod tests {
             ext("d", "0004", &[("Contents Co", "Organization", &[])], &[]),
         ];
         let g = build_document_graph(&meta(), &p, &HashMap::new(), &exts, &ontology());
+        assert_relations_of_agree(&g);
+        assert!(g.counts().relations >= 3);
         let sources: HashMap<String, &str> = g
             .relations()
             .map(|(a, e, _)| (a.name.clone(), e.source()))

@@ -239,6 +239,31 @@ impl DocGraph {
         })
     }
 
+    /// The relations the entity `key` takes part in, as source or target,
+    /// in insertion order: read from its own edges, so a document of many
+    /// entities does not scan every relation once per entity.
+    pub fn relations_of(&self, key: &str) -> Vec<(&EntityNode, &RelationEdge, &EntityNode)> {
+        use petgraph::visit::EdgeRef;
+        let Some(&n) = self.index.get(key) else {
+            return Vec::new();
+        };
+        let mut edges: Vec<petgraph::graph::EdgeIndex> = self
+            .graph
+            .edges_directed(n, petgraph::Direction::Outgoing)
+            .chain(self.graph.edges_directed(n, petgraph::Direction::Incoming))
+            .map(|e| e.id())
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        edges
+            .into_iter()
+            .map(|e| {
+                let (a, b) = self.graph.edge_endpoints(e).expect("edge of this graph");
+                (&self.graph[a], &self.graph[e], &self.graph[b])
+            })
+            .collect()
+    }
+
     pub fn counts(&self) -> GraphCounts {
         GraphCounts {
             sections: self.sections.len(),

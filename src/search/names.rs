@@ -250,8 +250,8 @@ impl NamesWriter {
                 continue;
             }
             let relations: Vec<StoredRelation> = graph
-                .relations()
-                .filter(|(s, _, t)| s.key == e.key || t.key == e.key)
+                .relations_of(&e.key)
+                .into_iter()
                 .take(RELATIONS_PER_ENTITY)
                 .map(|(s, r, t)| StoredRelation {
                     source: s.name.clone(),
