@@ -247,7 +247,7 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
             min_docs,
             extends: Some(extends),
             batches: args.from.clone(),
-            contrast,
+            contrast: contrast.clone(),
         },
     );
     if d.entries.is_empty() {
@@ -262,7 +262,17 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     let yaml = d.to_yaml();
     let line = summary_line(&args.doc_type, &d, min_docs);
     match &args.out {
-        Some(path) => write_draft(path, &yaml, args.force, &line)?,
+        Some(path) => {
+            write_draft(path, &yaml, args.force, &line)?;
+            say_what_it_types(
+                path,
+                others,
+                &docs,
+                &contrast,
+                &args.doc_type,
+                d.detect.titles.is_empty(),
+            )?;
+        }
         None => {
             print!("{yaml}");
             eprintln!("kgroute: {line}");
@@ -271,11 +281,70 @@ pub fn run(args: IndexDraftArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Success)
 }
 
+/// Types the family's documents and the batches' others with the written
+/// draft beside the other indices, as `ingest` would, and says how many of
+/// each it claims: a `detect:` block too weak to type its own family (no
+/// title phrase its documents share) or one that pulls others in is named
+/// now, not found in the next batch.
+fn say_what_it_types(
+    path: &Path,
+    others: IndexSet,
+    docs: &[input::DraftDoc],
+    contrast: &[input::DraftDoc],
+    doc_type: &str,
+    no_titles: bool,
+) -> anyhow::Result<()> {
+    let draft = crate::index::GraphabilityIndex::load(&[path.to_path_buf()])
+        .with_context(|| format!("loading the draft {}", path.display()))?;
+    // A new set, so its detection counts the draft's terms too.
+    let mut indices = others.indices;
+    indices.push(draft);
+    let set = IndexSet::new(indices);
+    let typed = |d: &input::DraftDoc| -> Option<bool> {
+        let source = crate::tree::SourceText::read(&d.path, true).ok()?;
+        let tree = crate::tree::build_tree(&source);
+        Some(set.detect(&tree, &source).name == doc_type)
+    };
+    let count = |ds: &[input::DraftDoc]| -> (usize, usize) {
+        let read: Vec<bool> = ds.iter().filter_map(typed).collect();
+        (read.iter().filter(|t| **t).count(), read.len())
+    };
+    let (own, own_read) = count(docs);
+    let (pulled, others_read) = count(contrast);
+    eprintln!(
+        "kgroute: with the draft, {own} of its {own_read} documents are typed `{doc_type}`, \
+         and {pulled} of the batches' {others_read} other documents"
+    );
+    if own == 0 && own_read > 0 {
+        let why = if no_titles {
+            " (a document is typed first by its title, and these documents share no title phrase)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "kgroute: warning: the draft types none of its own documents: its `detect:` block \
+             does not reach the {} a type needs{why}. Add the family's title phrase to \
+             `detect: titles:` in {}, or draft from a family whose documents share a title",
+            crate::index::doctype::MIN_CONFIDENCE,
+            path.display()
+        );
+    } else if pulled * 5 > others_read.max(1) {
+        eprintln!(
+            "kgroute: warning: the draft also types {pulled} of the batches' {others_read} other \
+             documents `{doc_type}`: its `detect:` words are common beyond the family; narrow \
+             them in {}",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 /// The calibrated documents of every `--from` batch (one family of it with
 /// `--family`, one type with `--only-type`); none is an error.
-/// The documents to draft from, and the source files of the batches'
-/// other documents (what the family's detection must stand out from).
-fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<(Vec<input::DraftDoc>, Vec<PathBuf>)> {
+/// The documents to draft from, and the batches' other documents (what
+/// the family's detection must stand out from).
+type DraftAndContrast = (Vec<input::DraftDoc>, Vec<input::DraftDoc>);
+fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<DraftAndContrast> {
     let mut docs = Vec::new();
     let mut contrast = Vec::new();
     for b in &args.from {
@@ -289,7 +358,7 @@ fn read_documents(args: &IndexDraftArgs) -> anyhow::Result<(Vec<input::DraftDoc>
                 && args.only_type.as_ref().is_none_or(|t| &d.doc_type == t)
         });
         docs.extend(mine);
-        contrast.extend(rest.into_iter().map(|d| d.path));
+        contrast.extend(rest);
     }
     if docs.is_empty() {
         bail!(

@@ -191,6 +191,13 @@ fn index_draft_never_replaces_an_index_unasked() {
     let a = draft_cmd(&batch, &target).arg("--force").assert().success();
     let bak = dir.path().join("indices/servicing.yaml.bak");
     assert_eq!(read(&bak), reviewed, "{}", stderr_of(&a));
+    // The draft is tried on the documents it came from, as ingest types.
+    assert!(
+        stderr_of(&a).contains("with the draft, 3 of its 3 documents are typed `servicing`"),
+        "{}",
+        stderr_of(&a)
+    );
+    assert!(!stderr_of(&a).contains("warning"), "{}", stderr_of(&a));
     let drafted = read(&target);
     assert!(drafted.contains("document_type: servicing") && drafted != reviewed);
     assert!(!dir.path().join("indices/.kgroute-review.lock").exists());
@@ -207,6 +214,57 @@ fn index_draft_never_replaces_an_index_unasked() {
         stderr_of(&a).contains("servicing.yaml.bak.2"),
         "{}",
         stderr_of(&a)
+    );
+}
+
+/// A family whose documents share headings but no title: the draft is
+/// written, and `index draft` says at once that it types none of them,
+/// and why, instead of leaving it to the next batch to find out.
+#[test]
+fn a_draft_that_types_none_of_its_documents_says_so() {
+    let dir = tempdir();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for (i, title) in ["Alpha Memorandum", "Letter of Beta", "Gamma Note"]
+        .iter()
+        .enumerate()
+    {
+        // The shared headings come after the title block detection reads
+        // (the first 4,000 characters), past a long recital of each one's.
+        let recital = format!("this {i} recital of the history of the matter runs on. ").repeat(90);
+        std::fs::write(
+            docs.join(format!("doc_{i}.md")),
+            format!(
+                "# {title}\n\n{recital}\n\n## Section 1. Servicing Fee\n\nThe Company shall pay the Servicer a fee of $5,000 per month.\n\n\
+                 ## Section 2. Collections\n\nThe Servicer shall deposit all Collections within two Business Days.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let batch = dir.path().join("batch");
+    ingest_offline_cmd(
+        &[docs],
+        &repo().join("indices"),
+        &batch,
+        &dir.path().join("h.csv"),
+    )
+    .arg("--calibrate")
+    .assert()
+    .success();
+    let target = dir.path().join("indices/servicing.yaml");
+    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+    let a = draft_cmd(&batch, &target).assert().success();
+    let err = stderr_of(&a);
+    assert!(target.is_file(), "{err}");
+    assert!(
+        err.contains("with the draft, 0 of its 3 documents are typed `servicing`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("warning: the draft types none of its own documents")
+            && err.contains("share no title phrase")
+            && err.contains(&target.display().to_string()),
+        "{err}"
     );
 }
 

@@ -4,12 +4,13 @@
 //! longer word capitalised: `CREDIT AGREEMENT`, `Pooling and Servicing
 //! Agreement`; a line of running text wrapped short by PDF extraction is
 //! not one), body terms from the roles the extractions found (`Servicer`,
-//! `Trustee`); both must occur in at least half the documents. Left out,
-//! and named in the draft's comment, so the new type does not start
+//! `Trustee`); both must occur in at least half the documents, and in two
+//! at least (one document's words are its own, not its family's). Left
+//! out, and named in the draft's comment, so the new type does not start
 //! claiming other documents: any word or phrase another index already
-//! detects with, one common among the batches' other documents (in a
-//! fifth of them or more: `delaware corporation`, `each party`), and the
-//! roles every contract has (`party`).
+//! detects with, a title phrase or a role common among the batches' other
+//! documents (in a fifth of them or more: `delaware corporation`, `each
+//! party`, `company`), and the roles every contract has (`party`).
 
 use super::input::DraftDoc;
 use crate::index::tokens::is_stopword;
@@ -105,7 +106,8 @@ fn owners(others: &IndexSet) -> BTreeMap<String, String> {
     m
 }
 
-/// Items in at least half of the documents, most frequent first.
+/// Items in at least half of the documents and in two at least (when
+/// there are two), most frequent first.
 fn frequent(per_doc: &[BTreeSet<String>]) -> Vec<(String, usize)> {
     let mut df: BTreeMap<&str, usize> = BTreeMap::new();
     for set in per_doc {
@@ -113,7 +115,7 @@ fn frequent(per_doc: &[BTreeSet<String>]) -> Vec<(String, usize)> {
             *df.entry(p).or_default() += 1;
         }
     }
-    let need = per_doc.len().div_ceil(2).max(1);
+    let need = per_doc.len().div_ceil(2).max(per_doc.len().min(2));
     let mut v: Vec<(String, usize)> = df
         .into_iter()
         .filter(|(_, n)| *n >= need)
@@ -130,33 +132,47 @@ fn phrases_of(path: &std::path::Path) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// Drafts `detect:` from `docs`, leaving out what `others` detect with and
-/// what is common among the `contrast` files (the batches' other
-/// documents).
-pub fn draft_detect(
-    docs: &[DraftDoc],
-    contrast: &[std::path::PathBuf],
-    others: &IndexSet,
-) -> DetectDraft {
-    let mut owners = owners(others);
-    // Phrases common among other contracts: owned by no index, by all.
-    if contrast.len() >= MIN_CONTRAST {
-        let sets: Vec<BTreeSet<String>> = contrast.iter().map(|p| phrases_of(p)).collect();
-        let mut df: BTreeMap<&str, usize> = BTreeMap::new();
-        for p in sets.iter().flatten() {
-            *df.entry(p).or_default() += 1;
-        }
-        for (p, n) in df {
-            if n as f64 >= COMMON_SHARE * contrast.len() as f64 {
-                owners.entry(p.to_string()).or_insert_with(|| {
-                    format!(
-                        "common: in {n} of the batches' {} other documents",
-                        contrast.len()
-                    )
-                });
-            }
+/// The roles the extractions found in a document, lower case.
+fn roles_of(d: &DraftDoc) -> BTreeSet<String> {
+    d.sections
+        .iter()
+        .flat_map(|s| s.roles.iter().map(|r| r.to_lowercase()))
+        .collect()
+}
+
+/// Marks as common (owned by all) every item in at least
+/// [`COMMON_SHARE`] of the `contrast` documents' sets.
+fn mark_common(owners: &mut BTreeMap<String, String>, sets: &[BTreeSet<String>], what: &str) {
+    if sets.len() < MIN_CONTRAST {
+        return;
+    }
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in sets.iter().flatten() {
+        *df.entry(p).or_default() += 1;
+    }
+    for (p, n) in df {
+        if n as f64 >= COMMON_SHARE * sets.len() as f64 {
+            owners.entry(p.to_string()).or_insert_with(|| {
+                format!(
+                    "common: {what} in {n} of the batches' {} other documents",
+                    sets.len()
+                )
+            });
         }
     }
+}
+
+/// Drafts `detect:` from `docs`, leaving out what `others` detect with and
+/// what is common among the `contrast` documents (the batches' other
+/// documents).
+pub fn draft_detect(docs: &[DraftDoc], contrast: &[DraftDoc], others: &IndexSet) -> DetectDraft {
+    let mut owners = owners(others);
+    // Title phrases and roles common among other contracts: owned by no
+    // index, by all.
+    let phrases: Vec<BTreeSet<String>> = contrast.iter().map(|d| phrases_of(&d.path)).collect();
+    mark_common(&mut owners, &phrases, "a title phrase");
+    let roles: Vec<BTreeSet<String>> = contrast.iter().map(roles_of).collect();
+    mark_common(&mut owners, &roles, "a role");
     for r in EVERY_CONTRACT_ROLES {
         owners
             .entry(r.to_string())
@@ -181,15 +197,7 @@ pub fn draft_detect(
             None => out.titles.push(p),
         }
     }
-    let roles: Vec<BTreeSet<String>> = docs
-        .iter()
-        .map(|d| {
-            d.sections
-                .iter()
-                .flat_map(|s| s.roles.iter().map(|r| r.to_lowercase()))
-                .collect()
-        })
-        .collect();
+    let roles: Vec<BTreeSet<String>> = docs.iter().map(roles_of).collect();
     for (r, _) in frequent(&roles) {
         if out.terms.len() >= MAX_TERMS {
             break;
@@ -239,16 +247,23 @@ mod tests {
                 doc_name: format!("s{i}.txt"),
                 doc_type: "unknown".into(),
                 path: write(&format!("s{i}.txt"), &servicing(p)),
-                sections: vec![role("Servicer"), role("Party")],
+                sections: vec![role("Servicer"), role("Party"), role("Company")],
                 unscanned: 0,
             })
             .collect();
-        let contrast: Vec<_> = (0..4)
-            .map(|i| {
-                write(
+        // Other contracts: their title block shares the generic phrases,
+        // and one in four calls a party `the Company` too.
+        let contrast: Vec<DraftDoc> = (0..4)
+            .map(|i| DraftDoc {
+                doc_id: format!("o{i}"),
+                doc_name: format!("o{i}.txt"),
+                doc_type: "commercial".into(),
+                path: write(
                     &format!("o{i}.txt"),
                     "SUPPLY AGREEMENT\n\nZeta Inc., a Delaware Corporation\n",
-                )
+                ),
+                sections: vec![role(if i == 0 { "Company" } else { "Supplier" })],
+                unscanned: 0,
             })
             .collect();
         let d = draft_detect(&docs, &contrast, &IndexSet::new(Vec::new()));
@@ -270,6 +285,19 @@ mod tests {
             "{d:?}"
         );
         assert!(d.taken.iter().any(|(p, _)| p == "party"), "{d:?}");
+        assert!(
+            d.taken
+                .iter()
+                .any(|(p, why)| p == "company" && why.starts_with("common: a role")),
+            "{d:?}"
+        );
+
+        // Of a family of two, what only one document says is its own.
+        let two = vec![docs[0].clone(), docs[1].clone()];
+        let mut own = two.clone();
+        own[0].sections.push(role("Otis Group Employee"));
+        let d = draft_detect(&own, &contrast, &IndexSet::new(Vec::new()));
+        assert_eq!(d.terms, vec!["servicer".to_string()], "{d:?}");
     }
 
     #[test]

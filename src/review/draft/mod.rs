@@ -40,10 +40,10 @@ pub struct DraftOptions {
     pub extends: Option<String>,
     /// The batches read, for the header comment.
     pub batches: Vec<PathBuf>,
-    /// The source files of the batches' other documents (not of this
-    /// family): a detection phrase common among them says nothing of
-    /// this family ([`detect`]).
-    pub contrast: Vec<PathBuf>,
+    /// The batches' other documents (not of this family): a detection
+    /// phrase or role common among them says nothing of this family
+    /// ([`detect`]).
+    pub contrast: Vec<input::DraftDoc>,
 }
 
 /// One drafted entry.
