@@ -195,10 +195,10 @@ mod tests {
         let a = Answer {
             question: "what does the Buyer pay".into(),
             sections: vec![section("n3")],
-            grounding: Some(Grounding {
-                entities: Vec::new(),
-                relations: vec![rel("Fee", "n3"), rel("Deposit", "n9")],
-            }),
+            grounding: Some(Grounding::new(
+                Vec::new(),
+                vec![rel("Fee", "n3"), rel("Deposit", "n9")],
+            )),
             answer: None,
             answer_error: None,
             problems: Vec::new(),

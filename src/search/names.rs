@@ -19,7 +19,7 @@
 use crate::graph::DocGraph;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use tantivy::collector::DocSetCollector;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
@@ -66,22 +66,44 @@ pub struct GroundRelation {
 pub struct Grounding {
     pub entities: Vec<NamedEntity>,
     pub relations: Vec<GroundRelation>,
+    /// Where each key added by [`Grounding::add_entity`] is in `entities`.
+    #[serde(skip)]
+    at: HashMap<String, usize>,
+    /// The sections those entities are mentioned in: every ranked section
+    /// is looked up here.
+    #[serde(skip)]
+    mentioned: HashSet<(String, String)>,
 }
 
 impl Grounding {
+    /// A grounding of these entities and relations.
+    pub fn new(entities: Vec<NamedEntity>, relations: Vec<GroundRelation>) -> Self {
+        let mut g = Grounding {
+            relations,
+            ..Grounding::default()
+        };
+        for e in entities {
+            g.add_entity(e);
+        }
+        g
+    }
+
     /// True when `(doc_id, node_id)` mentions a named entity.
     pub fn mentions(&self, doc_id: &str, node_id: &str) -> bool {
-        self.entities
-            .iter()
-            .any(|e| e.sections.iter().any(|(d, n)| d == doc_id && n == node_id))
+        self.mentioned
+            .contains(&(doc_id.to_string(), node_id.to_string()))
     }
 
     /// Adds an entity found named, or its further sections when its key is
     /// already here (a global entity met in several documents).
     pub fn add_entity(&mut self, e: NamedEntity) {
-        match self.entities.iter_mut().find(|x| x.key == e.key) {
-            Some(x) => x.sections.extend(e.sections),
-            None => self.entities.push(e),
+        self.mentioned.extend(e.sections.iter().cloned());
+        match self.at.get(&e.key) {
+            Some(&i) => self.entities[i].sections.extend(e.sections),
+            None => {
+                self.at.insert(e.key.clone(), self.entities.len());
+                self.entities.push(e);
+            }
         }
     }
 }
@@ -125,6 +147,14 @@ pub const NAMES_DIR: &str = "names";
 pub const MAX_NAME_WORDS: usize = 8;
 /// Relations kept per entity and document.
 const RELATIONS_PER_ENTITY: usize = MAX_RELATIONS;
+/// Over a whole batch, a name used by more than this share of its
+/// documents (`Agreement`, `the Company`) names none of them: it is not
+/// looked up, as a word that many documents use does not rank documents
+/// ([`crate::ask`]'s document ranking uses the same share)...
+const GENERIC_SHARE: f64 = 0.3;
+/// ... once at least this many documents use it (in a small batch every
+/// name is worth showing, and cheap to read).
+const GENERIC_MIN_DOCS: u64 = 20;
 
 #[derive(Clone, Copy)]
 struct NameFields {
@@ -295,6 +325,8 @@ impl NamesWriter {
         self.writer
             .commit()
             .with_context(|| format!("{}: cannot commit the names index", self.dir.display()))?;
+        super::writer::merge_into_one(&mut self.writer)
+            .with_context(|| format!("{}: cannot merge the names index", self.dir.display()))?;
         self.writer.wait_merging_threads()?;
         Ok(())
     }
@@ -326,6 +358,26 @@ pub fn ground(
         }
     }
     let mut g = Grounding::default();
+    let searcher = index.reader()?.searcher();
+    if doc.is_none() {
+        // Each entry is one entity of one document: a name's entries are
+        // about the documents that use it.
+        let documents: u64 = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| {
+                s.inverted_index(f.doc_id)
+                    .map(|i| i.terms().num_terms() as u64)
+            })
+            .sum::<tantivy::Result<u64>>()?;
+        let most = (GENERIC_SHARE * documents as f64) as u64;
+        grams.retain(|k| {
+            let used = searcher
+                .doc_freq(&Term::from_field_text(f.name, k))
+                .unwrap_or(0);
+            used <= most.max(GENERIC_MIN_DOCS)
+        });
+    }
     if grams.is_empty() {
         return Ok(Some(g));
     }
@@ -352,7 +404,6 @@ pub fn ground(
             ),
         ]));
     }
-    let searcher = index.reader()?.searcher();
     let mut addrs: Vec<_> = searcher
         .search(&*query, &DocSetCollector)?
         .into_iter()

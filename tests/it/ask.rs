@@ -2,7 +2,7 @@
 //! read by their pointers, deduped by section, as text and JSON;
 //! `rebuild-search` rebuilds an index; `merge` joins shards' indexes.
 
-use super::util::{fixture, kgroute, repo, tempdir};
+use super::util::{fixture, kgroute, read, repo, tempdir};
 use std::path::Path;
 
 fn ingest_fixtures(out: &Path, history: &Path, shard: Option<&str>) {
@@ -893,6 +893,65 @@ fn the_names_index_grounds_like_the_graph_files() {
         }
         assert_eq!(indexed["sections"], files["sections"], "{q}");
     }
+}
+
+/// Over a whole batch, a name most of its contracts use (`the Company`,
+/// the one provider all of them have) grounds nothing, while a party only
+/// one contract names is still found with its sections; within one
+/// contract every name grounds. The batch's search and names indices are
+/// one segment each, whatever the writer flushed.
+#[test]
+fn names_most_contracts_share_do_not_ground_a_question_across_the_batch() {
+    let tmp = tempdir();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for i in 0..25 {
+        std::fs::write(
+            docs.join(format!("services_{i:02}.txt")),
+            format!(
+                "SERVICES AGREEMENT\n\nThis Services Agreement is made between Zeta{i} Holdings Corp., \
+                 a Delaware corporation (the \"Company\"), and Omega Provider LLC, a New York limited \
+                 liability company (the \"Provider\").\n\n1. Fees. The Company shall pay the Provider \
+                 ${i},000 per month.\n\n2. Governing Law. This Agreement is governed by the laws of the \
+                 State of New York.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let batch = tmp.path().join("batch");
+    super::util::ingest_offline_cmd(
+        &[docs],
+        &repo().join("indices"),
+        &batch,
+        &tmp.path().join("h.csv"),
+    )
+    .arg("--quiet")
+    .assert()
+    .success();
+    for index in ["search", "search/names"] {
+        let meta: serde_json::Value =
+            serde_json::from_str(&read(&batch.join(index).join("meta.json"))).unwrap();
+        assert_eq!(meta["segments"].as_array().unwrap().len(), 1, "{index}");
+    }
+    let names = |a: &serde_json::Value| -> Vec<String> {
+        a["grounding"]["entities"]
+            .as_array()
+            .map(|es| {
+                es.iter()
+                    .map(|e| e["name"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let q = "What must the Company pay Omega Provider LLC under its agreement with Zeta7 Holdings Corp.?";
+    let across = names(&ask_json(&batch, q, &[]));
+    assert!(across.iter().any(|n| n.contains("Zeta7")), "{across:?}");
+    assert!(
+        !across.iter().any(|n| n == "Company" || n.contains("Omega")),
+        "{across:?}"
+    );
+    let within = names(&ask_json(&batch, q, &["--doc", "services_07.txt"]));
+    assert!(within.iter().any(|n| n.contains("Omega")), "{within:?}");
 }
 
 /// A contract saved with a BOM and CRLF line ends: the byte spans `tree`,

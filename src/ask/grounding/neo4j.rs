@@ -24,10 +24,11 @@ pub fn from_configured(
     doc_id: Option<&str>,
 ) -> anyhow::Result<Option<Grounding>> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let summary = read_summary(batch);
     let Some(uri) = neo4j.map(str::to_string).or_else(|| env("NEO4J_URI")) else {
-        let sink = summary
-            .as_ref()
+        // Where the batch wrote its graph, from the small report-meta.json
+        // (summary.json lists every document: megabytes for a large batch,
+        // read on every ask that has no graph files).
+        let sink = read_json(&batch.join("report-meta.json"))
             .and_then(|s| s["sink"].as_str().map(str::to_string));
         if let Some(sink) = sink.filter(|s| s.starts_with("Neo4j")) {
             eprintln!(
@@ -36,6 +37,7 @@ pub fn from_configured(
         }
         return Ok(None);
     };
+    let summary = read_json(&batch.join("summary.json"));
     let docs: Vec<String> = match doc_id {
         Some(d) => vec![d.to_string()],
         None => summary
@@ -65,8 +67,8 @@ pub fn from_configured(
 }
 
 /// The batch's summary.json, when there is one that parses.
-fn read_summary(batch: &Path) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(batch.join("summary.json")).ok()?;
+fn read_json(path: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(path).ok()?;
     serde_json::from_str(&text).ok()
 }
 
