@@ -13,14 +13,21 @@
 //! half (odd positions): ranking options are chosen on the first and
 //! judged on the second.
 //!
-//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--titles]
+//! With `--misses`, each tuning-half question whose filing's first unit is
+//! at rank 2-5 under the default ranking is printed with the winner and the
+//! right filing's best unit, and where each stands in the rankings the
+//! fusion combines (never the checking half's questions one by one).
+//!
+//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--titles] [--misses]
 
 use kgroute::ask::docrank::DocRankOptions;
 use kgroute::ask::eval::add_flat_windows;
 use kgroute::ask::fuse::{self, FuseOptions};
+use kgroute::ask::{docrank, expand};
 use kgroute::ask::{rerank::RerankOptions, AskOptions, RetrieveOptions, SectionHit};
 use kgroute::index::GraphabilityIndex;
 use kgroute::route::RouteOptions;
+use kgroute::search::SearchIndex;
 use kgroute::search::{SearchIndexWriter, SectionPointer};
 use kgroute::tree::source::ReadOptions;
 use kgroute::tree::{build_tree, SourceText};
@@ -68,6 +75,8 @@ fn main() -> anyhow::Result<()> {
     let mut titled: Vec<String> = Vec::new();
     // File name -> (doc id, tuning half?) for the questioned filings.
     let mut of: HashMap<String, (String, bool)> = HashMap::new();
+    // Doc id -> what `--misses` says of a document.
+    let mut about: HashMap<String, DocInfo> = HashMap::new();
     for (i, path) in filings.iter().chain(&distractors).enumerate() {
         let source = SourceText::read_with(path, &ReadOptions::default())?;
         let tree = build_tree(&source);
@@ -81,7 +90,17 @@ fn main() -> anyhow::Result<()> {
         let plan = kgroute::route::plan(&tree, index.unwrap_or(&empty), &RouteOptions::default());
         sections.add(&plan, &source, path)?;
         add_flat_windows(&flat, &tree.doc_id, path, &source.text, FLAT_TOKENS)?;
-        if let Some(t) = kgroute::tree::title::document_title(&source.text) {
+        let title = kgroute::tree::title::document_title(&source.text);
+        about.insert(
+            tree.doc_id.clone(),
+            DocInfo {
+                name: path.file_name().unwrap().to_string_lossy().into_owned(),
+                title: title.clone(),
+                bytes: source.text.len(),
+                distractor: i >= filings.len(),
+            },
+        );
+        if let Some(t) = title {
             titled.push(t);
         }
         if i < filings.len() {
@@ -109,6 +128,9 @@ fn main() -> anyhow::Result<()> {
         });
     }
     let tune = questions.iter().filter(|q| q.tune).count();
+    if args.iter().any(|a| a == "--misses") {
+        return misses(&sections, &questions, &about);
+    }
     println!(
         "ud_legal: {} filings + {} distractors ({} distinct), {} questions ({} tuning, {} checking); {} section chunks, {} flat windows; indexed in {:.1}s",
         filings.len(),
@@ -304,6 +326,227 @@ fn grid_variants(before: AskOptions) -> Vec<(String, AskOptions)> {
         ));
     }
     out
+}
+
+/// A document of the batch, as `--misses` names it.
+struct DocInfo {
+    name: String,
+    title: Option<String>,
+    bytes: usize,
+    distractor: bool,
+}
+
+/// The rankings the default fusion combines for one question.
+struct Parts {
+    /// Section ranking before documents count (expanded query, breadcrumbs).
+    raw: Vec<SectionHit>,
+    /// The same after `docrank` (rare-word document BM25, best documents'
+    /// sections pooled): the section ranking the fusion reads.
+    sections: Vec<SectionHit>,
+    /// Rare-word document BM25 (`docrank::doc_scores`), best first.
+    bm25: Vec<(String, f32)>,
+    /// Flat-chunk ranking (plain words, body only), by section.
+    chunks: Vec<SectionHit>,
+    /// Documents by their best 3 plain chunk scores.
+    docs: Vec<String>,
+    /// The fused ranking (as `candidates_by`, untruncated).
+    fused: Vec<SectionHit>,
+}
+
+fn parts(index: &SearchIndex, question: &str) -> anyhow::Result<Parts> {
+    let o = AskOptions::default();
+    let depth = DEPTH.max(o.fuse.depth);
+    let query = expand::query(index, question, &o.retrieve)?;
+    let raw = kgroute::ask::retrieve_query(index, &query, None, depth, &o.retrieve)?;
+    let bm25 = docrank::doc_scores(index, question, &o.docs)?;
+    let mut sections = raw.clone();
+    docrank::fuse(&mut sections, &bm25, &o.docs, |d, n| {
+        kgroute::ask::retrieve_query(index, &query, Some(d), n, &o.retrieve)
+    })?;
+    let plain = fuse::plain_chunks(index, question, None, depth)?;
+    let docs = fuse::doc_ranking(&plain, o.fuse.doc_chunks.max(1));
+    let chunks = fuse::chunk_ranking(index, question, None, depth)?;
+    let fused = fuse::fuse(index, question, sections.clone(), depth, &o.fuse)?;
+    Ok(Parts {
+        raw,
+        sections,
+        bm25,
+        chunks,
+        docs,
+        fused,
+    })
+}
+
+fn same(a: &SectionPointer, b: &SectionPointer) -> bool {
+    a.doc_id == b.doc_id && a.node_id == b.node_id
+}
+
+/// 1-based place of `p`'s section in `list`, "-" when absent.
+fn place_of(list: &[SectionHit], p: &SectionPointer) -> String {
+    list.iter()
+        .position(|h| same(&h.pointer, p))
+        .map_or("-".into(), |r| (r + 1).to_string())
+}
+
+/// 1-based place of `doc`'s best section in `list`, "-" when absent.
+fn doc_place(list: &[SectionHit], doc: &str) -> String {
+    list.iter()
+        .position(|h| h.pointer.doc_id == doc)
+        .map_or("-".into(), |r| (r + 1).to_string())
+}
+
+fn in_docs<'a>(docs: impl Iterator<Item = &'a str>, doc: &str) -> String {
+    docs.into_iter()
+        .position(|d| d == doc)
+        .map_or("-".into(), |r| (r + 1).to_string())
+}
+
+/// The tuning-half questions whose filing comes 2nd to 5th, with the
+/// rankings behind the first place.
+fn misses(
+    index: &SearchIndex,
+    questions: &[Question],
+    about: &HashMap<String, DocInfo>,
+) -> anyhow::Result<()> {
+    let name = |doc: &str| match about.get(doc) {
+        Some(d) => format!(
+            "{}{} ({} KB) \"{}\"",
+            if d.distractor { "[distractor] " } else { "" },
+            d.name,
+            d.bytes / 1024,
+            d.title.as_deref().unwrap_or("(no title)")
+        ),
+        None => doc.to_string(),
+    };
+    let (mut n, mut shown) = (0usize, 0usize);
+    for q in questions.iter().filter(|q| q.tune) {
+        n += 1;
+        let hits =
+            kgroute::ask::candidates_by(index, &q.text, None, DEPTH, None, &AskOptions::default())?;
+        let Some(rank) = rank_of(hits.iter().map(|h| &h.pointer), &q.doc_id) else {
+            continue;
+        };
+        if !(2..=5).contains(&rank) {
+            continue;
+        }
+        shown += 1;
+        let p = parts(index, &q.text)?;
+        let agrees = p
+            .fused
+            .iter()
+            .zip(&hits)
+            .all(|(a, b)| same(&a.pointer, &b.pointer));
+        let query = expand::query(index, &q.text, &RetrieveOptions::default())?;
+        println!(
+            "=== miss {shown}: rank {rank}{}",
+            if agrees {
+                ""
+            } else {
+                " (parts disagree with candidates_by!)"
+            }
+        );
+        println!("Q: {}", q.text);
+        println!(
+            "  question words: {}",
+            query.terms[..query.asked]
+                .iter()
+                .zip(&query.rarity)
+                .map(|((t, _), r)| format!("{t}({r:.1})"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        println!(
+            "  expansion: {} | titles: {}",
+            query.terms[query.asked..]
+                .iter()
+                .take(10)
+                .map(|(t, w)| format!("{t}:{w:.2}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            query
+                .titles
+                .iter()
+                .take(8)
+                .map(|(t, w)| format!("{t}:{w:.2}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        println!(
+            "  rare-word doc BM25 (top 5): {}",
+            p.bm25
+                .iter()
+                .take(5)
+                .map(|(d, s)| format!(
+                    "{}{}:{s:.1}",
+                    if *d == q.doc_id { "*" } else { "" },
+                    about.get(d).map_or(d.as_str(), |i| &i.name[..8])
+                ))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        let words = index.terms(&q.text);
+        let stats = index.doc_term_stats(&words)?;
+        let at = |doc: &str| stats.docs.iter().position(|d| d == doc);
+        let (w, r) = (at(&p.fused[0].pointer.doc_id), at(&q.doc_id));
+        let tf = |counts: &[(usize, u32)], d: Option<usize>| {
+            d.and_then(|d| counts.iter().find(|c| c.0 == d))
+                .map_or(0, |c| c.1)
+        };
+        println!(
+            "  words (documents using it of {}; uses in winner / right): {}",
+            stats.docs.len(),
+            words
+                .iter()
+                .zip(&stats.counts)
+                .map(|(t, c)| format!("{t}({} {}/{})", c.len(), tf(c, w), tf(c, r)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        println!("  top {rank}:");
+        for (i, h) in p.fused.iter().take(rank).enumerate() {
+            println!(
+                "    {}. {:.4} {}{} | {}",
+                i + 1,
+                h.score,
+                if h.pointer.doc_id == q.doc_id {
+                    "* "
+                } else {
+                    ""
+                },
+                &about.get(&h.pointer.doc_id).map_or("?", |d| &d.name[..8]),
+                h.pointer.breadcrumb
+            );
+        }
+        let winner = &p.fused[0];
+        let right = &p.fused[rank - 1];
+        for (label, h) in [("winner", winner), ("right ", right)] {
+            let d = &h.pointer.doc_id;
+            println!("  {label}: {}", name(d));
+            println!(
+                "    unit: fused #{} score {:.4}; title \"{}\"; crumb \"{}\"",
+                place_of(&p.fused, &h.pointer),
+                h.score,
+                h.pointer.title,
+                h.pointer.breadcrumb
+            );
+            println!(
+                "    unit ranks: sections raw {} / +docrank {}; flat chunks {}; doc(chunk-sum) {}; doc(rare BM25) {}",
+                place_of(&p.raw, &h.pointer),
+                place_of(&p.sections, &h.pointer),
+                place_of(&p.chunks, &h.pointer),
+                in_docs(p.docs.iter().map(String::as_str), d),
+                in_docs(p.bm25.iter().map(|(d, _)| d.as_str()), d),
+            );
+            println!(
+                "    filing's best: sections raw {} / +docrank {}; flat chunks {}",
+                doc_place(&p.raw, d),
+                doc_place(&p.sections, d),
+                doc_place(&p.chunks, d),
+            );
+        }
+    }
+    println!("\n{shown} of {n} tuning questions with the filing at rank 2-5");
+    Ok(())
 }
 
 fn rank_of<'a>(units: impl Iterator<Item = &'a SectionPointer>, doc_id: &str) -> Option<usize> {
