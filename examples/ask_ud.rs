@@ -18,7 +18,7 @@
 //! right filing's best unit, and where each stands in the rankings the
 //! fusion combines (never the checking half's questions one by one).
 //!
-//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--titles] [--misses]
+//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--doc-k] [--titles] [--misses]
 
 use kgroute::ask::docrank::DocRankOptions;
 use kgroute::ask::eval::add_flat_windows;
@@ -192,6 +192,25 @@ fn main() -> anyhow::Result<()> {
     if grid {
         variants.extend(grid_variants(before));
     }
+    if args.iter().any(|a| a == "--doc-k") {
+        // The document ranking's own constant, the rest as the default.
+        for dk in [5.0, 10.0, 20.0, 30.0] {
+            for dw in [1.0, 2.0] {
+                let d = AskOptions::default();
+                variants.push((
+                    format!("default, document ranking k {dk} x{dw}"),
+                    AskOptions {
+                        fuse: FuseOptions {
+                            doc_k: dk,
+                            doc_weight: dw,
+                            ..d.fuse
+                        },
+                        ..d
+                    },
+                ));
+            }
+        }
+    }
     for (name, o) in &variants {
         let ranks: Vec<Option<usize>> = questions
             .iter()
@@ -229,6 +248,7 @@ fn grid_variants(before: AskOptions) -> Vec<(String, AskOptions)> {
         depth: 50,
         doc_weight: dw,
         doc_chunks: dc,
+        doc_k: k,
         repeat_discount: 1.0,
     };
     let with = |docs: DocRankOptions, f: FuseOptions, across: Option<RetrieveOptions>| AskOptions {

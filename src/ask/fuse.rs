@@ -28,6 +28,10 @@ pub struct FuseOptions {
     /// section counting its document's place (0: off).
     pub doc_weight: f32,
     pub doc_chunks: usize,
+    /// The document ranking's own reciprocal-rank constant: smaller, its
+    /// first places differ by more than the sections' (at `k` 60, place 1
+    /// against place 3 is worth less than one section rank).
+    pub doc_k: f32,
     /// A section's fused score times this for each section of its own
     /// document ranked above it (1: off): the first places go to the
     /// filings the rankings disagree on rather than to one filing's
@@ -37,7 +41,8 @@ pub struct FuseOptions {
 
 impl Default for FuseOptions {
     /// Chosen on the tuning half of the `ud_legal` questions
-    /// (`scripts/ask-eval --ud --grid`; docs/ask-retrieval.md).
+    /// (`scripts/ask-eval --ud --grid`; docs/ask-retrieval.md); `doc_k`
+    /// with `examples/ask_ud.rs --doc-k` (docs/ask.md).
     fn default() -> Self {
         Self {
             k: 60.0,
@@ -45,6 +50,7 @@ impl Default for FuseOptions {
             depth: 50,
             doc_weight: 2.0,
             doc_chunks: 3,
+            doc_k: 20.0,
             repeat_discount: 0.9,
         }
     }
@@ -58,6 +64,7 @@ impl FuseOptions {
         depth: 0,
         doc_weight: 0.0,
         doc_chunks: 0,
+        doc_k: 60.0,
         repeat_discount: 1.0,
     };
 
@@ -146,7 +153,7 @@ pub fn fuse(
             .collect();
         for h in &mut fused {
             if let Some(&r) = place.get(h.pointer.doc_id.as_str()) {
-                h.score += o.doc_weight / (o.k + r as f32 + 1.0);
+                h.score += o.doc_weight / (o.doc_k + r as f32 + 1.0);
             }
         }
         fused.sort_by(|a, b| b.score.total_cmp(&a.score));
