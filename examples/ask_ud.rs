@@ -18,7 +18,7 @@
 //! right filing's best unit, and where each stands in the rankings the
 //! fusion combines (never the checking half's questions one by one).
 //!
-//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--doc-k] [--titles] [--misses]
+//! Usage: cargo run --release --example ask_ud -- CORPORA_DIR [--grid] [--doc-k] [--repeat] [--titles] [--misses]
 
 use kgroute::ask::docrank::DocRankOptions;
 use kgroute::ask::eval::add_flat_windows;
@@ -209,6 +209,22 @@ fn main() -> anyhow::Result<()> {
                     },
                 ));
             }
+        }
+    }
+    if args.iter().any(|a| a == "--repeat") {
+        // How much each further section of a filing above counts against it.
+        for disc in [0.8, 0.7, 0.5, 0.3] {
+            let d = AskOptions::default();
+            variants.push((
+                format!("default, same-filing discount x{disc}"),
+                AskOptions {
+                    fuse: FuseOptions {
+                        repeat_discount: disc,
+                        ..d.fuse
+                    },
+                    ..d
+                },
+            ));
         }
     }
     for (name, o) in &variants {
