@@ -20,42 +20,121 @@ use std::path::{Path, PathBuf};
 pub const DOCS_DIR: &str = "docs";
 /// Ending of a saved document.
 pub const ENDING: &str = ".json.gz";
-/// Ending of a saved document of an older version.
-const OLD_ENDING: &str = ".json";
+
+/// A folder of one gzip file per document, `<doc_id><ending>`, each
+/// written through a temp file and a rename; a file of an older version
+/// (`<doc_id><old_ending>`) still reads and gives way when its document is
+/// written again. The saved documents are one ([`SAVED`]), the graph's
+/// parts another (`sink::parts`).
+#[derive(Debug, Clone, Copy)]
+pub struct DocFiles {
+    pub ending: &'static str,
+    pub old_ending: &'static str,
+}
+
+/// The saved documents' files (in [`DOCS_DIR`]).
+pub const SAVED: DocFiles = DocFiles {
+    ending: ENDING,
+    old_ending: ".json",
+};
+
+impl DocFiles {
+    /// Where this version writes `doc_id`'s file in `dir`.
+    pub fn path(&self, dir: &Path, doc_id: &str) -> PathBuf {
+        dir.join(format!("{doc_id}{}", self.ending))
+    }
+
+    fn old_path(&self, dir: &Path, doc_id: &str) -> PathBuf {
+        dir.join(format!("{doc_id}{}", self.old_ending))
+    }
+
+    /// `doc_id`'s file as it is on disk: this version's, else an older
+    /// one's.
+    pub fn existing(&self, dir: &Path, doc_id: &str) -> Option<PathBuf> {
+        [self.path(dir, doc_id), self.old_path(dir, doc_id)]
+            .into_iter()
+            .find(|p| p.is_file())
+    }
+
+    /// Writes `doc_id`'s file, serialised by `write` straight into the
+    /// compressor (a document of 100,000 sections makes several hundred MB
+    /// of plain JSON), replacing what an earlier run wrote for it.
+    pub fn write(
+        &self,
+        dir: &Path,
+        doc_id: &str,
+        write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        write(&mut z)?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create", dir.display()))?;
+        write_atomic(&self.path(dir, doc_id), &z.finish()?)?;
+        let old = self.old_path(dir, doc_id);
+        if old.is_file() {
+            std::fs::remove_file(&old)
+                .with_context(|| format!("{}: cannot remove", old.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The document id a file of the folder is for (`None`: not one of
+    /// these files, e.g. a temp file).
+    pub fn doc_id_of<'a>(&self, file_name: &'a str) -> Option<&'a str> {
+        if file_name.starts_with('.') {
+            return None;
+        }
+        file_name
+            .strip_suffix(self.ending)
+            .or_else(|| file_name.strip_suffix(self.old_ending))
+    }
+
+    /// Every file of `dir` as (document id, file), in `doc_id` order;
+    /// where a document has both forms, this version's.
+    pub fn list(&self, dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
+        let mut by_doc: std::collections::BTreeMap<String, PathBuf> = Default::default();
+        for entry in
+            std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?
+        {
+            let path = entry
+                .with_context(|| format!("{}: cannot list", dir.display()))?
+                .path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            let Some(id) = self.doc_id_of(name) else {
+                continue;
+            };
+            let newer = name.ends_with(self.ending);
+            let kept_newer = by_doc
+                .get(id)
+                .is_some_and(|kept| kept.to_string_lossy().ends_with(self.ending));
+            if newer || !kept_newer {
+                by_doc.insert(id.to_string(), path.clone());
+            }
+        }
+        Ok(by_doc.into_iter().collect())
+    }
+}
 
 /// Where this version writes `doc_id`'s state.
 pub fn path(batch: &Path, doc_id: &str) -> PathBuf {
-    batch.join(DOCS_DIR).join(format!("{doc_id}{ENDING}"))
-}
-
-fn old_path(batch: &Path, doc_id: &str) -> PathBuf {
-    batch.join(DOCS_DIR).join(format!("{doc_id}{OLD_ENDING}"))
+    SAVED.path(&batch.join(DOCS_DIR), doc_id)
 }
 
 /// `doc_id`'s saved state as it is on disk: this version's, else an older
 /// one's.
 pub fn existing(batch: &Path, doc_id: &str) -> Option<PathBuf> {
-    [path(batch, doc_id), old_path(batch, doc_id)]
-        .into_iter()
-        .find(|p| p.is_file())
+    SAVED.existing(&batch.join(DOCS_DIR), doc_id)
 }
 
-/// Writes `doc_id`'s state, serialised by `write` straight into the
-/// compressor (a document of 100,000 sections has a state of several
-/// hundred MB as plain JSON), replacing what an earlier run wrote for it.
+/// Writes `doc_id`'s state ([`DocFiles::write`]).
 pub fn write(
     batch: &Path,
     doc_id: &str,
     write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    write(&mut z)?;
-    write_atomic(&path(batch, doc_id), &z.finish()?)?;
-    let old = old_path(batch, doc_id);
-    if old.is_file() {
-        std::fs::remove_file(&old).with_context(|| format!("{}: cannot remove", old.display()))?;
-    }
-    Ok(())
+    SAVED.write(&batch.join(DOCS_DIR), doc_id, write)
 }
 
 /// A saved document's JSON: inflated when compressed, as it is when plain
@@ -77,44 +156,11 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The document id a file of the folder is the state of (`None`: not a
-/// saved document, e.g. a temp file).
-pub fn doc_id_of(file_name: &str) -> Option<&str> {
-    if file_name.starts_with('.') {
-        return None;
-    }
-    file_name
-        .strip_suffix(ENDING)
-        .or_else(|| file_name.strip_suffix(OLD_ENDING))
-}
-
 /// Every saved document of the batch folder as (document id, file), in
 /// `doc_id` order; where a document has both forms, this version's. An
 /// error when the folder has no `docs/`.
 pub fn list(batch: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
-    let dir = batch.join(DOCS_DIR);
-    let mut by_doc: std::collections::BTreeMap<String, PathBuf> = Default::default();
-    for entry in
-        std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))?
-    {
-        let path = entry
-            .with_context(|| format!("{}: cannot list", dir.display()))?
-            .path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let Some(id) = doc_id_of(name) else {
-            continue;
-        };
-        let newer = name.ends_with(ENDING);
-        let keep_old = by_doc
-            .get(id)
-            .is_some_and(|kept| kept.to_string_lossy().ends_with(ENDING));
-        if newer || !keep_old {
-            by_doc.insert(id.to_string(), path.clone());
-        }
-    }
-    Ok(by_doc.into_iter().collect())
+    SAVED.list(&batch.join(DOCS_DIR))
 }
 
 #[cfg(test)]
@@ -129,7 +175,7 @@ mod tests {
         let batch = std::env::temp_dir().join(format!("kgroute-saved-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&batch);
         std::fs::create_dir_all(batch.join(DOCS_DIR)).unwrap();
-        std::fs::write(old_path(&batch, "a"), b"{\"old\":1}").unwrap();
+        std::fs::write(SAVED.old_path(&batch.join(DOCS_DIR), "a"), b"{\"old\":1}").unwrap();
         std::fs::write(batch.join(DOCS_DIR).join(".b.json.gz.tmp9"), b"x").unwrap();
         let body = format!("{{\"text\":\"{}\"}}", "indemnify ".repeat(500));
         write(&batch, "b", |w| Ok(w.write_all(body.as_bytes())?)).unwrap();
@@ -152,7 +198,7 @@ mod tests {
         );
 
         write(&batch, "a", |w| Ok(w.write_all(b"{\"new\":1}")?)).unwrap();
-        assert!(!old_path(&batch, "a").exists());
+        assert!(!SAVED.old_path(&batch.join(DOCS_DIR), "a").exists());
         assert_eq!(
             read(&existing(&batch, "a").unwrap()).unwrap(),
             b"{\"new\":1}"

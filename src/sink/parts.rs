@@ -15,10 +15,10 @@
 //! JSON object of rendered rows and lines, deflated or plain) give their
 //! lines, and a batch with no parts but a `graph.jsonl` gives that file's.
 
-use crate::atomic_file::write_atomic;
+use crate::saved_docs::DocFiles;
 use anyhow::Context;
 use serde::Deserialize;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Folder of the per-document part files inside the graph's folder.
@@ -30,84 +30,34 @@ const OLD_PART_ENDING: &str = ".json";
 /// The whole graph's lines as older versions assembled them.
 pub const OLD_GRAPH_JSONL: &str = "graph.jsonl";
 
+/// The part files, one per document, in [`PARTS_DIR`].
+const PARTS: DocFiles = DocFiles {
+    ending: PART_ENDING,
+    old_ending: OLD_PART_ENDING,
+};
+
 /// Where this version writes `doc_id`'s part.
 pub fn part_path(graph_dir: &Path, doc_id: &str) -> PathBuf {
-    graph_dir
-        .join(PARTS_DIR)
-        .join(format!("{doc_id}{PART_ENDING}"))
+    PARTS.path(&graph_dir.join(PARTS_DIR), doc_id)
 }
 
 /// `doc_id`'s part as it is on disk: this version's, else an older one's.
 pub fn existing_part(graph_dir: &Path, doc_id: &str) -> Option<PathBuf> {
-    let new = part_path(graph_dir, doc_id);
-    if new.is_file() {
-        return Some(new);
-    }
-    let old = graph_dir
-        .join(PARTS_DIR)
-        .join(format!("{doc_id}{OLD_PART_ENDING}"));
-    old.is_file().then_some(old)
+    PARTS.existing(&graph_dir.join(PARTS_DIR), doc_id)
 }
 
 /// Writes `doc_id`'s lines as its part, replacing the part an earlier run
-/// (of this version or an older one) wrote for it. The lines go straight
-/// into the compressor: a document of 100,000 sections made an
-/// uncompressed copy several hundred MB long.
+/// (of this version or an older one) wrote for it.
 pub fn write_part(graph_dir: &Path, doc_id: &str, lines: &[u8]) -> anyhow::Result<()> {
-    let mut z = flate2::write::GzEncoder::new(
-        Vec::with_capacity(lines.len() / 6),
-        flate2::Compression::fast(),
-    );
-    z.write_all(lines)?;
-    let path = part_path(graph_dir, doc_id);
-    let dir = graph_dir.join(PARTS_DIR);
-    std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    write_atomic(&path, &z.finish()?)?;
-    let old = graph_dir
-        .join(PARTS_DIR)
-        .join(format!("{doc_id}{OLD_PART_ENDING}"));
-    if old.is_file() {
-        std::fs::remove_file(&old).with_context(|| format!("{}: cannot remove", old.display()))?;
-    }
-    Ok(())
-}
-
-/// The document id a part file is named for (`None`: not a part).
-fn doc_id_of(file_name: &str) -> Option<&str> {
-    if file_name.starts_with('.') {
-        return None;
-    }
-    file_name
-        .strip_suffix(PART_ENDING)
-        .or_else(|| file_name.strip_suffix(OLD_PART_ENDING))
+    PARTS.write(&graph_dir.join(PARTS_DIR), doc_id, |w| {
+        Ok(w.write_all(lines)?)
+    })
 }
 
 /// Every part in the graph's folder as (document id, file), in `doc_id`
 /// order; where a document has both forms, this version's.
 pub fn part_files(graph_dir: &Path) -> anyhow::Result<Vec<(String, PathBuf)>> {
-    let dir = graph_dir.join(PARTS_DIR);
-    let mut by_doc: std::collections::BTreeMap<String, PathBuf> = Default::default();
-    for entry in
-        std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))?
-    {
-        let path = entry
-            .with_context(|| format!("{}: cannot list", dir.display()))?
-            .path();
-        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-            continue;
-        };
-        let Some(id) = doc_id_of(name) else {
-            continue;
-        };
-        let newer = name.ends_with(PART_ENDING);
-        match by_doc.get(id) {
-            Some(kept) if !newer || kept.to_string_lossy().ends_with(PART_ENDING) => {}
-            _ => {
-                by_doc.insert(id.to_string(), path.clone());
-            }
-        }
-    }
-    Ok(by_doc.into_iter().collect())
+    PARTS.list(&graph_dir.join(PARTS_DIR))
 }
 
 /// Whether the batch's graph folder holds a graph to read (parts, or an
@@ -229,6 +179,7 @@ fn old_part_lines(path: &Path) -> anyhow::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     fn tmp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("kgroute-parts-{name}-{}", std::process::id()));
